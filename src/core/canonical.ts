@@ -1,0 +1,23 @@
+// Canonical bytes (RFC 8785 / JCS) and versioned digests of actions.
+import canonicalize from 'canonicalize';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { AssentError } from './errors.js';
+
+/** RFC 8785 serialization. Types are preserved: 1, "1" and true never compare equal. */
+export function canonicalJson(value: unknown): string {
+  const text = canonicalize(value);
+  if (text === undefined) {
+    throw new AssentError('invalid_input', 'value cannot be canonicalized (undefined, a function or a symbol)');
+  }
+  return text;
+}
+
+export function sha256Hex(text: string | Uint8Array): string {
+  return bytesToHex(sha256(typeof text === 'string' ? utf8ToBytes(text) : text));
+}
+
+/** `v1:sha256:<hex>` over the canonical bytes; the prefix versions the encoding. */
+export function digestOf(value: unknown): string {
+  return `v1:sha256:${sha256Hex(canonicalJson(value))}`;
+}
