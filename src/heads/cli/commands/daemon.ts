@@ -1,0 +1,4 @@
+import type { Command } from 'commander';
+
+/** Registers the `daemon` commands on the program. */
+export function registerDaemonCommands(_program: Command): void {}

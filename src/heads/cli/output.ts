@@ -1,0 +1,34 @@
+// How every command speaks: one JSON document under --json (R-CLI-4), human text
+// otherwise, exit codes from the error registry (R-CLI-5).
+import { AssentError, exitCodeFor, toAssentError } from '../../core/errors.js';
+
+export interface OutputOptions {
+  json?: boolean;
+}
+
+/** Thrown by a command to end with a specific exit code after it has printed its own output. */
+export class ExitWith {
+  constructor(readonly code: number) {}
+}
+
+export function printJsonOk(data: unknown, meta: Record<string, unknown> = {}): void {
+  process.stdout.write(`${JSON.stringify({ ok: true, data, meta })}\n`);
+}
+
+export function printJsonError(error: AssentError): void {
+  process.stdout.write(
+    `${JSON.stringify({ ok: false, error: { type: error.type, message: error.message, details: error.details ?? {} } })}\n`,
+  );
+}
+
+/** Prints a failure the way the command's mode asks for and returns its exit code. */
+export function reportFailure(error: unknown, options: OutputOptions): number {
+  const typed = toAssentError(error);
+  if (options.json) printJsonError(typed);
+  else process.stderr.write(`assent: ${typed.message}\n`);
+  return exitCodeFor(typed.type);
+}
+
+export function useColor(): boolean {
+  return Boolean(process.stdout.isTTY) && !process.env['NO_COLOR'];
+}
