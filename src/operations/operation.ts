@@ -1,0 +1,43 @@
+// One declaration per operation (R-OPS-1): name, schemas, class and exposure per
+// head. The daemon's RPC dispatch, the CLI, HTTP and MCP heads are generated
+// from these declarations, so the heads cannot drift apart.
+import type { z } from 'zod';
+
+export type OperationClass = 'read' | 'write' | 'human-decision';
+export type HeadName = 'cli' | 'rpc' | 'http' | 'mcp';
+
+/** Either the head exposes the operation, or a written rationale says why not. */
+export type Exposure = true | { rationale: string };
+
+/** Where a request came from; set once per call by the head (principal is never taken from params). */
+export interface CallContext {
+  principal: string;
+  head: HeadName;
+  /** The human channel this head represents when it decides (cli, watch, web…). */
+  channel?: string;
+  /** Present for daemon RPC calls: lets long-lived operations push notifications and learn of disconnects. */
+  connection?: ConnectionHandle;
+  signal?: AbortSignal;
+}
+
+export interface ConnectionHandle {
+  readonly id: string;
+  notify(method: string, params: unknown): void;
+  onClose(listener: () => void): void;
+  readonly closed: boolean;
+}
+
+export interface Operation<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  name: string;
+  summary: string;
+  params: P;
+  result: R;
+  class: OperationClass;
+  exposure: Record<HeadName, Exposure>;
+  handler(params: z.infer<P>, context: CallContext): Promise<z.infer<R>>;
+}
+
+/** Keeps the generic types of one declaration while storing it in a plain list. */
+export function defineOperation<P extends z.ZodType, R extends z.ZodType>(operation: Operation<P, R>): Operation {
+  return operation as unknown as Operation;
+}
