@@ -1,0 +1,323 @@
+// The shape of config.json (SPEC §4) and its validation. Pure: the file is read
+// by src/journal/configFile.ts; this module only judges values and diffs them.
+import { z } from 'zod';
+
+/** A policy decision as written in config.json (R-CFG-2). */
+export const PolicyValueSchema = z.enum(['allow', 'deny', 'prompt'], { error: '"allow", "deny" or "prompt"' });
+export type PolicyValue = z.infer<typeof PolicyValueSchema>;
+
+/** Upper bound of consentTimeoutSeconds: below the 30-minute idle window of MCP clients (R-CFG-3). */
+export const MAX_CONSENT_TIMEOUT_SECONDS = 1500;
+
+/** Server aliases become the first half of a tool id `<alias>/<tool>` (R-POL-1), so no `/`. */
+const ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+function intRange(min: number, max: number): z.ZodNumber {
+  const allowed = `an integer from ${min} to ${max}`;
+  return z.number({ error: allowed }).int({ error: allowed }).min(min, { error: allowed }).max(max, { error: allowed });
+}
+
+const nonEmptyString = (allowed: string): z.ZodString => z.string({ error: allowed }).min(1, { error: allowed });
+const stringMap = z.record(z.string(), z.string({ error: 'a string' }), { error: 'an object of string values' });
+
+export const ServerSchema = z
+  .object(
+    {
+      command: nonEmptyString('a non-empty command name or path').optional(),
+      args: z.array(z.string({ error: 'a string' }), { error: 'an array of strings' }).optional(),
+      env: stringMap.optional(),
+      cwd: nonEmptyString('an absolute directory path').optional(),
+      url: nonEmptyString('an http:// or https:// URL').optional(),
+      headers: stringMap.optional(),
+    },
+    { error: 'an object with either "command" (stdio server) or "url" (HTTP server)' },
+  )
+  .superRefine((server, ctx) => {
+    const hasCommand = server.command !== undefined;
+    const hasUrl = server.url !== undefined;
+    if (hasCommand === hasUrl) {
+      ctx.addIssue({
+        code: 'custom',
+        message: hasCommand
+          ? 'has both "command" and "url"; a server needs exactly one of them: "command" for a stdio server or "url" for an HTTP server'
+          : 'has neither "command" nor "url"; a server needs exactly one of them: "command" for a stdio server or "url" for an HTTP server',
+      });
+    }
+    if (server.url !== undefined && !/^https?:\/\/[^\s]+$/i.test(server.url)) {
+      ctx.addIssue({ code: 'custom', path: ['url'], message: `got ${describeValue(server.url)}; expected an http:// or https:// URL` });
+    }
+    if (server.cwd !== undefined && !server.cwd.startsWith('/')) {
+      ctx.addIssue({ code: 'custom', path: ['cwd'], message: `got ${describeValue(server.cwd)}; expected an absolute directory path` });
+    }
+    if (hasUrl && (server.args !== undefined || server.env !== undefined || server.cwd !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: '"args", "env" and "cwd" apply only to a stdio server ("command"); remove them or use "command" instead of "url"',
+      });
+    }
+  });
+export type Server = z.infer<typeof ServerSchema>;
+
+export const PolicySchema = z.object(
+  {
+    default: PolicyValueSchema.default('allow'),
+    destructive: PolicyValueSchema.default('prompt'),
+    tools: z
+      .record(z.string(), PolicyValueSchema, { error: 'an object mapping "<server>/<tool>" to "allow", "deny" or "prompt"' })
+      .default({})
+      .superRefine((tools, ctx) => {
+        for (const id of Object.keys(tools)) {
+          const slash = id.indexOf('/');
+          if (slash <= 0 || slash === id.length - 1) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [id],
+              message: `the key ${JSON.stringify(id)} is not a tool id; expected "<server alias>/<tool name>", e.g. "fs/write_file"`,
+            });
+          }
+        }
+      }),
+    consentTimeoutSeconds: intRange(1, MAX_CONSENT_TIMEOUT_SECONDS).default(90),
+  },
+  { error: 'an object with "default", "destructive", "tools" and "consentTimeoutSeconds"' },
+);
+export type Policy = z.infer<typeof PolicySchema>;
+
+export const ChannelsSchema = z.object(
+  {
+    elicitation: z.boolean({ error: 'true or false' }).default(false),
+    tty: z.boolean({ error: 'true or false' }).default(false),
+  },
+  { error: 'an object with "elicitation" and "tty" booleans' },
+);
+
+export const ApprovalsSchema = z.object(
+  {
+    handoff: z.boolean({ error: 'true or false' }).default(false),
+    proofTtlSeconds: intRange(1, 3600).default(300),
+  },
+  { error: 'an object with "handoff" and "proofTtlSeconds"' },
+);
+
+const LISTEN_ALLOWED = 'a "host:port" string with a port from 0 to 65535, e.g. "127.0.0.1:7788"';
+export const WebSchema = z.object(
+  {
+    listen: z
+      .string({ error: LISTEN_ALLOWED })
+      .refine((value) => parseListen(value) !== undefined, { error: LISTEN_ALLOWED })
+      .default('127.0.0.1:7788'),
+  },
+  { error: 'an object with "listen"' },
+);
+
+export const ConfigSchema = z.object(
+  {
+    servers: z
+      .record(z.string(), ServerSchema, { error: 'an object mapping server aliases to server definitions' })
+      .default({})
+      .superRefine((servers, ctx) => {
+        for (const alias of Object.keys(servers)) {
+          if (!ALIAS_PATTERN.test(alias)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [alias],
+              message: `the alias ${JSON.stringify(alias)} is not allowed; use 1-64 letters, digits, "_", "." or "-" (no "/"), starting with a letter or digit`,
+            });
+          }
+        }
+      }),
+    policy: PolicySchema.prefault({}),
+    channels: ChannelsSchema.prefault({}),
+    approvals: ApprovalsSchema.prefault({}),
+    notifications: z.boolean({ error: 'true or false' }).default(true),
+    web: WebSchema.prefault({}),
+    auditRetentionDays: intRange(1, 3650).default(30),
+  },
+  { error: 'a JSON object' },
+);
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** The configuration in force when there is no config.json. */
+export const DEFAULT_CONFIG: Config = Object.freeze(ConfigSchema.parse({})) as Config;
+
+export interface ConfigProblem {
+  severity: 'error' | 'warning';
+  /** Dotted key path, e.g. "policy.tools.fs/write_file"; "" is the whole document. */
+  path: string;
+  /** Says what is wrong with the value (its type) and what is allowed. */
+  message: string;
+}
+
+/** Splits "host:port" (IPv6 in brackets) into parts; undefined when malformed. */
+export function parseListen(value: string): { host: string; port: number } | undefined {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  if (port > 65535) return undefined;
+  return { host: match[1] ?? '', port };
+}
+
+/** Names a value's JSON type (and a short rendering) for messages that say what was wrong. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing (the key is missing)';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `an array of ${value.length} item${value.length === 1 ? '' : 's'}`;
+  switch (typeof value) {
+    case 'string': {
+      const shown = value.length > 60 ? `${value.slice(0, 60)}…` : value;
+      return `a string (${JSON.stringify(shown)})`;
+    }
+    case 'number':
+      return Number.isInteger(value) ? `the integer ${value}` : `the number ${value}`;
+    case 'boolean':
+      return `the boolean ${value}`;
+    case 'object':
+      return 'an object';
+    default:
+      return `a ${typeof value}`;
+  }
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let current: unknown = root;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  return path.map((key) => String(key)).join('.');
+}
+
+type SchemaNode = z.core.$ZodType;
+
+/** Walks the input beside the schema and reports keys the schema does not know (warnings, R-CFG-1). */
+function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], out: ConfigProblem[]): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+  const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
+  switch (def.type) {
+    case 'default':
+    case 'prefault':
+    case 'optional':
+    case 'nullable':
+    case 'pipe':
+      unknownKeys((def['innerType'] ?? def['in']) as SchemaNode, value, path, out);
+      return;
+    case 'record':
+      for (const [key, item] of Object.entries(value)) unknownKeys(def['valueType'] as SchemaNode, item, [...path, key], out);
+      return;
+    case 'object': {
+      const shape = def['shape'] as Record<string, SchemaNode>;
+      for (const [key, item] of Object.entries(value)) {
+        const child = shape[key];
+        if (child === undefined) {
+          const known = Object.keys(shape).map((k) => JSON.stringify(k)).join(', ');
+          out.push({
+            severity: 'warning',
+            path: formatPath([...path, key]),
+            message: `unknown key, ignored; known keys here: ${known}`,
+          });
+        } else {
+          unknownKeys(child, item, [...path, key], out);
+        }
+      }
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/**
+ * Judges a parsed config.json. Collects every problem instead of stopping at the
+ * first, so `assent config check` can list them all (R-CFG-5); `config` is
+ * undefined when there is at least one error. Unknown keys are warnings.
+ */
+export function validateConfig(value: unknown): { config: Config | undefined; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  const result = ConfigSchema.safeParse(value);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const path = formatPath(issue.path);
+      if (issue.code === 'custom') {
+        problems.push({ severity: 'error', path, message: issue.message });
+      } else {
+        const actual = valueAt(value, issue.path);
+        problems.push({ severity: 'error', path, message: `got ${describeValue(actual)}; expected ${issue.message}` });
+      }
+    }
+  }
+  unknownKeys(ConfigSchema, value, [], problems);
+  problems.sort((a, b) => (a.severity === b.severity ? a.path.localeCompare(b.path) : a.severity === 'error' ? -1 : 1));
+  return { config: result.success ? result.data : undefined, problems };
+}
+
+function show(value: unknown): string {
+  return value === undefined ? '(unset)' : JSON.stringify(value);
+}
+
+/** Describes a server without its env or header values, which may hold secrets. */
+function serverSummary(server: Server): string {
+  if (server.url !== undefined) return `url ${server.url}`;
+  const args = server.args === undefined ? '' : ` ${JSON.stringify(server.args)}`;
+  return `command ${JSON.stringify(server.command)}${args}`;
+}
+
+function serverChanges(a: Server, b: Server): string[] {
+  const changed: string[] = [];
+  for (const key of ['command', 'args', 'cwd', 'url'] as const) {
+    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) changed.push(`${key} ${show(a[key])} → ${show(b[key])}`);
+  }
+  for (const key of ['env', 'headers'] as const) {
+    const before = a[key] ?? {};
+    const after = b[key] ?? {};
+    const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+    const touched = [...names].filter((name) => before[name] !== after[name]).sort();
+    if (touched.length > 0) changed.push(`${key} values changed for ${touched.join(', ')}`);
+  }
+  return changed;
+}
+
+/**
+ * Human lines describing what a reload would change, so the operator sees a
+ * widening before confirming it (R-CFG-4). Env and header values are never
+ * shown, only their names. An empty array means nothing that matters changed.
+ */
+export function diffPolicy(a: Config, b: Config): string[] {
+  const lines: string[] = [];
+  const scalar = (path: string, x: unknown, y: unknown): void => {
+    if (JSON.stringify(x) !== JSON.stringify(y)) lines.push(`${path}: ${show(x)} → ${show(y)}`);
+  };
+  scalar('policy.default', a.policy.default, b.policy.default);
+  scalar('policy.destructive', a.policy.destructive, b.policy.destructive);
+  const toolIds = [...new Set([...Object.keys(a.policy.tools), ...Object.keys(b.policy.tools)])].sort();
+  for (const id of toolIds) {
+    const before = a.policy.tools[id];
+    const after = b.policy.tools[id];
+    if (before === after) continue;
+    if (before === undefined) lines.push(`policy.tools.${id}: added ${show(after)}`);
+    else if (after === undefined) lines.push(`policy.tools.${id}: removed (was ${show(before)})`);
+    else lines.push(`policy.tools.${id}: ${show(before)} → ${show(after)}`);
+  }
+  scalar('policy.consentTimeoutSeconds', a.policy.consentTimeoutSeconds, b.policy.consentTimeoutSeconds);
+  const aliases = [...new Set([...Object.keys(a.servers), ...Object.keys(b.servers)])].sort();
+  for (const alias of aliases) {
+    const before = a.servers[alias];
+    const after = b.servers[alias];
+    if (before === undefined && after !== undefined) lines.push(`servers.${alias}: added (${serverSummary(after)})`);
+    else if (before !== undefined && after === undefined) lines.push(`servers.${alias}: removed (was ${serverSummary(before)})`);
+    else if (before !== undefined && after !== undefined) {
+      for (const change of serverChanges(before, after)) lines.push(`servers.${alias}: ${change}`);
+    }
+  }
+  scalar('channels.elicitation', a.channels.elicitation, b.channels.elicitation);
+  scalar('channels.tty', a.channels.tty, b.channels.tty);
+  scalar('approvals.handoff', a.approvals.handoff, b.approvals.handoff);
+  scalar('approvals.proofTtlSeconds', a.approvals.proofTtlSeconds, b.approvals.proofTtlSeconds);
+  scalar('notifications', a.notifications, b.notifications);
+  scalar('web.listen', a.web.listen, b.web.listen);
+  scalar('auditRetentionDays', a.auditRetentionDays, b.auditRetentionDays);
+  return lines;
+}

@@ -1,0 +1,400 @@
+// The journal (R-J-1): journal.db in the private state directory is the single
+// durable authority for approvals, events and rules. SQLite in WAL mode with
+// synchronous=FULL, so a decision that returned is on disk before anyone acts on it.
+import * as fs from 'node:fs';
+import Database from 'better-sqlite3';
+import type { Clock } from '../core/clock.js';
+import { AssentError } from '../core/errors.js';
+import type { ArgMatcher, Rule } from '../core/toolPolicy.js';
+
+export type ApprovalState = 'pending' | 'approved' | 'denied' | 'expired';
+
+export interface ApprovalRecord {
+  id: string;
+  sessionId: string;
+  kind: 'tool' | 'exec';
+  server?: string;
+  tool?: string;
+  args?: Record<string, unknown>;
+  action?: unknown;
+  argsSha256: string;
+  requestedAt: number;
+  expiresAt: number;
+  caller: Record<string, unknown>;
+  handoff: boolean;
+  state: ApprovalState;
+  channel?: string;
+  reason?: string;
+  scope?: 'call' | 'session';
+  decidedAt?: number;
+}
+
+export interface ApprovalResolution {
+  state: 'approved' | 'denied' | 'expired';
+  channel?: string;
+  reason?: string;
+  scope?: 'call' | 'session';
+  decidedAt: number;
+}
+
+export interface EventRecord {
+  seq: number;
+  kind: string;
+  ts: number;
+  sessionId?: string;
+  data: Record<string, unknown>;
+}
+
+export interface JournalOptions {
+  clock?: Clock;
+  /** How long a writer waits for another process's lock before failing, in ms. */
+  busyTimeoutMs?: number;
+}
+
+/** Each entry upgrades the schema by one version; never edit a shipped entry, append a new one. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE approvals (
+     id TEXT PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     server TEXT,
+     tool TEXT,
+     args TEXT,
+     action TEXT,
+     args_sha256 TEXT NOT NULL,
+     requested_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     caller TEXT NOT NULL,
+     handoff INTEGER NOT NULL,
+     state TEXT NOT NULL,
+     channel TEXT,
+     reason TEXT,
+     scope TEXT,
+     decided_at INTEGER
+   );
+   CREATE INDEX approvals_by_state ON approvals (state, requested_at);
+   CREATE TABLE events (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     kind TEXT NOT NULL,
+     ts INTEGER NOT NULL,
+     session_id TEXT,
+     data TEXT NOT NULL
+   );
+   CREATE TABLE rules (
+     id TEXT PRIMARY KEY,
+     version INTEGER NOT NULL,
+     tool TEXT NOT NULL,
+     args TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER,
+     revoked_at INTEGER
+   );
+   CREATE INDEX rules_by_tool ON rules (tool);`,
+];
+
+export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;
+
+interface ApprovalRow {
+  id: string;
+  session_id: string;
+  kind: string;
+  server: string | null;
+  tool: string | null;
+  args: string | null;
+  action: string | null;
+  args_sha256: string;
+  requested_at: number;
+  expires_at: number;
+  caller: string;
+  handoff: number;
+  state: string;
+  channel: string | null;
+  reason: string | null;
+  scope: string | null;
+  decided_at: number | null;
+}
+
+interface EventRow {
+  seq: number;
+  kind: string;
+  ts: number;
+  session_id: string | null;
+  data: string;
+}
+
+interface RuleRow {
+  id: string;
+  version: number;
+  tool: string;
+  args: string;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
+
+function rowToApproval(row: ApprovalRow): ApprovalRecord {
+  const record: ApprovalRecord = {
+    id: row.id,
+    sessionId: row.session_id,
+    kind: row.kind as ApprovalRecord['kind'],
+    argsSha256: row.args_sha256,
+    requestedAt: row.requested_at,
+    expiresAt: row.expires_at,
+    caller: JSON.parse(row.caller) as Record<string, unknown>,
+    handoff: row.handoff === 1,
+    state: row.state as ApprovalState,
+  };
+  if (row.server !== null) record.server = row.server;
+  if (row.tool !== null) record.tool = row.tool;
+  if (row.args !== null) record.args = JSON.parse(row.args) as Record<string, unknown>;
+  if (row.action !== null) record.action = JSON.parse(row.action) as unknown;
+  if (row.channel !== null) record.channel = row.channel;
+  if (row.reason !== null) record.reason = row.reason;
+  if (row.scope !== null) record.scope = row.scope as 'call' | 'session';
+  if (row.decided_at !== null) record.decidedAt = row.decided_at;
+  return record;
+}
+
+function rowToEvent(row: EventRow): EventRecord {
+  const event: EventRecord = { seq: row.seq, kind: row.kind, ts: row.ts, data: JSON.parse(row.data) as Record<string, unknown> };
+  if (row.session_id !== null) event.sessionId = row.session_id;
+  return event;
+}
+
+function rowToRule(row: RuleRow): Rule {
+  const rule: Rule = {
+    id: row.id,
+    version: row.version,
+    tool: row.tool,
+    args: JSON.parse(row.args) as ArgMatcher[],
+    createdAt: row.created_at,
+  };
+  if (row.expires_at !== null) rule.expiresAt = row.expires_at;
+  if (row.revoked_at !== null) rule.revokedAt = row.revoked_at;
+  return rule;
+}
+
+function isConstraintError(error: unknown): boolean {
+  return typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('SQLITE_CONSTRAINT');
+}
+
+/** Creates the database file 0600 before SQLite opens it; SQLite gives -wal and -shm the same mode. */
+function createPrivateFile(target: string): void {
+  try {
+    fs.closeSync(fs.openSync(target, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
+export class Journal {
+  private readonly statements;
+
+  private constructor(
+    private readonly db: Database.Database,
+    readonly path: string,
+    private readonly clock: Clock,
+  ) {
+    this.statements = {
+      insertApproval: db.prepare(
+        `INSERT INTO approvals (id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at)
+         VALUES (@id, @session_id, @kind, @server, @tool, @args, @action, @args_sha256, @requested_at, @expires_at, @caller, @handoff, @state, @channel, @reason, @scope, @decided_at)`,
+      ),
+      getApproval: db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?'),
+      listByState: db.prepare<[string, number], ApprovalRow>('SELECT * FROM approvals WHERE state = ? ORDER BY requested_at, id LIMIT ?'),
+      listAll: db.prepare<[number], ApprovalRow>('SELECT * FROM approvals ORDER BY requested_at, id LIMIT ?'),
+      resolveApproval: db.prepare(
+        `UPDATE approvals SET state = @state, channel = @channel, reason = @reason, scope = @scope, decided_at = @decided_at
+         WHERE id = @id AND state = 'pending'`,
+      ),
+      appendEvent: db.prepare('INSERT INTO events (kind, ts, session_id, data) VALUES (?, ?, ?, ?)'),
+      eventsSince: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
+      insertRule: db.prepare(
+        'INSERT INTO rules (id, version, tool, args, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      getRule: db.prepare<[string], RuleRow>('SELECT * FROM rules WHERE id = ?'),
+      listAllRules: db.prepare<[], RuleRow>('SELECT * FROM rules ORDER BY created_at, id'),
+      listActiveRules: db.prepare<[number, number], RuleRow>(
+        `SELECT * FROM rules WHERE (revoked_at IS NULL OR revoked_at > ?) AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at, id`,
+      ),
+      revokeRule: db.prepare('UPDATE rules SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    };
+  }
+
+  /**
+   * Opens (creating 0600 if needed) and migrates the journal. Throws
+   * `state_insecure` when the file cannot be opened as a journal and
+   * `version_mismatch` when a newer assent wrote it.
+   */
+  static open(path: string, options: JournalOptions = {}): Journal {
+    let db: Database.Database;
+    try {
+      createPrivateFile(path);
+      db = new Database(path);
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('foreign_keys = ON');
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    } catch (cause) {
+      throw new AssentError('state_insecure', `cannot open the journal ${path}: ${(cause as Error).message}; check the file is a journal.db owned by you, or move it aside`, {
+        cause,
+        details: { path },
+      });
+    }
+    try {
+      migrate(db, path);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    for (const suffix of ['-wal', '-shm']) {
+      try {
+        fs.chmodSync(`${path}${suffix}`, 0o600);
+      } catch {
+        // Not created yet; SQLite copies the database file's mode when it does.
+      }
+    }
+    return new Journal(db, path, options.clock ?? systemClock);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /** Runs fn in one BEGIN IMMEDIATE transaction: the write lock is taken up front, so racing processes serialize. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Stores a new approval. Throws `conflict` when the id is taken, so the caller can draw another. */
+  insertApproval(record: ApprovalRecord): void {
+    try {
+      this.statements.insertApproval.run({
+        id: record.id,
+        session_id: record.sessionId,
+        kind: record.kind,
+        server: record.server ?? null,
+        tool: record.tool ?? null,
+        args: record.args === undefined ? null : JSON.stringify(record.args),
+        action: record.action === undefined ? null : JSON.stringify(record.action),
+        args_sha256: record.argsSha256,
+        requested_at: record.requestedAt,
+        expires_at: record.expiresAt,
+        caller: JSON.stringify(record.caller),
+        handoff: record.handoff ? 1 : 0,
+        state: record.state,
+        channel: record.channel ?? null,
+        reason: record.reason ?? null,
+        scope: record.scope ?? null,
+        decided_at: record.decidedAt ?? null,
+      });
+    } catch (error) {
+      if (isConstraintError(error)) {
+        throw new AssentError('conflict', `approval id ${record.id} already exists in the journal; draw a new id and retry`, {
+          cause: error,
+          details: { id: record.id },
+        });
+      }
+      throw error;
+    }
+  }
+
+  getApproval(id: string): ApprovalRecord | undefined {
+    const row = this.statements.getApproval.get(id);
+    return row === undefined ? undefined : rowToApproval(row);
+  }
+
+  /** Oldest first; uses the (state, requested_at) index so the pending list stays fast with many rows. */
+  listApprovals(filter: { state?: ApprovalState; limit?: number } = {}): ApprovalRecord[] {
+    const limit = filter.limit === undefined ? -1 : Math.max(0, Math.floor(filter.limit));
+    const rows = filter.state === undefined ? this.statements.listAll.all(limit) : this.statements.listByState.all(filter.state, limit);
+    return rows.map(rowToApproval);
+  }
+
+  /**
+   * Atomic compare-and-set from `pending`: the first resolver wins and later
+   * ones get false, whichever process or channel they come from (R-D-5).
+   */
+  resolveApproval(id: string, resolution: ApprovalResolution): boolean {
+    const info = this.statements.resolveApproval.run({
+      id,
+      state: resolution.state,
+      channel: resolution.channel ?? null,
+      reason: resolution.reason ?? null,
+      scope: resolution.scope ?? null,
+      decided_at: resolution.decidedAt,
+    });
+    return info.changes === 1;
+  }
+
+  /** Appends to the event log and returns its sequence number, which only ever grows. */
+  appendEvent(event: { kind: string; ts: number; sessionId?: string; data: Record<string, unknown> }): number {
+    const info = this.statements.appendEvent.run(event.kind, event.ts, event.sessionId ?? null, JSON.stringify(event.data));
+    return Number(info.lastInsertRowid);
+  }
+
+  /** Events with seq greater than `cursor`, oldest first, at most `limit`. */
+  eventsSince(cursor: number, limit: number): EventRecord[] {
+    return this.statements.eventsSince.all(cursor, Math.max(0, Math.floor(limit))).map(rowToEvent);
+  }
+
+  /** Stores a rule. Throws `conflict` when the id is taken. */
+  insertRule(rule: Rule): void {
+    try {
+      this.statements.insertRule.run(
+        rule.id,
+        rule.version,
+        rule.tool,
+        JSON.stringify(rule.args),
+        rule.createdAt,
+        rule.expiresAt ?? null,
+        rule.revokedAt ?? null,
+      );
+    } catch (error) {
+      if (isConstraintError(error)) {
+        throw new AssentError('conflict', `rule id ${rule.id} already exists in the journal; draw a new id and retry`, {
+          cause: error,
+          details: { id: rule.id },
+        });
+      }
+      throw error;
+    }
+  }
+
+  getRule(id: string): Rule | undefined {
+    const row = this.statements.getRule.get(id);
+    return row === undefined ? undefined : rowToRule(row);
+  }
+
+  /** Active rules (not revoked, not expired at the clock's now) unless includeInactive. Oldest first. */
+  listRules(options: { includeInactive?: boolean } = {}): Rule[] {
+    if (options.includeInactive) return this.statements.listAllRules.all().map(rowToRule);
+    const now = this.clock.now();
+    return this.statements.listActiveRules.all(now, now).map(rowToRule);
+  }
+
+  /** Marks a rule revoked at `at`; false when it does not exist or was already revoked. */
+  revokeRule(id: string, at: number): boolean {
+    return this.statements.revokeRule.run(at, id).changes === 1;
+  }
+}
+
+function migrate(db: Database.Database, path: string): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    const row = db.prepare<[], { version: number }>('SELECT version FROM schema_version').get();
+    const current = row?.version ?? 0;
+    if (current > MIGRATIONS.length) {
+      throw new AssentError(
+        'version_mismatch',
+        `the journal ${path} has schema version ${current}, newer than this assent understands (${MIGRATIONS.length}); upgrade assent or point ASSENT_HOME elsewhere`,
+        { details: { path, version: current, supported: MIGRATIONS.length } },
+      );
+    }
+    for (let version = current; version < MIGRATIONS.length; version += 1) db.exec(MIGRATIONS[version] ?? '');
+    if (row === undefined) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(MIGRATIONS.length);
+    else db.prepare('UPDATE schema_version SET version = ?').run(MIGRATIONS.length);
+  }).immediate();
+}

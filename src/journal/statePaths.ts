@@ -1,0 +1,185 @@
+// Where assent keeps its state (SPEC §3) and the checks that the directory is
+// private to its owner before anything is read from or written to it.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { AssentError } from '../core/errors.js';
+
+export interface StatePaths {
+  home: string;
+  config: string;
+  identity: string;
+  socket: string;
+  pid: string;
+  log: string;
+  journal: string;
+  auditDir: string;
+  spawnLock: string;
+}
+
+/** sun_path holds 108 bytes on Linux and 104 on macOS, including the terminating NUL. */
+export function maxSocketPathBytes(platform: NodeJS.Platform = process.platform): number {
+  return platform === 'linux' ? 107 : 103;
+}
+
+/** Expands `~` and resolves a relative path against the user's home, never the current directory (R-STATE-4). */
+function userScoped(value: string, homedir: string): string {
+  if (value === '~') return homedir;
+  if (value.startsWith('~/')) return path.join(homedir, value.slice(2));
+  return path.resolve(homedir, value);
+}
+
+/**
+ * Resolves every state path from user scope only: `ASSENT_HOME` (default
+ * `~/.assent`) and `ASSENT_SOCKET`. A file in the project directory never
+ * selects them (R-STATE-4). Throws `invalid_input` when the socket path does
+ * not fit a Unix socket address (R-STATE-3), so the failure is a message and
+ * not an EINVAL from listen().
+ */
+export function resolveStatePaths(
+  env: NodeJS.ProcessEnv = process.env,
+  homedir: string = os.homedir(),
+  platform: NodeJS.Platform = process.platform,
+): StatePaths {
+  const rawHome = env['ASSENT_HOME'];
+  const home = rawHome !== undefined && rawHome !== '' ? userScoped(rawHome, homedir) : path.join(homedir, '.assent');
+  const rawSocket = env['ASSENT_SOCKET'];
+  const socket = rawSocket !== undefined && rawSocket !== '' ? userScoped(rawSocket, homedir) : path.join(home, 'daemon.sock');
+  const limit = maxSocketPathBytes(platform);
+  const bytes = Buffer.byteLength(socket);
+  if (bytes > limit) {
+    throw new AssentError(
+      'invalid_input',
+      `socket path ${socket} is ${bytes} bytes, longer than the ${limit}-byte limit for Unix sockets on this platform; ` +
+        'set ASSENT_SOCKET to a shorter path (e.g. /tmp/assent-$USER.sock) or use a shorter ASSENT_HOME',
+      { details: { path: socket, bytes, limit } },
+    );
+  }
+  return {
+    home,
+    config: path.join(home, 'config.json'),
+    identity: path.join(home, 'identity.json'),
+    socket,
+    pid: path.join(home, 'daemon.pid'),
+    log: path.join(home, 'daemon.log'),
+    journal: path.join(home, 'journal.db'),
+    auditDir: path.join(home, 'audit'),
+    spawnLock: path.join(home, 'daemon.spawn.lock'),
+  };
+}
+
+/** The parts of the file system and process the state checks use; tests replace them. */
+export interface StateDirOptions {
+  stat?: (target: string) => { uid: number; mode: number; isDirectory(): boolean };
+  getuid?: () => number;
+  random?: (n: number) => Uint8Array;
+  now?: () => number;
+}
+
+export interface Identity {
+  ownerId: string;
+  createdAt: number;
+}
+
+/**
+ * Refuses a directory that another user owns or that group/others can write
+ * (R-STATE-1): either could plant a config, a socket or a journal entry.
+ */
+export function checkPrivateDir(dir: string, options: StateDirOptions = {}): void {
+  const stat = options.stat ?? fs.statSync;
+  const getuid = options.getuid ?? (() => (typeof process.getuid === 'function' ? process.getuid() : -1));
+  const info = stat(dir);
+  if (!info.isDirectory()) {
+    throw new AssentError('state_insecure', `state path ${dir} is not a directory; move it away or point ASSENT_HOME at a directory`, {
+      details: { path: dir },
+    });
+  }
+  const uid = getuid();
+  if (uid !== -1 && info.uid !== uid) {
+    throw new AssentError(
+      'state_insecure',
+      `state directory ${dir} is owned by uid ${info.uid}, not by you (uid ${uid}); use your own directory (set ASSENT_HOME) or run \`chown ${uid} ${dir}\``,
+      { details: { path: dir, ownerUid: info.uid, uid } },
+    );
+  }
+  if ((info.mode & 0o022) !== 0) {
+    throw new AssentError(
+      'state_insecure',
+      `state directory ${dir} is writable by group or others (mode ${(info.mode & 0o777).toString(8).padStart(3, '0')}); run \`chmod 700 ${dir}\``,
+      { details: { path: dir, mode: info.mode & 0o777 } },
+    );
+  }
+}
+
+/**
+ * Creates the state directory (0700) and its audit directory, refuses an
+ * insecure existing one, and writes identity.json once with a random owner id.
+ */
+export function ensureStateDir(paths: StatePaths, options: StateDirOptions = {}): void {
+  if (!fs.existsSync(paths.home)) {
+    fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+    fs.chmodSync(paths.home, 0o700);
+  }
+  checkPrivateDir(paths.home, options);
+  if (!fs.existsSync(paths.auditDir)) fs.mkdirSync(paths.auditDir, { mode: 0o700 });
+  checkPrivateDir(paths.auditDir, options);
+  if (!fs.existsSync(paths.identity)) {
+    const random = options.random ?? ((n: number) => new Uint8Array(randomBytes(n)));
+    const identity: Identity = {
+      ownerId: Buffer.from(random(16)).toString('hex'),
+      createdAt: (options.now ?? Date.now)(),
+    };
+    try {
+      writeFileNew(paths.identity, `${JSON.stringify(identity)}\n`);
+    } catch (error) {
+      // Another process created it first; its identity stands.
+      if (!(error instanceof AssentError && error.details?.['code'] === 'EEXIST')) throw error;
+    }
+  }
+}
+
+/** Reads identity.json written by ensureStateDir. */
+export function readIdentity(paths: StatePaths): Identity {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(paths.identity, 'utf8'));
+  } catch (cause) {
+    throw new AssentError('state_insecure', `cannot read ${paths.identity}; remove it so assent writes a new one`, { cause, details: { path: paths.identity } });
+  }
+  const value = parsed as Partial<Identity> | null;
+  if (value === null || typeof value !== 'object' || typeof value.ownerId !== 'string' || typeof value.createdAt !== 'number') {
+    throw new AssentError('state_insecure', `${paths.identity} is not an identity file; remove it so assent writes a new one`, { details: { path: paths.identity } });
+  }
+  return { ownerId: value.ownerId, createdAt: value.createdAt };
+}
+
+/**
+ * Writes a file that must not exist yet (O_CREAT|O_EXCL, mode 0600), so a
+ * planted file or symlink is never followed or overwritten. Throws
+ * `conflict` with details.code "EEXIST" when the path is taken.
+ */
+export function writeFileNew(target: string, data: string | Uint8Array): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(target, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | (fs.constants.O_NOFOLLOW ?? 0), 0o600);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      throw new AssentError('conflict', `${target} already exists; choose a new file name or remove the old file first`, {
+        cause,
+        details: { path: target, code },
+      });
+    }
+    throw new AssentError('invalid_input', `cannot create ${target} (${code ?? 'error'}); check that its directory exists and is yours`, {
+      cause,
+      details: { path: target, code },
+    });
+  }
+  try {
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
