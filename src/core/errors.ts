@@ -20,6 +20,7 @@ export const ERROR_TYPES = {
   version_mismatch: { exitCode: 69, httpStatus: 503, summary: 'Client and daemon versions differ.' },
   state_insecure: { exitCode: 65, httpStatus: 500, summary: 'The state directory or a file in it has unsafe ownership or permissions.' },
   parse_error: { exitCode: 65, httpStatus: 400, summary: 'A frame is not valid JSON.' },
+  invalid_request: { exitCode: 65, httpStatus: 400, summary: 'A frame is JSON but not a JSON-RPC 2.0 request this daemon accepts.' },
   frame_too_large: { exitCode: 65, httpStatus: 413, summary: 'A frame exceeds the 1 MiB limit.' },
   method_not_found: { exitCode: 64, httpStatus: 404, summary: 'The RPC method does not exist.' },
   internal: { exitCode: 1, httpStatus: 500, summary: 'An unexpected failure; the daemon log has details.' },

@@ -1,4 +1,119 @@
+// `assent daemon run|status|stop` (R-D-1). `stop` with no daemon running is not a
+// failure: the wanted state (no daemon) holds, so it says so and exits 0.
 import type { Command } from 'commander';
+import { AssentError } from '../../../core/errors.js';
+import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { allOperations } from '../../../operations/index.js';
+import type { DaemonStatus } from '../../../operations/daemonOperations.js';
+import { isProcessAlive } from '../../daemon/autoSpawn.js';
+import { runDaemon } from '../../daemon/daemonMain.js';
+import { DaemonClient } from '../../daemon/rpcClient.js';
+import { connectForCli } from '../daemonConnection.js';
+import { printJsonOk } from '../output.js';
+import { VERSION } from '../../../version.js';
+
+interface JsonFlag {
+  json?: boolean;
+}
+
+const STOP_WAIT_MS = 10_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function formatUptime(ms: number): string {
+  const s = Math.floor(ms / 1000);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+}
+
+function printStatus(status: DaemonStatus): void {
+  const { pid, version, uptimeMs, socket, home, connections, startedAt: _startedAt, ...sections } = status;
+  const lines = [
+    `assent daemon ${version} running (pid ${pid}, up ${formatUptime(uptimeMs)})`,
+    `  socket       ${socket}`,
+    `  state dir    ${home}`,
+    `  connections  ${connections}`,
+  ];
+  for (const [name, value] of Object.entries(sections)) lines.push(`  ${name.padEnd(12)} ${JSON.stringify(value)}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function runCommand(options: JsonFlag): Promise<void> {
+  const paths = resolveStatePaths(process.env);
+  await runDaemon({
+    paths,
+    operations: allOperations,
+    onStarted: ({ pid, socket }) => {
+      if (options.json) printJsonOk({ pid, socket, version: VERSION });
+      else process.stderr.write(`assent daemon listening on ${socket} (pid ${pid}); Ctrl+C stops it\n`);
+    },
+  });
+  // Stopped cleanly. Should a stray handle keep the loop alive, do not linger as a zombie daemon.
+  setTimeout(() => process.exit(0), 2000).unref();
+}
+
+async function statusCommand(options: JsonFlag): Promise<void> {
+  const client = await connectForCli();
+  try {
+    const status = await client.call<DaemonStatus>('daemon.status', {});
+    if (options.json) printJsonOk(status);
+    else printStatus(status);
+  } finally {
+    client.close();
+  }
+}
+
+async function stopCommand(options: JsonFlag): Promise<void> {
+  const paths = resolveStatePaths(process.env);
+  let client: DaemonClient;
+  try {
+    client = await DaemonClient.connect({ socketPath: paths.socket, autoSpawn: false });
+  } catch (error) {
+    if (error instanceof AssentError && error.type === 'unavailable' && error.details?.['reason'] === 'not-running') {
+      if (options.json) printJsonOk({ running: false, stopped: false });
+      else process.stdout.write(`No assent daemon is running on ${paths.socket}; nothing to stop.\n`);
+      return;
+    }
+    throw error;
+  }
+  let pid: number;
+  try {
+    const closed = new Promise<void>((resolve) => client.onClose(resolve));
+    ({ pid } = await client.call<{ pid: number }>('daemon.shutdown', {}));
+    await closed;
+  } finally {
+    client.close();
+  }
+  const deadline = Date.now() + STOP_WAIT_MS;
+  while (isProcessAlive(pid)) {
+    if (Date.now() > deadline) {
+      throw new AssentError('timeout', `The daemon (pid ${pid}) accepted the stop request but is still running after ${STOP_WAIT_MS / 1000} s. See daemon.log; \`kill ${pid}\` ends it.`, {
+        details: { pid },
+      });
+    }
+    await sleep(20);
+  }
+  if (options.json) printJsonOk({ running: false, stopped: true, pid });
+  else process.stdout.write(`Stopped the assent daemon (pid ${pid}).\n`);
+}
 
 /** Registers the `daemon` commands on the program. */
-export function registerDaemonCommands(_program: Command): void {}
+export function registerDaemonCommands(program: Command): void {
+  const daemon = program.command('daemon').description('Run, inspect or stop the assent daemon that holds pending approvals.');
+  daemon
+    .command('run')
+    .description('Run the daemon in the foreground until Ctrl+C or SIGTERM.')
+    .option('--json', 'print one JSON line when listening')
+    .action((options: JsonFlag) => runCommand(options));
+  daemon
+    .command('status')
+    .description('Show the daemon (starting it if none runs).')
+    .option('--json', 'print one JSON document')
+    .action((options: JsonFlag) => statusCommand(options));
+  daemon
+    .command('stop')
+    .description('Stop the daemon gracefully; pending calls are denied with reason shutdown.')
+    .option('--json', 'print one JSON document')
+    .action((options: JsonFlag) => stopCommand(options));
+}

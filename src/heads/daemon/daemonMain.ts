@@ -1,0 +1,204 @@
+// The daemon process lifecycle (R-D-1, R-D-6 shutdown order): state dir, the
+// single-instance pid file, the RPC server, signals, and a graceful stop that
+// runs every registered shutdown hook before the socket disappears.
+import { chmodSync, closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { AssentError } from '../../core/errors.js';
+import { ensureStateDir, readIdentity } from '../../journal/statePaths.js';
+import type { StatePaths } from '../../journal/statePaths.js';
+import type { Operation } from '../../operations/operation.js';
+import { createLogger } from '../../service/logger.js';
+import type { Logger } from '../../service/logger.js';
+import { isProcessAlive, readPidFile } from './autoSpawn.js';
+import { DaemonClient } from './rpcClient.js';
+import { startRpcServer } from './rpcServer.js';
+import type { RpcServer } from './rpcServer.js';
+
+/** What operations and services get from the daemon they run in. */
+export interface DaemonContext {
+  paths: StatePaths;
+  logger: Logger;
+  /** Wall-clock ms when the daemon started. */
+  startedAt: number;
+  /** The installation owner (identity.json); the principal of local socket calls. */
+  principal: string;
+  /** Runs on SIGINT/SIGTERM/daemon.shutdown before the socket closes (e.g. deny pending approvals, flush audit). */
+  onShutdown(hook: () => Promise<void> | void): void;
+  requestShutdown(reason?: string): void;
+  /** Sections merged into `daemon.status`, each computed when asked. */
+  status: Record<string, () => unknown>;
+  /** Open socket connections right now. */
+  connections(): number;
+}
+
+export interface RunDaemonOptions {
+  paths: StatePaths;
+  operations: (ctx: DaemonContext) => Operation[];
+  logger?: Logger;
+  onStarted?: (info: { pid: number; socket: string }) => void;
+  /** Aborting it stops the daemon like SIGTERM does (tests run the daemon in-process). */
+  signal?: AbortSignal;
+  /** Listen to SIGINT/SIGTERM (default true; in-process tests turn it off). */
+  handleSignals?: boolean;
+  now?: () => number;
+}
+
+/** How long a pid file naming a live process may go without an answering socket before it counts as stale. */
+const LIVE_PID_GRACE_MS = 2000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** A logger that appends JSON lines to daemon.log (0600), synchronously so a crash loses nothing. */
+export function createFileLogger(path: string): { logger: Logger; close(): void } {
+  const fd = openSync(path, 'a', 0o600);
+  chmodSync(path, 0o600);
+  let open = true;
+  const logger = createLogger({
+    write: (line: string) => {
+      if (open) writeSync(fd, line);
+    },
+  });
+  return {
+    logger,
+    close: () => {
+      if (!open) return;
+      open = false;
+      closeSync(fd);
+    },
+  };
+}
+
+/**
+ * Takes the single-instance lock: daemon.pid created exclusively. A pid file of a
+ * dead process, or of a live one whose socket never answers, is stale and replaced.
+ * A live daemon answering on the socket means refusal.
+ */
+async function claimPidFile(paths: StatePaths): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    try {
+      const fd = openSync(paths.pid, 'wx', 0o600);
+      try {
+        writeSync(fd, `${process.pid}\n`);
+      } finally {
+        closeSync(fd);
+      }
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new AssentError('unavailable', `Cannot write the pid file ${paths.pid}: ${(error as Error).message}.`, { cause: error });
+      }
+    }
+    const holder = readPidFile(paths.pid);
+    if (holder !== undefined && holder !== process.pid && isProcessAlive(holder)) {
+      const deadline = Date.now() + LIVE_PID_GRACE_MS;
+      while (Date.now() < deadline) {
+        if (await DaemonClient.probe(paths.socket, 500)) {
+          throw new AssentError(
+            'conflict',
+            `An assent daemon (pid ${holder}) is already running on ${paths.socket}. Use it, or stop it first with \`assent daemon stop\`.`,
+            { details: { pid: holder, socket: paths.socket } },
+          );
+        }
+        await sleep(50);
+      }
+    } else if (holder === undefined) {
+      // Being written right now by another starting daemon, or left empty by a crash.
+      await sleep(100);
+      if (readPidFile(paths.pid) !== undefined) continue;
+    }
+    unlinkQuietly(paths.pid);
+  }
+  throw new AssentError('conflict', `Could not take the daemon pid file ${paths.pid}; another daemon keeps starting. Run \`assent daemon status\`.`);
+}
+
+/**
+ * Runs the daemon until SIGINT/SIGTERM, `daemon.shutdown` or the abort signal,
+ * then stops gracefully: shutdown hooks first (while clients are still
+ * connected, so waiting calls hear their denial), then the server, then the
+ * socket and pid file. Resolves when stopped; the caller exits 0.
+ */
+export async function runDaemon(options: RunDaemonOptions): Promise<void> {
+  const { paths } = options;
+  const now = options.now ?? Date.now;
+  ensureStateDir(paths);
+  const fileLog = options.logger ? undefined : createFileLogger(paths.log);
+  const logger = (options.logger ?? fileLog?.logger ?? createLogger({ write: () => undefined })).child({ pid: process.pid });
+  await claimPidFile(paths);
+
+  const hooks: (() => Promise<void> | void)[] = [];
+  let server: RpcServer | undefined;
+  let resolveStop: (reason: string) => void = () => undefined;
+  const stopRequested = new Promise<string>((resolve) => {
+    resolveStop = resolve;
+  });
+  const context: DaemonContext = {
+    paths,
+    logger,
+    startedAt: now(),
+    principal: principalOf(paths),
+    onShutdown: (hook) => hooks.push(hook),
+    requestShutdown: (reason = 'requested') => resolveStop(reason),
+    status: {},
+    connections: () => server?.connections() ?? 0,
+  };
+
+  const onSignal = (signal: NodeJS.Signals): void => resolveStop(signal);
+  const handleSignals = options.handleSignals ?? true;
+  if (handleSignals) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  const onAbort = (): void => resolveStop('aborted');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) resolveStop('aborted');
+
+  try {
+    const operations = options.operations(context);
+    // Our pid file is claimed, so a socket file left here belongs to a dead daemon.
+    unlinkQuietly(paths.socket);
+    server = await startRpcServer({
+      socketPath: paths.socket,
+      operations,
+      contextFor: () => ({ principal: context.principal, head: 'rpc' }),
+      logger: logger.child({ head: 'rpc' }),
+    });
+    logger.info('daemon started', { socket: paths.socket, home: paths.home });
+    options.onStarted?.({ pid: process.pid, socket: paths.socket });
+
+    const reason = await stopRequested;
+    logger.info('daemon stopping', { reason });
+    for (const hook of hooks) {
+      try {
+        await hook();
+      } catch (error) {
+        logger.error('shutdown hook failed', { error });
+      }
+    }
+  } finally {
+    if (handleSignals) {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    options.signal?.removeEventListener('abort', onAbort);
+    await server?.close();
+    unlinkQuietly(paths.socket);
+    if (readPidFile(paths.pid) === process.pid) unlinkQuietly(paths.pid);
+    logger.info('daemon stopped');
+    fileLog?.close();
+  }
+}
+
+function principalOf(paths: StatePaths): string {
+  try {
+    return `owner:${readIdentity(paths).ownerId}`;
+  } catch {
+    return 'owner:unknown';
+  }
+}
