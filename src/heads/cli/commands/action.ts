@@ -1,4 +1,79 @@
+// The `action` command family (SPEC §6, §7): parse the two paths, run one flow,
+// print its one JSON report on stdout, exit by R-EXEC-6. The family keeps its
+// own exit codes, so bad arguments are handled here rather than by commander.
 import type { Command } from 'commander';
+import { BAD_ARGUMENTS_LINE, exitCodeForReport, refusalReport } from '../../../exec/report.js';
+import type { ExecReport } from '../../../exec/report.js';
+import { confirmActionFlow, runActionFlow } from '../../../exec/actionFlow.js';
+import type { ActionPaths } from '../../../exec/actionFlow.js';
+import { confirmDeadlineFromEnv } from '../../../channels/ttyChallenge.js';
+import { ExitWith } from '../output.js';
+
+const systemClock = { now: () => Date.now(), monotonic: () => performance.now() };
+
+function writeReport(report: ExecReport): never {
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+  throw new ExitWith(exitCodeForReport(report));
+}
+
+function badArguments(): never {
+  process.stdout.write(BAD_ARGUMENTS_LINE);
+  throw new ExitWith(1);
+}
+
+/** Exactly two non-empty paths; the only flag is `--via-daemon` on `run`. */
+function parsePaths(raw: string[], allowViaDaemon: boolean): { paths: ActionPaths; viaDaemon: boolean } {
+  const viaDaemon = allowViaDaemon && raw.includes('--via-daemon');
+  const positional = raw.filter((arg) => !(allowViaDaemon && arg === '--via-daemon'));
+  if (positional.length !== 2 || positional.some((arg) => arg === '' || arg.startsWith('-'))) badArguments();
+  const [policy, request] = positional as [string, string];
+  return { paths: { policy, request }, viaDaemon };
+}
+
+function family(program: Command, name: string, description: string): Command {
+  return program
+    .command(name)
+    .description(description)
+    .argument('[args...]')
+    .helpOption(false)
+    .allowUnknownOption(true)
+    .allowExcessArguments(true);
+}
 
 /** Registers the `action` commands on the program. */
-export function registerActionCommands(_program: Command): void {}
+export function registerActionCommands(program: Command): void {
+  const action = program
+    .command('action')
+    .description('Run one exact process action from a policy file and a request file.')
+    .allowUnknownOption(true)
+    .allowExcessArguments(true)
+    .action(() => badArguments());
+
+  family(action, 'run', 'Run POLICY REQUEST when the policy allows it; ask and deny are refused.').action(async (raw: string[]) => {
+    const { paths, viaDaemon } = parsePaths(raw, true);
+    if (viaDaemon) {
+      process.stderr.write('assent: --via-daemon is not available in this build; confirm in a terminal with `assent action confirm POLICY REQUEST`.\n');
+      writeReport(refusalReport('confirmation-unavailable'));
+    }
+    const report = await runActionFlow(paths, {
+      signals: process,
+      diagnose: (text) => process.stderr.write(text),
+    });
+    writeReport(report);
+  });
+
+  family(action, 'confirm', 'Show the complete action and run it once after "RUN <challenge>" is typed in this terminal.').action(
+    async (raw: string[]) => {
+      const { paths } = parsePaths(raw, false);
+      const report = await confirmActionFlow(paths, {
+        clock: systemClock,
+        input: process.stdin,
+        output: process.stderr,
+        signals: process,
+        deadlineMs: confirmDeadlineFromEnv(process.env),
+      });
+      if (process.stdin.isTTY) process.stdin.destroy();
+      writeReport(report);
+    },
+  );
+}
