@@ -1,4 +1,57 @@
+// The `config` command family: `assent config check` (R-CFG-5).
 import type { Command } from 'commander';
+import type { ConfigProblem } from '../../../core/config.js';
+import { AssentError, exitCodeFor } from '../../../core/errors.js';
+import { inspectConfigFile } from '../../../journal/configFile.js';
+import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { ExitWith, printJsonError, printJsonOk } from '../output.js';
+
+interface CheckOptions {
+  json?: boolean;
+  file?: string;
+}
+
+function problemLine(problem: ConfigProblem): string {
+  return `${problem.severity} ${problem.path === '' ? '(document)' : problem.path}: ${problem.message}`;
+}
+
+/** Validates a config file and prints every problem; exit 0 when valid, 65 when not. */
+function runCheck(options: CheckOptions): void {
+  const file = options.file ?? resolveStatePaths().config;
+  const { problems, exists } = inspectConfigFile(file);
+  const errors = problems.filter((p) => p.severity === 'error');
+  const valid = errors.length === 0;
+  if (options.json) {
+    if (valid) printJsonOk({ valid, file, exists, problems });
+    else {
+      printJsonError(
+        new AssentError('config_invalid', `config ${file} has ${errors.length} error${errors.length === 1 ? '' : 's'}; fix each listed key and run the check again`, {
+          details: { file, problems },
+        }),
+      );
+    }
+  } else {
+    for (const problem of problems) process.stdout.write(`${problemLine(problem)}\n`);
+    if (!exists) process.stdout.write(`no config file at ${file}; the defaults apply\n`);
+    else if (valid) {
+      const warnings = problems.length;
+      process.stdout.write(`${file} is valid${warnings > 0 ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''}\n`);
+    } else {
+      process.stdout.write(`${file} is invalid: ${errors.length} error${errors.length === 1 ? '' : 's'}; fix each listed key and run the check again\n`);
+    }
+  }
+  if (!valid) throw new ExitWith(exitCodeFor('config_invalid'));
+}
 
 /** Registers the `config` commands on the program. */
-export function registerConfigCommands(_program: Command): void {}
+export function registerConfigCommands(program: Command): void {
+  const config = program.command('config').description('Inspect the configuration (config.json in the state directory).');
+  config
+    .command('check')
+    .description('Validate config.json and print every problem; exit 0 when valid, 65 when not.')
+    .option('--json', 'print one JSON document')
+    .option('--file <path>', 'check this file instead of $ASSENT_HOME/config.json')
+    .action((options: CheckOptions) => {
+      runCheck(options);
+    });
+}

@@ -1,0 +1,106 @@
+// Reads config.json from the state directory and pins its revision (R-CFG-4):
+// the digest of the exact text, so a changed file is noticed and never applied silently.
+import * as fs from 'node:fs';
+import { digestOf } from '../core/canonical.js';
+import { DEFAULT_CONFIG, validateConfig, type Config, type ConfigProblem } from '../core/config.js';
+import { AssentError } from '../core/errors.js';
+
+/** config.json larger than this is refused rather than parsed. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
+export interface ConfigFileInspection {
+  /** Undefined when there is at least one error. */
+  config: Config | undefined;
+  /** `digestOf(text)` of the file as read, or of DEFAULT_CONFIG when the file is missing. */
+  revision: string;
+  problems: ConfigProblem[];
+  exists: boolean;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  revision: string;
+  /** Warnings only (unknown keys); errors make loadConfigFile throw. */
+  problems: ConfigProblem[];
+  exists: boolean;
+}
+
+/** Turns V8's "at position N" into line and column, so the operator can find the spot. */
+function locateJsonError(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const position = /position (\d+)/.exec(message);
+  if (position === null) return message;
+  const offset = Number(position[1]);
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  const column = offset - before.lastIndexOf('\n');
+  return `${message.replace(/\s*\(line \d+ column \d+\)/, '')} (line ${line}, column ${column})`;
+}
+
+/**
+ * Reads and validates a config file without throwing for bad content: every
+ * problem comes back so `assent config check` can print them all (R-CFG-5).
+ * Throws `invalid_input` only when an existing file cannot be read.
+ */
+export function inspectConfigFile(path: string): ConfigFileInspection {
+  let text: string;
+  try {
+    const stat = fs.statSync(path);
+    if (!stat.isFile()) {
+      throw new AssentError('invalid_input', `config ${path} is not a regular file; replace it with a JSON file`, { details: { path } });
+    }
+    if (stat.size > MAX_CONFIG_BYTES) {
+      return {
+        config: undefined,
+        revision: digestOf(`size:${stat.size}`),
+        exists: true,
+        problems: [{ severity: 'error', path: '', message: `the file is ${stat.size} bytes; config.json may be at most ${MAX_CONFIG_BYTES} bytes` }],
+      };
+    }
+    text = fs.readFileSync(path, 'utf8');
+  } catch (error) {
+    if (error instanceof AssentError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      return { config: DEFAULT_CONFIG, revision: digestOf(DEFAULT_CONFIG), problems: [], exists: false };
+    }
+    throw new AssentError('invalid_input', `cannot read config ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'}); check the path and its permissions`, {
+      cause: error,
+      details: { path },
+    });
+  }
+  const revision = digestOf(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return {
+      config: undefined,
+      revision,
+      exists: true,
+      problems: [{ severity: 'error', path: '', message: `not valid JSON: ${locateJsonError(text, error)}` }],
+    };
+  }
+  const { config, problems } = validateConfig(value);
+  return { config, revision, problems, exists: true };
+}
+
+/**
+ * Loads the config the daemon will run with. A missing file means the
+ * defaults. Throws `config_invalid` (details.problems lists every problem)
+ * when there is any error, so nobody runs on a half-understood policy;
+ * warnings come back in `problems`.
+ */
+export function loadConfigFile(path: string): LoadedConfig {
+  const inspection = inspectConfigFile(path);
+  const errors = inspection.problems.filter((p) => p.severity === 'error');
+  if (inspection.config === undefined || errors.length > 0) {
+    const first = errors[0];
+    const summary = first === undefined ? '' : `; first: ${first.path === '' ? '(document)' : first.path}: ${first.message}`;
+    throw new AssentError(
+      'config_invalid',
+      `config ${path} has ${errors.length} error${errors.length === 1 ? '' : 's'}${summary}; run \`assent config check --file ${path}\` to see them all`,
+      { details: { path, problems: inspection.problems } },
+    );
+  }
+  return { config: inspection.config, revision: inspection.revision, problems: inspection.problems, exists: inspection.exists };
+}

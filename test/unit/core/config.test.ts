@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, diffPolicy, validateConfig, type Config } from '../../../src/core/config.js';
+
+/** A valid config to start from; each case breaks one key. */
+function base(): Record<string, unknown> {
+  return {
+    servers: { fs: { command: 'npx', args: ['-y', 'server'], env: {} }, remote: { url: 'https://example.invalid/mcp' } },
+    policy: { default: 'allow', destructive: 'prompt', tools: { 'fs/write_file': 'prompt' }, consentTimeoutSeconds: 90 },
+    channels: { elicitation: false, tty: false },
+    approvals: { handoff: false, proofTtlSeconds: 300 },
+    notifications: true,
+    web: { listen: '127.0.0.1:7788' },
+    auditRetentionDays: 30,
+  };
+}
+
+function withValue(path: string[], value: unknown): Record<string, unknown> {
+  const root = base();
+  let node: Record<string, unknown> = root;
+  for (const key of path.slice(0, -1)) node = node[key] as Record<string, unknown>;
+  node[path[path.length - 1] ?? ''] = value;
+  return root;
+}
+
+const invalid: Array<[string, Record<string, unknown>, string, RegExp]> = [
+  ['policy.default not a decision', withValue(['policy', 'default'], 'maybe'), 'policy.default', /string \("maybe"\).*"allow", "deny" or "prompt"/],
+  ['policy.destructive a number', withValue(['policy', 'destructive'], 1), 'policy.destructive', /integer 1.*"allow", "deny" or "prompt"/],
+  ['policy.tools value invalid', withValue(['policy', 'tools'], { 'fs/write_file': 'ask' }), 'policy.tools.fs/write_file', /string \("ask"\)/],
+  ['policy.tools key without slash', withValue(['policy', 'tools'], { write_file: 'deny' }), 'policy.tools.write_file', /"<server alias>\/<tool name>"/],
+  ['policy.tools an array', withValue(['policy', 'tools'], []), 'policy.tools', /an array of 0 items/],
+  ['consentTimeoutSeconds a string', withValue(['policy', 'consentTimeoutSeconds'], '90'), 'policy.consentTimeoutSeconds', /string \("90"\).*integer from 1 to 1500/],
+  ['consentTimeoutSeconds above 1500', withValue(['policy', 'consentTimeoutSeconds'], 1501), 'policy.consentTimeoutSeconds', /integer 1501.*1 to 1500/],
+  ['consentTimeoutSeconds zero', withValue(['policy', 'consentTimeoutSeconds'], 0), 'policy.consentTimeoutSeconds', /integer 0/],
+  ['consentTimeoutSeconds fractional', withValue(['policy', 'consentTimeoutSeconds'], 1.5), 'policy.consentTimeoutSeconds', /number 1.5/],
+  ['server with neither command nor url', withValue(['servers', 'fs'], {}), 'servers.fs', /neither "command" nor "url"/],
+  ['server with both command and url', withValue(['servers', 'fs'], { command: 'x', url: 'https://a.b/' }), 'servers.fs', /both "command" and "url"/],
+  ['server command empty', withValue(['servers', 'fs'], { command: '' }), 'servers.fs.command', /non-empty command/],
+  ['server args not strings', withValue(['servers', 'fs'], { command: 'x', args: ['a', 2] }), 'servers.fs.args.1', /integer 2.*a string/],
+  ['server env value not string', withValue(['servers', 'fs'], { command: 'x', env: { A: 1 } }), 'servers.fs.env.A', /integer 1/],
+  ['server url not http', withValue(['servers', 'remote'], { url: 'ftp://x' }), 'servers.remote.url', /http:\/\/ or https:\/\//],
+  ['server alias with slash', withValue(['servers'], { 'a/b': { command: 'x' } }), 'servers.a/b', /no "\/"/],
+  ['channels.tty a string', withValue(['channels', 'tty'], 'yes'), 'channels.tty', /string \("yes"\).*true or false/],
+  ['channels.elicitation null', withValue(['channels', 'elicitation'], null), 'channels.elicitation', /null.*true or false/],
+  ['approvals.handoff number', withValue(['approvals', 'handoff'], 1), 'approvals.handoff', /true or false/],
+  ['approvals.proofTtlSeconds negative', withValue(['approvals', 'proofTtlSeconds'], -5), 'approvals.proofTtlSeconds', /integer -5/],
+  ['notifications a string', withValue(['notifications'], 'false'), 'notifications', /string \("false"\)/],
+  ['web.listen without port', withValue(['web', 'listen'], 'localhost'), 'web.listen', /"host:port"/],
+  ['web.listen port too large', withValue(['web', 'listen'], '127.0.0.1:70000'), 'web.listen', /port from 0 to 65535/],
+  ['auditRetentionDays zero', withValue(['auditRetentionDays'], 0), 'auditRetentionDays', /integer from 1 to 3650/],
+  ['policy an array', withValue(['policy'], ['allow']), 'policy', /an array of 1 item;/],
+];
+
+describe('R-CFG-1..3 config validation', () => {
+  it('accepts the documented example and fills defaults for a partial file', () => {
+    const { config, problems } = validateConfig(base());
+    expect(problems).toEqual([]);
+    expect(config?.policy.tools['fs/write_file']).toBe('prompt');
+    const partial = validateConfig({ policy: { default: 'deny' } });
+    expect(partial.problems).toEqual([]);
+    expect(partial.config?.policy).toEqual({ default: 'deny', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90 });
+    expect(partial.config?.approvals.proofTtlSeconds).toBe(300);
+  });
+
+  it('R-CFG-3 defaults consentTimeoutSeconds to 90 and the rest to the documented values', () => {
+    expect(DEFAULT_CONFIG).toEqual({
+      servers: {},
+      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90 },
+      channels: { elicitation: false, tty: false },
+      approvals: { handoff: false, proofTtlSeconds: 300 },
+      notifications: true,
+      web: { listen: '127.0.0.1:7788' },
+      auditRetentionDays: 30,
+    });
+    expect(validateConfig({ policy: { consentTimeoutSeconds: 1500 } }).config?.policy.consentTimeoutSeconds).toBe(1500);
+  });
+
+  it.each(invalid)('R-CFG-1 %s is an error naming the key path, the type and what is allowed', (_name, value, path, message) => {
+    const { config, problems } = validateConfig(value);
+    expect(config).toBeUndefined();
+    const errors = problems.filter((p) => p.severity === 'error');
+    const hit = errors.find((p) => p.path === path);
+    expect(hit, JSON.stringify(errors)).toBeDefined();
+    expect(hit?.message).toMatch(message);
+  });
+
+  it('R-CFG-1 collects every problem, not only the first', () => {
+    const value = base();
+    (value['policy'] as Record<string, unknown>)['default'] = 'x';
+    (value['policy'] as Record<string, unknown>)['consentTimeoutSeconds'] = 9999;
+    value['notifications'] = 'no';
+    const paths = validateConfig(value).problems.map((p) => p.path);
+    expect(paths).toEqual(expect.arrayContaining(['policy.default', 'policy.consentTimeoutSeconds', 'notifications']));
+  });
+
+  it('R-CFG-1 unknown keys are warnings and the config still loads', () => {
+    const value = base();
+    value['polcy'] = {};
+    (value['policy'] as Record<string, unknown>)['defualt'] = 'deny';
+    const { config, problems } = validateConfig(value);
+    expect(config).toBeDefined();
+    expect(problems).toEqual([
+      expect.objectContaining({ severity: 'warning', path: 'polcy' }),
+      expect.objectContaining({ severity: 'warning', path: 'policy.defualt', message: expect.stringMatching(/unknown key.*"default"/) }),
+    ]);
+  });
+
+  it('R-CFG-1 a non-object document is an error at the root, never a throw', () => {
+    for (const value of [5, 'x', null, [], undefined]) {
+      const { config, problems } = validateConfig(value);
+      expect(config).toBeUndefined();
+      expect(problems[0]).toMatchObject({ severity: 'error', path: '' });
+    }
+  });
+});
+
+describe('R-CFG-4 diffPolicy', () => {
+  function parsed(value: Record<string, unknown>): Config {
+    const { config } = validateConfig(value);
+    if (config === undefined) throw new TypeError('test config invalid');
+    return config;
+  }
+
+  it('lists policy widening, tool entries and server changes without env values', () => {
+    const before = parsed(base());
+    const after = parsed({
+      ...base(),
+      servers: { fs: { command: 'npx', args: ['-y', 'server'], env: { TOKEN: 'secret-value' } }, extra: { url: 'https://x.invalid/' } },
+      policy: { default: 'allow', destructive: 'allow', tools: { 'fs/move_file': 'deny' }, consentTimeoutSeconds: 90 },
+    });
+    const lines = diffPolicy(before, after);
+    expect(lines).toEqual([
+      'policy.destructive: "prompt" → "allow"',
+      'policy.tools.fs/move_file: added "deny"',
+      'policy.tools.fs/write_file: removed (was "prompt")',
+      'servers.extra: added (url https://x.invalid/)',
+      'servers.fs: env values changed for TOKEN',
+      'servers.remote: removed (was url https://example.invalid/mcp)',
+    ]);
+    expect(lines.join('\n')).not.toContain('secret-value');
+    expect(diffPolicy(before, parsed(base()))).toEqual([]);
+  });
+});
