@@ -1,0 +1,147 @@
+// The seam between the MCP gateway and whoever decides a tool call: the
+// daemon's `calls.authorize` (R-D-5), or the local policy snapshot when no
+// daemon is reachable (R-MCP-5: `prompt` then fails closed).
+import { toolId } from '../../core/action.js';
+
+/** Reasons a call is refused; the agent sees the reason by name (R-MCP-3). */
+export type DenialReason = 'policy' | 'consent_denied' | 'consent_timeout' | 'no_consent_channel' | 'cancelled';
+
+/** Tool annotations as the upstream declared them (hints, not guarantees; R-POL-3). */
+export interface ToolAnnotationHints {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  title?: string;
+  [extra: string]: unknown;
+}
+
+/** One `tools/call` the gateway wants decided before the upstream sees it. */
+export interface GateCall {
+  sessionId: string;
+  /** Upstream alias, the first half of the policy key `<alias>/<tool>` (R-POL-1). */
+  server: string;
+  /** The upstream's own tool name (never the `<alias>__` prefixed one). */
+  tool: string;
+  args: Record<string, unknown>;
+  annotations?: ToolAnnotationHints;
+  /** Who asked, as the client introduced itself; informative only, never a principal. */
+  caller: Record<string, unknown>;
+  /** Aborted when the client cancels the call or disconnects. */
+  signal: AbortSignal;
+}
+
+export type GateDecision =
+  | { allowed: true; callId?: string }
+  | { allowed: false; reason: DenialReason; message: string; approvalId?: string };
+
+/**
+ * Decides tool calls. `authorize` settles allow/deny or waits for a human;
+ * `finish` reports the outcome of an allowed call (for audit) and must not throw.
+ */
+export interface CallGate {
+  authorize(call: GateCall): Promise<GateDecision>;
+  finish?(callId: string, outcome: { ok: boolean; durationMs: number }): void;
+}
+
+/** The pure evaluation a local gate delegates to; shaped like `evaluateToolPolicy` bound to a snapshot. */
+export type ToolPolicyEvaluator = (
+  call: { server: string; tool: string; args: Record<string, unknown>; annotations?: ToolAnnotationHints },
+  nowMs: number,
+) => { decision: 'allow' | 'deny' | 'prompt'; key?: string; ruleId?: string };
+
+export interface EvaluatorGateOptions {
+  now?: () => number;
+  /** Where the operator edits policy, named in denial texts. */
+  configPath?: string;
+  /** Why no human can be asked, appended to `no_consent_channel` texts. */
+  noChannelHint?: string;
+}
+
+/**
+ * A gate that settles allow and deny from pure policy evaluation and refuses
+ * `prompt` with `no_consent_channel`: without a daemon nobody can be asked, and
+ * assent fails closed rather than open (R-MCP-5).
+ */
+export function evaluatorGate(evaluate: ToolPolicyEvaluator, options: EvaluatorGateOptions = {}): CallGate {
+  const now = options.now ?? Date.now;
+  const configPath = options.configPath ?? 'config.json';
+  return {
+    authorize(call) {
+      const verdict = evaluate(
+        { server: call.server, tool: call.tool, args: call.args, ...(call.annotations ? { annotations: call.annotations } : {}) },
+        now(),
+      );
+      if (verdict.decision === 'allow') return Promise.resolve(ALLOWED);
+      const key = verdict.key ?? 'policy.default';
+      if (verdict.decision === 'deny') {
+        return Promise.resolve({
+          allowed: false,
+          reason: 'policy',
+          message: describeDenial('policy', { server: call.server, tool: call.tool, key, configPath }),
+        });
+      }
+      return Promise.resolve({
+        allowed: false,
+        reason: 'no_consent_channel',
+        message: describeDenial('no_consent_channel', {
+          server: call.server,
+          tool: call.tool,
+          key,
+          configPath,
+          ...(options.noChannelHint === undefined ? {} : { hint: options.noChannelHint }),
+        }),
+      });
+    },
+  };
+}
+
+const ALLOWED: GateDecision = Object.freeze({ allowed: true });
+
+export interface DenialContext {
+  server: string;
+  tool: string;
+  /** The config key that decided (e.g. `policy.tools.fs/write_file`). */
+  key?: string;
+  configPath?: string;
+  approvalId?: string;
+  hint?: string;
+}
+
+/**
+ * The text an agent reads in a refused call's result: what happened, to which
+ * call, and what the operator (not the agent) can do about it. Shared so every
+ * gate words the same reason the same way.
+ */
+export function describeDenial(reason: DenialReason, context: DenialContext): string {
+  const id = toolId(context.server, context.tool);
+  const approval = context.approvalId === undefined ? '' : ` (approval ${context.approvalId})`;
+  const configPath = context.configPath ?? 'config.json';
+  switch (reason) {
+    case 'policy':
+      return (
+        `assent refused ${id}: policy. The policy key ${context.key ?? 'policy.default'} in ${configPath} says "deny", ` +
+        `so the server never received the call. Do not retry it; ask the operator to change that key ` +
+        `(then \`assent config reload\`) if this tool should be usable.`
+      );
+    case 'consent_denied':
+      return (
+        `assent refused ${id}: consent_denied${approval}. The operator declined this exact call, so the server never received it. ` +
+        `Do not retry the identical call; ask the operator what to do instead.`
+      );
+    case 'consent_timeout':
+      return (
+        `assent refused ${id}: consent_timeout${approval}. Nobody approved the call within policy.consentTimeoutSeconds, ` +
+        `so the server never received it. The operator can see waiting calls with \`assent pending\` and approve one with ` +
+        `\`assent approve ID\`; retry the call when they are ready.`
+      );
+    case 'no_consent_channel':
+      return (
+        `assent refused ${id}: no_consent_channel. Policy (${context.key ?? 'policy.default'} = "prompt") needs a human decision, ` +
+        `but no approval channel is reachable${context.hint ? ` (${context.hint})` : ''}, so the call failed closed and the server never received it. ` +
+        `The operator can start one with \`assent daemon run\` and then approve with \`assent pending\` / \`assent approve ID\`; retry after that.`
+      );
+    case 'cancelled':
+      return `assent did not run ${id}: cancelled${approval}. The call was cancelled while it waited for a decision; the server never received it.`;
+  }
+}

@@ -1,0 +1,142 @@
+// One upstream MCP server as the gateway sees it: a framed JSON-RPC link (the
+// SDK's stdio or Streamable HTTP client transport), its own request-id space,
+// the requests in flight on it, and what the gateway has learnt from its lists.
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { AssentError } from '../../core/errors.js';
+import type { RpcErrorBody, RpcId, WireMessage } from './wire.js';
+
+/** How to reach one configured upstream (config.json `servers.<alias>`): a stdio command or a Streamable HTTP URL. */
+export interface UpstreamSpec {
+  alias: string;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+}
+
+/** Builds the transport for an upstream; injected so tests can link in-memory servers. */
+export type UpstreamTransportFactory = (spec: UpstreamSpec) => Transport;
+
+/**
+ * The real transports. A stdio child gets the SDK's small inherited-variable
+ * allowlist plus the spec's own env, never the gateway's whole environment,
+ * so secrets in the agent's shell do not leak into every server.
+ */
+export const createUpstreamTransport: UpstreamTransportFactory = (spec) => {
+  if (spec.url !== undefined) return new StreamableHTTPClientTransport(new URL(spec.url));
+  if (spec.command === undefined) {
+    throw new AssentError(
+      'config_invalid',
+      `Server "${spec.alias}" has neither "command" nor "url"; set one of them in config.json servers.${spec.alias}.`,
+      { details: { path: `servers.${spec.alias}` } },
+    );
+  }
+  return new StdioClientTransport({
+    command: spec.command,
+    args: spec.args ?? [],
+    env: { ...getDefaultEnvironment(), ...(spec.env ?? {}) },
+    ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+    stderr: 'inherit',
+  });
+};
+
+/** What a response from this upstream should turn into. */
+export type PendingUpstreamRequest =
+  | { kind: 'client'; clientId: RpcId; method: string; onResponse?: (message: WireMessage) => void }
+  | { kind: 'internal'; method: string; resolve: (result: Record<string, unknown>) => void; reject: (error: AssentError) => void };
+
+/** Tool facts learnt from the upstream's tools/list, used for policy (R-POL-3). */
+export interface KnownTool {
+  annotations?: Record<string, unknown>;
+}
+
+export class UpstreamLink {
+  alive = false;
+  /** Why the link is down, phrased for the agent and the operator. */
+  downReason: string | undefined;
+  readonly pending = new Map<RpcId, PendingUpstreamRequest>();
+  /** Tools by upstream name, as far as tools/list results have shown them. */
+  readonly tools = new Map<string, KnownTool>();
+  /** Whether `tools` holds a complete list (all pages, no list_changed since). */
+  toolsComplete = false;
+  /** The tools/list fetch in progress, shared by concurrent callers. */
+  toolsLoading: Promise<void> | undefined;
+  capabilities: Record<string, unknown> = {};
+  private nextId = 1;
+
+  constructor(
+    readonly spec: UpstreamSpec,
+    readonly transport: Transport,
+  ) {}
+
+  get alias(): string {
+    return this.spec.alias;
+  }
+
+  /** Sends a message as it is; a dead link or a transport that throws is reported, never thrown. */
+  send(message: WireMessage): boolean {
+    if (!this.alive) return false;
+    try {
+      this.transport.send(message as unknown as JSONRPCMessage).catch(() => undefined);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Forwards a request under a fresh id from this link's own id space. */
+  forward(message: WireMessage, pending: PendingUpstreamRequest): RpcId | undefined {
+    const id = this.nextId++;
+    this.pending.set(id, pending);
+    if (!this.send({ ...message, id })) {
+      this.pending.delete(id);
+      return undefined;
+    }
+    return id;
+  }
+
+  /** A request the gateway itself makes (aggregation, annotation lookup). */
+  request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      const message: WireMessage = { jsonrpc: '2.0', id: 0, method, ...(params === undefined ? {} : { params }) };
+      const id = this.forward(message, { kind: 'internal', method, resolve, reject });
+      if (id === undefined) reject(this.unavailableError(method));
+    });
+  }
+
+  /** Marks the link down and fails everything in flight on it. */
+  markDown(reason: string, failClient: (clientId: RpcId, error: RpcErrorBody) => void): void {
+    this.alive = false;
+    this.downReason ??= reason;
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const entry of pending) {
+      if (entry.kind === 'internal') entry.reject(this.unavailableError(entry.method));
+      else failClient(entry.clientId, this.unavailableBody(entry.method));
+    }
+  }
+
+  unavailableError(method: string): AssentError {
+    const body = this.unavailableBody(method);
+    return new AssentError('unavailable', body.message, { details: { server: this.alias, method } });
+  }
+
+  /** The JSON-RPC error an agent gets when this upstream cannot answer. */
+  unavailableBody(method: string): RpcErrorBody {
+    const why = this.downReason ?? 'is not connected';
+    return {
+      code: UPSTREAM_UNAVAILABLE_CODE,
+      message:
+        `MCP server "${this.alias}" ${why}, so ${method} cannot be answered. ` +
+        `Check its command/url in config.json servers.${this.alias} and its stderr output, then restart the MCP client session.`,
+      data: { type: 'unavailable', details: { server: this.alias, method } },
+    };
+  }
+}
+
+/** JSON-RPC server-error code the gateway uses for its own failures (R-D-3 style: data.type says which). */
+export const UPSTREAM_UNAVAILABLE_CODE = -32000;

@@ -1,0 +1,48 @@
+// JSON-RPC 2.0 message shapes as the gateway relays them: loose on purpose, so
+// fields the gateway does not know (future methods, _meta, extensions) pass
+// through untouched instead of being validated or stripped a second time.
+
+export type RpcId = string | number;
+
+export interface RpcErrorBody {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** Any JSON-RPC message; which fields are present tells its kind. */
+export interface WireMessage {
+  jsonrpc: '2.0';
+  id?: RpcId;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: Record<string, unknown>;
+  error?: RpcErrorBody;
+  [extra: string]: unknown;
+}
+
+export interface WireRequest extends WireMessage {
+  id: RpcId;
+  method: string;
+}
+
+export function isRequest(message: WireMessage): message is WireRequest {
+  return typeof message.method === 'string' && message.id !== undefined;
+}
+
+export function isNotification(message: WireMessage): boolean {
+  return typeof message.method === 'string' && message.id === undefined;
+}
+
+export function resultMessage(id: RpcId, result: Record<string, unknown>): WireMessage {
+  return { jsonrpc: '2.0', id, result };
+}
+
+export function errorMessage(id: RpcId, error: RpcErrorBody): WireMessage {
+  return { jsonrpc: '2.0', id, error };
+}
+
+/** Standard JSON-RPC codes the gateway answers with. */
+export const RPC_INVALID_PARAMS = -32602;
+export const RPC_METHOD_NOT_FOUND = -32601;
+export const RPC_INTERNAL_ERROR = -32603;

@@ -1,0 +1,275 @@
+// startGateway over in-memory transports: an SDK Client on one side, SDK
+// McpServers as upstreams on the other, a scripted gate in between.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CreateMessageRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { CallGate, GateCall, GateDecision } from '../../../../src/heads/mcp/gate.js';
+import { startGateway, type Gateway } from '../../../../src/heads/mcp/gateway.js';
+import type { UpstreamSpec } from '../../../../src/heads/mcp/upstream.js';
+import { silentLogger } from '../../../../src/service/logger.js';
+
+interface Upstream {
+  server: McpServer;
+  calls: string[];
+  serverSide?: Transport;
+}
+
+function makeUpstream(name: string): Upstream {
+  const calls: string[] = [];
+  const server = new McpServer({ name, version: '1.0.0' }, { capabilities: { logging: {} } });
+  server.registerTool(
+    'echo',
+    { description: 'echo', inputSchema: { text: z.string() }, annotations: { readOnlyHint: true } },
+    ({ text }) => {
+      calls.push(`echo:${text}`);
+      return { content: [{ type: 'text', text: `${name}:${text}` }] };
+    },
+  );
+  server.registerTool('write', { description: 'writes', inputSchema: { text: z.string() } }, ({ text }) => {
+    calls.push(`write:${text}`);
+    return { content: [{ type: 'text', text: `${name} wrote ${text}` }] };
+  });
+  server.registerTool('hang', { description: 'never answers' }, () => new Promise<CallToolResult>(() => undefined));
+  server.registerTool('ask', { description: 'samples the client' }, async (extra) => {
+    const answer = await extra.sendRequest(
+      { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } },
+      z.object({ content: z.object({ type: z.string(), text: z.string() }) }).loose(),
+    );
+    return { content: [{ type: 'text', text: `sampled:${answer.content.text}` }] };
+  });
+  server.registerResource('readme', `mem://${name}/readme`, { mimeType: 'text/plain' }, (uri) => ({
+    contents: [{ uri: uri.href, text: `readme of ${name}` }],
+  }));
+  server.registerPrompt(`greet-${name}`, { description: 'greets' }, () => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `hello from ${name}` } }],
+  }));
+  return { server, calls };
+}
+
+/** A gate whose answers the test scripts; records every call it saw. */
+class ScriptedGate implements CallGate {
+  readonly seen: GateCall[] = [];
+  readonly finished: Array<{ callId: string; ok: boolean }> = [];
+  decide: (call: GateCall) => Promise<GateDecision> | GateDecision = () => ({ allowed: true, callId: 'c1' });
+
+  authorize(call: GateCall): Promise<GateDecision> {
+    this.seen.push(call);
+    return Promise.resolve(this.decide(call));
+  }
+
+  finish(callId: string, outcome: { ok: boolean; durationMs: number }): void {
+    this.finished.push({ callId, ok: outcome.ok });
+  }
+}
+
+interface Harness {
+  client: Client;
+  gateway: Gateway;
+  gate: ScriptedGate;
+  upstreams: Record<string, Upstream>;
+  progress: unknown[];
+  fireKeepAlive: () => void;
+}
+
+const open: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of open.splice(0)) await close();
+});
+
+async function harness(aliases: string[], options: { keepAliveMs?: number } = {}): Promise<Harness> {
+  const upstreams: Record<string, Upstream> = Object.fromEntries(aliases.map((a) => [a, makeUpstream(a)]));
+  const gate = new ScriptedGate();
+  const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
+  const timers: Array<() => void> = [];
+  const gateway = await startGateway({
+    clientTransport: gatewaySide,
+    upstreams: aliases.map((alias): UpstreamSpec => ({ alias, command: 'unused' })),
+    gate,
+    logger: silentLogger,
+    keepAliveMs: options.keepAliveMs ?? 10_000,
+    setInterval: (fn) => {
+      timers.push(fn);
+      return fn;
+    },
+    clearInterval: (handle) => {
+      const index = timers.indexOf(handle as () => void);
+      if (index !== -1) timers.splice(index, 1);
+    },
+    createUpstreamTransport: (spec) => {
+      const [gatewayEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+      const upstream = upstreams[spec.alias] as Upstream;
+      upstream.serverSide = serverEnd;
+      void upstream.server.connect(serverEnd);
+      return gatewayEnd;
+    },
+  });
+  const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+  client.setRequestHandler(CreateMessageRequestSchema, () => ({
+    model: 'fake',
+    role: 'assistant',
+    content: { type: 'text', text: 'pong' },
+  }));
+  await client.connect(clientSide);
+  open.push(async () => {
+    await client.close();
+    await gateway.close();
+  });
+  return { client, gateway, gate, upstreams, progress: [], fireKeepAlive: () => timers.forEach((fn) => fn()) };
+}
+
+function text(result: unknown): string {
+  const content = (result as CallToolResult).content;
+  return content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+}
+
+describe('startGateway, one upstream', () => {
+  it('R-MCP-2 keeps tool names and relays an allowed call with its result', async () => {
+    const h = await harness(['fs']);
+    const tools = await h.client.listTools();
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(['ask', 'echo', 'hang', 'write']);
+    const result = await h.client.callTool({ name: 'echo', arguments: { text: 'hi' } });
+    expect(text(result)).toBe('fs:hi');
+    expect(h.gate.seen[0]).toMatchObject({ server: 'fs', tool: 'echo', args: { text: 'hi' }, annotations: { readOnlyHint: true } });
+    expect(h.gate.seen[0]?.caller).toMatchObject({ clientName: 'test-client' });
+    expect(h.gate.finished).toEqual([{ callId: 'c1', ok: true }]);
+  });
+
+  it('R-POL-3 fetches tools/list for annotations when the client calls a tool it never listed', async () => {
+    const h = await harness(['fs']);
+    await h.client.callTool({ name: 'echo', arguments: { text: 'x' } });
+    expect(h.gate.seen[0]?.annotations).toEqual({ readOnlyHint: true });
+  });
+
+  it('R-MCP-3 a denied call is an isError result naming the reason and the upstream never sees it', async () => {
+    const h = await harness(['fs']);
+    h.gate.decide = () => ({ allowed: false, reason: 'policy', message: 'policy says no (policy.tools.fs/write)' });
+    const result = await h.client.callTool({ name: 'write', arguments: { text: 'secret' } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('policy');
+    expect(h.upstreams['fs']?.calls).toEqual([]);
+  });
+
+  it('R-MCP-3 prefixes the reason when a gate message does not name it', async () => {
+    const h = await harness(['fs']);
+    h.gate.decide = () => ({ allowed: false, reason: 'consent_denied', message: 'The operator said no.' });
+    const result = await h.client.callTool({ name: 'write', arguments: { text: 'a' } });
+    expect(text(result)).toBe('consent_denied: The operator said no.');
+    expect(Object.keys(result).sort()).toEqual(['content', 'isError']);
+  });
+
+  it('R-MCP-5 a gate that throws fails closed with no_consent_channel', async () => {
+    const h = await harness(['fs']);
+    h.gate.decide = () => Promise.reject(new Error('socket gone'));
+    const result = await h.client.callTool({ name: 'write', arguments: { text: 'a' } });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('no_consent_channel');
+    expect(h.upstreams['fs']?.calls).toEqual([]);
+  });
+
+  it('R-MCP-4 sends progress keep-alives while the gate waits and then the real result', async () => {
+    const h = await harness(['fs']);
+    let release!: (d: GateDecision) => void;
+    h.gate.decide = () => new Promise((resolve) => (release = resolve));
+    const progress: Array<{ progress: number; message?: string }> = [];
+    const call = h.client.callTool({ name: 'write', arguments: { text: 'later' } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
+    await waitFor(() => h.gate.seen.length === 1);
+    h.fireKeepAlive();
+    h.fireKeepAlive();
+    h.fireKeepAlive();
+    await waitFor(() => progress.length === 3);
+    expect(progress.map((p) => p.progress)).toEqual([1 / 2, 2 / 3, 3 / 4]);
+    expect(progress[0]?.message).toContain('fs/write');
+    expect(h.upstreams['fs']?.calls).toEqual([]);
+    release({ allowed: true });
+    expect(text(await call)).toBe('fs wrote later');
+    h.fireKeepAlive();
+    expect(progress).toHaveLength(3);
+  });
+
+  it('R-MCP-4 refuses a keep-alive period above 15 s', async () => {
+    await expect(harness(['fs'], { keepAliveMs: 15_001 })).rejects.toMatchObject({ type: 'invalid_params' });
+  });
+
+  it('cancellation while the gate waits aborts the gate and sends nothing upstream', async () => {
+    const h = await harness(['fs']);
+    h.gate.decide = (call) =>
+      new Promise((resolve) => call.signal.addEventListener('abort', () => resolve({ allowed: true })));
+    const controller = new AbortController();
+    const call = h.client.callTool({ name: 'write', arguments: { text: 'never' } }, undefined, { signal: controller.signal });
+    await waitFor(() => h.gate.seen.length === 1);
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await waitFor(() => h.gate.seen[0]?.signal.aborted === true);
+    await h.client.ping();
+    expect(h.upstreams['fs']?.calls).toEqual([]);
+  });
+
+  it('R-MCP-2 relays server-to-client requests (sampling) with ids mapped both ways', async () => {
+    const h = await harness(['fs']);
+    const result = await h.client.callTool({ name: 'ask', arguments: {} });
+    expect(text(result)).toBe('sampled:pong');
+  });
+
+  it('an upstream that dies mid-call gives the client an error, not a hang, and later calls a clear error', async () => {
+    const h = await harness(['fs']);
+    await h.client.listTools();
+    const hanging = h.client.callTool({ name: 'hang', arguments: {} });
+    await waitFor(() => h.gate.seen.length === 1);
+    await new Promise((r) => setTimeout(r, 5));
+    await h.upstreams['fs']?.serverSide?.close();
+    await expect(hanging).rejects.toThrow(/MCP server "fs" stopped/);
+    await expect(h.client.listResources()).rejects.toThrow(/MCP server "fs" stopped.*config\.json servers\.fs/);
+    expect(h.gate.finished).toEqual([{ callId: 'c1', ok: false }]);
+  });
+});
+
+describe('startGateway, several upstreams', () => {
+  it('R-MCP-2 names tools <alias>__<tool> and routes calls with the alias as policy server', async () => {
+    const h = await harness(['alpha', 'beta']);
+    const names = (await h.client.listTools()).tools.map((t) => t.name).sort();
+    expect(names).toContain('alpha__echo');
+    expect(names).toContain('beta__write');
+    expect(names).not.toContain('echo');
+    h.gate.decide = (call) =>
+      call.server === 'beta' && call.tool === 'write'
+        ? { allowed: false, reason: 'policy', message: 'policy.tools.beta/write = deny' }
+        : { allowed: true };
+    expect(text(await h.client.callTool({ name: 'alpha__write', arguments: { text: 'a' } }))).toBe('alpha wrote a');
+    const denied = await h.client.callTool({ name: 'beta__write', arguments: { text: 'b' } });
+    expect(denied.isError).toBe(true);
+    expect(h.upstreams['alpha']?.calls).toEqual(['write:a']);
+    expect(h.upstreams['beta']?.calls).toEqual([]);
+    expect(h.gate.seen.map((c) => `${c.server}/${c.tool}`)).toEqual(['alpha/write', 'beta/write']);
+  });
+
+  it('routes resources and prompts to the upstream that listed them', async () => {
+    const h = await harness(['alpha', 'beta']);
+    const resources = (await h.client.listResources()).resources.map((r) => r.uri).sort();
+    expect(resources).toEqual(['mem://alpha/readme', 'mem://beta/readme']);
+    const read = await h.client.readResource({ uri: 'mem://beta/readme' });
+    expect(read.contents[0]).toMatchObject({ text: 'readme of beta' });
+    const prompt = await h.client.getPrompt({ name: 'greet-alpha' });
+    expect(prompt.messages[0]?.content).toMatchObject({ text: 'hello from alpha' });
+    await h.client.setLoggingLevel('debug');
+    await h.client.ping();
+  });
+
+  it('refuses an unknown tool name with a message naming the expected form', async () => {
+    const h = await harness(['alpha', 'beta']);
+    await expect(h.client.callTool({ name: 'echo', arguments: {} })).rejects.toThrow(/<alias>__<tool>.*alpha, beta/);
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (condition()) return;
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  throw new Error('condition not met');
+}
