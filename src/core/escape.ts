@@ -9,11 +9,18 @@ function escapeUnit(unit: string): string {
   return `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
-/** JSON text of `value` with every unsafe code unit escaped as \uXXXX (lowercase hex). */
+/** Code units JSON.stringify leaves raw inside strings: DEL and everything above ASCII. */
+const NON_ASCII = /[\u007f-\uffff]/g;
+
+/**
+ * JSON text of `value` with every unsafe code unit escaped as \uXXXX (lowercase
+ * hex). JSON.stringify already escapes C0 controls inside strings, so any raw
+ * newline left in the text is indentation, which stays readable.
+ */
 export function escapedJson(value: unknown, indent?: number): string {
   const text = JSON.stringify(value, null, indent);
   if (text === undefined) return 'null';
-  return text.replace(UNSAFE, escapeUnit);
+  return text.replace(NON_ASCII, escapeUnit);
 }
 
 /** A single string made safe for a terminal line (same escaping, no quotes added). */

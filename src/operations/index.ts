@@ -2,12 +2,13 @@
 // from it (R-OPS-2). Heads list operations from here, never by hand.
 import { z } from 'zod';
 import type { DaemonContext } from '../heads/daemon/daemonMain.js';
+import { createApprovalRuntime } from '../service/daemonRuntime.js';
 import { daemonOperations } from './daemonOperations.js';
 import type { Exposure, HeadName, Operation, OperationClass } from './operation.js';
 
 /** Every operation the daemon serves: a plain concatenation of the families. */
 export function allOperations(ctx: DaemonContext): Operation[] {
-  return [...daemonOperations(ctx)];
+  return [...daemonOperations(ctx), ...createApprovalRuntime(ctx).operations];
 }
 
 export interface ManifestEntry {

@@ -1,4 +1,255 @@
+// Operator commands over the daemon: pending, approve, deny, watch, sessions,
+// rules and audit (SPEC §9). Each one parses its flags, makes one or two RPC
+// calls and renders the answer; the decisions themselves live in the daemon.
+import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
+import { renderApprovalPreview } from '../../../core/approvalPreview.js';
+import { AssentError } from '../../../core/errors.js';
+import { escapeText } from '../../../core/escape.js';
+import { newApprovalCode } from '../../../core/ids.js';
+import { auditToCsv, verifyAudit } from '../../../journal/auditLog.js';
+import { resolveStatePaths } from '../../../journal/statePaths.js';
+import type { ApprovalView } from '../../../service/approvalService.js';
+import type { BusEvent } from '../../../service/eventBus.js';
+import type { DaemonClient } from '../../daemon/rpcClient.js';
+import { connectForCli } from '../daemonConnection.js';
+import { ExitWith, printJsonOk, reportFailure } from '../output.js';
+import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
+import { runWatch } from './watch.js';
 
-/** Registers the `approvals` commands on the program. */
-export function registerApprovalCommands(_program: Command): void {}
+interface JsonFlag {
+  json?: boolean;
+}
+
+/** Runs a command body with a daemon connection; maps failures to exit codes. */
+async function withDaemon(options: JsonFlag, body: (client: DaemonClient) => Promise<void>): Promise<void> {
+  let client: DaemonClient | undefined;
+  try {
+    client = await connectForCli();
+    await body(client);
+  } catch (error) {
+    if (error instanceof ExitWith) throw error;
+    throw new ExitWith(reportFailure(error, options));
+  } finally {
+    client?.close();
+  }
+}
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+async function approveInteractively(client: DaemonClient, id: string, options: JsonFlag & { session?: boolean }): Promise<void> {
+  requireInteractiveTerminal('`assent approve`');
+  const approval = await client.call<ApprovalView>('approvals.get', { id });
+  if (approval.state !== 'pending') {
+    throw new AssentError('conflict', `approval ${id} is already ${approval.state}${approval.channel ? ` (via ${approval.channel})` : ''}`);
+  }
+  const now = Date.now();
+  const code = newApprovalCode((n) => randomBytes(n));
+  process.stderr.write(renderApprovalPreview(approval, now));
+  const scopeText = options.session ? ' for the rest of this session' : ' once';
+  process.stderr.write(`Type ${code} to approve${scopeText}, or n to deny: `);
+
+  const resolvedElsewhere = new AbortController();
+  await client.call('events.subscribe', { kinds: ['approval_resolved'], selector: id });
+  const stop = client.onNotification('event', (params) => {
+    const event = params as BusEvent;
+    if (event.kind === 'approval_resolved' && event.data['id'] === id) resolvedElsewhere.abort();
+  });
+  const answer = await readTerminalLine({ deadlineMs: approval.expiresAt - now, signal: resolvedElsewhere.signal });
+  stop();
+  if (resolvedElsewhere.signal.aborted) {
+    const current = await client.call<ApprovalView>('approvals.get', { id });
+    throw new AssentError('conflict', `approval ${id} was ${current.state} elsewhere${current.channel ? ` (via ${current.channel})` : ''} while you were typing`);
+  }
+  const trimmed = answer?.trim();
+  if (trimmed === 'n' || trimmed === 'N') {
+    const result = await client.call<ApprovalView>('approvals.decide', { id, behavior: 'deny', channel: 'cli' });
+    if (options.json) printJsonOk(result);
+    else process.stderr.write(`Denied ${id}.\n`);
+    return;
+  }
+  if (trimmed !== code) {
+    throw new AssentError(
+      'policy_denied',
+      answer === undefined ? `no answer for ${id}; nothing was decided` : `the code did not match; ${id} was not approved and is still pending`,
+      { details: { reason: 'confirmation-denied' } },
+    );
+  }
+  const result = await client.call<ApprovalView>('approvals.decide', {
+    id,
+    behavior: 'allow',
+    scope: options.session ? 'session' : 'call',
+    channel: 'cli',
+  });
+  if (options.json) printJsonOk(result);
+  else process.stderr.write(`Approved ${id}${scopeText}.\n`);
+}
+
+function parseSince(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const relative = /^(\d+)(s|m|h|d)$/.exec(text);
+  if (relative !== null) {
+    const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[relative[2] as 's' | 'm' | 'h' | 'd'];
+    return Date.now() - Number(relative[1]) * unit;
+  }
+  const parsed = Date.parse(text);
+  if (Number.isNaN(parsed)) throw new AssentError('invalid_params', `--since "${text}" is neither a date (2026-01-31T12:00Z) nor a duration (2h, 7d)`);
+  return parsed;
+}
+
+export function registerApprovalCommands(program: Command): void {
+  program
+    .command('pending [selector]')
+    .description('List pending approvals with their complete, escaped arguments (selector: id, session, server/tool or server/)')
+    .option('--json', 'print one JSON document')
+    .action(async (selector: string | undefined, options: JsonFlag) => {
+      await withDaemon(options, async (client) => {
+        const list = await client.call<ApprovalView[]>('approvals.list', selector === undefined ? {} : { selector });
+        if (options.json) return printJsonOk(list, { count: list.length });
+        if (list.length === 0) return out('No pending approvals.');
+        const now = Date.now();
+        for (const approval of list) out(renderApprovalPreview(approval, now));
+      });
+    });
+
+  program
+    .command('approve [id]')
+    .description('Approve a pending call after typing back a fresh code (needs your terminal); --watch follows the live queue')
+    .option('--session', 'also allow this tool for the rest of the same session')
+    .option('--watch', 'follow the queue live and answer inline (same as `assent watch`)')
+    .option('--json', 'print one JSON document (under --watch: NDJSON events, answering nothing)')
+    .action(async (id: string | undefined, options: JsonFlag & { session?: boolean; watch?: boolean }) => {
+      if (options.watch) {
+        await withDaemon(options, (client) => runWatch(client, { selector: id, json: options.json === true }));
+        return;
+      }
+      if (id === undefined) throw new ExitWith(reportFailure(new AssentError('usage', 'approve needs an approval id (see `assent pending`) or --watch'), options));
+      await withDaemon(options, (client) => approveInteractively(client, id, options));
+    });
+
+  program
+    .command('watch [selector]')
+    .description('Follow the approval queue live; deny is one key (n), approving needs the item\u2019s fresh code typed')
+    .option('--json', 'print the queue\u2019s events as NDJSON and answer nothing')
+    .action(async (selector: string | undefined, options: JsonFlag) => {
+      await withDaemon(options, (client) => runWatch(client, { selector, json: options.json === true }));
+    });
+
+  program
+    .command('deny <id>')
+    .description('Deny a pending approval; works anywhere, because refusing is always safe')
+    .option('--reason <text>', 'a reason the agent will see')
+    .option('--json', 'print one JSON document')
+    .action(async (id: string, options: JsonFlag & { reason?: string }) => {
+      await withDaemon(options, async (client) => {
+        const params: Record<string, unknown> = { id, behavior: 'deny', channel: 'cli' };
+        if (options.reason !== undefined) params['reason'] = options.reason;
+        const result = await client.call<ApprovalView>('approvals.decide', params);
+        if (options.json) printJsonOk(result);
+        else out(`Denied ${id}.`);
+      });
+    });
+
+  program
+    .command('sessions')
+    .description('List the sessions the daemon knows')
+    .option('--json', 'print one JSON document')
+    .action(async (options: JsonFlag) => {
+      await withDaemon(options, async (client) => {
+        const sessions = await client.call<{ sessionId: string; calls: number; lastSeen: number }[]>('sessions.list', {});
+        if (options.json) return printJsonOk(sessions);
+        if (sessions.length === 0) return out('No sessions.');
+        for (const s of sessions) out(`${escapeText(s.sessionId)}  calls ${s.calls}  last seen ${new Date(s.lastSeen).toISOString()}`);
+      });
+    });
+
+  const rules = program.command('rules').description('Auto-approval rules: turn matching prompt calls into allow');
+  rules
+    .command('add')
+    .description('Add a rule, e.g. --tool fs/read_file --arg /path:prefix=/srv/data/ --ttl 8h')
+    .requiredOption('--tool <id>', 'tool id <server>/<tool>')
+    .option('--arg <matcher>', 'argument matcher POINTER:prefix=VALUE or POINTER:equals=VALUE (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
+    .option('--ttl <duration>', 'expire after a duration such as 30m, 8h, 7d')
+    .option('--json', 'print one JSON document')
+    .action(async (options: JsonFlag & { tool: string; arg: string[]; ttl?: string }) => {
+      await withDaemon(options, async (client) => {
+        const params: Record<string, unknown> = { tool: options.tool, args: options.arg };
+        if (options.ttl !== undefined) params['ttl'] = options.ttl;
+        const rule = await client.call<{ id: string }>('rules.add', params);
+        if (options.json) printJsonOk(rule);
+        else out(`Added rule ${rule.id}.`);
+      });
+    });
+  rules
+    .command('list')
+    .description('List rules')
+    .option('--all', 'include revoked and expired rules')
+    .option('--json', 'print one JSON document')
+    .action(async (options: JsonFlag & { all?: boolean }) => {
+      await withDaemon(options, async (client) => {
+        const list = await client.call<{ id: string; tool: string; args: { pointer: string; op: string; value: string }[]; expiresAt?: number; revokedAt?: number }[]>(
+          'rules.list',
+          { includeInactive: options.all === true },
+        );
+        if (options.json) return printJsonOk(list);
+        if (list.length === 0) return out('No rules.');
+        for (const r of list) {
+          const args = r.args.map((a) => `${a.pointer}:${a.op}=${escapeText(a.value)}`).join(' ');
+          const state = r.revokedAt !== undefined ? ' (revoked)' : r.expiresAt !== undefined ? ` (expires ${new Date(r.expiresAt).toISOString()})` : '';
+          out(`${r.id}  ${escapeText(r.tool)}${args ? `  ${args}` : ''}${state}`);
+        }
+      });
+    });
+  rules
+    .command('revoke <id>')
+    .description('Revoke a rule')
+    .option('--json', 'print one JSON document')
+    .action(async (id: string, options: JsonFlag) => {
+      await withDaemon(options, async (client) => {
+        const rule = await client.call('rules.revoke', { id });
+        if (options.json) printJsonOk(rule);
+        else out(`Revoked rule ${id}.`);
+      });
+    });
+
+  const audit = program
+    .command('audit')
+    .description('Export the audit log (one record per gated call); `audit verify` checks its hash chain')
+    .option('--since <when>', 'an ISO date or a duration such as 2h or 7d')
+    .option('--json', 'print one JSON document')
+    .option('--csv', 'print CSV')
+    .action(async (options: JsonFlag & { since?: string; csv?: boolean }) => {
+      await withDaemon(options, async (client) => {
+        const since = parseSince(options.since);
+        const records = await client.call<Record<string, unknown>[]>('audit.query', since === undefined ? {} : { since });
+        if (options.json) return printJsonOk(records, { count: records.length });
+        if (options.csv) return void process.stdout.write(auditToCsv(records as never));
+        for (const r of records) {
+          out(`${String(r['ts'])}  ${String(r['outcome'])}  ${escapeText(`${String(r['server'] ?? r['kind'] ?? '')}/${String(r['tool'] ?? '')}`)}  ${String(r['channel'] ?? '-')}  ${String(r['argsSha256'])}`);
+        }
+      });
+    });
+  audit
+    .command('verify')
+    .description('Verify the audit hash chain and name the first broken line')
+    .option('--json', 'print one JSON document')
+    .action((options: JsonFlag) => {
+      try {
+        const result = verifyAudit(resolveStatePaths().auditDir);
+        if (options.json) {
+          if (result.ok) printJsonOk(result);
+          else process.stdout.write(`${JSON.stringify({ ok: false, error: { type: 'invalid_input', message: 'the audit chain is broken', details: result } })}\n`);
+        } else if (result.ok) {
+          out(`Audit log intact: ${result.lines} lines.`);
+        } else {
+          process.stderr.write(`assent: audit chain broken at ${result.firstBroken?.file}:${result.firstBroken?.line} (${result.firstBroken?.reason})\n`);
+        }
+        if (!result.ok) throw new ExitWith(65);
+      } catch (error) {
+        if (error instanceof ExitWith) throw error;
+        throw new ExitWith(reportFailure(error, options));
+      }
+    });
+}

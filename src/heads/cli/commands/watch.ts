@@ -1,0 +1,170 @@
+// `assent approve --watch` / `assent watch` (R-CLI-3): the live queue. Every new
+// request is shown with its complete escaped preview; the oldest one is the
+// current item: `n` denies it at once, approving needs its fresh code typed.
+import { randomBytes } from 'node:crypto';
+import { approvalSubject, renderApprovalPreview } from '../../../core/approvalPreview.js';
+import { newApprovalCode } from '../../../core/ids.js';
+import type { ApprovalView } from '../../../service/approvalService.js';
+import type { BusEvent } from '../../../service/eventBus.js';
+import type { DaemonClient } from '../../daemon/rpcClient.js';
+import { requireInteractiveTerminal } from '../terminal.js';
+
+export interface WatchOptions {
+  selector: string | undefined;
+  json: boolean;
+}
+
+function subscribeParams(selector: string | undefined): Record<string, unknown> {
+  const params: Record<string, unknown> = { kinds: ['approval_requested', 'approval_resolved'] };
+  if (selector !== undefined) params['selector'] = selector;
+  return params;
+}
+
+/** Resolves when the operator quits (q, Ctrl+C), a signal arrives or the daemon goes away. */
+function untilStopped(client: DaemonClient, extra?: (stop: () => void) => void): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    client.onClose(stop);
+    extra?.(stop);
+  });
+}
+
+async function watchJson(client: DaemonClient, selector: string | undefined): Promise<void> {
+  client.onNotification('event', (params) => process.stdout.write(`${JSON.stringify(params)}\n`));
+  await client.call('events.subscribe', subscribeParams(selector));
+  const pending = await client.call<ApprovalView[]>('approvals.list', selector === undefined ? {} : { selector });
+  for (const approval of pending) {
+    process.stdout.write(`${JSON.stringify({ kind: 'approval_pending', data: { approval } })}\n`);
+  }
+  await untilStopped(client);
+}
+
+export async function runWatch(client: DaemonClient, options: WatchOptions): Promise<void> {
+  if (options.json) return watchJson(client, options.selector);
+  requireInteractiveTerminal('`assent watch`');
+  const write = (text: string): void => void process.stderr.write(text);
+  const queue = new Map<string, ApprovalView>();
+  const decidedHere = new Set<string>();
+  let current: { id: string; code: string } | undefined;
+  let buffer = '';
+
+  const prompt = (): void => {
+    if (current === undefined) {
+      write(`Waiting for requests${options.selector ? ` matching ${options.selector}` : ''}… (q to quit)\n`);
+      return;
+    }
+    write(`[${current.id}] type ${current.code} + Enter to approve once, ${current.code}! for the session, n to deny, q to quit: `);
+  };
+  const advance = (): void => {
+    buffer = '';
+    const next = queue.values().next();
+    current = next.done ? undefined : { id: next.value.id, code: newApprovalCode((n) => randomBytes(n)) };
+    if (current !== undefined && queue.size > 1) write(renderApprovalPreview(queue.get(current.id) as ApprovalView, Date.now()));
+    prompt();
+  };
+  const show = (approval: ApprovalView): void => {
+    queue.set(approval.id, approval);
+    write(`\n${renderApprovalPreview(approval, Date.now())}`);
+    if (current === undefined) advance();
+    else prompt();
+  };
+
+  client.onNotification('event', (params) => {
+    const event = params as BusEvent;
+    if (event.kind === 'approval_requested') {
+      const approval = event.data['approval'] as ApprovalView;
+      show({ ...approval, args: (event.data['args'] as Record<string, unknown> | undefined) ?? approval.args ?? {} });
+    } else if (event.kind === 'approval_resolved') {
+      const id = event.data['id'] as string;
+      const item = queue.get(id);
+      if (item === undefined) return;
+      queue.delete(id);
+      if (!decidedHere.has(id)) {
+        const via = event.data['channel'] === undefined ? '' : ` via ${String(event.data['channel'])}`;
+        write(`\n${id} (${approvalSubject(item)}) was ${String(event.data['state'])}${via} elsewhere; removed.\n`);
+      }
+      if (current?.id === id) advance();
+    }
+  });
+  await client.call('events.subscribe', subscribeParams(options.selector));
+  const pending = await client.call<ApprovalView[]>('approvals.list', options.selector === undefined ? {} : { selector: options.selector });
+  for (const approval of pending) queue.set(approval.id, approval);
+  if (pending.length > 0) write(`${pending.length} pending:\n`);
+  for (const approval of pending) write(renderApprovalPreview(approval, Date.now()));
+  advance();
+
+  const decide = async (id: string, behavior: 'allow' | 'deny', scope: 'call' | 'session'): Promise<void> => {
+    decidedHere.add(id);
+    try {
+      const params: Record<string, unknown> = { id, behavior, channel: 'watch' };
+      if (behavior === 'allow') params['scope'] = scope;
+      await client.call('approvals.decide', params);
+      write(`${behavior === 'allow' ? 'Approved' : 'Denied'} ${id}${behavior === 'allow' && scope === 'session' ? ' for the session' : ''}.\n`);
+    } catch (error) {
+      write(`Could not decide ${id}: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+  };
+
+  await untilStopped(client, (stop) => {
+    const stdin = process.stdin;
+    const onData = (chunk: Buffer): void => {
+      for (const byte of chunk) {
+        if (byte === 0x03 || byte === 0x04) return stop();
+        if (buffer === '' && byte === 0x71 /* q */) return stop();
+        if (current === undefined) continue;
+        if (buffer === '' && (byte === 0x6e /* n */ || byte === 0x4e)) {
+          write('n\n');
+          void decide(current.id, 'deny', 'call');
+          continue;
+        }
+        if (byte === 0x1b) {
+          buffer = '';
+          write('\n');
+          prompt();
+          continue;
+        }
+        if (byte === 0x7f || byte === 0x08) {
+          if (buffer.length > 0) {
+            buffer = buffer.slice(0, -1);
+            write('\b \b');
+          }
+          continue;
+        }
+        if (byte === 0x0d || byte === 0x0a) {
+          const typed = buffer;
+          buffer = '';
+          write('\n');
+          if (typed === current.code) void decide(current.id, 'allow', 'call');
+          else if (typed === `${current.code}!`) void decide(current.id, 'allow', 'session');
+          else {
+            write('The code did not match; nothing was decided.\n');
+            prompt();
+          }
+          continue;
+        }
+        if (byte >= 0x20 && byte <= 0x7e && buffer.length < 16) {
+          buffer += String.fromCharCode(byte);
+          write(String.fromCharCode(byte));
+        }
+      }
+    };
+    stdin.setRawMode(true);
+    stdin.on('data', onData);
+    stdin.resume();
+    client.onClose(() => write('\nThe daemon connection closed.\n'));
+    const cleanup = (): void => {
+      stdin.off('data', onData);
+      if (stdin.isTTY) stdin.setRawMode(false);
+      stdin.pause();
+    };
+    process.once('exit', cleanup);
+  });
+  if (process.stdin.isTTY) process.stdin.setRawMode(false);
+  process.stdin.pause();
+}

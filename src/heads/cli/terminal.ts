@@ -1,0 +1,76 @@
+// Small terminal helpers for the operator-facing commands (approve, watch,
+// config reload): the interactive-terminal gate and a bounded one-line read.
+import { AssentError } from '../../core/errors.js';
+
+/** R-CLI-2: a decision that widens what an agent may do needs stdin and stderr to be TTYs. */
+export function requireInteractiveTerminal(what: string): void {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    throw new AssentError(
+      'terminal_required',
+      `${what} needs an interactive terminal (stdin and stderr must be a TTY), so an agent cannot approve its own request; run it in your own terminal, or use \`assent deny\`, which works anywhere`,
+      { details: { reason: 'terminal-required' } },
+    );
+  }
+}
+
+export interface ReadLineOptions {
+  deadlineMs: number;
+  maxBytes?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Reads one line typed at the terminal (raw mode, echoed by us), ending at
+ * Enter. Resolves undefined on Ctrl+C, Ctrl+D, Esc, too much input, the deadline
+ * or the abort signal: every one of those is a refusal.
+ */
+export function readTerminalLine(options: ReadLineOptions): Promise<string | undefined> {
+  const stdin = process.stdin;
+  const maxBytes = options.maxBytes ?? 128;
+  return new Promise((resolve) => {
+    let buffer = '';
+    let done = false;
+    const finish = (value: string | undefined): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      stdin.off('data', onData);
+      options.signal?.removeEventListener('abort', onAbort);
+      if (stdin.isTTY) stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+      resolve(value);
+    };
+    const onData = (chunk: Buffer): void => {
+      for (const byte of chunk) {
+        if (byte === 0x03 || byte === 0x04 || byte === 0x1b) return finish(undefined);
+        if (byte === 0x0d || byte === 0x0a) return finish(buffer);
+        if (byte === 0x7f || byte === 0x08) {
+          if (buffer.length > 0) {
+            buffer = buffer.slice(0, -1);
+            process.stderr.write('\b \b');
+          }
+          continue;
+        }
+        if (byte < 0x20 || byte > 0x7e) return finish(undefined);
+        buffer += String.fromCharCode(byte);
+        if (buffer.length > maxBytes) return finish(undefined);
+        process.stderr.write(String.fromCharCode(byte));
+      }
+    };
+    const onAbort = (): void => finish(undefined);
+    const timer = setTimeout(() => finish(undefined), Math.max(0, options.deadlineMs));
+    if (options.signal?.aborted) return finish(undefined);
+    options.signal?.addEventListener('abort', onAbort);
+    if (stdin.isTTY) stdin.setRawMode(true);
+    stdin.on('data', onData);
+    stdin.resume();
+  });
+}
+
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.round(seconds / 60);
+  return minutes < 120 ? `${minutes}m` : `${Math.round(minutes / 60)}h`;
+}

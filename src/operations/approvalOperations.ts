@@ -1,0 +1,293 @@
+// The approval, call, event, rule and audit operations (R-D-4b), declared once
+// for every head (R-OPS-1). Handlers are thin: validate (by schema), call the
+// approval service, return its data.
+import { z } from 'zod';
+import { AssentError } from '../core/errors.js';
+import { newApprovalId, type RandomBytes } from '../core/ids.js';
+import { parseRuleArg, type Rule } from '../core/toolPolicy.js';
+import { exportAudit } from '../journal/auditLog.js';
+import type { Journal } from '../journal/journal.js';
+import type { ApprovalService } from '../service/approvalService.js';
+import { EVENT_KINDS, type BusEvent, type EventBus } from '../service/eventBus.js';
+import { defineOperation, type Operation } from './operation.js';
+
+const NOT_ON_MCP_HUMAN = {
+  rationale: 'human-decision operations are never exposed to a model-driven head (R-OPS-3): an agent must not approve its own calls',
+};
+const GATEWAY_ONLY = { rationale: 'called by a gateway head on behalf of a live call; not an operator action' };
+const RPC_STREAM_ONLY = { rationale: 'a long-lived wait bound to a connection; the CLI and web page use events instead' };
+const NOT_YET_HTTP = { rationale: 'served by the HTTP head once it exists; the daemon socket is the only remote transport so far' };
+
+const JsonObject = z.record(z.string(), z.unknown());
+
+export const ApprovalViewSchema = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  kind: z.enum(['tool', 'exec']),
+  server: z.string().optional(),
+  tool: z.string().optional(),
+  args: JsonObject.optional(),
+  action: z.unknown().optional(),
+  argsSha256: z.string(),
+  requestedAt: z.number(),
+  expiresAt: z.number(),
+  caller: JsonObject,
+  state: z.enum(['pending', 'approved', 'denied', 'expired']),
+  channel: z.string().optional(),
+  reason: z.string().optional(),
+  scope: z.enum(['call', 'session']).optional(),
+  decidedAt: z.number().optional(),
+});
+
+const RuleSchema = z.object({
+  id: z.string(),
+  version: z.number(),
+  tool: z.string(),
+  args: z.array(z.object({ pointer: z.string(), op: z.enum(['prefix', 'equals']), value: z.string() })),
+  createdAt: z.number(),
+  expiresAt: z.number().optional(),
+  revokedAt: z.number().optional(),
+});
+
+const EventSchema = z.object({
+  kind: z.string(),
+  seq: z.number(),
+  ts: z.number(),
+  sessionId: z.string().optional(),
+  data: JsonObject,
+});
+
+const IdParams = z.strictObject({ id: z.string().min(1).max(64) });
+
+export interface ApprovalOperationDeps {
+  service: ApprovalService;
+  journal: Journal;
+  bus: EventBus;
+  auditDir: string;
+  random: RandomBytes;
+  now: () => number;
+}
+
+/** `--ttl 8h` style durations. */
+export function parseTtl(text: string): number {
+  const match = /^(\d+)(s|m|h|d)$/.exec(text);
+  if (match === null) throw new AssentError('invalid_params', `ttl "${text}" is not a duration; use a number followed by s, m, h or d (e.g. 8h)`);
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}
+
+function eventMatches(event: BusEvent, kinds: readonly string[] | undefined, selector: string | undefined): boolean {
+  if (kinds !== undefined && !kinds.includes(event.kind)) return false;
+  if (selector === undefined) return true;
+  if (event.sessionId === selector) return true;
+  const approval = event.data['approval'] as { id?: string; server?: string; tool?: string } | undefined;
+  const id = (event.data['id'] as string | undefined) ?? approval?.id;
+  if (id === selector) return true;
+  if (approval?.server !== undefined) {
+    const toolId = `${approval.server}/${approval.tool ?? ''}`;
+    return selector.endsWith('/') ? toolId.startsWith(selector) : toolId === selector;
+  }
+  // Resolutions carry only the id; subscribers that filter keep them so they can drop the item.
+  return event.kind === 'approval_resolved';
+}
+
+export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
+  const { service } = deps;
+  return [
+    defineOperation({
+      name: 'sessions.list',
+      summary: 'Sessions (gateway connections) the daemon has seen and that have not ended.',
+      params: z.strictObject({}),
+      result: z.array(z.object({ sessionId: z.string(), caller: JsonObject, firstSeen: z.number(), lastSeen: z.number(), calls: z.number() })),
+      class: 'read',
+      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      handler: async () => service.listSessions().map(({ ended: _ended, ...rest }) => rest),
+    }),
+    defineOperation({
+      name: 'sessions.end',
+      summary: 'A gateway reports that its client went away; calls still waiting in that session are denied.',
+      params: z.strictObject({ sessionId: z.string().min(1).max(200) }),
+      result: z.object({ denied: z.number() }),
+      class: 'write',
+      exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
+      handler: async (params) => service.endSession(params.sessionId),
+    }),
+    defineOperation({
+      name: 'calls.authorize',
+      summary: 'Decide a tool call by policy, rules, session grants and, for prompt, a human (R-D-5).',
+      params: z.strictObject({
+        sessionId: z.string().min(1).max(200),
+        server: z.string().min(1).max(200),
+        tool: z.string().min(1).max(200),
+        args: JsonObject,
+        annotations: JsonObject.optional(),
+        caller: JsonObject.optional(),
+      }),
+      result: z.object({
+        callId: z.string(),
+        decision: z.literal('allow'),
+        consent: z.object({ channel: z.string(), approvalId: z.string().optional(), ruleId: z.string().optional() }).optional(),
+        waitedForConsentMs: z.number(),
+      }),
+      class: 'write',
+      exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
+      handler: async (params, context) =>
+        service.authorize(params, {
+          onWaiterDetached: (detach) => context.connection?.onClose(detach),
+        }),
+    }),
+    defineOperation({
+      name: 'calls.finish',
+      summary: 'Report the end of an admitted call so it is audited with its duration.',
+      params: z.strictObject({
+        callId: z.string().min(1).max(100),
+        outcome: z.enum(['ok', 'error', 'cancelled']),
+        durationMs: z.number().nonnegative().optional(),
+      }),
+      result: z.object({ recorded: z.boolean() }),
+      class: 'write',
+      exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
+      handler: async (params) =>
+        service.finish(params.durationMs === undefined ? { callId: params.callId, outcome: params.outcome } : { callId: params.callId, outcome: params.outcome, durationMs: params.durationMs }),
+    }),
+    defineOperation({
+      name: 'approvals.list',
+      summary: 'Pending approvals (or those in another state), optionally narrowed by a selector: id, session, server/tool or server/.',
+      params: z.strictObject({
+        selector: z.string().max(400).optional(),
+        state: z.enum(['pending', 'approved', 'denied', 'expired']).optional(),
+        limit: z.number().int().positive().max(100_000).optional(),
+      }),
+      result: z.array(ApprovalViewSchema),
+      class: 'read',
+      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      handler: async (params) => service.list(params),
+    }),
+    defineOperation({
+      name: 'approvals.get',
+      summary: 'One approval by id.',
+      params: IdParams,
+      result: ApprovalViewSchema,
+      class: 'read',
+      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      handler: async (params) => service.get(params.id),
+    }),
+    defineOperation({
+      name: 'approvals.wait',
+      summary: 'Wait for an approval to be resolved; used by a gateway that re-attaches after a daemon restart (R-D-7).',
+      params: IdParams,
+      result: ApprovalViewSchema,
+      class: 'read',
+      exposure: { cli: RPC_STREAM_ONLY, rpc: true, http: RPC_STREAM_ONLY, mcp: RPC_STREAM_ONLY },
+      handler: async (params, context) => service.wait(params.id, (detach) => context.connection?.onClose(detach)),
+    }),
+    defineOperation({
+      name: 'approvals.decide',
+      summary: 'Allow or deny a pending approval, once or for the rest of its session.',
+      params: z.strictObject({
+        id: z.string().min(1).max(64),
+        behavior: z.enum(['allow', 'deny']),
+        scope: z.enum(['call', 'session']).optional(),
+        reason: z.string().max(1000).optional(),
+        channel: z.enum(['cli', 'watch', 'tty']).optional(),
+      }),
+      result: ApprovalViewSchema,
+      class: 'human-decision',
+      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: NOT_ON_MCP_HUMAN },
+      handler: async (params, context) => {
+        const decision: Parameters<ApprovalService['decide']>[0] = {
+          id: params.id,
+          behavior: params.behavior,
+          channel: params.channel ?? context.channel ?? 'cli',
+        };
+        if (params.scope !== undefined) decision.scope = params.scope;
+        if (params.reason !== undefined) decision.reason = params.reason;
+        return service.decide(decision);
+      },
+    }),
+    defineOperation({
+      name: 'events.subscribe',
+      summary: 'Push events to this connection as `event` notifications, optionally filtered by kind and selector.',
+      params: z.strictObject({
+        kinds: z.array(z.enum(EVENT_KINDS)).optional(),
+        selector: z.string().max(400).optional(),
+      }),
+      result: z.object({ subscribed: z.boolean() }),
+      class: 'read',
+      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: RPC_STREAM_ONLY },
+      handler: async (params, context) => {
+        const connection = context.connection;
+        if (connection === undefined) throw new AssentError('invalid_params', 'events.subscribe needs a connection that can receive notifications');
+        const unsubscribe = deps.bus.subscribe((event) => {
+          if (connection.closed) return;
+          if (eventMatches(event, params.kinds, params.selector)) connection.notify('event', event);
+        });
+        connection.onClose(unsubscribe);
+        return { subscribed: true };
+      },
+    }),
+    defineOperation({
+      name: 'events.since',
+      summary: 'Events after a cursor (their seq), oldest first, without raw arguments.',
+      params: z.strictObject({ cursor: z.number().int().nonnegative(), limit: z.number().int().positive().max(10_000).optional() }),
+      result: z.array(EventSchema),
+      class: 'read',
+      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      handler: async (params) => deps.journal.eventsSince(params.cursor, params.limit ?? 1000),
+    }),
+    defineOperation({
+      name: 'rules.add',
+      summary: 'Add an auto-approval rule that turns matching prompt calls into allow (never overrides deny).',
+      params: z.strictObject({
+        tool: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'a tool id <server>/<tool>'),
+        args: z.array(z.string().max(2000)).max(32).optional(),
+        ttl: z.string().optional(),
+      }),
+      result: RuleSchema,
+      class: 'human-decision',
+      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: NOT_ON_MCP_HUMAN },
+      handler: async (params) => {
+        const createdAt = deps.now();
+        const rule: Rule = {
+          id: `r${newApprovalId(deps.random)}`,
+          version: 1,
+          tool: params.tool,
+          args: (params.args ?? []).map((text) => parseRuleArg(text)),
+          createdAt,
+        };
+        if (params.ttl !== undefined) rule.expiresAt = createdAt + parseTtl(params.ttl);
+        return service.addRule(rule);
+      },
+    }),
+    defineOperation({
+      name: 'rules.list',
+      summary: 'Auto-approval rules; revoked and expired ones with includeInactive.',
+      params: z.strictObject({ includeInactive: z.boolean().optional() }),
+      result: z.array(RuleSchema),
+      class: 'read',
+      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      handler: async (params) => service.listRules(params.includeInactive ?? false),
+    }),
+    defineOperation({
+      name: 'rules.revoke',
+      summary: 'Revoke a rule; it stops matching at once.',
+      params: IdParams,
+      result: RuleSchema,
+      class: 'write',
+      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: { rationale: 'rule management stays with the operator; no MCP tool changes rules (R-POL-4)' } },
+      handler: async (params) => service.revokeRule(params.id),
+    }),
+    defineOperation({
+      name: 'audit.query',
+      summary: 'Audit records, oldest first, optionally since a time (ms since epoch).',
+      params: z.strictObject({ since: z.number().optional(), limit: z.number().int().positive().max(100_000).optional() }),
+      result: z.array(JsonObject),
+      class: 'read',
+      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      handler: async (params) => {
+        const records = exportAudit(deps.auditDir, params.since === undefined ? {} : { since: params.since }) as unknown as Record<string, unknown>[];
+        return params.limit === undefined ? records : records.slice(-params.limit);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,74 @@
+// Config revision pinning (R-CFG-4): the daemon reports a changed config.json
+// and applies it only when the operator confirms the reviewed revision.
+import { z } from 'zod';
+import { diffPolicy } from '../core/config.js';
+import { AssentError } from '../core/errors.js';
+import { inspectConfigFile, loadConfigFile } from '../journal/configFile.js';
+import type { ApprovalService } from '../service/approvalService.js';
+import { defineOperation, type Operation } from './operation.js';
+
+export interface ConfigOperationDeps {
+  service: ApprovalService;
+  configPath: string;
+}
+
+const ConfigStatusSchema = z.object({
+  path: z.string(),
+  pinnedRevision: z.string(),
+  fileRevision: z.string(),
+  changed: z.boolean(),
+  diff: z.array(z.string()),
+  problems: z.array(z.object({ severity: z.enum(['error', 'warning']), path: z.string(), message: z.string() })),
+});
+
+export function configOperations(deps: ConfigOperationDeps): Operation[] {
+  const status = (): z.infer<typeof ConfigStatusSchema> => {
+    const loaded = inspectConfigFile(deps.configPath);
+    const pinned = deps.service.config;
+    return {
+      path: deps.configPath,
+      pinnedRevision: pinned.revision,
+      fileRevision: loaded.revision,
+      changed: loaded.revision !== pinned.revision,
+      diff: loaded.revision === pinned.revision || loaded.config === undefined ? [] : diffPolicy(pinned.config, loaded.config),
+      problems: loaded.problems,
+    };
+  };
+  return [
+    defineOperation({
+      name: 'config.status',
+      summary: 'The pinned config revision, the revision on disk, and the policy diff between them.',
+      params: z.strictObject({}),
+      result: ConfigStatusSchema,
+      class: 'read',
+      exposure: { cli: true, rpc: true, http: { rationale: 'served by the HTTP head once it exists' }, mcp: true },
+      handler: async () => status(),
+    }),
+    defineOperation({
+      name: 'config.apply',
+      summary: 'Apply the reviewed revision of config.json (after the terminal challenge of `assent config reload`).',
+      params: z.strictObject({ revision: z.string().min(1).max(200) }),
+      result: z.object({ revision: z.string(), applied: z.boolean() }),
+      class: 'human-decision',
+      exposure: {
+        cli: true,
+        rpc: true,
+        http: { rationale: 'widening policy from a browser tab is not offered; reload at the terminal' },
+        mcp: { rationale: 'human-decision operations are never exposed to a model-driven head (R-OPS-3)' },
+      },
+      handler: async (params) => {
+        const current = status();
+        if (current.problems.some((p) => p.severity === 'error')) {
+          throw new AssentError('config_invalid', `${deps.configPath} has errors; run \`assent config check\``, { details: { problems: current.problems } });
+        }
+        if (current.fileRevision !== params.revision) {
+          throw new AssentError('conflict', `${deps.configPath} changed again after you reviewed it; run \`assent config reload\` again to review the new version`);
+        }
+        if (!current.changed) return { revision: current.pinnedRevision, applied: false };
+        const loaded = loadConfigFile(deps.configPath);
+        deps.service.applyConfig({ config: loaded.config, revision: loaded.revision, path: deps.configPath });
+        return { revision: loaded.revision, applied: true };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,581 @@
+// The approval service: the one place that decides a tool call (R-ARCH-3). Every
+// head reaches it through the operations in src/operations. Policy evaluation is
+// pure (core/toolPolicy); this class adds the parts with state and time: the
+// approval registry, waiters, timeouts, session grants, and the audit trail.
+import { digestOf } from '../core/canonical.js';
+import type { Clock } from '../core/clock.js';
+import type { Config } from '../core/config.js';
+import { AssentError } from '../core/errors.js';
+import { newApprovalId, type RandomBytes } from '../core/ids.js';
+import { compilePolicy, evaluateToolPolicy, type PolicySnapshot, type Rule } from '../core/toolPolicy.js';
+import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
+import type { ApprovalRecord, Journal } from '../journal/journal.js';
+import type { Notifier } from '../channels/notifier.js';
+import type { EventBus } from './eventBus.js';
+import type { Logger } from './logger.js';
+
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realTimers: Timers = {
+  setTimeout: (callback, ms) => {
+    const handle = setTimeout(callback, ms);
+    handle.unref?.();
+    return handle;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** The configuration the daemon loaded and pinned (R-CFG-4). */
+export interface PinnedConfig {
+  config: Config;
+  revision: string;
+  path: string;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  [key: string]: unknown;
+}
+
+export interface AuthorizeParams {
+  sessionId: string;
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+  caller?: Record<string, unknown>;
+}
+
+export interface Consent {
+  channel: string;
+  approvalId?: string;
+  ruleId?: string;
+}
+
+export interface AuthorizeResult {
+  callId: string;
+  decision: 'allow';
+  consent?: Consent;
+  waitedForConsentMs: number;
+}
+
+export type CallOutcome = 'ok' | 'error' | 'cancelled';
+
+export interface DecideParams {
+  id: string;
+  behavior: 'allow' | 'deny';
+  scope?: 'call' | 'session';
+  reason?: string;
+  channel: string;
+}
+
+export interface ApprovalServiceOptions {
+  journal: Journal;
+  audit: AuditLog;
+  bus: EventBus;
+  clock: Clock;
+  random: RandomBytes;
+  timers?: Timers;
+  notifier: Notifier;
+  logger: Logger;
+  config: PinnedConfig;
+  principal: string;
+  /** How long an approval waits for a waiter to come back after its connection dropped. */
+  reattachGraceMs?: number;
+}
+
+interface CallRecord {
+  sessionId: string;
+  server: string;
+  tool: string;
+  argsSha256: string;
+  caller: Record<string, unknown>;
+  consent: Consent | undefined;
+  waitedForConsentMs: number;
+  authorizedAtMono: number;
+}
+
+interface SessionInfo {
+  sessionId: string;
+  caller: Record<string, unknown>;
+  firstSeen: number;
+  lastSeen: number;
+  calls: number;
+  ended: boolean;
+}
+
+type Resolution = Pick<ApprovalRecord, 'state' | 'channel' | 'reason' | 'scope'>;
+
+const DENIAL_HELP: Record<string, string> = {
+  consent_denied: 'The operator denied this call.',
+  consent_timeout: 'No one answered before the approval expired.',
+  session_ended: 'The session ended while the call was waiting.',
+  shutdown: 'The assent daemon shut down while the call was waiting.',
+};
+
+/** A public view of an approval: what `approvals.list` returns (R-D-4). */
+export interface ApprovalView {
+  id: string;
+  sessionId: string;
+  kind: 'tool' | 'exec';
+  server?: string;
+  tool?: string;
+  args?: Record<string, unknown>;
+  action?: unknown;
+  argsSha256: string;
+  requestedAt: number;
+  expiresAt: number;
+  caller: Record<string, unknown>;
+  state: ApprovalRecord['state'];
+  channel?: string;
+  reason?: string;
+  scope?: 'call' | 'session';
+  decidedAt?: number;
+}
+
+export function toApprovalView(record: ApprovalRecord): ApprovalView {
+  const view: ApprovalView = {
+    id: record.id,
+    sessionId: record.sessionId,
+    kind: record.kind,
+    argsSha256: record.argsSha256,
+    requestedAt: record.requestedAt,
+    expiresAt: record.expiresAt,
+    caller: record.caller,
+    state: record.state,
+  };
+  if (record.server !== undefined) view.server = record.server;
+  if (record.tool !== undefined) view.tool = record.tool;
+  if (record.args !== undefined) view.args = record.args;
+  if (record.action !== undefined) view.action = record.action;
+  if (record.channel !== undefined) view.channel = record.channel;
+  if (record.reason !== undefined) view.reason = record.reason;
+  if (record.scope !== undefined) view.scope = record.scope;
+  if (record.decidedAt !== undefined) view.decidedAt = record.decidedAt;
+  return view;
+}
+
+/** Does `selector` pick this approval? It may be an id, a session id, `server/tool` or `server/`. */
+export function matchesSelector(record: ApprovalView, selector: string | undefined): boolean {
+  if (selector === undefined || selector === '') return true;
+  if (record.id === selector || record.sessionId === selector) return true;
+  if (record.server === undefined) return false;
+  const id = `${record.server}/${record.tool ?? ''}`;
+  return selector.endsWith('/') ? id.startsWith(selector) : id === selector;
+}
+
+export class ApprovalService {
+  private readonly journal: Journal;
+  private readonly audit: AuditLog;
+  private readonly bus: EventBus;
+  private readonly clock: Clock;
+  private readonly random: RandomBytes;
+  private readonly timers: Timers;
+  private readonly notifier: Notifier;
+  private readonly logger: Logger;
+  private readonly principal: string;
+  private readonly reattachGraceMs: number;
+  private pinned: PinnedConfig;
+  private snapshot: PolicySnapshot;
+  private readonly waiters = new Map<string, Set<(resolution: Resolution) => void>>();
+  private readonly expiryTimers = new Map<string, unknown>();
+  private readonly calls = new Map<string, CallRecord>();
+  private readonly sessionGrants = new Map<string, Map<string, string>>();
+  private readonly sessions = new Map<string, SessionInfo>();
+  private callCounter = 0;
+  private stopped = false;
+
+  constructor(options: ApprovalServiceOptions) {
+    this.journal = options.journal;
+    this.audit = options.audit;
+    this.bus = options.bus;
+    this.clock = options.clock;
+    this.random = options.random;
+    this.timers = options.timers ?? realTimers;
+    this.notifier = options.notifier;
+    this.logger = options.logger;
+    this.principal = options.principal;
+    this.reattachGraceMs = options.reattachGraceMs ?? 5_000;
+    this.pinned = options.config;
+    this.snapshot = compilePolicy(this.pinned.config.policy, this.journal.listRules({}));
+  }
+
+  /** Re-arms deadlines of approvals that survived a restart and expires the stale ones (R-D-7). */
+  start(): void {
+    for (const record of this.journal.listApprovals({ state: 'pending' })) {
+      this.armExpiry(record);
+    }
+  }
+
+  get config(): PinnedConfig {
+    return this.pinned;
+  }
+
+  get policySnapshot(): PolicySnapshot {
+    return this.snapshot;
+  }
+
+  /** Applies a newly confirmed configuration (R-CFG-4). */
+  applyConfig(next: PinnedConfig): void {
+    this.pinned = next;
+    this.recompile();
+    this.bus.publish('config_changed', { revision: next.revision, applied: true });
+  }
+
+  private recompile(): void {
+    this.snapshot = compilePolicy(this.pinned.config.policy, this.journal.listRules({}));
+  }
+
+  private consentTimeoutMs(): number {
+    return this.pinned.config.policy.consentTimeoutSeconds * 1000;
+  }
+
+  private touchSession(sessionId: string, caller: Record<string, unknown>): SessionInfo {
+    const now = this.clock.now();
+    let session = this.sessions.get(sessionId);
+    if (session === undefined) {
+      session = { sessionId, caller, firstSeen: now, lastSeen: now, calls: 0, ended: false };
+      this.sessions.set(sessionId, session);
+    }
+    session.lastSeen = now;
+    session.calls += 1;
+    return session;
+  }
+
+  private newCallId(): string {
+    this.callCounter += 1;
+    return `c${this.clock.now().toString(36)}${this.callCounter.toString(36)}`;
+  }
+
+  /**
+   * The single seam for a gated call (R-D-5). Resolves only when the call may
+   * run; every refusal is a `policy_denied` error whose details carry the reason.
+   */
+  async authorize(params: AuthorizeParams, options: { onWaiterDetached?: (detach: () => void) => void } = {}): Promise<AuthorizeResult> {
+    if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the call in a moment');
+    const caller = params.caller ?? {};
+    this.touchSession(params.sessionId, caller);
+    const argsSha256 = digestOf(params.args);
+    const evaluation = evaluateToolPolicy(
+      this.snapshot,
+      params.annotations === undefined
+        ? { server: params.server, tool: params.tool, args: params.args }
+        : { server: params.server, tool: params.tool, args: params.args, annotations: params.annotations },
+      this.clock.now(),
+    );
+    const base = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller };
+
+    if (evaluation.decision === 'deny') {
+      this.writeAudit({ ...base, outcome: 'denied', deniedReason: 'policy' });
+      throw new AssentError('policy_denied', `policy denies ${params.server}/${params.tool}`, {
+        details: {
+          reason: 'policy',
+          hint: `decided by ${evaluation.key ?? 'policy.default'} in ${this.pinned.path}`,
+          file: this.pinned.path,
+          key: evaluation.key ?? 'policy.default',
+        },
+      });
+    }
+    if (evaluation.decision === 'allow') {
+      const consent: Consent | undefined = evaluation.ruleId === undefined ? undefined : { channel: 'rule', ruleId: evaluation.ruleId };
+      return this.admit(base, consent, 0);
+    }
+
+    const toolKey = `${params.server}/${params.tool}`;
+    const grantedBy = this.sessionGrants.get(params.sessionId)?.get(toolKey);
+    if (grantedBy !== undefined) {
+      return this.admit(base, { channel: 'session', approvalId: grantedBy }, 0);
+    }
+
+    const startedMono = this.clock.monotonic();
+    const record = this.fileApproval({
+      sessionId: params.sessionId,
+      kind: 'tool',
+      server: params.server,
+      tool: params.tool,
+      args: params.args,
+      argsSha256,
+      caller,
+    });
+    const resolution = await this.waitForResolution(record.id, options.onWaiterDetached);
+    const waited = Math.max(1, Math.round(this.clock.monotonic() - startedMono));
+    if (resolution.state === 'approved') {
+      if (resolution.scope === 'session') {
+        let grants = this.sessionGrants.get(params.sessionId);
+        if (grants === undefined) this.sessionGrants.set(params.sessionId, (grants = new Map()));
+        grants.set(toolKey, record.id);
+      }
+      return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: record.id }, waited);
+    }
+    // Operator denials carry a channel (and maybe the operator's words); lifecycle
+    // denials (shutdown, session_ended) carry only their reason.
+    const denialKind = resolution.state === 'expired' ? 'consent_timeout' : 'consent_denied';
+    const detail =
+      resolution.state === 'expired' ? 'consent_timeout' : resolution.channel === undefined ? (resolution.reason ?? 'consent_denied') : 'consent_denied';
+    const operatorReason =
+      resolution.channel !== undefined && resolution.reason !== undefined && resolution.reason !== 'consent_denied' ? resolution.reason : undefined;
+    const audit: Omit<AuditRecord, 'ts' | 'principal'> = {
+      ...base,
+      outcome: denialKind,
+      deniedReason: detail,
+      approvalId: record.id,
+      waitedForConsentMs: waited,
+    };
+    if (resolution.channel !== undefined) audit.channel = resolution.channel as NonNullable<AuditRecord['channel']>;
+    this.writeAudit(audit);
+    const message = `${DENIAL_HELP[detail] ?? `The call was denied (${detail}).`}${operatorReason === undefined ? '' : ` Reason given: ${operatorReason}`}`;
+    const details: Record<string, unknown> = { reason: denialKind, detail, approvalId: record.id };
+    if (operatorReason !== undefined) details['operatorReason'] = operatorReason;
+    throw new AssentError('policy_denied', message, { details });
+  }
+
+  private admit(base: Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>, consent: Consent | undefined, waited: number): AuthorizeResult {
+    const callId = this.newCallId();
+    this.calls.set(callId, { ...base, consent, waitedForConsentMs: waited, authorizedAtMono: this.clock.monotonic() });
+    this.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
+    const result: AuthorizeResult = { callId, decision: 'allow', waitedForConsentMs: waited };
+    if (consent !== undefined) result.consent = consent;
+    return result;
+  }
+
+  /** Records the end of an admitted call and writes its audit line (R-AUD-1). */
+  finish(params: { callId: string; outcome: CallOutcome; durationMs?: number }): { recorded: boolean } {
+    const call = this.calls.get(params.callId);
+    if (call === undefined) throw new AssentError('not_found', `no call ${params.callId} is in progress; it was finished already or never authorized`);
+    this.calls.delete(params.callId);
+    const durationMs = params.durationMs ?? Math.round(this.clock.monotonic() - call.authorizedAtMono);
+    const record: Omit<AuditRecord, 'ts' | 'principal'> = {
+      sessionId: call.sessionId,
+      server: call.server,
+      tool: call.tool,
+      argsSha256: call.argsSha256,
+      outcome: params.outcome,
+      waitedForConsentMs: call.waitedForConsentMs,
+      durationMs,
+      caller: call.caller,
+    };
+    if (call.consent !== undefined) {
+      record.channel = call.consent.channel as NonNullable<AuditRecord['channel']>;
+      if (call.consent.approvalId !== undefined) record.approvalId = call.consent.approvalId;
+      if (call.consent.ruleId !== undefined) record.ruleId = call.consent.ruleId;
+    }
+    this.writeAudit(record);
+    this.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
+    return { recorded: true };
+  }
+
+  private writeAudit(record: Omit<AuditRecord, 'ts' | 'principal'>): void {
+    this.audit.append({ ts: new Date(this.clock.now()).toISOString(), principal: this.principal, ...record } as AuditRecord);
+  }
+
+  private fileApproval(input: Omit<ApprovalRecord, 'id' | 'requestedAt' | 'expiresAt' | 'state' | 'handoff'> & { handoff?: boolean }): ApprovalRecord {
+    const requestedAt = this.clock.now();
+    let id = newApprovalId(this.random);
+    for (let attempt = 0; this.journal.getApproval(id) !== undefined; attempt += 1) {
+      if (attempt > 50) throw new AssentError('internal', 'could not allocate a free approval id');
+      id = newApprovalId(this.random);
+    }
+    const record: ApprovalRecord = {
+      ...input,
+      id,
+      requestedAt,
+      expiresAt: requestedAt + this.consentTimeoutMs(),
+      state: 'pending',
+      handoff: input.handoff ?? false,
+    };
+    this.journal.insertApproval(record);
+    this.armExpiry(record);
+    const view = toApprovalView(record);
+    this.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
+    const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
+    this.notifier.notify({ title: `assent: approval ${id}`, body: `${subject} is waiting for your decision. Run: assent approve ${id}` });
+    return record;
+  }
+
+  private armExpiry(record: ApprovalRecord): void {
+    const delay = Math.max(0, record.expiresAt - this.clock.now());
+    const handle = this.timers.setTimeout(() => {
+      this.expiryTimers.delete(record.id);
+      this.resolve(record.id, { state: 'expired', reason: 'consent_timeout', decidedAt: this.clock.now() });
+    }, delay);
+    this.expiryTimers.set(record.id, handle);
+  }
+
+  /** Compare-and-set in the journal; the first resolver wins and every channel is told (R-D-6). */
+  private resolve(
+    id: string,
+    resolution: { state: 'approved' | 'denied' | 'expired'; channel?: string; reason?: string; scope?: 'call' | 'session'; decidedAt: number },
+  ): boolean {
+    if (!this.journal.resolveApproval(id, resolution)) return false;
+    const timer = this.expiryTimers.get(id);
+    if (timer !== undefined) {
+      this.timers.clearTimeout(timer);
+      this.expiryTimers.delete(id);
+    }
+    const record = this.journal.getApproval(id);
+    const data: Record<string, unknown> = { id, state: resolution.state };
+    if (resolution.channel !== undefined) data['channel'] = resolution.channel;
+    if (resolution.reason !== undefined) data['reason'] = resolution.reason;
+    if (resolution.scope !== undefined) data['scope'] = resolution.scope;
+    this.bus.publish('approval_resolved', data, record?.sessionId);
+    const waiting = this.waiters.get(id);
+    this.waiters.delete(id);
+    if (waiting !== undefined) {
+      const result: Resolution = { state: resolution.state };
+      if (resolution.channel !== undefined) result.channel = resolution.channel;
+      if (resolution.reason !== undefined) result.reason = resolution.reason;
+      if (resolution.scope !== undefined) result.scope = resolution.scope;
+      for (const wake of waiting) wake(result);
+    }
+    return true;
+  }
+
+  private waitForResolution(id: string, onWaiterDetached?: (detach: () => void) => void): Promise<Resolution> {
+    const current = this.journal.getApproval(id);
+    if (current === undefined) return Promise.reject(new AssentError('not_found', `no approval ${id}; check the id with: assent pending`));
+    if (current.state !== 'pending') {
+      const done: Resolution = { state: current.state };
+      if (current.channel !== undefined) done.channel = current.channel;
+      if (current.reason !== undefined) done.reason = current.reason;
+      if (current.scope !== undefined) done.scope = current.scope;
+      return Promise.resolve(done);
+    }
+    return new Promise((resolvePromise) => {
+      let set = this.waiters.get(id);
+      if (set === undefined) this.waiters.set(id, (set = new Set()));
+      const wake = (resolution: Resolution): void => resolvePromise(resolution);
+      set.add(wake);
+      onWaiterDetached?.(() => {
+        const waiting = this.waiters.get(id);
+        waiting?.delete(wake);
+        if (waiting !== undefined && waiting.size === 0) this.waiters.delete(id);
+        this.scheduleOrphanDenial(id);
+      });
+    });
+  }
+
+  /** A waiter's connection dropped: give it a grace period to reattach (R-D-7), then deny. */
+  private scheduleOrphanDenial(id: string): void {
+    this.timers.setTimeout(() => {
+      const record = this.journal.getApproval(id);
+      if (record === undefined || record.state !== 'pending' || record.handoff) return;
+      if ((this.waiters.get(id)?.size ?? 0) > 0) return;
+      this.resolve(id, { state: 'denied', reason: 'session_ended', decidedAt: this.clock.now() });
+    }, this.reattachGraceMs);
+  }
+
+  /** `approvals.wait`: re-attach to a pending approval, e.g. after a daemon restart (R-D-7). */
+  async wait(id: string, onWaiterDetached?: (detach: () => void) => void): Promise<ApprovalView> {
+    await this.waitForResolution(id, onWaiterDetached);
+    return this.get(id);
+  }
+
+  list(options: { selector?: string; state?: ApprovalRecord['state']; limit?: number } = {}): ApprovalView[] {
+    const filter: { state?: ApprovalRecord['state']; limit?: number } = { state: options.state ?? 'pending' };
+    if (options.limit !== undefined && options.selector === undefined) filter.limit = options.limit;
+    const views = this.journal.listApprovals(filter).map(toApprovalView);
+    const selected = views.filter((view) => matchesSelector(view, options.selector));
+    return options.limit === undefined ? selected : selected.slice(0, options.limit);
+  }
+
+  get(id: string): ApprovalView {
+    const record = this.journal.getApproval(id);
+    if (record === undefined) throw new AssentError('not_found', `no approval ${id}; check the id with: assent pending`);
+    return toApprovalView(record);
+  }
+
+  decide(params: DecideParams): ApprovalView {
+    const record = this.journal.getApproval(params.id);
+    if (record === undefined) throw new AssentError('not_found', `no approval ${params.id}; check the id with: assent pending`);
+    if (record.state !== 'pending') {
+      throw new AssentError('conflict', `approval ${params.id} was already ${record.state}${record.channel ? ` (via ${record.channel})` : ''}`, {
+        details: { state: record.state },
+      });
+    }
+    if (record.expiresAt <= this.clock.now()) {
+      this.resolve(params.id, { state: 'expired', reason: 'consent_timeout', decidedAt: this.clock.now() });
+      throw new AssentError('conflict', `approval ${params.id} expired before the decision arrived`, { details: { state: 'expired' } });
+    }
+    const resolution: { state: 'approved' | 'denied'; channel: string; reason?: string; scope?: 'call' | 'session'; decidedAt: number } = {
+      state: params.behavior === 'allow' ? 'approved' : 'denied',
+      channel: params.channel,
+      decidedAt: this.clock.now(),
+    };
+    if (params.behavior === 'deny') resolution.reason = params.reason ?? 'consent_denied';
+    if (params.behavior === 'allow') resolution.scope = params.scope ?? 'call';
+    if (!this.resolve(params.id, resolution)) {
+      const now = this.journal.getApproval(params.id);
+      throw new AssentError('conflict', `approval ${params.id} was already ${now?.state ?? 'resolved'}`, { details: { state: now?.state } });
+    }
+    this.logger.info('approval decided', { approvalId: params.id, behavior: params.behavior, channel: params.channel });
+    return this.get(params.id);
+  }
+
+  /** Ends a session: its waiting approvals are denied and its session grants forgotten (R-D-6, R-D-8). */
+  endSession(sessionId: string): { denied: number } {
+    const session = this.sessions.get(sessionId);
+    if (session !== undefined) session.ended = true;
+    this.sessionGrants.delete(sessionId);
+    let denied = 0;
+    for (const record of this.journal.listApprovals({ state: 'pending' })) {
+      if (record.sessionId === sessionId && !record.handoff) {
+        if (this.resolve(record.id, { state: 'denied', reason: 'session_ended', decidedAt: this.clock.now() })) denied += 1;
+      }
+    }
+    return { denied };
+  }
+
+  listSessions(): SessionInfo[] {
+    return [...this.sessions.values()].filter((s) => !s.ended);
+  }
+
+  addRule(rule: Rule): Rule {
+    this.journal.insertRule(rule);
+    this.recompile();
+    return rule;
+  }
+
+  listRules(includeInactive = false): Rule[] {
+    return this.journal.listRules({ includeInactive });
+  }
+
+  revokeRule(id: string): Rule {
+    const rule = this.journal.getRule(id);
+    if (rule === undefined) throw new AssentError('not_found', `no rule ${id}; list rules with: assent rules list`);
+    if (!this.journal.revokeRule(id, this.clock.now())) throw new AssentError('conflict', `rule ${id} is already revoked`);
+    this.recompile();
+    return this.journal.getRule(id) ?? rule;
+  }
+
+  /** Graceful shutdown: deny what live calls wait on (reason `shutdown`), then flush the audit log. */
+  async shutdown(): Promise<{ denied: number }> {
+    this.stopped = true;
+    let denied = 0;
+    for (const id of [...this.waiters.keys()]) {
+      const record = this.journal.getApproval(id);
+      if (record === undefined || record.handoff) continue;
+      if (this.resolve(id, { state: 'denied', reason: 'shutdown', decidedAt: this.clock.now() })) denied += 1;
+    }
+    for (const handle of this.expiryTimers.values()) this.timers.clearTimeout(handle);
+    this.expiryTimers.clear();
+    await this.audit.flush();
+    return { denied };
+  }
+
+  status(): Record<string, unknown> {
+    return {
+      pendingApprovals: this.journal.listApprovals({ state: 'pending' }).length,
+      waitingCalls: this.waiters.size,
+      callsInProgress: this.calls.size,
+      sessions: this.listSessions().length,
+      configRevision: this.pinned.revision,
+      configPath: this.pinned.path,
+      notifications: { sent: this.notifier.sent, failures: this.notifier.failures },
+      audit: { failures: this.audit.failures },
+    };
+  }
+}
