@@ -284,7 +284,8 @@ export interface AuditVerification {
 /**
  * Checks every link of the chain in file order (R-AUD-2): each line parses,
  * its seq follows the previous one and its prev is the digest of the previous
- * line's exact text. Reports the first broken line (file name and 1-based line).
+ * line's exact text. Reports the first broken line (file name and 1-based line):
+ * when only a `prev` link fails, that is the line before it, whose text changed.
  */
 export function verifyAudit(dir: string): AuditVerification {
   let files: string[];
@@ -296,23 +297,36 @@ export function verifyAudit(dir: string): AuditVerification {
   // `expected` is what the next line must carry; the anchor says where a pruned log starts.
   let expected: ChainState = readAnchor(dir) ?? { seq: 1, prev: AUDIT_GENESIS };
   let count = 0;
+  let last: { file: string; line: number } | undefined;
   for (const file of files) {
     const lines = splitLines(fs.readFileSync(path.join(dir, file), 'utf8'));
     for (let index = 0; index < lines.length; index += 1) {
       const line = lines[index] ?? '';
-      const broken = (reason: string): AuditVerification => ({ ok: false, lines: count, firstBroken: { file, line: index + 1, reason } });
+      const here = { file, line: index + 1 };
+      const broken = (at: { file: string; line: number }, reason: string): AuditVerification => ({
+        ok: false,
+        lines: count,
+        firstBroken: { ...at, reason },
+      });
       let parsed: { seq?: unknown; prev?: unknown };
       try {
         parsed = JSON.parse(line) as { seq?: unknown; prev?: unknown };
       } catch {
-        return broken('not valid JSON (edited or torn write)');
+        return broken(here, 'not valid JSON (edited or torn write)');
       }
-      if (parsed === null || typeof parsed !== 'object') return broken('not a JSON object');
+      if (parsed === null || typeof parsed !== 'object') return broken(here, 'not a JSON object');
+      if (parsed.seq !== expected.seq) {
+        return broken(here, `seq is ${String(parsed.seq)}, expected ${expected.seq}: a line before it was removed or one was inserted here`);
+      }
       if (parsed.prev !== expected.prev) {
-        return broken(`prev does not match the digest of the line before it (expected ${expected.prev}); this or the previous line was changed, removed or inserted`);
+        // Sequence numbers run on, so nothing was removed: the line before was edited after it was written.
+        if (last !== undefined) {
+          return broken(last, `changed after it was written: its digest no longer matches the prev recorded by the next line (${file}:${index + 1})`);
+        }
+        return broken(here, `prev does not match the start of the retained chain (${expected.prev}); earlier lines were removed or this line was changed`);
       }
-      if (parsed.seq !== expected.seq) return broken(`seq is ${String(parsed.seq)}, expected ${expected.seq}`);
       count += 1;
+      last = here;
       expected = { seq: expected.seq + 1, prev: lineDigest(line) };
     }
   }
