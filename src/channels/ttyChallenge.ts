@@ -182,15 +182,13 @@ export class TerminalConfirmation {
 
   /**
    * Shows the preview and reads one answer. Only `RUN <challenge>` plus one
-   * line ending, with nothing after it, within the deadline, confirms.
+   * line ending, with nothing after it, within the deadline, confirms. Raw mode
+   * and the byte counter start before the preview is written, so the kernel
+   * never echoes or edits the answer and every byte typed counts.
    */
   async ask(preview: string, challenge: string): Promise<ChallengeOutcome> {
     const refuse = (cause: RefusalCause): ChallengeOutcome => ({ confirmed: false, reason: CAUSE_REASON[cause], cause });
     if (this.cancelCause !== undefined) return refuse(this.cancelCause);
-    const drained = await this.writeWithin(preview, this.options.drainMs ?? PREVIEW_DRAIN_MS);
-    if (!drained) return refuse('drain-timeout');
-    if (this.cancelCause !== undefined) return refuse(this.cancelCause);
-
     const expected = Buffer.from(`RUN ${challenge}`, 'ascii');
     return new Promise<ChallengeOutcome>((resolve) => {
       const line: number[] = [];
@@ -198,16 +196,19 @@ export class TerminalConfirmation {
       let phase: 'answering' | 'settling' = 'answering';
       let endedWithCr = false;
       let lfSeen = false;
+      let finished = false;
       let settleTimer: unknown;
+      let deadlineTimer: unknown;
       const finish = (outcome: ChallengeOutcome): void => {
+        if (finished) return;
+        finished = true;
         this.byteListener = undefined;
-        this.timers.clearTimeout(deadlineTimer);
+        if (deadlineTimer !== undefined) this.timers.clearTimeout(deadlineTimer);
         if (settleTimer !== undefined) this.timers.clearTimeout(settleTimer);
         this.controller.signal.removeEventListener('abort', onAbort);
         resolve(outcome);
       };
       const onAbort = (): void => finish(refuse(this.cancelCause ?? 'signal'));
-      const deadlineTimer = this.timers.setTimeout(() => finish(refuse('deadline')), this.options.deadlineMs ?? CONFIRM_DEADLINE_MS);
       this.controller.signal.addEventListener('abort', onAbort);
 
       this.byteListener = (byte: number): void => {
@@ -229,7 +230,8 @@ export class TerminalConfirmation {
           if (!matches) return finish(refuse('wrong-answer'));
           phase = 'settling';
           endedWithCr = byte === CR;
-          this.timers.clearTimeout(deadlineTimer);
+          if (deadlineTimer !== undefined) this.timers.clearTimeout(deadlineTimer);
+          deadlineTimer = undefined;
           settleTimer = this.timers.setTimeout(() => finish({ confirmed: true }), this.options.settleMs ?? ANSWER_SETTLE_MS);
           return;
         }
@@ -242,7 +244,15 @@ export class TerminalConfirmation {
         this.options.input.resume();
       } catch {
         this.cancel('terminal-error');
+        return;
       }
+      void this.writeWithin(preview, this.options.drainMs ?? PREVIEW_DRAIN_MS).then((drained) => {
+        if (finished) return;
+        if (!drained) return finish(refuse('drain-timeout'));
+        if (phase === 'answering') {
+          deadlineTimer = this.timers.setTimeout(() => finish(refuse('deadline')), this.options.deadlineMs ?? CONFIRM_DEADLINE_MS);
+        }
+      });
     });
   }
 
