@@ -29,8 +29,9 @@ export interface LoadedConfig {
 function locateJsonError(text: string, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const position = /position (\d+)/.exec(message);
-  if (position === null) return message;
-  const offset = Number(position[1]);
+  const atEnd = /end of JSON input/i.test(message);
+  if (position === null && !atEnd) return message;
+  const offset = position === null ? text.length : Number(position[1]);
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   const column = offset - before.lastIndexOf('\n');

@@ -1,0 +1,120 @@
+// `assent config check` (R-CFG-5) against the built binary: every problem is
+// printed, exit 0 when valid and 65 when not, one JSON document under --json.
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+const CLI = path.join(import.meta.dirname, '../../dist/bin/assent.js');
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('R-CFG-5 assent config check (built binary)', () => {
+  let tmp: string;
+
+  beforeAll(() => {
+    if (!fs.existsSync(CLI)) throw new TypeError(`${CLI} is missing; run \`npm run build\` before the e2e tests`);
+  });
+
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'assent-cfgcheck-'));
+  });
+
+  afterEach(() => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  function run(args: string[]): Run {
+    const result = spawnSync(process.execPath, [CLI, ...args], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] ?? '', HOME: tmp, ASSENT_HOME: path.join(tmp, 'home') },
+      cwd: tmp,
+      timeout: 20_000,
+    });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  function write(name: string, value: unknown): string {
+    const file = path.join(tmp, name);
+    fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+    return file;
+  }
+
+  const broken = {
+    servers: { fs: {}, 'a/b': { command: 'x' } },
+    policy: { default: 'maybe', destructive: 1, tools: { 'fs/write_file': 'ask' }, consentTimeoutSeconds: 1501 },
+    channels: { tty: 'yes' },
+    approvals: { proofTtlSeconds: 0 },
+    notifications: 'false',
+    web: { listen: 'localhost' },
+    auditRetentionDays: -1,
+    extra: true,
+  };
+  const brokenPaths = [
+    'servers.fs',
+    'servers.a/b',
+    'policy.default',
+    'policy.destructive',
+    'policy.tools.fs/write_file',
+    'policy.consentTimeoutSeconds',
+    'channels.tty',
+    'approvals.proofTtlSeconds',
+    'notifications',
+    'web.listen',
+    'auditRetentionDays',
+  ];
+
+  it('--json lists every problem with its key path and exits 65', () => {
+    const result = run(['config', 'check', '--json', '--file', write('config.json', broken)]);
+    expect(result.status).toBe(65);
+    const doc = JSON.parse(result.stdout) as {
+      ok: boolean;
+      error: { type: string; message: string; details: { problems: Array<{ severity: string; path: string; message: string }> } };
+    };
+    expect(doc.ok).toBe(false);
+    expect(doc.error.type).toBe('config_invalid');
+    const errors = doc.error.details.problems.filter((p) => p.severity === 'error').map((p) => p.path);
+    expect(errors.sort()).toEqual([...brokenPaths].sort());
+    expect(doc.error.details.problems).toContainEqual(expect.objectContaining({ severity: 'warning', path: 'extra' }));
+    expect(result.stdout.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/\bat .*\.js:\d+/);
+  });
+
+  it('human output prints one line per problem, never a stack trace, and exits 65', () => {
+    const result = run(['config', 'check', '--file', write('config.json', broken)]);
+    expect(result.status).toBe(65);
+    for (const key of brokenPaths) expect(result.stdout).toContain(`error ${key}: `);
+    expect(result.stdout).toContain('error policy.consentTimeoutSeconds: got the integer 1501; expected an integer from 1 to 1500');
+    expect(result.stdout).toContain('warning extra: unknown key');
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/\bat .*\.js:\d+/);
+  });
+
+  it('a valid file exits 0; --json says valid with its warnings', () => {
+    const file = write('config.json', { policy: { default: 'deny', tools: { 'fs/read_file': 'allow' } }, extra: 1 });
+    const human = run(['config', 'check', '--file', file]);
+    expect(human.status).toBe(0);
+    expect(human.stdout).toContain('is valid (1 warning)');
+    const json = run(['config', 'check', '--json', '--file', file]);
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: true,
+      data: { valid: true, exists: true, problems: [{ severity: 'warning', path: 'extra' }] },
+    });
+  });
+
+  it('without --file checks $ASSENT_HOME/config.json; a missing file means the defaults', () => {
+    const missing = run(['config', 'check', '--json']);
+    expect(missing.status).toBe(0);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ ok: true, data: { valid: true, exists: false } });
+    fs.mkdirSync(path.join(tmp, 'home'), { mode: 0o700 });
+    fs.writeFileSync(path.join(tmp, 'home', 'config.json'), '{"policy": {"default": "deny",}}');
+    const bad = run(['config', 'check']);
+    expect(bad.status).toBe(65);
+    expect(bad.stdout).toMatch(/error \(document\): not valid JSON.*line 1, column/);
+  });
+});
