@@ -2,6 +2,7 @@
 // daemon's `calls.authorize` (R-D-5), or the local policy snapshot when no
 // daemon is reachable (R-MCP-5: `prompt` then fails closed).
 import { toolId } from '../../core/action.js';
+import { evaluateToolPolicy, type PolicySnapshot } from '../../core/toolPolicy.js';
 
 /** Reasons a call is refused; the agent sees the reason by name (R-MCP-3). */
 export type DenialReason = 'policy' | 'consent_denied' | 'consent_timeout' | 'no_consent_channel' | 'cancelled';
@@ -42,6 +43,8 @@ export type GateDecision =
 export interface CallGate {
   authorize(call: GateCall): Promise<GateDecision>;
   finish?(callId: string, outcome: { ok: boolean; durationMs: number }): void;
+  /** Releases what the gate holds (e.g. a daemon connection); called by whoever created it, after the gateway closed. */
+  close?(): Promise<void> | void;
 }
 
 /** The pure evaluation a local gate delegates to; shaped like `evaluateToolPolicy` bound to a snapshot. */
@@ -94,6 +97,15 @@ export function evaluatorGate(evaluate: ToolPolicyEvaluator, options: EvaluatorG
       });
     },
   };
+}
+
+/**
+ * The gate used when no daemon is reachable: allow and deny settle from the
+ * policy snapshot with the same pure evaluation the daemon uses; `prompt`
+ * is refused with `no_consent_channel` (R-MCP-5: fail closed, never open).
+ */
+export function localPolicyGate(snapshot: PolicySnapshot, options: EvaluatorGateOptions = {}): CallGate {
+  return evaluatorGate((call, nowMs) => evaluateToolPolicy(snapshot, call, nowMs), options);
 }
 
 const ALLOWED: GateDecision = Object.freeze({ allowed: true });

@@ -16,6 +16,8 @@ export interface UpstreamSpec {
   env?: Record<string, string>;
   cwd?: string;
   url?: string;
+  /** Extra HTTP headers for a `url` upstream (e.g. Authorization). */
+  headers?: Record<string, string>;
 }
 
 /** Builds the transport for an upstream; injected so tests can link in-memory servers. */
@@ -27,7 +29,9 @@ export type UpstreamTransportFactory = (spec: UpstreamSpec) => Transport;
  * so secrets in the agent's shell do not leak into every server.
  */
 export const createUpstreamTransport: UpstreamTransportFactory = (spec) => {
-  if (spec.url !== undefined) return new StreamableHTTPClientTransport(new URL(spec.url));
+  if (spec.url !== undefined) {
+    return new StreamableHTTPClientTransport(new URL(spec.url), spec.headers ? { requestInit: { headers: spec.headers } } : undefined);
+  }
   if (spec.command === undefined) {
     throw new AssentError(
       'config_invalid',

@@ -1,4 +1,97 @@
+// `assent mcp [--server ALIAS]…` (R-MCP-1): the stdio MCP server an MCP client
+// launches in place of the real servers. stdout carries only the protocol;
+// every message for people goes to stderr.
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
+import type { Config } from '../../../core/config.js';
+import { AssentError } from '../../../core/errors.js';
+import { loadConfigFile } from '../../../journal/configFile.js';
+import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { createGateForCli } from '../../mcp/gateFactory.js';
+import { startGateway } from '../../mcp/gateway.js';
+import { createLevelLogger, logLevelFrom } from '../../mcp/stderrLogger.js';
+import type { UpstreamSpec } from '../../mcp/upstream.js';
+
+interface McpOptions {
+  server: string[];
+}
 
 /** Registers the `mcp` commands on the program. */
-export function registerMcpCommands(_program: Command): void {}
+export function registerMcpCommands(program: Command): void {
+  program
+    .command('mcp')
+    .description('Run the stdio MCP gateway in front of the servers in config.json; every tools/call passes policy first.')
+    .option('--server <alias>', 'front only this server alias (repeatable; default: every configured server)', collect, [])
+    .addHelpText(
+      'after',
+      '\nConfigure your MCP client to launch `assent mcp` instead of the real servers; see docs/mcp.md.\n' +
+        'Logs go to stderr (ASSENT_LOG_LEVEL=debug|info|warn|error, default warn).',
+    )
+    .action((options: McpOptions) => runMcp(options));
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** The upstreams to start: the named aliases in the order given, or every configured server. */
+export function selectUpstreams(config: Config, aliases: string[], configPath: string): UpstreamSpec[] {
+  const servers = config.servers;
+  const configured = Object.keys(servers);
+  const chosen = aliases.length > 0 ? [...new Set(aliases)] : configured;
+  if (chosen.length === 0) {
+    throw new AssentError(
+      'config_invalid',
+      `No MCP servers configured in ${configPath}; add one under "servers" (e.g. "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv/data"]}).`,
+      { details: { path: configPath } },
+    );
+  }
+  return chosen.map((alias) => {
+    const server = servers[alias];
+    if (server === undefined) {
+      throw new AssentError(
+        'usage',
+        `--server ${alias}: no such server in ${configPath}; configured: ${configured.length > 0 ? configured.join(', ') : '(none)'}.`,
+        { details: { alias } },
+      );
+    }
+    return {
+      alias,
+      ...(server.command === undefined ? {} : { command: server.command }),
+      ...(server.args === undefined ? {} : { args: server.args }),
+      ...(server.env === undefined ? {} : { env: server.env }),
+      ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
+      ...(server.url === undefined ? {} : { url: server.url }),
+      ...(server.headers === undefined ? {} : { headers: server.headers }),
+    };
+  });
+}
+
+async function runMcp(options: McpOptions): Promise<void> {
+  const env = process.env;
+  const logger = createLevelLogger(process.stderr, logLevelFrom(env), { component: 'assent-mcp' });
+  const paths = resolveStatePaths(env);
+  const loaded = loadConfigFile(paths.config);
+  for (const problem of loaded.problems) logger.warn('config warning', { path: problem.path, problem: problem.message });
+  const upstreams = selectUpstreams(loaded.config, options.server, paths.config);
+  const gate = await createGateForCli({ config: loaded.config, configRevision: loaded.revision, paths, env, logger });
+  const gateway = await startGateway({ clientTransport: new StdioServerTransport(), upstreams, gate, logger });
+  // The SDK's stdio transport does not notice EOF; a client that goes away must take its upstreams with it.
+  const stop = (): void => {
+    void gateway.close();
+  };
+  process.stdin.once('end', stop);
+  process.stdin.once('close', stop);
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  process.once('SIGHUP', stop);
+  await gateway.closed;
+  await gate.close?.();
+  process.stdin.off('end', stop);
+  process.stdin.off('close', stop);
+  process.off('SIGINT', stop);
+  process.off('SIGTERM', stop);
+  process.off('SIGHUP', stop);
+  // Everything is closed; a stray handle (e.g. a paused stdin) must not keep the gateway alive.
+  setTimeout(() => process.exit(0), 500).unref();
+}
