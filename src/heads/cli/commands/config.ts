@@ -5,6 +5,7 @@ import { AssentError, exitCodeFor } from '../../../core/errors.js';
 import { inspectConfigFile } from '../../../journal/configFile.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { ExitWith, printJsonError, printJsonOk } from '../output.js';
+import { registerConfigReload } from './configReload.js';
 
 interface CheckOptions {
   json?: boolean;
@@ -54,4 +55,5 @@ export function registerConfigCommands(program: Command): void {
     .action((options: CheckOptions) => {
       runCheck(options);
     });
+  registerConfigReload(config);
 }
