@@ -69,7 +69,60 @@ export function decodeLimitedJson(bytes: Uint8Array, file: ExecFileLabel): unkno
     throw execFileError(file, '(file)', 'invalid-json', 'is not valid JSON');
   }
   checkShape(value, file);
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) {
+    const where = duplicate.length === 0 ? '(top level)' : duplicate.join('.');
+    const envDuplicate = duplicate[duplicate.length - 1] === 'env';
+    throw execFileError(
+      file,
+      where,
+      envDuplicate ? 'duplicate-env-name' : 'duplicate-key',
+      envDuplicate ? 'repeats a name (compared ignoring case)' : 'repeats a key',
+    );
+  }
   return value;
+}
+
+type ScanFrame = { kind: 'object'; keys: Set<string>; expectKey: boolean; lastKey: string | undefined } | { kind: 'array' };
+
+/**
+ * JSON.parse keeps the last of two equal keys, so a reviewer and a program could
+ * read different values. This scan of already-valid JSON finds any repeated key
+ * and returns the key path of the object holding it.
+ */
+function findDuplicateKey(text: string): string[] | undefined {
+  const stack: ScanFrame[] = [];
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    const top = stack[stack.length - 1];
+    if (c === '{') stack.push({ kind: 'object', keys: new Set(), expectKey: true, lastKey: undefined });
+    else if (c === '[') stack.push({ kind: 'array' });
+    else if (c === '}' || c === ']') stack.pop();
+    else if (c === ',' && top?.kind === 'object') top.expectKey = true;
+    else if (c === ':' && top?.kind === 'object') top.expectKey = false;
+    else if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      if (top?.kind === 'object' && top.expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.keys.has(key)) return keyPathOf(stack);
+        top.keys.add(key);
+        top.lastKey = key;
+      }
+      i = j;
+    }
+  }
+  return undefined;
+}
+
+/** Names of the keys leading to the innermost open object (the one holding the duplicate). */
+function keyPathOf(stack: ScanFrame[]): string[] {
+  const names: string[] = [];
+  for (let k = 0; k < stack.length - 1; k += 1) {
+    const frame = stack[k];
+    if (frame?.kind === 'object' && frame.lastKey !== undefined) names.push(frame.lastKey);
+  }
+  return names;
 }
 
 /** Iterative walk so a hostile nesting cannot exhaust the stack before the limit is seen. */
@@ -138,13 +191,18 @@ export function parseExecAction(value: unknown, file: ExecFileLabel, field: stri
   if (names.length > MAX_EXEC_ENV) {
     throw execFileError(file, `${field}.env`, 'too-many-env', `has ${names.length} entries; at most ${MAX_EXEC_ENV} are allowed`);
   }
+  // Case-folded duplicates are checked first: `FOO` and `Foo` is a duplicate before it is a bad name.
   const seen = new Set<string>();
+  names.forEach((name, index) => {
+    const folded = name.toUpperCase();
+    if (seen.has(folded)) {
+      throw execFileError(file, `${field}.env entry ${index + 1}`, 'duplicate-env-name', 'repeats a name (compared ignoring case)');
+    }
+    seen.add(folded);
+  });
   names.forEach((name, index) => {
     const where = `${field}.env entry ${index + 1}`;
     if (!ENV_NAME.test(name)) throw execFileError(file, where, 'invalid-env-name', 'has a name that does not match ^[A-Z_][A-Z0-9_]*$');
-    const folded = name.toUpperCase();
-    if (seen.has(folded)) throw execFileError(file, where, 'duplicate-env-name', 'repeats a name (compared ignoring case)');
-    seen.add(folded);
     const v = env[name];
     if (typeof v !== 'string') throw execFileError(file, where, 'wrong-type', 'must have a string value');
     if (v.includes('\u0000')) throw execFileError(file, where, 'nul-byte', 'has a value containing a NUL character');
