@@ -192,6 +192,36 @@ describe('startGateway, one upstream', () => {
     expect(progress).toHaveLength(3);
   });
 
+  it('R-MCP-4 keeps sending progress on the real timer until the gate answers', async () => {
+    const upstream = makeUpstream('fs');
+    const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
+    let release!: (d: GateDecision) => void;
+    const gateway = await startGateway({
+      clientTransport: gatewaySide,
+      upstreams: [{ alias: 'fs', command: 'unused' }],
+      gate: { authorize: () => new Promise((resolve) => (release = resolve)) },
+      logger: silentLogger,
+      keepAliveMs: 5,
+      createUpstreamTransport: () => {
+        const [gatewayEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+        void upstream.server.connect(serverEnd);
+        return gatewayEnd;
+      },
+    });
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(clientSide);
+    open.push(async () => {
+      await client.close();
+      await gateway.close();
+    });
+    const progress: number[] = [];
+    const call = client.callTool({ name: 'write', arguments: { text: 'x' } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    await waitFor(() => progress.length >= 3);
+    release({ allowed: true });
+    expect(text(await call)).toBe('fs wrote x');
+    expect(progress.every((p, i) => i === 0 || p > (progress[i - 1] as number))).toBe(true);
+  });
+
   it('R-MCP-4 refuses a keep-alive period above 15 s', async () => {
     await expect(harness(['fs'], { keepAliveMs: 15_001 })).rejects.toMatchObject({ type: 'invalid_params' });
   });
