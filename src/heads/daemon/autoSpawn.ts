@@ -38,14 +38,23 @@ const EMPTY_LOCK_STALE_MS = 10_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Whether a process with this pid exists (EPERM means it exists but is not ours). */
+/**
+ * Whether a process with this pid runs (EPERM means it exists but is not ours).
+ * A zombie counts as dead: a detached daemon's exit is reaped by init whenever
+ * init gets to it, and waiting for that would only slow `daemon stop` down.
+ */
 export function isProcessAlive(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // Linux: the state letter follows the parenthesised command name.
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'latin1'));
+  } catch {
+    return true;
   }
 }
 

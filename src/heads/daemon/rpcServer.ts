@@ -287,6 +287,8 @@ class RpcServerImpl implements RpcServer {
   readonly maxFrameBytes: number;
   readonly maxWriteBacklogBytes: number;
   private readonly live = new Set<Connection>();
+  /** Sockets told "no" and being closed; tracked so close() never waits on them. */
+  private readonly refused = new Set<Socket>();
   private counter = 0;
   private closing: Promise<void> | undefined;
 
@@ -304,7 +306,10 @@ class RpcServerImpl implements RpcServer {
     if (this.live.size >= limit || this.closing) {
       const error = new AssentError('unavailable', `The daemon is at its limit of ${limit} connections or shutting down; retry shortly.`);
       socket.on('error', () => undefined);
+      this.refused.add(socket);
+      socket.on('close', () => this.refused.delete(socket));
       socket.end(encodeFrame({ jsonrpc: '2.0', id: null, error: rpcErrorBody(error) }));
+      setTimeout(() => socket.destroy(), 1000).unref();
       return;
     }
     this.counter += 1;
@@ -332,6 +337,7 @@ class RpcServerImpl implements RpcServer {
     this.closing ??= new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       for (const connection of this.live) connection.destroy();
+      for (const socket of this.refused) socket.destroy();
     });
     return this.closing;
   }

@@ -1,0 +1,146 @@
+// The daemon process over its real socket, driven through the built binary:
+// permissions, auto-spawn, single instance, version check, graceful stop.
+import { closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
+import { VERSION } from '../../src/version.js';
+import { daemonsForHome, makeTempHome } from '../helpers/daemon.js';
+import type { TempHome } from '../helpers/daemon.js';
+
+const homes: TempHome[] = [];
+function tempHome(): TempHome {
+  const home = makeTempHome();
+  homes.push(home);
+  return home;
+}
+
+afterEach(async () => {
+  await Promise.all(homes.splice(0).map((home) => home.cleanup()));
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(20);
+  }
+}
+
+describe('daemon process', () => {
+  it('R-D-1 the first CLI command auto-starts the daemon; R-D-2 socket 0600 in a 0700 state dir, pid and log 0600', async () => {
+    const t = tempHome();
+    const result = await t.runCli(['daemon', 'status', '--json']);
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as { ok: boolean; data: { pid: number; version: string; socket: string } };
+    expect(doc.ok).toBe(true);
+    expect(doc.data.version).toBe(VERSION);
+    expect(doc.data.socket).toBe(t.paths.socket);
+    expect(daemonsForHome(t.home)).toEqual([doc.data.pid]);
+    expect(statSync(t.paths.home).mode & 0o777).toBe(0o700);
+    const socket = statSync(t.paths.socket);
+    expect(socket.isSocket()).toBe(true);
+    expect(socket.mode & 0o777).toBe(0o600);
+    expect(statSync(t.paths.pid).mode & 0o777).toBe(0o600);
+    expect(statSync(t.paths.log).mode & 0o777).toBe(0o600);
+  });
+
+  it('R-D-1 ten CLI commands started at once leave exactly one daemon running, and all succeed', async () => {
+    const t = tempHome();
+    const results = await Promise.all(Array.from({ length: 10 }, () => t.runCli(['daemon', 'status', '--json'])));
+    for (const result of results) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const pids = new Set(results.map((result) => (JSON.parse(result.stdout) as { data: { pid: number } }).data.pid));
+    expect(pids.size).toBe(1);
+    // Losers of any race would still be alive (or exiting) now; give them a moment to show up.
+    await sleep(300);
+    expect(daemonsForHome(t.home)).toEqual([...pids]);
+    expect(existsSync(t.paths.spawnLock)).toBe(false);
+  });
+
+  it('R-D-1 a stale socket and a pid file naming a dead process are cleared before auto-spawn', async () => {
+    const t = tempHome();
+    mkdirSync(t.paths.home, { recursive: true, mode: 0o700 });
+    // A socket file nobody listens on, like one left behind by kill -9.
+    const stale = createServer();
+    await new Promise<void>((resolve) => stale.listen(t.paths.socket, resolve));
+    stale.close(); // closing unlinks it on some platforms; recreate as a plain file if so
+    if (!existsSync(t.paths.socket)) closeSync(openSync(t.paths.socket, 'w', 0o600));
+    writeFileSync(t.paths.pid, '999999\n', { mode: 0o600 });
+    const result = await t.runCli(['daemon', 'status', '--json']);
+    expect(result.code).toBe(0);
+    const { data } = JSON.parse(result.stdout) as { data: { pid: number } };
+    expect(data.pid).not.toBe(999999);
+    expect(daemonsForHome(t.home)).toEqual([data.pid]);
+  });
+
+  it('R-D-3 a client of another version is refused with a message naming both versions and the fix', async () => {
+    const t = tempHome();
+    await t.startDaemon();
+    const refusal = await DaemonClient.connect({ socketPath: t.paths.socket, version: '0.0.1-old' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toMatchObject({ type: 'version_mismatch', details: { clientVersion: '0.0.1-old', daemonVersion: VERSION } });
+    const message = (refusal as Error).message;
+    expect(message).toContain('0.0.1-old');
+    expect(message).toContain(VERSION);
+    expect(message).toContain('assent daemon stop');
+    // The daemon is unaffected and still serves a matching client.
+    const client = await DaemonClient.connect({ socketPath: t.paths.socket });
+    expect(client.daemon?.version).toBe(VERSION);
+    client.close();
+  });
+
+  it('R-D-1 a second `daemon run` refuses while a live daemon answers, and leaves the first one serving', async () => {
+    const t = tempHome();
+    const first = await t.startDaemon();
+    const second = await t.runCli(['daemon', 'run', '--json']);
+    expect(second.code).toBe(65);
+    const doc = JSON.parse(second.stdout) as { ok: boolean; error: { type: string; message: string } };
+    expect(doc.error.type).toBe('conflict');
+    expect(doc.error.message).toContain(`pid ${first.pid}`);
+    expect(doc.error.message).toContain('assent daemon stop');
+    const status = await t.runCli(['daemon', 'status', '--json']);
+    expect((JSON.parse(status.stdout) as { data: { pid: number } }).data.pid).toBe(first.pid);
+  });
+
+  it('R-D-6 SIGTERM stops the daemon with exit 0 and removes its socket and pid file', async () => {
+    const t = tempHome();
+    const daemon = await t.startDaemon();
+    expect(existsSync(t.paths.socket)).toBe(true);
+    expect(existsSync(t.paths.pid)).toBe(true);
+    const exited = new Promise<number | null>((resolve) => daemon.on('exit', (code) => resolve(code)));
+    daemon.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(existsSync(t.paths.socket)).toBe(false);
+    expect(existsSync(t.paths.pid)).toBe(false);
+  });
+
+  it('R-D-1 `daemon stop` stops a running daemon, then reports that none runs (exit 0)', async () => {
+    const t = tempHome();
+    const started = await t.runCli(['daemon', 'status', '--json']);
+    const { pid } = (JSON.parse(started.stdout) as { data: { pid: number } }).data;
+    const stop = await t.runCli(['daemon', 'stop', '--json']);
+    expect(stop.code).toBe(0);
+    expect(JSON.parse(stop.stdout)).toEqual({ ok: true, data: { running: false, stopped: true, pid }, meta: {} });
+    await waitFor(() => daemonsForHome(t.home).length === 0);
+    expect(existsSync(t.paths.socket)).toBe(false);
+    const again = await t.runCli(['daemon', 'stop']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('nothing to stop');
+  });
+
+  it('R-CLI-5 with auto-spawn off and no daemon, status fails with `unavailable` and exit 69 naming the socket', async () => {
+    const t = tempHome();
+    const result = await t.runCli(['daemon', 'status', '--json'], { env: { ASSENT_NO_AUTOSPAWN: '1' } });
+    expect(result.code).toBe(69);
+    const doc = JSON.parse(result.stdout) as { ok: boolean; error: { type: string; message: string } };
+    expect(doc.ok).toBe(false);
+    expect(doc.error.type).toBe('unavailable');
+    expect(doc.error.message).toContain(t.paths.socket);
+    expect(doc.error.message).toContain('assent daemon run');
+    expect(daemonsForHome(t.home)).toEqual([]);
+  });
+});
