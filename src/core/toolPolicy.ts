@@ -47,10 +47,30 @@ interface CompiledMatcher {
 }
 
 interface CompiledRule {
+  /** Position in evaluation order (oldest first); lower wins when several rules match. */
+  order: number;
   id: string;
   expiresAt: number | undefined;
   revokedAt: number | undefined;
   matchers: CompiledMatcher[];
+}
+
+/** Rules of one pointer, looked up by the string at that pointer instead of scanned. */
+interface PointerIndex {
+  segments: string[];
+  equals: Map<string, CompiledRule[]>;
+  prefixes: Map<number, Map<string, CompiledRule[]>>;
+  /** Distinct prefix lengths, ascending. */
+  lengths: number[];
+}
+
+/**
+ * The rules of one tool, indexed by their first matcher, so a tool with
+ * hundreds of rules (one per directory, say) still costs a few map lookups.
+ */
+interface ToolRuleIndex {
+  unkeyed: CompiledRule[];
+  byPointer: PointerIndex[];
 }
 
 /** Policy and rules prepared for fast evaluation; build once per config/rule change. */
@@ -58,7 +78,9 @@ export interface PolicySnapshot {
   readonly default: ToolDecision;
   readonly destructive: ToolDecision;
   readonly tools: ReadonlyMap<string, ToolDecision>;
+  /** Rules per tool id, oldest first. */
   readonly rulesByTool: ReadonlyMap<string, readonly CompiledRule[]>;
+  readonly ruleIndex: ReadonlyMap<string, ToolRuleIndex>;
 }
 
 const RULE_ARG_SYNTAX = 'expected "/pointer:prefix=VALUE", "/pointer:equals=VALUE" or "/pointer=VALUE", e.g. "/path:prefix=/srv/data/"';
@@ -123,8 +145,9 @@ export function compilePolicy(config: Config['policy'], rules: readonly Rule[]):
   const tools = new Map<string, ToolDecision>(Object.entries(config.tools));
   const rulesByTool = new Map<string, CompiledRule[]>();
   const ordered = [...rules].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  for (const rule of ordered) {
+  for (const [order, rule] of ordered.entries()) {
     const compiled: CompiledRule = {
+      order,
       id: rule.id,
       expiresAt: rule.expiresAt,
       revokedAt: rule.revokedAt,
@@ -134,7 +157,47 @@ export function compilePolicy(config: Config['policy'], rules: readonly Rule[]):
     if (list) list.push(compiled);
     else rulesByTool.set(rule.tool, [compiled]);
   }
-  return { default: config.default, destructive: config.destructive, tools, rulesByTool };
+  const ruleIndex = new Map<string, ToolRuleIndex>();
+  for (const [tool, list] of rulesByTool) ruleIndex.set(tool, indexRules(list));
+  return { default: config.default, destructive: config.destructive, tools, rulesByTool, ruleIndex };
+}
+
+function pushTo<K>(map: Map<K, CompiledRule[]>, key: K, rule: CompiledRule): void {
+  const list = map.get(key);
+  if (list) list.push(rule);
+  else map.set(key, [rule]);
+}
+
+/** Indexes rules (given oldest first, so every bucket stays oldest first) by their first matcher. */
+function indexRules(rules: readonly CompiledRule[]): ToolRuleIndex {
+  const index: ToolRuleIndex = { unkeyed: [], byPointer: [] };
+  const pointers = new Map<string, PointerIndex>();
+  for (const rule of rules) {
+    const first = rule.matchers[0];
+    if (first === undefined) {
+      index.unkeyed.push(rule);
+      continue;
+    }
+    const key = JSON.stringify(first.segments);
+    let entry = pointers.get(key);
+    if (entry === undefined) {
+      entry = { segments: first.segments, equals: new Map(), prefixes: new Map(), lengths: [] };
+      pointers.set(key, entry);
+      index.byPointer.push(entry);
+    }
+    if (first.op === 'equals') pushTo(entry.equals, first.value, rule);
+    else {
+      let byValue = entry.prefixes.get(first.value.length);
+      if (byValue === undefined) {
+        byValue = new Map();
+        entry.prefixes.set(first.value.length, byValue);
+        entry.lengths.push(first.value.length);
+      }
+      pushTo(byValue, first.value, rule);
+    }
+  }
+  for (const entry of index.byPointer) entry.lengths.sort((a, b) => a - b);
+  return index;
 }
 
 /** Destructive unless the server says readOnlyHint: true or destructiveHint: false (R-POL-3, MCP defaults). */
@@ -174,14 +237,33 @@ function matches(matcher: CompiledMatcher, args: Record<string, unknown>): boole
   return actual.startsWith(matcher.value) && !climbsOut(actual);
 }
 
-function activeMatch(rules: readonly CompiledRule[] | undefined, args: Record<string, unknown>, nowMs: number): string | undefined {
-  if (rules === undefined) return undefined;
-  for (const rule of rules) {
-    if (rule.revokedAt !== undefined && rule.revokedAt <= nowMs) continue;
-    if (rule.expiresAt !== undefined && rule.expiresAt <= nowMs) continue;
-    if (rule.matchers.every((m) => matches(m, args))) return rule.id;
+function isActive(rule: CompiledRule, nowMs: number): boolean {
+  return (rule.revokedAt === undefined || rule.revokedAt > nowMs) && (rule.expiresAt === undefined || rule.expiresAt > nowMs);
+}
+
+/** The oldest active rule in `list` (ordered oldest first) that matches and is older than `best`. */
+function better(list: readonly CompiledRule[] | undefined, args: Record<string, unknown>, nowMs: number, best: CompiledRule | undefined): CompiledRule | undefined {
+  if (list === undefined) return best;
+  for (const rule of list) {
+    if (best !== undefined && rule.order >= best.order) return best;
+    if (isActive(rule, nowMs) && rule.matchers.every((m) => matches(m, args))) return rule;
   }
-  return undefined;
+  return best;
+}
+
+function activeMatch(index: ToolRuleIndex | undefined, args: Record<string, unknown>, nowMs: number): string | undefined {
+  if (index === undefined) return undefined;
+  let best = better(index.unkeyed, args, nowMs, undefined);
+  for (const entry of index.byPointer) {
+    const actual = lookup(args, entry.segments);
+    if (typeof actual !== 'string') continue;
+    best = better(entry.equals.get(actual), args, nowMs, best);
+    for (const length of entry.lengths) {
+      if (length > actual.length) break;
+      best = better(entry.prefixes.get(length)?.get(actual.slice(0, length)), args, nowMs, best);
+    }
+  }
+  return best?.id;
 }
 
 /**
@@ -198,7 +280,7 @@ export function evaluateToolPolicy(snapshot: PolicySnapshot, call: ToolCall, now
   else if (isDestructive(call.annotations)) result = { decision: snapshot.destructive, source: 'destructive', key: 'policy.destructive' };
   else result = { decision: snapshot.default, source: 'default', key: 'policy.default' };
   if (result.decision !== 'prompt') return result;
-  const ruleId = activeMatch(snapshot.rulesByTool.get(id), call.args, nowMs);
+  const ruleId = activeMatch(snapshot.ruleIndex.get(id), call.args, nowMs);
   return ruleId === undefined ? result : { decision: 'allow', source: 'rule', key: result.key, ruleId };
 }
 

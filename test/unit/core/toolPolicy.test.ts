@@ -134,6 +134,58 @@ describe('R-POL-4 auto-approval rules', () => {
   });
 });
 
+describe('R-POL-4 rule index', () => {
+  it('the oldest matching rule wins across equals, prefix and argument-free rules', () => {
+    const rules = [
+      rule({ id: 'eq-new', createdAt: 30, args: [{ pointer: '/path', op: 'equals', value: '/srv/data/a.txt' }] }),
+      rule({ id: 'short-prefix-mid', createdAt: 20, args: [{ pointer: '/path', op: 'prefix', value: '/srv/' }] }),
+      rule({ id: 'long-prefix-old', createdAt: 10, args: [{ pointer: '/path', op: 'prefix', value: '/srv/data/' }] }),
+      rule({ id: 'any-newest', createdAt: 40, args: [] }),
+    ];
+    expect(evaluateToolPolicy(compilePolicy(policy(), rules), call(), NOW).ruleId).toBe('long-prefix-old');
+    expect(evaluateToolPolicy(compilePolicy(policy(), rules.slice(0, 2)), call(), NOW).ruleId).toBe('short-prefix-mid');
+    expect(evaluateToolPolicy(compilePolicy(policy(), [rules[0] as Rule, rules[3] as Rule]), call(), NOW).ruleId).toBe('eq-new');
+    expect(evaluateToolPolicy(compilePolicy(policy(), [rules[3] as Rule]), call({ args: {} }), NOW).ruleId).toBe('any-newest');
+  });
+
+  it('a rule found through its first matcher must still satisfy the others, and an expired one falls through to the next', () => {
+    const rules = [
+      rule({
+        id: 'two-conditions',
+        createdAt: 1,
+        args: [
+          { pointer: '/path', op: 'prefix', value: '/srv/' },
+          { pointer: '/mode', op: 'equals', value: 'read' },
+        ],
+      }),
+      rule({ id: 'expired', createdAt: 2, expiresAt: NOW, args: [{ pointer: '/path', op: 'prefix', value: '/srv/data/' }] }),
+      rule({ id: 'fallback', createdAt: 3, args: [{ pointer: '/path', op: 'prefix', value: '/srv/data/a' }] }),
+    ];
+    const snapshot = compilePolicy(policy(), rules);
+    expect(evaluateToolPolicy(snapshot, call({ args: { path: '/srv/data/a.txt', mode: 'read' } }), NOW).ruleId).toBe('two-conditions');
+    expect(evaluateToolPolicy(snapshot, call({ args: { path: '/srv/data/a.txt', mode: 'write' } }), NOW).ruleId).toBe('fallback');
+    expect(evaluateToolPolicy(snapshot, call({ args: { path: '/srv/data/b.txt', mode: 'write' } }), NOW).decision).toBe('prompt');
+  });
+
+  it('pointers that differ only in where a "/" sits are kept apart', () => {
+    const snapshot = compilePolicy(policy(), [rule({ args: [{ pointer: '/a~1b/c', op: 'equals', value: 'x' }] })]);
+    expect(evaluateToolPolicy(snapshot, call({ args: { a: { 'b/c': 'x' } } }), NOW).decision).toBe('prompt');
+    expect(evaluateToolPolicy(snapshot, call({ args: { 'a/b': { c: 'x' } } }), NOW).decision).toBe('allow');
+  });
+
+  it('500 prefix rules on one tool: each directory matches its own rule only', () => {
+    const rules: Rule[] = [];
+    for (let i = 0; i < 500; i += 1) {
+      rules.push(rule({ id: `d${i}`, createdAt: i, args: [{ pointer: '/path', op: 'prefix', value: `/data/${i}/` }] }));
+    }
+    const snapshot = compilePolicy(policy(), rules);
+    for (const i of [0, 7, 42, 499]) {
+      expect(evaluateToolPolicy(snapshot, call({ args: { path: `/data/${i}/f` } }), NOW).ruleId).toBe(`d${i}`);
+    }
+    expect(evaluateToolPolicy(snapshot, call({ args: { path: '/data/500/f' } }), NOW).decision).toBe('prompt');
+  });
+});
+
 describe('R-POL-4 parseRuleArg', () => {
   it.each([
     ['/path:prefix=/srv/data/', { pointer: '/path', op: 'prefix', value: '/srv/data/' }],
