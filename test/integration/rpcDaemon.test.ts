@@ -1,6 +1,6 @@
 // The daemon process over its real socket, driven through the built binary:
 // permissions, auto-spawn, single instance, version check, graceful stop.
-import { closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
@@ -106,13 +106,13 @@ describe('daemon process', () => {
     expect((JSON.parse(status.stdout) as { data: { pid: number } }).data.pid).toBe(first.pid);
   });
 
-  it('R-D-6 SIGTERM stops the daemon with exit 0 and removes its socket and pid file', async () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('R-D-6 %s stops the daemon with exit 0 and removes its socket and pid file', async (signal) => {
     const t = tempHome();
     const daemon = await t.startDaemon();
     expect(existsSync(t.paths.socket)).toBe(true);
     expect(existsSync(t.paths.pid)).toBe(true);
     const exited = new Promise<number | null>((resolve) => daemon.on('exit', (code) => resolve(code)));
-    daemon.kill('SIGTERM');
+    daemon.kill(signal);
     expect(await exited).toBe(0);
     expect(existsSync(t.paths.socket)).toBe(false);
     expect(existsSync(t.paths.pid)).toBe(false);
@@ -135,12 +135,36 @@ describe('daemon process', () => {
   it('R-CLI-5 with auto-spawn off and no daemon, status fails with `unavailable` and exit 69 naming the socket', async () => {
     const t = tempHome();
     const result = await t.runCli(['daemon', 'status', '--json'], { env: { ASSENT_NO_AUTOSPAWN: '1' } });
-    expect(result.code).toBe(69);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 69, stderr: "" });
     const doc = JSON.parse(result.stdout) as { ok: boolean; error: { type: string; message: string } };
     expect(doc.ok).toBe(false);
     expect(doc.error.type).toBe('unavailable');
     expect(doc.error.message).toContain(t.paths.socket);
     expect(doc.error.message).toContain('assent daemon run');
     expect(daemonsForHome(t.home)).toEqual([]);
+  });
+
+  it('R-STATE-1 a state dir writable by others is refused before any daemon starts, naming the path and the fix', async () => {
+    const t = tempHome();
+    mkdirSync(t.paths.home, { recursive: true });
+    chmodSync(t.paths.home, 0o777);
+    const result = await t.runCli(['daemon', 'status', '--json']);
+    expect(result.code).toBe(65);
+    const doc = JSON.parse(result.stdout) as { error: { type: string; message: string } };
+    expect(doc.error.type).toBe('state_insecure');
+    expect(doc.error.message).toContain(t.paths.home);
+    expect(doc.error.message).toContain(`chmod 700 ${t.paths.home}`);
+    expect(daemonsForHome(t.home)).toEqual([]);
+  });
+
+  it('R-STATE-3 a socket path longer than the platform limit is a clear error, not a crash', async () => {
+    const t = tempHome();
+    const long = `/tmp/${'s'.repeat(120)}.sock`;
+    const result = await t.runCli(['daemon', 'status', '--json'], { env: { ASSENT_SOCKET: long } });
+    expect(result.code).toBe(65);
+    const doc = JSON.parse(result.stdout) as { error: { type: string; message: string } };
+    expect(doc.error.type).toBe('invalid_input');
+    expect(doc.error.message).toContain('ASSENT_SOCKET');
+    expect(result.stderr).toBe('');
   });
 });
