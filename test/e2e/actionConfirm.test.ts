@@ -292,3 +292,26 @@ describe('R-EXEC-4 no private value reaches the report or the diagnostics', () =
     expect(allowed.stdout + allowed.stderr).not.toContain('PRIVATE');
   });
 });
+
+describe('R-TTY-9 cancel stays connected through execution', () => {
+  it('R-TTY-9 Ctrl+C after launch stops the child and waits for the confirmed termination', async () => {
+    const d = setup('ask');
+    const started = `${d.dir}/started`;
+    writeRequest(d, { executable: '/bin/sh', cwd: d.dir, args: ['-c', `echo x >> '${started}'; exec sleep 10`], env: {} });
+    writePolicy(d, 'ask');
+    const s = confirm(d);
+    const challenge = await s.challenge();
+    s.type(`RUN ${challenge}\r`);
+    for (let i = 0; i < 200 && !existsSync(started); i += 1) await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(started)).toBe(true);
+    s.type('\x03');
+    const { exitCode, stdout } = await s.finish(d.out);
+    expect(onlyReport(stdout)).toMatchObject({
+      decision: 'allow',
+      authorization: 'operator-confirmed',
+      reason: 'action-cancelled',
+      execution: { state: 'interrupted', termination: 'confirmed' },
+    });
+    expect(exitCode).toBe(2);
+  });
+});
