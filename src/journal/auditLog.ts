@@ -277,6 +277,7 @@ function loadChainState(dir: string): { state: ChainState; lastDay: string; torn
 
 export interface AuditVerification {
   ok: boolean;
+  /** Lines verified intact (before the first broken one). */
   lines: number;
   firstBroken?: { file: string; line: number; reason: string };
 }
@@ -321,6 +322,7 @@ export function verifyAudit(dir: string): AuditVerification {
       if (parsed.prev !== expected.prev) {
         // Sequence numbers run on, so nothing was removed: the line before was edited after it was written.
         if (last !== undefined) {
+          count -= 1;
           return broken(last, `changed after it was written: its digest no longer matches the prev recorded by the next line (${file}:${index + 1})`);
         }
         return broken(here, `prev does not match the start of the retained chain (${expected.prev}); earlier lines were removed or this line was changed`);

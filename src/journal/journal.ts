@@ -72,7 +72,7 @@ const MIGRATIONS: readonly string[] = [
      scope TEXT,
      decided_at INTEGER
    );
-   CREATE INDEX approvals_by_state ON approvals (state, requested_at);
+   CREATE INDEX approvals_by_state ON approvals (state, requested_at, id);
    CREATE TABLE events (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      kind TEXT NOT NULL,
@@ -94,25 +94,33 @@ const MIGRATIONS: readonly string[] = [
 
 export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;
 
-interface ApprovalRow {
-  id: string;
-  session_id: string;
-  kind: string;
-  server: string | null;
-  tool: string | null;
-  args: string | null;
-  action: string | null;
-  args_sha256: string;
-  requested_at: number;
-  expires_at: number;
-  caller: string;
-  handoff: number;
-  state: string;
-  channel: string | null;
-  reason: string | null;
-  scope: string | null;
-  decided_at: number | null;
-}
+/**
+ * Approval rows are read in raw (array) mode with this fixed column order:
+ * building a named-key object per row costs several times more, and the
+ * pending list must stay fast with 10,000 rows (SPEC §14).
+ */
+const APPROVAL_COLUMNS =
+  'id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at';
+
+type ApprovalRow = [
+  id: string,
+  sessionId: string,
+  kind: string,
+  server: string | null,
+  tool: string | null,
+  args: string | null,
+  action: string | null,
+  argsSha256: string,
+  requestedAt: number,
+  expiresAt: number,
+  caller: string,
+  handoff: number,
+  state: string,
+  channel: string | null,
+  reason: string | null,
+  scope: string | null,
+  decidedAt: number | null,
+];
 
 interface EventRow {
   seq: number;
@@ -135,25 +143,27 @@ interface RuleRow {
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
 
 function rowToApproval(row: ApprovalRow): ApprovalRecord {
+  const [id, sessionId, kind, server, tool, args, action, argsSha256, requestedAt, expiresAt, caller, handoff, state, channel, reason, scope, decidedAt] =
+    row;
   const record: ApprovalRecord = {
-    id: row.id,
-    sessionId: row.session_id,
-    kind: row.kind as ApprovalRecord['kind'],
-    argsSha256: row.args_sha256,
-    requestedAt: row.requested_at,
-    expiresAt: row.expires_at,
-    caller: JSON.parse(row.caller) as Record<string, unknown>,
-    handoff: row.handoff === 1,
-    state: row.state as ApprovalState,
+    id,
+    sessionId,
+    kind: kind as ApprovalRecord['kind'],
+    argsSha256,
+    requestedAt,
+    expiresAt,
+    caller: JSON.parse(caller) as Record<string, unknown>,
+    handoff: handoff === 1,
+    state: state as ApprovalState,
   };
-  if (row.server !== null) record.server = row.server;
-  if (row.tool !== null) record.tool = row.tool;
-  if (row.args !== null) record.args = JSON.parse(row.args) as Record<string, unknown>;
-  if (row.action !== null) record.action = JSON.parse(row.action) as unknown;
-  if (row.channel !== null) record.channel = row.channel;
-  if (row.reason !== null) record.reason = row.reason;
-  if (row.scope !== null) record.scope = row.scope as 'call' | 'session';
-  if (row.decided_at !== null) record.decidedAt = row.decided_at;
+  if (server !== null) record.server = server;
+  if (tool !== null) record.tool = tool;
+  if (args !== null) record.args = JSON.parse(args) as Record<string, unknown>;
+  if (action !== null) record.action = JSON.parse(action) as unknown;
+  if (channel !== null) record.channel = channel;
+  if (reason !== null) record.reason = reason;
+  if (scope !== null) record.scope = scope as 'call' | 'session';
+  if (decidedAt !== null) record.decidedAt = decidedAt;
   return record;
 }
 
@@ -202,9 +212,11 @@ export class Journal {
         `INSERT INTO approvals (id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at)
          VALUES (@id, @session_id, @kind, @server, @tool, @args, @action, @args_sha256, @requested_at, @expires_at, @caller, @handoff, @state, @channel, @reason, @scope, @decided_at)`,
       ),
-      getApproval: db.prepare<[string], ApprovalRow>('SELECT * FROM approvals WHERE id = ?'),
-      listByState: db.prepare<[string, number], ApprovalRow>('SELECT * FROM approvals WHERE state = ? ORDER BY requested_at, id LIMIT ?'),
-      listAll: db.prepare<[number], ApprovalRow>('SELECT * FROM approvals ORDER BY requested_at, id LIMIT ?'),
+      getApproval: db.prepare<[string], ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`).raw(),
+      listByState: db
+        .prepare<[string, number], ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE state = ? ORDER BY requested_at, id LIMIT ?`)
+        .raw(),
+      listAll: db.prepare<[number], ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals ORDER BY requested_at, id LIMIT ?`).raw(),
       resolveApproval: db.prepare(
         `UPDATE approvals SET state = @state, channel = @channel, reason = @reason, scope = @scope, decided_at = @decided_at
          WHERE id = @id AND state = 'pending'`,
