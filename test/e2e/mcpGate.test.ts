@@ -151,6 +151,23 @@ describe('assent mcp gate (R-MCP-3, R-MCP-5)', () => {
 });
 
 describe('assent mcp lifecycle', () => {
+  it('an upstream that cannot start is a clear error naming it (exit 69), with nothing on stdout', async () => {
+    const { home } = setup(() => ({ servers: { broken: { command: '/nonexistent/mcp-server' } } }));
+    const gateway = spawn(process.execPath, [assentBin, 'mcp'], {
+      env: { ...getDefaultEnvironment(), ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let stdout = '';
+    gateway.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    gateway.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    const code = await new Promise<number | null>((resolve) => gateway.on('exit', resolve));
+    expect(code).toBe(69);
+    expect(stderr).toContain('Could not start MCP server "broken"');
+    expect(stderr).toContain('servers.broken');
+    expect(stdout).toBe('');
+  });
+
   it('an upstream that crashes mid-call gives clear errors, not a hang; no orphan is left', async () => {
     const { home } = setup(() => ({ servers: {} }));
     const script = join(home.home, 'crashy.mjs');

@@ -14,6 +14,8 @@ export interface GateFactoryContext {
   paths: StatePaths;
   env: NodeJS.ProcessEnv;
   logger: Logger;
+  /** The gateway's session id, the same one every GateCall carries. */
+  sessionId: string;
 }
 
 /** Builds the gate for the CLI gateway; async because a daemon-backed gate connects first. */

@@ -1,6 +1,7 @@
 // `assent mcp [--server ALIAS]…` (R-MCP-1): the stdio MCP server an MCP client
 // launches in place of the real servers. stdout carries only the protocol;
 // every message for people goes to stderr.
+import { randomUUID } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import type { Config } from '../../../core/config.js';
@@ -74,8 +75,15 @@ async function runMcp(options: McpOptions): Promise<void> {
   const loaded = loadConfigFile(paths.config);
   for (const problem of loaded.problems) logger.warn('config warning', { path: problem.path, problem: problem.message });
   const upstreams = selectUpstreams(loaded.config, options.server, paths.config);
-  const gate = await createGateForCli({ config: loaded.config, configRevision: loaded.revision, paths, env, logger });
-  const gateway = await startGateway({ clientTransport: new StdioServerTransport(), upstreams, gate, logger });
+  const sessionId = randomUUID();
+  const gate = await createGateForCli({ config: loaded.config, configRevision: loaded.revision, paths, env, logger, sessionId });
+  let gateway;
+  try {
+    gateway = await startGateway({ clientTransport: new StdioServerTransport(), upstreams, gate, logger, sessionId });
+  } catch (error) {
+    await gate.close?.();
+    throw error;
+  }
   // The SDK's stdio transport does not notice EOF; a client that goes away must take its upstreams with it.
   const stop = (): void => {
     void gateway.close();

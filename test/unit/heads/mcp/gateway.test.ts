@@ -34,6 +34,18 @@ function makeUpstream(name: string): Upstream {
     return { content: [{ type: 'text', text: `${name} wrote ${text}` }] };
   });
   server.registerTool('hang', { description: 'never answers' }, () => new Promise<CallToolResult>(() => undefined));
+  server.registerTool(
+    'wait',
+    { description: 'answers when cancelled' },
+    (extra) =>
+      new Promise<CallToolResult>((resolve) => {
+        calls.push('wait:started');
+        extra.signal.addEventListener('abort', () => {
+          calls.push('wait:aborted');
+          resolve({ content: [] });
+        });
+      }),
+  );
   server.registerTool('ask', { description: 'samples the client' }, async (extra) => {
     const answer = await extra.sendRequest(
       { method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 } },
@@ -130,7 +142,7 @@ describe('startGateway, one upstream', () => {
   it('R-MCP-2 keeps tool names and relays an allowed call with its result', async () => {
     const h = await harness(['fs']);
     const tools = await h.client.listTools();
-    expect(tools.tools.map((t) => t.name).sort()).toEqual(['ask', 'echo', 'hang', 'write']);
+    expect(tools.tools.map((t) => t.name).sort()).toEqual(['ask', 'echo', 'hang', 'wait', 'write']);
     const result = await h.client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     expect(text(result)).toBe('fs:hi');
     expect(h.gate.seen[0]).toMatchObject({ server: 'fs', tool: 'echo', args: { text: 'hi' }, annotations: { readOnlyHint: true } });
@@ -238,6 +250,17 @@ describe('startGateway, one upstream', () => {
     await waitFor(() => h.gate.seen[0]?.signal.aborted === true);
     await h.client.ping();
     expect(h.upstreams['fs']?.calls).toEqual([]);
+  });
+
+  it('R-MCP-2 relays the cancellation of a forwarded call to the upstream under the upstream id', async () => {
+    const h = await harness(['fs']);
+    const controller = new AbortController();
+    const call = h.client.callTool({ name: 'wait', arguments: {} }, undefined, { signal: controller.signal });
+    await waitFor(() => h.upstreams['fs']?.calls.includes('wait:started') === true);
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await waitFor(() => h.upstreams['fs']?.calls.includes('wait:aborted') === true);
+    expect(h.gate.finished).toEqual([{ callId: 'c1', ok: false }]);
   });
 
   it('R-MCP-2 relays server-to-client requests (sampling) with ids mapped both ways', async () => {
