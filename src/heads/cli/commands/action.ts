@@ -21,8 +21,23 @@ function badArguments(): never {
   throw new ExitWith(1);
 }
 
+const USAGE = {
+  run: 'Usage: assent action run [--via-daemon] POLICY REQUEST\n\nRuns the exact action in REQUEST once when POLICY allows it; ask and deny are refused.\nPrints one JSON report on stdout. Exit 0 only when the child ran and exited 0. See docs/exec.md.\n',
+  confirm:
+    'Usage: assent action confirm POLICY REQUEST\n       assent --action-exec-confirm POLICY REQUEST\n\nShows the complete action on this terminal and runs it once after you type "RUN <challenge>".\nstdin and stderr must be a terminal. Prints one JSON report on stdout. See docs/exec.md.\n',
+};
+
+/** `--help`/`-h` prints the usage and exits 0; it never mixes with a report. */
+function helpRequested(raw: string[], which: keyof typeof USAGE): void {
+  if (raw.length === 1 && (raw[0] === '--help' || raw[0] === '-h')) {
+    process.stdout.write(USAGE[which]);
+    throw new ExitWith(0);
+  }
+}
+
 /** Exactly two non-empty paths; the only flag is `--via-daemon` on `run`. */
 function parsePaths(raw: string[], allowViaDaemon: boolean): { paths: ActionPaths; viaDaemon: boolean } {
+  helpRequested(raw, allowViaDaemon ? 'run' : 'confirm');
   const viaDaemon = allowViaDaemon && raw.includes('--via-daemon');
   const positional = raw.filter((arg) => !(allowViaDaemon && arg === '--via-daemon'));
   if (positional.length !== 2 || positional.some((arg) => arg === '' || arg.startsWith('-'))) badArguments();
