@@ -193,6 +193,25 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 type SchemaNode = z.core.$ZodType;
 
+/**
+ * Levenshtein distance, for "did you mean" on unknown keys: a misspelt
+ * `policy.tools` drops every entry under it, which can loosen policy, so the
+ * warning names the key that was probably meant.
+ */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
 /** Walks the input beside the schema and reports keys the schema does not know (warnings, R-CFG-1). */
 function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], out: ConfigProblem[]): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
@@ -213,11 +232,13 @@ function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], ou
       for (const [key, item] of Object.entries(value)) {
         const child = shape[key];
         if (child === undefined) {
-          const known = Object.keys(shape).map((k) => JSON.stringify(k)).join(', ');
+          const names = Object.keys(shape);
+          const near = names.find((name) => editDistance(name.toLowerCase(), key.toLowerCase()) <= 2);
+          const known = names.map((k) => JSON.stringify(k)).join(', ');
           out.push({
             severity: 'warning',
             path: formatPath([...path, key]),
-            message: `unknown key, ignored; known keys here: ${known}`,
+            message: `unknown key, ignored${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}; known keys here: ${known}`,
           });
         } else {
           unknownKeys(child, item, [...path, key], out);

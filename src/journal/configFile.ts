@@ -38,6 +38,43 @@ function locateJsonError(text: string, error: unknown): string {
   return `${message.replace(/\s*\(line \d+ column \d+\)/, '')} (line ${line}, column ${column})`;
 }
 
+type Frame = { kind: 'object'; keys: Set<string>; expectKey: boolean; key: string | undefined } | { kind: 'array'; index: number };
+
+/**
+ * Finds keys repeated inside one object of already-valid JSON. JSON.parse keeps
+ * the last one, so a person reading the file could see `"default": "deny"`
+ * while assent runs a later `"default": "allow"`; that is refused.
+ */
+export function findDuplicateKeys(text: string): string[] {
+  const found: string[] = [];
+  const stack: Frame[] = [];
+  const pathHere = (key: string): string =>
+    [...stack.slice(0, -1).map((f) => (f.kind === 'object' ? (f.key ?? '') : String(f.index))), key].join('.');
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    const top = stack[stack.length - 1];
+    if (c === '{') stack.push({ kind: 'object', keys: new Set(), expectKey: true, key: undefined });
+    else if (c === '[') stack.push({ kind: 'array', index: 0 });
+    else if (c === '}' || c === ']') stack.pop();
+    else if (c === ',') {
+      if (top?.kind === 'object') top.expectKey = true;
+      else if (top?.kind === 'array') top.index += 1;
+    } else if (c === ':' && top?.kind === 'object') top.expectKey = false;
+    else if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      if (top?.kind === 'object' && top.expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.keys.has(key)) found.push(pathHere(key));
+        top.keys.add(key);
+        top.key = key;
+      }
+      i = j;
+    }
+  }
+  return [...new Set(found)];
+}
+
 /**
  * Reads and validates a config file without throwing for bad content: every
  * problem comes back so `assent config check` can print them all (R-CFG-5).
@@ -81,8 +118,14 @@ export function inspectConfigFile(path: string): ConfigFileInspection {
       problems: [{ severity: 'error', path: '', message: `not valid JSON: ${locateJsonError(text, error)}` }],
     };
   }
-  const { config, problems } = validateConfig(value);
-  return { config, revision, problems, exists: true };
+  const validated = validateConfig(value);
+  const duplicates: ConfigProblem[] = findDuplicateKeys(text).map((path) => ({
+    severity: 'error',
+    path,
+    message: 'appears more than once in the same object; readers disagree on which value counts, so keep exactly one',
+  }));
+  const problems = [...duplicates, ...validated.problems];
+  return { config: duplicates.length > 0 ? undefined : validated.config, revision, problems, exists: true };
 }
 
 /**

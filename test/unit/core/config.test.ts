@@ -99,8 +99,8 @@ describe('R-CFG-1..3 config validation', () => {
     const { config, problems } = validateConfig(value);
     expect(config).toBeDefined();
     expect(problems).toEqual([
-      expect.objectContaining({ severity: 'warning', path: 'polcy' }),
-      expect.objectContaining({ severity: 'warning', path: 'policy.defualt', message: expect.stringMatching(/unknown key.*"default"/) }),
+      expect.objectContaining({ severity: 'warning', path: 'polcy', message: expect.stringContaining('did you mean "policy"') }),
+      expect.objectContaining({ severity: 'warning', path: 'policy.defualt', message: expect.stringMatching(/unknown key, ignored \(did you mean "default"\?\)/) }),
     ]);
   });
 

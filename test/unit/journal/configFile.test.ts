@@ -61,6 +61,21 @@ describe('R-CFG-1/R-CFG-4 config file', () => {
     expect(loadConfigFile(file).problems).toEqual([expect.objectContaining({ severity: 'warning', path: 'extra' })]);
   });
 
+  it('a key repeated in one object is an error at its path, so the file cannot say one thing and mean another', () => {
+    fs.writeFileSync(
+      file,
+      '{"policy": {"default": "deny", "tools": {"a/b": "deny"}, "default": "allow"},\n "servers": {"x": {"command": "a", "args": ["\\"", {"k": 1, "k": 2}]}}}',
+    );
+    const { config, problems } = inspectConfigFile(file);
+    expect(config).toBeUndefined();
+    expect(problems.filter((p) => p.severity === 'error').map((p) => p.path)).toEqual(
+      expect.arrayContaining(['policy.default', 'servers.x.args.1.k']),
+    );
+    expect(problems.find((p) => p.path === 'policy.default')?.message).toMatch(/more than once/);
+    fs.writeFileSync(file, '{"policy": {"default": "deny"}, "web": {"default": "x"}}');
+    expect(inspectConfigFile(file).problems.filter((p) => /more than once/.test(p.message))).toEqual([]);
+  });
+
   it('a directory where the file should be is a clear error', () => {
     fs.mkdirSync(file);
     expect(() => inspectConfigFile(file)).toThrow(expect.objectContaining({ type: 'invalid_input', message: expect.stringContaining(file) }));
