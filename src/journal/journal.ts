@@ -245,10 +245,11 @@ export class Journal {
     try {
       createPrivateFile(path);
       db = new Database(path);
+      // Wait for another process's lock (even while switching to WAL) instead of failing at once.
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
-      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
     } catch (cause) {
       throw new AssentError('state_insecure', `cannot open the journal ${path}: ${(cause as Error).message}; check the file is a journal.db owned by you, or move it aside`, {
         cause,
