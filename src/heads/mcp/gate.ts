@@ -30,6 +30,12 @@ export interface GateCall {
   caller: Record<string, unknown>;
   /** Aborted when the client cancels the call or disconnects. */
   signal: AbortSignal;
+  /**
+   * Asks the MCP client's user through `elicitation/create` (R-MCP-6); present only when the client
+   * declared the elicitation capability. Resolves with the client's result (`{action, content?}`);
+   * aborting the signal cancels the pending elicitation on the client.
+   */
+  elicit?: (params: Record<string, unknown>, signal: AbortSignal) => Promise<Record<string, unknown>>;
 }
 
 export type GateDecision =

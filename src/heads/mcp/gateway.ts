@@ -136,7 +136,10 @@ class GatewayCore implements Gateway {
   private readonly serverRequests = new Map<RpcId, ServerRequestRoute>();
   private readonly serverRequestIds = new Map<string, RpcId>();
   private nextClientFacingId = 1;
+  /** Requests the gateway itself made of the client (elicitation channel), by client-facing id. */
+  private readonly ownClientRequests = new Map<RpcId, { resolve: (result: Record<string, unknown>) => void; reject: (error: AssentError) => void }>();
   private caller: Record<string, unknown> = {};
+  private clientCanElicit = false;
   // Ownership learnt from list results, for routing with several upstreams.
   private readonly resourceOwner = new Map<string, UpstreamLink>();
   private templateOwners: Array<{ template: UriTemplate; link: UpstreamLink }> = [];
@@ -256,6 +259,13 @@ class GatewayCore implements Gateway {
 
   private onClientResponse(response: WireMessage): void {
     if (response.id === undefined) return;
+    const own = this.ownClientRequests.get(response.id);
+    if (own !== undefined) {
+      this.ownClientRequests.delete(response.id);
+      if (response.error) own.reject(new AssentError('unavailable', `The MCP client refused the request: ${response.error.message}`));
+      else own.resolve(response.result ?? {});
+      return;
+    }
     const route = this.serverRequests.get(response.id);
     if (route === undefined) {
       this.log.debug('response from client for an unknown request', { id: response.id });
@@ -445,6 +455,7 @@ class GatewayCore implements Gateway {
               ...(annotations === undefined ? {} : { annotations }),
               caller: this.caller,
               signal: controller.signal,
+              ...(this.clientCanElicit ? { elicit: (elicitParams, signal) => this.elicit(elicitParams, signal) } : {}),
             }),
             controller.signal,
           );
@@ -564,7 +575,37 @@ class GatewayCore implements Gateway {
 
   // ---------------------------------------------------------------- initialize
 
+  /** Sends `elicitation/create` to the client under a gateway-owned id; an abort cancels it on the client. */
+  private elicit(params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      if (signal.aborted || this.closing) {
+        reject(new AssentError('timeout', 'The elicitation was cancelled before it was sent.'));
+        return;
+      }
+      const id = this.nextClientFacingId++;
+      const onAbort = (): void => {
+        if (!this.ownClientRequests.delete(id)) return;
+        this.sendToClient({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'decided on another channel' } });
+        reject(new AssentError('timeout', 'The elicitation was cancelled: the call was decided or abandoned elsewhere.'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.ownClientRequests.set(id, {
+        resolve: (result) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(result);
+        },
+        reject: (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      });
+      this.sendToClient({ jsonrpc: '2.0', id, method: 'elicitation/create', params });
+    });
+  }
+
   private rememberCaller(request: WireRequest): void {
+    const capabilities = request.params?.['capabilities'];
+    this.clientCanElicit = isRecord(capabilities) && capabilities['elicitation'] !== undefined;
     const info = request.params?.['clientInfo'];
     if (isRecord(info)) {
       this.caller = {
@@ -801,6 +842,8 @@ class GatewayCore implements Gateway {
       inflight.finish?.(false);
     }
     this.clientInflight.clear();
+    for (const own of this.ownClientRequests.values()) own.reject(new AssentError('unavailable', 'The gateway closed before the client answered.'));
+    this.ownClientRequests.clear();
     await this.closeUpstreams();
     try {
       await this.client.close();

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CreateMessageRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { CallGate, GateCall, GateDecision } from '../../../../src/heads/mcp/gate.js';
@@ -92,7 +92,13 @@ afterEach(async () => {
   for (const close of open.splice(0)) await close();
 });
 
-async function harness(aliases: string[], options: { keepAliveMs?: number } = {}): Promise<Harness> {
+interface HarnessOptions {
+  keepAliveMs?: number;
+  /** When set, the client declares elicitation and answers with this handler. */
+  onElicit?: (params: unknown, signal: AbortSignal) => Promise<ElicitResult> | ElicitResult;
+}
+
+async function harness(aliases: string[], options: HarnessOptions = {}): Promise<Harness> {
   const upstreams: Record<string, Upstream> = Object.fromEntries(aliases.map((a) => [a, makeUpstream(a)]));
   const gate = new ScriptedGate();
   const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
@@ -119,7 +125,12 @@ async function harness(aliases: string[], options: { keepAliveMs?: number } = {}
       return gatewayEnd;
     },
   });
-  const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+  const client = new Client(
+    { name: 'test-client', version: '1.0.0' },
+    { capabilities: { sampling: {}, ...(options.onElicit ? { elicitation: { form: {} } } : {}) } },
+  );
+  const onElicit = options.onElicit;
+  if (onElicit) client.setRequestHandler(ElicitRequestSchema, (request, extra) => onElicit(request.params, extra.signal));
   client.setRequestHandler(CreateMessageRequestSchema, () => ({
     model: 'fake',
     role: 'assistant',
@@ -279,6 +290,52 @@ describe('startGateway, one upstream', () => {
     await expect(hanging).rejects.toThrow(/MCP server "fs" stopped/);
     await expect(h.client.listResources()).rejects.toThrow(/MCP server "fs" stopped.*config\.json servers\.fs/);
     expect(h.gate.finished).toEqual([{ callId: 'c1', ok: false }]);
+  });
+});
+
+describe('startGateway, elicitation seam (R-MCP-6)', () => {
+  it('offers the gate an elicit function only when the client declared elicitation', async () => {
+    const without = await harness(['fs']);
+    await without.client.callTool({ name: 'echo', arguments: { text: 'a' } });
+    expect(without.gate.seen[0]?.elicit).toBeUndefined();
+  });
+
+  it('an elicitation the client accepts reaches the gate, which may then allow the call', async () => {
+    const asked: unknown[] = [];
+    const h = await harness(['fs'], {
+      onElicit: (params) => {
+        asked.push(params);
+        return { action: 'accept', content: { approve: true } };
+      },
+    });
+    h.gate.decide = async (call) => {
+      const answer = await call.elicit?.({ message: `Allow ${call.server}/${call.tool}?`, requestedSchema: { type: 'object', properties: {} } }, call.signal);
+      return answer?.['action'] === 'accept' ? { allowed: true } : { allowed: false, reason: 'consent_denied', message: 'declined' };
+    };
+    expect(text(await h.client.callTool({ name: 'write', arguments: { text: 'ok' } }))).toBe('fs wrote ok');
+    expect(asked).toEqual([{ message: 'Allow fs/write?', requestedSchema: { type: 'object', properties: {} } }]);
+  });
+
+  it('when another channel decides first, the pending elicitation is cancelled on the client', async () => {
+    let clientSignal: AbortSignal | undefined;
+    const h = await harness(['fs'], {
+      onElicit: (_params, signal) => {
+        clientSignal = signal;
+        return new Promise<ElicitResult>(() => undefined);
+      },
+    });
+    h.gate.decide = async (call) => {
+      const elsewhere = new AbortController();
+      const pending = call.elicit?.({ message: 'Allow?', requestedSchema: { type: 'object', properties: {} } }, elsewhere.signal);
+      await waitFor(() => clientSignal !== undefined);
+      elsewhere.abort();
+      await expect(pending).rejects.toMatchObject({ type: 'timeout' });
+      return { allowed: false, reason: 'consent_denied', message: 'denied on the CLI' };
+    };
+    const result = await h.client.callTool({ name: 'write', arguments: { text: 'no' } });
+    expect(text(result)).toContain('consent_denied');
+    await waitFor(() => clientSignal?.aborted === true);
+    expect(h.upstreams['fs']?.calls).toEqual([]);
   });
 });
 
