@@ -9,6 +9,7 @@ import { isProcessAlive } from '../../daemon/autoSpawn.js';
 import { runDaemon } from '../../daemon/daemonMain.js';
 import { DaemonClient } from '../../daemon/rpcClient.js';
 import { connectForCli } from '../daemonConnection.js';
+import { runWatch } from './watch.js';
 import { printJsonOk } from '../output.js';
 import { VERSION } from '../../../version.js';
 
@@ -39,17 +40,44 @@ function printStatus(status: DaemonStatus): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+/**
+ * R-D-1: in a terminal, the foreground daemon also shows the live queue and takes
+ * answers inline, through its own socket like any other client. Leaving the view
+ * (q or Ctrl+C) stops the daemon, as quitting any foreground program does.
+ */
+async function showInlineQueue(socketPath: string, stop: AbortController): Promise<void> {
+  try {
+    const client = await DaemonClient.connect({ socketPath, autoSpawn: false });
+    try {
+      await runWatch(client, { selector: undefined, json: false });
+    } finally {
+      client.close();
+    }
+  } catch (error) {
+    process.stderr.write(`assent: the inline queue could not start (${error instanceof Error ? error.message : String(error)}); use \`assent watch\` in another terminal.\n`);
+    return;
+  }
+  stop.abort();
+}
+
 async function runCommand(options: JsonFlag): Promise<void> {
   const paths = resolveStatePaths(process.env);
+  const stop = new AbortController();
+  const interactive = !options.json && Boolean(process.stdin.isTTY) && Boolean(process.stderr.isTTY);
   await runDaemon({
     paths,
     operations: allOperations,
+    signal: stop.signal,
     onStarted: ({ pid, socket }) => {
-      if (options.json) printJsonOk({ pid, socket, version: VERSION });
-      else process.stderr.write(`assent daemon listening on ${socket} (pid ${pid}); Ctrl+C stops it\n`);
+      if (options.json) {
+        printJsonOk({ pid, socket, version: VERSION });
+        return;
+      }
+      process.stderr.write(`assent daemon listening on ${socket} (pid ${pid}); Ctrl+C stops it\n`);
+      if (interactive) void showInlineQueue(socket, stop);
     },
   });
-  // Stopped cleanly. Should a stray handle keep the loop alive, do not linger as a zombie daemon.
+  // Stopped cleanly. Should a stray handle (e.g. the terminal) keep the loop alive, do not linger.
   setTimeout(() => process.exit(0), 2000).unref();
 }
 
