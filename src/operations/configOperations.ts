@@ -36,6 +36,20 @@ export function configOperations(deps: ConfigOperationDeps): Operation[] {
   };
   return [
     defineOperation({
+      name: 'config.get',
+      summary: 'The configuration the daemon pinned (servers, policy, channels) and its revision; gateways start from it (R-D-5).',
+      params: z.strictObject({}),
+      result: z.object({ revision: z.string(), path: z.string(), config: z.record(z.string(), z.unknown()) }),
+      class: 'read',
+      exposure: {
+        cli: { rationale: 'operators read config.json itself; `assent config reload` shows what differs from the pinned revision' },
+        rpc: true,
+        http: { rationale: 'server entries may carry credentials in env; only the local 0600 socket serves them' },
+        mcp: { rationale: 'server entries may carry credentials in env; never shown to a model' },
+      },
+      handler: async () => ({ revision: deps.service.config.revision, path: deps.configPath, config: deps.service.config.config as unknown as Record<string, unknown> }),
+    }),
+    defineOperation({
       name: 'config.status',
       summary: 'The pinned config revision, the revision on disk, and the policy diff between them.',
       params: z.strictObject({}),

@@ -1,0 +1,137 @@
+// SPEC §14 rows for the daemon: decision propagation (approvals.decide accepted
+// → waiting call resumed), approvals.list and daemon RSS with 10,000 pending
+// approvals, and `assent pending` wall time against `node -e 0`.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DaemonClient } from '../dist/heads/daemon/rpcClient.js';
+
+const root = join(import.meta.dirname, '..');
+const cli = join(root, 'dist', 'bin', 'assent.js');
+const round3 = (v) => Math.round(v * 1000) / 1000;
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+async function withDaemon(body) {
+  const base = mkdtempSync('/tmp/asb-');
+  const home = join(base, 'h');
+  mkdirSync(home, { mode: 0o700 });
+  writeFileSync(
+    join(home, 'config.json'),
+    JSON.stringify({ notifications: false, policy: { default: 'prompt', consentTimeoutSeconds: 1500 } }),
+    { mode: 0o600 },
+  );
+  const env = { ...process.env, ASSENT_HOME: home };
+  const daemon = spawn(process.execPath, [cli, 'daemon', 'run'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  daemon.stderr.on('data', (d) => (stderr += d));
+  for (let i = 0; i < 500 && !stderr.includes('listening on'); i += 1) await new Promise((r) => setTimeout(r, 20));
+  try {
+    return await body({ home, env, daemon, socketPath: join(home, 'daemon.sock') });
+  } finally {
+    daemon.kill('SIGKILL');
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+async function propagation({ socketPath }) {
+  const caller = await DaemonClient.connect({ socketPath, autoSpawn: false });
+  const operator = await DaemonClient.connect({ socketPath, autoSpawn: false });
+  let onRequested;
+  operator.onNotification('event', (event) => {
+    if (event.kind === 'approval_requested') onRequested?.(event.data.approval.id);
+  });
+  await operator.call('events.subscribe', { kinds: ['approval_requested'] });
+  const samples = [];
+  for (let i = 0; i < 300; i += 1) {
+    const requested = new Promise((resolve) => (onRequested = resolve));
+    const call = caller.call('calls.authorize', { sessionId: 'bench', server: 'b', tool: 't', args: { i } });
+    const id = await requested;
+    const start = performance.now();
+    const decided = operator.call('approvals.decide', { id, behavior: 'allow' });
+    await call;
+    const resumed = performance.now() - start;
+    await decided;
+    if (i >= 20) samples.push(resumed);
+  }
+  caller.close();
+  operator.close();
+  samples.sort((a, b) => a - b);
+  return [
+    { name: 'decision propagation p50 (decide sent → call resumed)', value: round3(percentile(samples, 50)), unit: 'ms', target: 5, ok: percentile(samples, 50) <= 5 },
+    { name: 'decision propagation p99', value: round3(percentile(samples, 99)), unit: 'ms', target: NaN, targetText: '(report)', ok: undefined },
+  ];
+}
+
+async function tenThousand({ socketPath, daemon }) {
+  // A connection may have 1,024 requests in flight, so the waiting calls are spread over 20 connections.
+  const callers = [];
+  for (let c = 0; c < 20; c += 1) callers.push(await DaemonClient.connect({ socketPath, autoSpawn: false }));
+  const reader = await DaemonClient.connect({ socketPath, autoSpawn: false });
+  const N = 10_000;
+  const pending = [];
+  for (let i = 0; i < N; i += 1) {
+    pending.push(callers[i % callers.length].call('calls.authorize', { sessionId: `s${i % 50}`, server: 'fs', tool: 'write_file', args: { path: `/srv/data/file-${i}.txt`, content: 'x'.repeat(64) } }).catch(() => undefined));
+  }
+  const filingStart = performance.now();
+  for (let i = 0; i < 1200; i += 1) {
+    const status = await reader.call('daemon.status', {});
+    if (status.approvals.pendingApprovals >= N) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const filingMs = performance.now() - filingStart;
+  const samples = [];
+  let count = 0;
+  for (let i = 0; i < 7; i += 1) {
+    const start = performance.now();
+    const list = await reader.call('approvals.list', {});
+    samples.push(performance.now() - start);
+    count = list.length;
+  }
+  samples.sort((a, b) => a - b);
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${daemon.pid}/status`, 'utf8'))?.[1] ?? NaN);
+  for (const caller of callers) caller.close();
+  reader.close();
+  return [
+    { name: `filing ${N} approvals (durable, one fsync each)`, value: Math.round(filingMs), unit: 'ms', target: NaN, targetText: '(report)', ok: undefined },
+    { name: `approvals.list with ${count} pending (median of 7, over the socket)`, value: round3(samples[3]), unit: 'ms', target: 50, ok: samples[3] <= 50 && count === N },
+    { name: `daemon RSS with ${count} pending`, value: Math.round(rssKb / 1024), unit: 'MB', target: 150, ok: rssKb / 1024 <= 150 },
+  ];
+}
+
+function wallTime(args, env, runs = 11) {
+  const samples = [];
+  for (let i = 0; i < runs; i += 1) {
+    const start = performance.now();
+    execFileSync(process.execPath, args, { env, stdio: 'ignore' });
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(runs / 2)];
+}
+
+async function pendingWall({ env }) {
+  wallTime([cli, 'pending', '--json'], env, 2);
+  const baseline = wallTime(['-e', '0'], env);
+  const pending = wallTime([cli, 'pending', '--json'], env);
+  return [
+    {
+      name: '`assent pending` wall time / `node -e 0`',
+      value: round3(pending / baseline),
+      unit: `× (${pending.toFixed(1)} ms vs ${baseline.toFixed(1)} ms)`,
+      target: 1.5,
+      ok: pending / baseline <= 1.5,
+    },
+  ];
+}
+
+export async function benchApprovals() {
+  const rows = [];
+  rows.push(...(await withDaemon(propagation)));
+  rows.push(...(await withDaemon(pendingWall)));
+  rows.push(...(await withDaemon(tenThousand)));
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(JSON.stringify(await benchApprovals(), null, 2));
+}
