@@ -96,7 +96,7 @@ async function claimPidFile(paths: StatePaths): Promise<void> {
       }
     }
     const holder = readPidFile(paths.pid);
-    if (holder !== undefined && holder !== process.pid && isProcessAlive(holder)) {
+    if (holder !== undefined && isProcessAlive(holder)) {
       const deadline = Date.now() + LIVE_PID_GRACE_MS;
       while (Date.now() < deadline) {
         if (await DaemonClient.probe(paths.socket, 500)) {
