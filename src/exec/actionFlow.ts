@@ -9,6 +9,7 @@ import { parseExecPolicy, parseExecRequest } from '../core/execFiles.js';
 import type { ExecPolicy, ExecRequest } from '../core/execFiles.js';
 import { evaluateExecPolicy } from '../core/execPolicy.js';
 import { GrantOwner } from '../core/grant.js';
+import type { LaunchOutcome, RevisionBinding } from '../core/grant.js';
 import { newChallenge } from '../core/ids.js';
 import type { RandomBytes } from '../core/ids.js';
 import { renderExecPreview } from '../core/preview.js';
@@ -17,11 +18,11 @@ import type { SignalSource, TerminalInput, TerminalOutput } from '../channels/tt
 import { effectiveExecAction } from './environment.js';
 import { readLimitedFile, UNREADABLE } from './readLimitedFile.js';
 import { launchReport, refusalReport } from './report.js';
-import type { ExecReason, ExecReport } from './report.js';
+import type { ExecReason, ExecReport, ExecutionSummary } from './report.js';
 import { RevisionKeeper } from './revision.js';
 import type { ReadActionFile } from './revision.js';
 import { DEFAULT_EXEC_LIMITS, launchChild, superviseChild } from './runChild.js';
-import type { ExecLimits, SpawnFn } from './runChild.js';
+import type { ChildOutcome, ExecLimits, SpawnFn } from './runChild.js';
 
 export interface ActionPaths {
   policy: string;
@@ -61,18 +62,24 @@ function parseBoth(policyBytes: Uint8Array, requestBytes: Uint8Array): { policy:
 }
 
 /** Starts the child; a synchronous spawn failure becomes a spawn-failed outcome. */
-async function runLaunched(start: () => ChildProcess, limits: ExecLimits, signal: AbortSignal): Promise<{ reason: ExecReason; execution: ExecReport['execution'] }> {
+async function runLaunched(start: () => ChildProcess, limits: ExecLimits, signal: AbortSignal): Promise<ChildOutcome> {
   let child: ChildProcess;
   try {
     child = start();
   } catch {
-    return {
-      reason: 'spawn-failed',
-      execution: { state: 'spawn-failed', exitCode: null, termination: 'not-requested', stdoutBytes: 0, stderrBytes: 0, outputComplete: false },
-    };
+    return { reason: 'spawn-failed', execution: { ...SPAWN_FAILED } };
   }
   return superviseChild(child, { limits, signal });
 }
+
+const SPAWN_FAILED: ExecutionSummary = Object.freeze({
+  state: 'spawn-failed',
+  exitCode: null,
+  termination: 'not-requested',
+  stdoutBytes: 0,
+  stderrBytes: 0,
+  outputComplete: false,
+});
 
 /** `assent action run`: allow runs at once; ask and deny are refused without any prompt. */
 export async function runActionFlow(paths: ActionPaths, deps: ActionFlowDeps & { signals: SignalSource }): Promise<ExecReport> {
@@ -127,7 +134,7 @@ export async function confirmActionFlow(paths: ActionPaths, deps: ConfirmFlowDep
   const keeper = new RevisionKeeper(paths, deps.readFile ?? readLimitedFile, random);
   try {
     let parsed: { policy: ExecPolicy; request: ExecRequest };
-    let binding;
+    let binding: RevisionBinding;
     try {
       const captured = await keeper.capture();
       binding = owner.bind();
@@ -175,24 +182,19 @@ export async function confirmActionFlow(paths: ActionPaths, deps: ConfirmFlowDep
       terminal.say('assent: not run — cancelled before launch.\n');
       return refusalReport('action-cancelled');
     }
-    const limits = deps.limits ?? DEFAULT_EXEC_LIMITS;
-    let refusedLaunch = false;
-    const outcome = await runLaunched(
-      () => {
-        const attempt = owner.launchWith(grant, binding, () => launchChild(action, deps.spawn));
-        if (!attempt.launched) {
-          refusedLaunch = true;
-          throw new AssentError('conflict', `The confirmation can no longer authorize a launch (${attempt.why}).`);
-        }
-        return attempt.value;
-      },
-      limits,
-      terminal.cancelled,
-    );
-    if (refusedLaunch) {
+    // The attempt is spent inside launchWith, before the spawn: a spawn that throws has used it.
+    let attempt: LaunchOutcome<ChildProcess>;
+    try {
+      attempt = owner.launchWith(grant, binding, () => launchChild(action, deps.spawn));
+    } catch {
+      terminal.say('assent: the process could not be started; check the executable and cwd in the request.\n');
+      return launchReport('spawn-failed', SPAWN_FAILED, { policyDecision });
+    }
+    if (!attempt.launched) {
       terminal.say('assent: not run — the confirmation expired or was revoked before launch. Run the command again.\n');
       return refusalReport('launch-failed');
     }
+    const outcome = await superviseChild(attempt.value, { limits: deps.limits ?? DEFAULT_EXEC_LIMITS, signal: terminal.cancelled });
     terminal.say(`assent: finished (${outcome.reason}).\n`);
     return launchReport(outcome.reason, outcome.execution, { policyDecision });
   } finally {
