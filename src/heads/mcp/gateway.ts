@@ -163,6 +163,7 @@ class GatewayCore implements Gateway {
     this.clearTimer = options.clearInterval ?? ((handle) => clearInterval(handle as ReturnType<typeof setInterval>));
     const factory = options.createUpstreamTransport ?? createUpstreamTransport;
     this.links = options.upstreams.map((spec) => new UpstreamLink(spec, factory(spec)));
+    for (const link of this.links) link.failClient = (clientId, error) => this.failForwarded(clientId, error);
     this.multi = this.links.length > 1;
     this.aliasesLongestFirst = [...this.links].sort((a, b) => b.alias.length - a.alias.length);
   }
@@ -348,12 +349,7 @@ class GatewayCore implements Gateway {
       return;
     }
     this.log.warn('upstream closed', { server: link.alias });
-    link.markDown('stopped (its process exited or its connection closed)', (clientId, error) => {
-      const inflight = this.clientInflight.get(clientId);
-      this.clientInflight.delete(clientId);
-      inflight?.finish?.(false);
-      this.sendToClient(errorMessage(clientId, error));
-    });
+    link.markDown('stopped (its process exited or its connection closed)');
     // Requests the dead upstream made of the client can never be answered: tell the client to drop them.
     for (const [id, route] of this.serverRequests) {
       if (route.link !== link) continue;
@@ -365,6 +361,14 @@ class GatewayCore implements Gateway {
         params: { requestId: id, reason: `MCP server "${link.alias}" stopped` },
       });
     }
+  }
+
+  /** Answers a forwarded client request whose upstream cannot answer it. */
+  private failForwarded(clientId: RpcId, error: RpcErrorBody): void {
+    const inflight = this.clientInflight.get(clientId);
+    this.clientInflight.delete(clientId);
+    inflight?.finish?.(false);
+    this.sendToClient(errorMessage(clientId, error));
   }
 
   // ---------------------------------------------------------------- forwarding
@@ -634,7 +638,7 @@ class GatewayCore implements Gateway {
         results.push({ link, result: outcome.value });
       } else {
         this.log.error('upstream failed to initialize; its features are unavailable', { server: link.alias, error: outcome.reason });
-        link.markDown(`failed to initialize (${toAssentError(outcome.reason).message})`, () => undefined);
+        link.markDown(`failed to initialize (${toAssentError(outcome.reason).message})`);
       }
     });
     const firstResult = results[0];

@@ -81,11 +81,19 @@ export class UpstreamLink {
     return this.spec.alias;
   }
 
-  /** Sends a message as it is; a dead link or a transport that throws is reported, never thrown. */
-  send(message: WireMessage): boolean {
+  /** How a client request that failed on this link is answered; set by the gateway. */
+  failClient: (clientId: RpcId, error: RpcErrorBody) => void = () => undefined;
+
+  /**
+   * Sends a message as it is. A dead link or a transport that throws at once
+   * gives `false`; a send that fails later (an HTTP POST refused, a closed
+   * pipe) goes to `onLateFailure`, so no request waits for an answer that
+   * cannot come.
+   */
+  send(message: WireMessage, onLateFailure?: (error: unknown) => void): boolean {
     if (!this.alive) return false;
     try {
-      this.transport.send(message as unknown as JSONRPCMessage).catch(() => undefined);
+      this.transport.send(message as unknown as JSONRPCMessage).catch((error: unknown) => onLateFailure?.(error));
       return true;
     } catch {
       return false;
@@ -96,11 +104,31 @@ export class UpstreamLink {
   forward(message: WireMessage, pending: PendingUpstreamRequest): RpcId | undefined {
     const id = this.nextId++;
     this.pending.set(id, pending);
-    if (!this.send({ ...message, id })) {
+    const sent = this.send({ ...message, id }, (error) => {
+      const entry = this.pending.get(id);
+      if (entry === undefined) return;
+      this.pending.delete(id);
+      const body = this.sendFailedBody(entry.method, error);
+      if (entry.kind === 'internal') entry.reject(new AssentError('unavailable', body.message, { details: { server: this.alias }, cause: error }));
+      else this.failClient(entry.clientId, body);
+    });
+    if (!sent) {
       this.pending.delete(id);
       return undefined;
     }
     return id;
+  }
+
+  /** The JSON-RPC error for a request the transport could not deliver. */
+  sendFailedBody(method: string, error: unknown): RpcErrorBody {
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      code: UPSTREAM_UNAVAILABLE_CODE,
+      message:
+        `Could not deliver ${method} to MCP server "${this.alias}" (${why}). ` +
+        `Check that it is running and its command/url in config.json servers.${this.alias}.`,
+      data: { type: 'unavailable', details: { server: this.alias, method } },
+    };
   }
 
   /** A request the gateway itself makes (aggregation, annotation lookup). */
@@ -113,14 +141,14 @@ export class UpstreamLink {
   }
 
   /** Marks the link down and fails everything in flight on it. */
-  markDown(reason: string, failClient: (clientId: RpcId, error: RpcErrorBody) => void): void {
+  markDown(reason: string): void {
     this.alive = false;
     this.downReason ??= reason;
     const pending = [...this.pending.values()];
     this.pending.clear();
     for (const entry of pending) {
       if (entry.kind === 'internal') entry.reject(this.unavailableError(entry.method));
-      else failClient(entry.clientId, this.unavailableBody(entry.method));
+      else this.failClient(entry.clientId, this.unavailableBody(entry.method));
     }
   }
 

@@ -293,6 +293,30 @@ describe('startGateway, one upstream', () => {
   });
 });
 
+describe('startGateway, an upstream that cannot be reached', () => {
+  it('a send that fails later (e.g. an HTTP POST refused) answers the client with an error, not a hang', async () => {
+    const refusing: Transport = {
+      start: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+      send: () => Promise.reject(new Error('fetch failed: connect ECONNREFUSED 127.0.0.1:1')),
+    };
+    const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
+    const gateway = await startGateway({
+      clientTransport: gatewaySide,
+      upstreams: [{ alias: 'remote', url: 'http://127.0.0.1:1/mcp' }],
+      gate: new ScriptedGate(),
+      logger: silentLogger,
+      createUpstreamTransport: () => refusing,
+    });
+    const client = new Client({ name: 'c', version: '1' });
+    open.push(async () => {
+      await client.close();
+      await gateway.close();
+    });
+    await expect(client.connect(clientSide)).rejects.toThrow(/Could not deliver initialize to MCP server "remote".*ECONNREFUSED.*servers\.remote/);
+  });
+});
+
 describe('startGateway, elicitation seam (R-MCP-6)', () => {
   it('offers the gate an elicit function only when the client declared elicitation', async () => {
     const without = await harness(['fs']);
