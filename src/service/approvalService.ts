@@ -182,6 +182,8 @@ export class ApprovalService {
   private pinned: PinnedConfig;
   private snapshot: PolicySnapshot;
   private readonly waiters = new Map<string, Set<(resolution: Resolution) => void>>();
+  /** Pending approvals in filing order: a read view of the journal, kept in step by fileApproval/resolve. */
+  private readonly pendingViews = new Map<string, ApprovalView>();
   private readonly expiryTimers = new Map<string, unknown>();
   private readonly calls = new Map<string, CallRecord>();
   private readonly sessionGrants = new Map<string, Map<string, string>>();
@@ -207,6 +209,7 @@ export class ApprovalService {
   /** Re-arms deadlines of approvals that survived a restart and expires the stale ones (R-D-7). */
   start(): void {
     for (const record of this.journal.listApprovals({ state: 'pending' })) {
+      this.pendingViews.set(record.id, toApprovalView(record));
       this.armExpiry(record);
     }
   }
@@ -390,6 +393,7 @@ export class ApprovalService {
     this.journal.insertApproval(record);
     this.armExpiry(record);
     const view = toApprovalView(record);
+    this.pendingViews.set(id, view);
     this.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
     const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
     this.notifier.notify({ title: `assent: approval ${id}`, body: `${subject} is waiting for your decision. Run: assent approve ${id}` });
@@ -411,6 +415,7 @@ export class ApprovalService {
     resolution: { state: 'approved' | 'denied' | 'expired'; channel?: string; reason?: string; scope?: 'call' | 'session'; decidedAt: number },
   ): boolean {
     if (!this.journal.resolveApproval(id, resolution)) return false;
+    this.pendingViews.delete(id);
     const timer = this.expiryTimers.get(id);
     if (timer !== undefined) {
       this.timers.clearTimeout(timer);
@@ -475,6 +480,14 @@ export class ApprovalService {
   }
 
   list(options: { selector?: string; state?: ApprovalRecord['state']; limit?: number } = {}): ApprovalView[] {
+    if ((options.state ?? 'pending') === 'pending') {
+      const selected: ApprovalView[] = [];
+      for (const view of this.pendingViews.values()) {
+        if (matchesSelector(view, options.selector)) selected.push(view);
+        if (options.limit !== undefined && selected.length >= options.limit) break;
+      }
+      return selected;
+    }
     const filter: { state?: ApprovalRecord['state']; limit?: number } = { state: options.state ?? 'pending' };
     if (options.limit !== undefined && options.selector === undefined) filter.limit = options.limit;
     const views = this.journal.listApprovals(filter).map(toApprovalView);
@@ -568,7 +581,7 @@ export class ApprovalService {
 
   status(): Record<string, unknown> {
     return {
-      pendingApprovals: this.journal.listApprovals({ state: 'pending' }).length,
+      pendingApprovals: this.pendingViews.size,
       waitingCalls: this.waiters.size,
       callsInProgress: this.calls.size,
       sessions: this.listSessions().length,
