@@ -1,6 +1,7 @@
 // The daemon process over its real socket, driven through the built binary:
 // permissions, auto-spawn, single instance, version check, graceful stop.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
@@ -73,6 +74,23 @@ describe('daemon process', () => {
     const { data } = JSON.parse(result.stdout) as { data: { pid: number } };
     expect(data.pid).not.toBe(999999);
     expect(daemonsForHome(t.home)).toEqual([data.pid]);
+  });
+
+  it('R-D-1 a pid file naming a live process that is no daemon (pid reused after a crash) does not block the start', async () => {
+    const t = tempHome();
+    mkdirSync(t.paths.home, { recursive: true, mode: 0o700 });
+    const bystander = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      writeFileSync(t.paths.pid, `${bystander.pid}\n`, { mode: 0o600 });
+      const result = await t.runCli(['daemon', 'status', '--json']);
+      expect(result.code).toBe(0);
+      const { data } = JSON.parse(result.stdout) as { data: { pid: number } };
+      expect(data.pid).not.toBe(bystander.pid);
+      expect(daemonsForHome(t.home)).toEqual([data.pid]);
+      expect(bystander.exitCode).toBeNull();
+    } finally {
+      bystander.kill('SIGKILL');
+    }
   });
 
   it('R-D-3 a client of another version is refused with a message naming both versions and the fix', async () => {

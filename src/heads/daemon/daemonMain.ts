@@ -1,7 +1,7 @@
 // The daemon process lifecycle (R-D-1, R-D-6 shutdown order): state dir, the
 // single-instance pid file, the RPC server, signals, and a graceful stop that
 // runs every registered shutdown hook before the socket disappears.
-import { chmodSync, closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { AssentError } from '../../core/errors.js';
 import { ensureStateDir, readIdentity } from '../../journal/statePaths.js';
 import type { StatePaths } from '../../journal/statePaths.js';
@@ -42,8 +42,22 @@ export interface RunDaemonOptions {
   now?: () => number;
 }
 
-/** How long a pid file naming a live process may go without an answering socket before it counts as stale. */
-const LIVE_PID_GRACE_MS = 2000;
+/** How long a pid file naming a live daemon may go without an answering socket before it counts as stale. */
+const LIVE_PID_GRACE_MS = 5000;
+
+/**
+ * Whether a live pid is plausibly an assent daemon (and not a pid reused after a
+ * crash). Linux tells us through /proc; elsewhere we cannot know and assume yes.
+ */
+function looksLikeDaemon(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+    return cmdline.includes('daemon') && cmdline.includes('run');
+  } catch {
+    return true;
+  }
+}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -96,7 +110,7 @@ async function claimPidFile(paths: StatePaths): Promise<void> {
       }
     }
     const holder = readPidFile(paths.pid);
-    if (holder !== undefined && isProcessAlive(holder)) {
+    if (holder !== undefined && isProcessAlive(holder) && looksLikeDaemon(holder)) {
       const deadline = Date.now() + LIVE_PID_GRACE_MS;
       while (Date.now() < deadline) {
         if (await DaemonClient.probe(paths.socket, 500)) {
