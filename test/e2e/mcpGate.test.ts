@@ -3,6 +3,7 @@
 // several upstreams are named and decided per alias, and a crashing upstream
 // or a departing client leaves no hang and no orphan process.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,6 +13,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   assentBin,
+  everythingBin,
   filesystemBin,
   gatewayTransport,
   makeHome,
@@ -147,6 +149,41 @@ describe('assent mcp gate (R-MCP-3, R-MCP-5)', () => {
     expect(stderr).toContain('--server nope');
     expect(stderr).toContain('a, b');
     expect(stdout).toBe('');
+  });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
+describe('R-MCP-1 Streamable HTTP upstream', () => {
+  it('fronts a server given by url: allowed calls pass, denied ones never arrive', async () => {
+    const port = await freePort();
+    const { home } = setup(() => ({
+      servers: { web: { url: `http://127.0.0.1:${port}/mcp` } },
+      policy: { default: 'allow', destructive: 'allow', tools: { 'web/get-sum': 'deny' } },
+    }));
+    const upstream = spawn(process.execPath, [everythingBin, 'streamableHttp', home.marker], {
+      env: { ...getDefaultEnvironment(), PORT: String(port) },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    cleanups.push(async () => {
+      upstream.kill('SIGTERM');
+      await new Promise((resolve) => (upstream.exitCode === null ? upstream.once('exit', resolve) : resolve(null)));
+    });
+    let log = '';
+    upstream.stderr.on('data', (c: Buffer) => (log += c.toString()));
+    expect(await waitUntil(() => log.includes('listening'))).toBe(true);
+    const { client } = await connect(home);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
+    expect(text(await client.callTool({ name: 'echo', arguments: { message: 'over http' } }))).toContain('over http');
+    const denied = await client.callTool({ name: 'get-sum', arguments: { a: 1, b: 2 } });
+    expect(denied.isError).toBe(true);
+    expect(text(denied)).toContain('policy.tools.web/get-sum');
   });
 });
 

@@ -90,6 +90,9 @@ async function runMcp(options: McpOptions): Promise<void> {
   };
   process.stdin.once('end', stop);
   process.stdin.once('close', stop);
+  // A client that died leaves a broken stdout pipe (EPIPE): that is a disconnect too, not a crash.
+  process.stdout.on('error', stop);
+  process.stdin.on('error', stop);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   process.once('SIGHUP', stop);
@@ -97,6 +100,8 @@ async function runMcp(options: McpOptions): Promise<void> {
   await gate.close?.();
   process.stdin.off('end', stop);
   process.stdin.off('close', stop);
+  process.stdout.off('error', stop);
+  process.stdin.off('error', stop);
   process.off('SIGINT', stop);
   process.off('SIGTERM', stop);
   process.off('SIGHUP', stop);
