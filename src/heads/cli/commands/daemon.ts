@@ -3,13 +3,10 @@
 import type { Command } from 'commander';
 import { AssentError } from '../../../core/errors.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
-import { allOperations } from '../../../operations/index.js';
 import type { DaemonStatus } from '../../../operations/daemonOperations.js';
 import { isProcessAlive } from '../../daemon/autoSpawn.js';
-import { runDaemon } from '../../daemon/daemonMain.js';
 import { DaemonClient } from '../../daemon/rpcClient.js';
 import { connectForCli } from '../daemonConnection.js';
-import { runWatch } from './watch.js';
 import { printJsonOk } from '../output.js';
 import { VERSION } from '../../../version.js';
 
@@ -49,6 +46,7 @@ async function showInlineQueue(socketPath: string, stop: AbortController): Promi
   try {
     const client = await DaemonClient.connect({ socketPath, autoSpawn: false });
     try {
+      const { runWatch } = await import('./watch.js');
       await runWatch(client, { selector: undefined, json: false });
     } finally {
       client.close();
@@ -61,6 +59,8 @@ async function showInlineQueue(socketPath: string, stop: AbortController): Promi
 }
 
 async function runCommand(options: JsonFlag): Promise<void> {
+  // Loaded here, not at the top: the daemon's services (journal, SQLite) would slow every other command's start.
+  const [{ runDaemon }, { allOperations }] = await Promise.all([import('../../daemon/daemonMain.js'), import('../../../operations/index.js')]);
   const paths = resolveStatePaths(process.env);
   const stop = new AbortController();
   const interactive = !options.json && Boolean(process.stdin.isTTY) && Boolean(process.stderr.isTTY);
