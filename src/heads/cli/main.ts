@@ -1,27 +1,54 @@
 // CLI entry: parses argv, runs one command, returns the exit code. Only this
 // layer decides exit codes (STYLE.md). Commands are registered by one module
 // per family under ./commands.
-import { Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
 import { VERSION } from '../../version.js';
-import { registerActionCommands } from './commands/action.js';
-import { registerApprovalCommands } from './commands/approvals.js';
-import { registerConfigCommands } from './commands/config.js';
-import { registerDaemonCommands } from './commands/daemon.js';
-import { registerMcpCommands } from './commands/mcp.js';
 import { ExitWith, reportFailure } from './output.js';
 
-export function buildProgram(): Command {
+type Registrar = (program: Command) => void;
+
+/**
+ * Command families, loaded lazily: `assent pending` must start in about the
+ * time of `node -e 0` (SPEC §14), so a command loads only its own family and
+ * never the MCP SDK, SQLite or the schemas it does not use.
+ */
+const FAMILIES: Record<string, () => Promise<Registrar>> = {
+  action: async () => (await import('./commands/action.js')).registerActionCommands,
+  daemon: async () => (await import('./commands/daemon.js')).registerDaemonCommands,
+  config: async () => (await import('./commands/config.js')).registerConfigCommands,
+  approvals: async () => (await import('./commands/approvals.js')).registerApprovalCommands,
+  mcp: async () => (await import('./commands/mcp.js')).registerMcpCommands,
+};
+
+/** Which family serves a first word; unknown words load every family (help, suggestions). */
+const FAMILY_OF: Record<string, string> = {
+  action: 'action',
+  daemon: 'daemon',
+  config: 'config',
+  mcp: 'mcp',
+  pending: 'approvals',
+  approve: 'approvals',
+  deny: 'approvals',
+  watch: 'approvals',
+  sessions: 'approvals',
+  rules: 'approvals',
+  audit: 'approvals',
+};
+
+export async function buildProgram(firstWord?: string): Promise<Command> {
+  const { Command } = await import('commander');
   const program = new Command('assent')
     .description('Put a person between an AI agent and the actions it wants to take.')
     .version(VERSION)
     .exitOverride()
     .showSuggestionAfterError(true)
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
-  registerActionCommands(program);
-  registerDaemonCommands(program);
-  registerConfigCommands(program);
-  registerApprovalCommands(program);
-  registerMcpCommands(program);
+  const family = firstWord === undefined ? undefined : FAMILY_OF[firstWord];
+  const names = family === undefined ? Object.keys(FAMILIES) : [family];
+  for (const name of names) {
+    const load = FAMILIES[name];
+    if (load !== undefined) (await load())(program);
+  }
   return program;
 }
 
@@ -32,12 +59,19 @@ function rewriteAliases(argv: string[]): string[] {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const args = rewriteAliases(argv);
+  const plainPending = args[0] === 'pending' ? (await import('./commands/pending.js')).plainPendingArgs(args) : undefined;
+  if (plainPending !== undefined) {
+    const { runPending } = await import('./commands/pending.js');
+    return runPending(plainPending.selector, { json: plainPending.json });
+  }
   try {
-    await program.parseAsync(rewriteAliases(argv), { from: 'user' });
+    const program = await buildProgram(args[0]);
+    await program.parseAsync(args, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof ExitWith) return error.code;
+    const { CommanderError } = await import('commander');
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 64;
     return reportFailure(error, { json: argv.includes('--json') });
   }

@@ -7,7 +7,6 @@ import { renderApprovalPreview } from '../../../core/approvalPreview.js';
 import { AssentError } from '../../../core/errors.js';
 import { escapeText } from '../../../core/escape.js';
 import { newApprovalCode } from '../../../core/ids.js';
-import { auditToCsv, verifyAudit } from '../../../journal/auditLog.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import type { ApprovalView } from '../../../service/approvalService.js';
 import type { BusEvent } from '../../../service/eventBus.js';
@@ -15,6 +14,7 @@ import type { DaemonClient } from '../../daemon/rpcClient.js';
 import { connectForCli } from '../daemonConnection.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
 import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
+import { runPending } from './pending.js';
 import { runWatch } from './watch.js';
 
 interface JsonFlag {
@@ -105,13 +105,8 @@ export function registerApprovalCommands(program: Command): void {
     .description('List pending approvals with their complete, escaped arguments (selector: id, session, server/tool or server/)')
     .option('--json', 'print one JSON document')
     .action(async (selector: string | undefined, options: JsonFlag) => {
-      await withDaemon(options, async (client) => {
-        const list = await client.call<ApprovalView[]>('approvals.list', selector === undefined ? {} : { selector });
-        if (options.json) return printJsonOk(list, { count: list.length });
-        if (list.length === 0) return out('No pending approvals.');
-        const now = Date.now();
-        for (const approval of list) out(renderApprovalPreview(approval, now));
-      });
+      const code = await runPending(selector, options);
+      if (code !== 0) throw new ExitWith(code);
     });
 
   program
@@ -225,7 +220,10 @@ export function registerApprovalCommands(program: Command): void {
         const since = parseSince(options.since);
         const records = await client.call<Record<string, unknown>[]>('audit.query', since === undefined ? {} : { since });
         if (options.json) return printJsonOk(records, { count: records.length });
-        if (options.csv) return void process.stdout.write(auditToCsv(records as never));
+        if (options.csv) {
+          const { auditToCsv } = await import('../../../journal/auditLog.js');
+          return void process.stdout.write(auditToCsv(records as never));
+        }
         for (const r of records) {
           out(`${String(r['ts'])}  ${String(r['outcome'])}  ${escapeText(`${String(r['server'] ?? r['kind'] ?? '')}/${String(r['tool'] ?? '')}`)}  ${String(r['channel'] ?? '-')}  ${String(r['argsSha256'])}`);
         }
@@ -235,8 +233,9 @@ export function registerApprovalCommands(program: Command): void {
     .command('verify')
     .description('Verify the audit hash chain and name the first broken line')
     .option('--json', 'print one JSON document')
-    .action((options: JsonFlag) => {
+    .action(async (options: JsonFlag) => {
       try {
+        const { verifyAudit } = await import('../../../journal/auditLog.js');
         const result = verifyAudit(resolveStatePaths().auditDir);
         if (options.json) {
           if (result.ok) printJsonOk(result);
