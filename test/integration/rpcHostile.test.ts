@@ -3,6 +3,7 @@
 // registry) or, for an oversize line, a closed connection; notifications get no
 // reply, as JSON-RPC says. A well-behaved client is served throughout and the
 // daemon process stays the same.
+import { statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,6 +225,8 @@ describe('R-D-2 hostile frames', () => {
     const after = await DaemonClient.connect({ socketPath: t.paths.socket });
     expect(after.daemon?.pid).toBe(daemonPid);
     after.close();
+    // Hostile input does not flood the log.
+    expect(statSync(t.paths.log).size).toBeLessThan(64 * 1024);
     // Every category was exercised.
     expect([...categories.keys()].sort()).toEqual(
       [

@@ -144,7 +144,13 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   ensureStateDir(paths);
   const fileLog = options.logger ? undefined : createFileLogger(paths.log);
   const logger = (options.logger ?? fileLog?.logger ?? createLogger({ write: () => undefined })).child({ pid: process.pid });
-  await claimPidFile(paths);
+  try {
+    await claimPidFile(paths);
+  } catch (error) {
+    logger.warn('daemon not started', { error });
+    fileLog?.close();
+    throw error;
+  }
 
   const hooks: (() => Promise<void> | void)[] = [];
   let server: RpcServer | undefined;

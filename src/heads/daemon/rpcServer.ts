@@ -226,10 +226,8 @@ class Connection implements ConnectionHandle {
 
   /** Answers an error to a request; a notification (no id) gets nothing back, as JSON-RPC says. */
   private reject(id: RequestId | undefined, error: AssentError): void {
-    if (id === undefined) {
-      this.log.debug('notification refused', { type: error.type });
-      return;
-    }
+    // Not logged either: a hostile peer must not be able to fill daemon.log.
+    if (id === undefined) return;
     this.sendError(id, error);
   }
 
