@@ -79,6 +79,32 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Runs the built CLI once and collects its output. `env` is the whole environment
+ * of the child (use cleanEnv() to build one); `input` is written to stdin, which
+ * is then closed. The child is killed after `timeoutMs` (default 20 s).
+ */
+export function runCli(args: string[], options: RunCliOptions = {}, track?: Set<ChildProcess>): Promise<CliResult> {
+  requireBuiltCli();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_ENTRY, ...args], { env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    track?.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      track?.delete(child);
+      resolve({ code, signal, stdout, stderr });
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input ?? '');
+  });
+}
+
 export interface TempHome {
   /** The ASSENT_HOME directory (not yet created: the CLI creates it 0700). */
   home: string;
@@ -100,26 +126,8 @@ export function makeTempHome(): TempHome {
   const paths = resolveStatePaths(env);
   const children = new Set<ChildProcess>();
 
-  const runCli = (args: string[], options: RunCliOptions = {}): Promise<CliResult> =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI_ENTRY, ...args], {
-        env: { ...env, ...options.env },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      children.add(child);
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-      child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-      const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
-      child.on('error', reject);
-      child.on('close', (code, signal) => {
-        clearTimeout(timer);
-        children.delete(child);
-        resolve({ code, signal, stdout, stderr });
-      });
-      child.stdin.end(options.input ?? '');
-    });
+  const runCliHere = (args: string[], options: RunCliOptions = {}): Promise<CliResult> =>
+    runCli(args, { ...options, env: { ...env, ...options.env } }, children);
 
   const startDaemon = async (extraEnv: NodeJS.ProcessEnv = {}): Promise<ChildProcess> => {
     const child = spawn(process.execPath, [CLI_ENTRY, 'daemon', 'run'], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -157,5 +165,5 @@ export function makeTempHome(): TempHome {
     rmSync(root, { recursive: true, force: true });
   };
 
-  return { home, paths, env, runCli, startDaemon, cleanup };
+  return { home, paths, env, runCli: runCliHere, startDaemon, cleanup };
 }
