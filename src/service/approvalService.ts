@@ -13,6 +13,7 @@ import type { ApprovalRecord, Journal } from '../journal/journal.js';
 import type { Notifier } from '../channels/notifier.js';
 import type { EventBus } from './eventBus.js';
 import type { Logger } from './logger.js';
+import { actionDigestOf, type ProofService } from './proofService.js';
 
 export interface Timers {
   setTimeout(callback: () => void, ms: number): unknown;
@@ -61,6 +62,13 @@ export interface AuthorizeResult {
   decision: 'allow';
   consent?: Consent;
   waitedForConsentMs: number;
+  /** Handoff retry (R-MCP-8): the effect whose intent was recorded for this call; its outcome is recorded by `finish`. */
+  effectId?: string;
+  /**
+   * Handoff retry of a call that already ran under its proof (R-J-4): the recorded
+   * disposition, to be answered as is; the call must not run again.
+   */
+  replay?: { effectId: string; state: string; result?: unknown };
 }
 
 export type CallOutcome = 'ok' | 'error' | 'cancelled';
@@ -86,6 +94,8 @@ export interface ApprovalServiceOptions {
   principal: string;
   /** How long an approval waits for a waiter to come back after its connection dropped. */
   reattachGraceMs?: number;
+  /** Proofs and effects (R-J-*); without it handoff mode is unavailable and prompt calls wait as usual. */
+  proofs?: ProofService;
 }
 
 interface CallRecord {
@@ -97,6 +107,7 @@ interface CallRecord {
   consent: Consent | undefined;
   waitedForConsentMs: number;
   authorizedAtMono: number;
+  effectId?: string;
 }
 
 interface SessionInfo {
@@ -179,6 +190,7 @@ export class ApprovalService {
   private readonly logger: Logger;
   private readonly principal: string;
   private readonly reattachGraceMs: number;
+  private readonly proofs: ProofService | undefined;
   private pinned: PinnedConfig;
   private snapshot: PolicySnapshot;
   private readonly waiters = new Map<string, Set<(resolution: Resolution) => void>>();
@@ -202,6 +214,7 @@ export class ApprovalService {
     this.logger = options.logger;
     this.principal = options.principal;
     this.reattachGraceMs = options.reattachGraceMs ?? 5_000;
+    this.proofs = options.proofs;
     this.pinned = options.config;
     this.snapshot = compilePolicy(this.pinned.config.policy, this.journal.listRules({}));
   }
@@ -293,6 +306,9 @@ export class ApprovalService {
     if (grantedBy !== undefined) {
       return this.admit(base, { channel: 'session', approvalId: grantedBy }, 0);
     }
+    if (this.pinned.config.approvals.handoff && this.proofs !== undefined) {
+      return this.authorizeHandoff(params, base, this.proofs);
+    }
 
     const startedMono = this.clock.monotonic();
     const record = this.fileApproval({
@@ -336,20 +352,89 @@ export class ApprovalService {
     throw new AssentError('policy_denied', message, { details });
   }
 
-  private admit(base: Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>, consent: Consent | undefined, waited: number): AuthorizeResult {
+  private admit(
+    base: Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>,
+    consent: Consent | undefined,
+    waited: number,
+    effectId?: string,
+  ): AuthorizeResult {
     const callId = this.newCallId();
-    this.calls.set(callId, { ...base, consent, waitedForConsentMs: waited, authorizedAtMono: this.clock.monotonic() });
+    const call: CallRecord = { ...base, consent, waitedForConsentMs: waited, authorizedAtMono: this.clock.monotonic() };
+    if (effectId !== undefined) call.effectId = effectId;
+    this.calls.set(callId, call);
     this.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
     const result: AuthorizeResult = { callId, decision: 'allow', waitedForConsentMs: waited };
     if (consent !== undefined) result.consent = consent;
+    if (effectId !== undefined) result.effectId = effectId;
     return result;
   }
 
+  /**
+   * Handoff mode (R-MCP-8): a prompt call never waits. The identical retry of an
+   * approved call consumes its proof inside the daemon (the agent never holds a
+   * token, R-MCP-9) and runs once; a later identical retry gets the recorded
+   * disposition; otherwise the call files (or reuses) a handoff approval and is
+   * refused at once with its id so the agent can retry after the operator decides.
+   */
+  private authorizeHandoff(
+    params: AuthorizeParams,
+    base: Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>,
+    proofs: ProofService,
+  ): AuthorizeResult {
+    const actionDigest = actionDigestOf({ kind: 'tool', server: params.server, tool: params.tool, args: params.args });
+    const outcome = proofs.consumeForRetry({ actionDigest, revision: this.pinned.revision });
+    if (outcome !== undefined) {
+      const approval = this.journal.getApproval(outcome.proof.approvalId);
+      const consent: Consent = { channel: outcome.proof.channel, approvalId: outcome.proof.approvalId };
+      if (outcome.kind === 'consumed') return this.admit(base, consent, 0, outcome.effect.id);
+      const replay: NonNullable<AuthorizeResult['replay']> = { effectId: outcome.effect.id, state: outcome.effect.state };
+      if (outcome.result !== undefined) replay.result = outcome.result;
+      this.logger.info('identical retry answered with the recorded disposition; nothing run', { effectId: outcome.effect.id, approvalId: approval?.id });
+      return { callId: '', decision: 'allow', consent, waitedForConsentMs: 0, replay };
+    }
+    let approvalId: string | undefined;
+    for (const view of this.pendingViews.values()) {
+      if (view.sessionId === params.sessionId && view.server === params.server && view.tool === params.tool && view.argsSha256 === base.argsSha256) {
+        if (this.journal.getApproval(view.id)?.handoff === true) {
+          approvalId = view.id;
+          break;
+        }
+      }
+    }
+    approvalId ??= this.fileApproval({
+      sessionId: params.sessionId,
+      kind: 'tool',
+      server: params.server,
+      tool: params.tool,
+      args: params.args,
+      argsSha256: base.argsSha256,
+      caller: base.caller,
+      handoff: true,
+    }).id;
+    this.writeAudit({ ...base, outcome: 'denied', deniedReason: 'approval_pending', approvalId });
+    throw new AssentError(
+      'policy_denied',
+      `assent did not run ${params.server}/${params.tool}: approval_pending (approval ${approvalId}). The operator must approve it first ` +
+        `(\`assent approve ${approvalId}\`, the watch queue or the web page). After it is approved, retry this identical call ` +
+        `(same tool, same arguments) once; it then runs once. A call with different arguments needs its own approval.`,
+      { details: { reason: 'approval_pending', approvalId } },
+    );
+  }
+
   /** Records the end of an admitted call and writes its audit line (R-AUD-1). */
-  finish(params: { callId: string; outcome: CallOutcome; durationMs?: number }): { recorded: boolean } {
+  finish(params: { callId: string; outcome: CallOutcome; durationMs?: number; result?: unknown }): { recorded: boolean } {
     const call = this.calls.get(params.callId);
     if (call === undefined) throw new AssentError('not_found', `no call ${params.callId} is in progress; it was finished already or never authorized`);
     this.calls.delete(params.callId);
+    if (call.effectId !== undefined && this.proofs !== undefined) {
+      try {
+        const outcome: { ok: boolean; result?: unknown } = { ok: params.outcome === 'ok' };
+        if (params.result !== undefined) outcome.result = params.result;
+        this.proofs.finishEffect(call.effectId, outcome);
+      } catch (error) {
+        this.logger.warn('could not record the outcome of an effect', { effectId: call.effectId, error });
+      }
+    }
     const durationMs = params.durationMs ?? Math.round(this.clock.monotonic() - call.authorizedAtMono);
     const record: Omit<AuditRecord, 'ts' | 'principal'> = {
       sessionId: call.sessionId,
@@ -501,7 +586,7 @@ export class ApprovalService {
     return toApprovalView(record);
   }
 
-  decide(params: DecideParams): ApprovalView {
+  decide(params: DecideParams, options: { issueHandoffProof?: boolean } = {}): ApprovalView {
     const record = this.journal.getApproval(params.id);
     if (record === undefined) throw new AssentError('not_found', `no approval ${params.id}; check the id with: assent pending`);
     if (record.state !== 'pending') {
@@ -525,7 +610,69 @@ export class ApprovalService {
       throw new AssentError('conflict', `approval ${params.id} was already ${now?.state ?? 'resolved'}`, { details: { state: now?.state } });
     }
     this.logger.info('approval decided', { approvalId: params.id, behavior: params.behavior, channel: params.channel });
+    if (params.behavior === 'allow' && record.handoff && record.kind === 'tool' && this.proofs !== undefined && options.issueHandoffProof !== false) {
+      // R-MCP-8: the proof for the agent's identical retry stays inside the daemon; its token is dropped here.
+      const approved = this.journal.getApproval(params.id);
+      if (approved !== undefined) this.proofs.issue(approved, { audience: 'mcp', revision: this.pinned.revision, channel: params.channel });
+    }
     return this.get(params.id);
+  }
+
+  /** The revision a proof for this approval binds: the daemon's pinned config for tools, the policy file the CLI read for exec. */
+  private revisionFor(record: ApprovalRecord): string {
+    if (record.kind === 'tool') return this.pinned.revision;
+    const revision = record.caller['policyRevision'];
+    return typeof revision === 'string' ? revision : '';
+  }
+
+  /**
+   * `assent approve ID --export-proof FILE` (R-J-7): the operator's allow issues a
+   * proof of audience `cli` that the caller writes to a new 0600 file. Returns the
+   * token once; it is never stored, logged or sent as an event.
+   */
+  approveWithProof(params: DecideParams): { approval: ApprovalView; proof: string; proofId: string; expiresAt: number } {
+    const proofs = this.requireProofs();
+    const view = this.decide({ ...params, behavior: 'allow' }, { issueHandoffProof: false });
+    const record = this.journal.getApproval(params.id);
+    if (record === undefined) throw new AssentError('not_found', `no approval ${params.id}; check the id with: assent pending`);
+    const issued = proofs.issue(record, { audience: 'cli', revision: this.revisionFor(record), channel: params.channel });
+    return { approval: view, proof: issued.proof, proofId: issued.view.id, expiresAt: issued.view.expiresAt };
+  }
+
+  private requireProofs(): ProofService {
+    if (this.proofs === undefined) throw new AssentError('unavailable', 'this daemon was started without proof support; restart it with `assent daemon run`');
+    return this.proofs;
+  }
+
+  /**
+   * `assent action run --via-daemon`: files an exec approval, waits for any human
+   * channel, and on allow issues the one proof (audience `cli`) the waiting CLI
+   * consumes right before it spawns. Refusals throw `policy_denied`.
+   */
+  async requestExecApproval(
+    params: { sessionId: string; action: unknown; revision: string; caller?: Record<string, unknown> },
+    onWaiterDetached?: (detach: () => void) => void,
+  ): Promise<{ approvalId: string; proof: string; proofId: string; expiresAt: number }> {
+    const proofs = this.requireProofs();
+    if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the command in a moment');
+    const record = this.fileApproval({
+      sessionId: params.sessionId,
+      kind: 'exec',
+      action: params.action,
+      argsSha256: digestOf(params.action),
+      caller: { ...(params.caller ?? {}), policyRevision: params.revision },
+    });
+    const resolution = await this.waitForResolution(record.id, onWaiterDetached);
+    if (resolution.state !== 'approved') {
+      const reason = resolution.state === 'expired' ? 'consent_timeout' : 'consent_denied';
+      this.writeAudit({ sessionId: params.sessionId, kind: 'exec', argsSha256: record.argsSha256, outcome: reason, deniedReason: resolution.reason ?? reason, approvalId: record.id });
+      throw new AssentError('policy_denied', `${DENIAL_HELP[reason] ?? 'The action was denied.'} Approval ${record.id}; nothing was started.`, {
+        details: { reason, approvalId: record.id },
+      });
+    }
+    const approved = this.journal.getApproval(record.id) ?? record;
+    const issued = proofs.issue(approved, { audience: 'cli', revision: params.revision, channel: resolution.channel ?? 'cli' });
+    return { approvalId: record.id, proof: issued.proof, proofId: issued.view.id, expiresAt: issued.view.expiresAt };
   }
 
   /** Ends a session: its waiting approvals are denied and its session grants forgotten (R-D-6, R-D-8). */

@@ -1,0 +1,213 @@
+// Proofs and effects on the service side (R-J-2..7): issue a proof for an
+// approved action, consume it through the journal's one transaction, record the
+// effect's outcome, reconcile unfinished intents at start, revoke. Every head
+// that runs an approved effect goes through here; the raw token never reaches
+// an event, a log line or an error.
+import { digestOf, sha256Hex, canonicalJson } from '../core/canonical.js';
+import type { Clock } from '../core/clock.js';
+import { AssentError } from '../core/errors.js';
+import type { RandomBytes } from '../core/ids.js';
+import { newEffectId, newProof, newProofId, proofHash } from '../core/proof.js';
+import type { EffectRecord, ProofAudience, ProofRecord } from '../core/proof.js';
+import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
+import type { ApprovalRecord, Journal } from '../journal/journal.js';
+import { toProofView } from '../journal/proofs.js';
+import type { ConsumptionOutcome, ProofStore, ProofView } from '../journal/proofs.js';
+import type { EventBus } from './eventBus.js';
+import type { Logger } from './logger.js';
+
+export interface ProofServiceOptions {
+  store: ProofStore;
+  journal: Journal;
+  audit: AuditLog;
+  bus: EventBus;
+  clock: Clock;
+  random: RandomBytes;
+  logger: Logger;
+  principal: string;
+  /** `approvals.proofTtlSeconds` of the pinned config, read at issue time. */
+  ttlSeconds: () => number;
+}
+
+/** The exact action an approval is about, as the digest a proof binds (SPEC §1). */
+export function actionDigestOf(approval: Pick<ApprovalRecord, 'kind' | 'server' | 'tool' | 'args' | 'action'>): string {
+  if (approval.kind === 'tool') return digestOf({ kind: 'tool', server: approval.server ?? '', tool: approval.tool ?? '', args: approval.args ?? {} });
+  return digestOf(approval.action ?? null);
+}
+
+export interface IssuedProof {
+  proof: string;
+  view: ProofView;
+}
+
+export class ProofService {
+  constructor(private readonly options: ProofServiceOptions) {}
+
+  /** R-J-5: intents left by a crash become `uncertain`, with an event and an audit line each; none is retried. */
+  reconcile(): EffectRecord[] {
+    const { store, bus, clock } = this.options;
+    const uncertain = store.reconcileIntents(clock.now());
+    for (const effect of uncertain) {
+      const approval = this.options.journal.getApproval(effect.approvalId);
+      bus.publish('effect_uncertain', { effectId: effect.id, proofId: effect.proofId, approvalId: effect.approvalId }, approval?.sessionId);
+      this.writeAudit(effect, approval, { outcome: 'uncertain' });
+      this.options.logger.warn('effect left without an outcome by a crash is now uncertain; it is not retried', { effectId: effect.id });
+    }
+    return uncertain;
+  }
+
+  /**
+   * Issues the one proof an approved approval may produce, bound to principal,
+   * exact action digest, revision and audience. The token is returned once and
+   * only its hash is kept.
+   */
+  issue(approval: ApprovalRecord, params: { audience: ProofAudience; revision: string; channel: string }): IssuedProof {
+    const { clock, random, store, bus, principal } = this.options;
+    if (approval.state !== 'approved') {
+      throw new AssentError('conflict', `approval ${approval.id} is ${approval.state}, not approved; only an approved action gets a proof`, {
+        details: { state: approval.state },
+      });
+    }
+    const proof = newProof(random);
+    const issuedAt = clock.now();
+    const record: ProofRecord = {
+      id: newProofId(random),
+      hash: proofHash(proof),
+      approvalId: approval.id,
+      principal,
+      sessionId: approval.sessionId,
+      actionKind: approval.kind,
+      actionDigest: actionDigestOf(approval),
+      revision: params.revision,
+      decision: 'allow',
+      channel: params.channel,
+      audience: params.audience,
+      issuedAt,
+      expiresAt: issuedAt + this.options.ttlSeconds() * 1000,
+      state: 'issued',
+    };
+    store.insertProof(record);
+    bus.publish('proof_issued', { proofId: record.id, approvalId: approval.id, audience: record.audience, expiresAt: record.expiresAt }, approval.sessionId);
+    return { proof, view: toProofView(record) };
+  }
+
+  /** Consumes a presented token for one exact action (R-J-3), or finds its recorded effect (R-J-4). */
+  consume(params: { proof: string; audience: ProofAudience; actionDigest: string; revision: string; principal?: string }): ConsumptionOutcome {
+    return this.consumeHash(proofHash(params.proof), params);
+  }
+
+  private consumeHash(hash: string, params: { audience: ProofAudience; actionDigest: string; revision: string; principal?: string }): ConsumptionOutcome {
+    const outcome = this.options.store.consume(
+      hash,
+      {
+        principal: params.principal ?? this.options.principal,
+        audience: params.audience,
+        actionDigest: params.actionDigest,
+        revision: params.revision,
+        now: this.options.clock.now(),
+      },
+      newEffectId(this.options.random),
+    );
+    if (outcome.kind === 'consumed') {
+      this.options.bus.publish(
+        'proof_consumed',
+        { proofId: outcome.proof.id, approvalId: outcome.proof.approvalId, effectId: outcome.effect.id, audience: outcome.proof.audience },
+        outcome.proof.sessionId,
+      );
+    }
+    return outcome;
+  }
+
+  /**
+   * The handoff retry (R-MCP-8): the daemon holds no token for the agent, so the
+   * identical call finds its proof by (principal, audience, exact digest) and
+   * consumes it through the same transaction. Proofs that no longer authorize
+   * (expired, revoked, revision changed) are skipped: a new approval is needed.
+   * Returns undefined when nothing matches.
+   */
+  consumeForRetry(params: { actionDigest: string; revision: string }): ConsumptionOutcome | undefined {
+    const now = this.options.clock.now();
+    const candidates = this.options.store.proofsForAction(this.options.principal, 'mcp', params.actionDigest);
+    for (const candidate of candidates) {
+      const usable =
+        (candidate.state === 'issued' && candidate.expiresAt > now && candidate.revision === params.revision) ||
+        (candidate.state === 'consumed' && candidate.expiresAt > now);
+      if (!usable) continue;
+      try {
+        return this.consumeHash(candidate.hash, { audience: 'mcp', actionDigest: params.actionDigest, revision: params.revision });
+      } catch (error) {
+        if (error instanceof AssentError && error.type === 'proof_invalid') continue;
+        throw error;
+      }
+    }
+    return undefined;
+  }
+
+  /** Records an effect's outcome and, for effects no call record audits (exec), its audit line. */
+  finishEffect(effectId: string, outcome: { ok: boolean; result?: unknown; audit?: { durationMs?: number } }): EffectRecord {
+    const { store, clock } = this.options;
+    const effect = store.getEffect(effectId);
+    if (effect === undefined) throw new AssentError('not_found', `no effect ${effectId}; list effects with: assent proofs list`);
+    const finish: { state: 'completed' | 'failed'; at: number; resultDigest?: string; result?: unknown } = {
+      state: outcome.ok ? 'completed' : 'failed',
+      at: clock.now(),
+    };
+    if (outcome.result !== undefined) {
+      finish.result = outcome.result;
+      finish.resultDigest = `v1:sha256:${sha256Hex(canonicalJson(outcome.result))}`;
+    }
+    if (!store.finishEffect(effectId, finish)) {
+      throw new AssentError('conflict', `effect ${effectId} already has an outcome (${effect.state}); it is not changed`, { details: { state: effect.state } });
+    }
+    if (outcome.audit !== undefined) {
+      const approval = this.options.journal.getApproval(effect.approvalId);
+      const extra: Partial<AuditRecord> = { outcome: outcome.ok ? 'ok' : 'error' };
+      if (outcome.audit.durationMs !== undefined) extra.durationMs = outcome.audit.durationMs;
+      this.writeAudit(effect, approval, extra);
+    }
+    return store.getEffect(effectId) ?? effect;
+  }
+
+  getEffect(id: string): EffectRecord {
+    const effect = this.options.store.getEffect(id);
+    if (effect === undefined) throw new AssentError('not_found', `no effect ${id}; effect ids are printed when an approved action runs`);
+    return effect;
+  }
+
+  list(limit?: number): ProofView[] {
+    return this.options.store.listProofs(limit).map(toProofView);
+  }
+
+  /** Revokes a proof by its id, or the proof an approval produced (by approval id) (R-J-6). */
+  revoke(id: string): ProofView {
+    const { store, clock, bus } = this.options;
+    const proof = store.getProof(id) ?? store.getProofForApproval(id);
+    if (proof === undefined) throw new AssentError('not_found', `no proof or approval ${id} with a proof; list them with: assent proofs list`);
+    if (!store.revoke(proof.id, clock.now())) {
+      throw new AssentError('conflict', `proof ${proof.id} is ${proof.state} and can no longer be revoked`, { details: { state: proof.state } });
+    }
+    bus.publish('proof_revoked', { proofId: proof.id, approvalId: proof.approvalId }, proof.sessionId);
+    return toProofView(store.getProof(proof.id) ?? proof);
+  }
+
+  private writeAudit(effect: EffectRecord, approval: ApprovalRecord | undefined, extra: Partial<AuditRecord>): void {
+    const record: Record<string, unknown> = {
+      ts: new Date(this.options.clock.now()).toISOString(),
+      principal: this.options.principal,
+      argsSha256: approval?.argsSha256 ?? effect.actionDigest,
+      approvalId: effect.approvalId,
+      ...extra,
+    };
+    if (approval !== undefined) {
+      record['sessionId'] = approval.sessionId;
+      if (approval.kind === 'tool') {
+        record['server'] = approval.server;
+        record['tool'] = approval.tool;
+      } else {
+        record['kind'] = 'exec';
+      }
+      if (approval.channel !== undefined) record['channel'] = approval.channel;
+    }
+    this.options.audit.append(record as unknown as AuditRecord);
+  }
+}
