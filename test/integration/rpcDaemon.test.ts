@@ -124,7 +124,7 @@ describe('daemon process', () => {
     expect((JSON.parse(status.stdout) as { data: { pid: number } }).data.pid).toBe(first.pid);
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('R-D-6 %s stops the daemon with exit 0 and removes its socket and pid file', async (signal) => {
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)('R-D-6 %s stops the daemon with exit 0 and removes its socket and pid file', async (signal) => {
     const t = tempHome();
     const daemon = await t.startDaemon();
     expect(existsSync(t.paths.socket)).toBe(true);

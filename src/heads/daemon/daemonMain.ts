@@ -37,7 +37,7 @@ export interface RunDaemonOptions {
   onStarted?: (info: { pid: number; socket: string }) => void;
   /** Aborting it stops the daemon like SIGTERM does (tests run the daemon in-process). */
   signal?: AbortSignal;
-  /** Listen to SIGINT/SIGTERM (default true; in-process tests turn it off). */
+  /** Listen to SIGINT/SIGTERM/SIGHUP (default true; in-process tests turn it off). */
   handleSignals?: boolean;
   now?: () => number;
 }
@@ -171,10 +171,9 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
 
   const onSignal = (signal: NodeJS.Signals): void => resolveStop(signal);
   const handleSignals = options.handleSignals ?? true;
-  if (handleSignals) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  }
+  // SIGHUP too: closing the terminal of a foreground daemon stops it gracefully instead of killing it mid-write.
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  if (handleSignals) for (const signal of signals) process.on(signal, onSignal);
   const onAbort = (): void => resolveStop('aborted');
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) resolveStop('aborted');
@@ -202,10 +201,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       }
     }
   } finally {
-    if (handleSignals) {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    }
+    if (handleSignals) for (const signal of signals) process.off(signal, onSignal);
     options.signal?.removeEventListener('abort', onAbort);
     await server?.close();
     unlinkQuietly(paths.socket);
