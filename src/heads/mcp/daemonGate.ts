@@ -1,41 +1,65 @@
-// The daemon-backed gate (R-D-5): every gated call goes through the daemon's
-// `calls.authorize`, which settles allow/deny and, for prompt, waits for a human
-// on any channel. When the daemon cannot be reached the gateway falls back to
-// its local gate, where prompt fails closed (R-MCP-5).
-import { AssentError } from '../../core/errors.js';
+// The daemon-backed gate (R-D-5, SPEC §10 design note). The gateway holds the
+// daemon's pinned policy snapshot (pushed to it on every change), settles allow
+// and deny itself with the same pure evaluation, and reports those calls to the
+// daemon afterwards for audit. Only `prompt` goes through `calls.authorize`,
+// which waits for a human on any channel. Without a daemon the gateway uses its
+// local gate instead, where prompt fails closed (R-MCP-5).
+import { digestOf } from '../../core/canonical.js';
 import type { Config } from '../../core/config.js';
-import type { DaemonClient } from '../daemon/rpcClient.js';
+import { AssentError } from '../../core/errors.js';
+import { compilePolicy, evaluateToolPolicy, type PolicySnapshot } from '../../core/toolPolicy.js';
+import type { PolicySnapshotData } from '../../operations/policyOperations.js';
 import type { Logger } from '../../service/logger.js';
-import type { CallGate, DenialReason, GateDecision } from './gate.js';
+import type { DaemonClient } from '../daemon/rpcClient.js';
+import { describeDenial, type CallGate, type DenialReason, type GateCall, type GateDecision } from './gate.js';
 
 interface AuthorizeResult {
   callId: string;
   consent?: { channel: string; approvalId?: string };
 }
 
+interface SettledCall {
+  sessionId: string;
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  ruleId?: string;
+  caller: Record<string, unknown>;
+}
+
 const DENIAL_REASONS = new Set<DenialReason>(['policy', 'consent_denied', 'consent_timeout', 'no_consent_channel', 'cancelled']);
 
-function denialFrom(error: unknown): GateDecision {
+function denialFrom(call: GateCall, error: unknown, configPath: string): GateDecision {
   if (error instanceof AssentError && error.type === 'policy_denied') {
-    const reason = error.details?.['reason'];
-    const approvalId = error.details?.['approvalId'];
-    const hint = error.details?.['hint'];
-    const decision: GateDecision = {
-      allowed: false,
-      reason: typeof reason === 'string' && DENIAL_REASONS.has(reason as DenialReason) ? (reason as DenialReason) : 'consent_denied',
-      message: `${error.message}${typeof hint === 'string' ? ` (${hint})` : ''}`,
-    };
-    if (typeof approvalId === 'string') decision.approvalId = approvalId;
+    const raw = error.details?.['reason'];
+    const reason = typeof raw === 'string' && DENIAL_REASONS.has(raw as DenialReason) ? (raw as DenialReason) : 'consent_denied';
+    const approvalId = typeof error.details?.['approvalId'] === 'string' ? (error.details['approvalId'] as string) : undefined;
+    const key = typeof error.details?.['key'] === 'string' ? (error.details['key'] as string) : undefined;
+    const operatorReason = error.details?.['operatorReason'];
+    const detail = error.details?.['detail'];
+    let message = describeDenial(reason, {
+      server: call.server,
+      tool: call.tool,
+      configPath,
+      ...(key === undefined ? {} : { key }),
+      ...(approvalId === undefined ? {} : { approvalId }),
+    });
+    if (typeof detail === 'string' && detail !== reason) message += ` (${detail})`;
+    if (typeof operatorReason === 'string') message += ` The operator said: ${operatorReason}`;
+    const decision: GateDecision = { allowed: false, reason, message };
+    if (approvalId !== undefined) decision.approvalId = approvalId;
     return decision;
   }
-  if (error instanceof AssentError && error.type === 'timeout') {
-    return { allowed: false, reason: 'cancelled', message: 'the call was cancelled before a decision arrived' };
-  }
-  const message = error instanceof Error ? error.message : String(error);
+  const why = error instanceof Error ? error.message : String(error);
   return {
     allowed: false,
     reason: 'no_consent_channel',
-    message: `the assent daemon could not decide this call (${message}); nothing was run. Check \`assent daemon status\`, then retry`,
+    message: describeDenial('no_consent_channel', {
+      server: call.server,
+      tool: call.tool,
+      configPath,
+      hint: `the assent daemon could not decide this call (${why}); check \`assent daemon status\``,
+    }),
   };
 }
 
@@ -43,14 +67,67 @@ export interface DaemonGateOptions {
   client: DaemonClient;
   sessionId: string;
   logger: Logger;
+  now?: () => number;
 }
 
-export function daemonGate(options: DaemonGateOptions): CallGate {
+/** Connects the gate: fetches the pinned policy and subscribes to its changes. */
+export async function connectDaemonGate(options: DaemonGateOptions): Promise<CallGate> {
   const { client, sessionId, logger } = options;
+  const now = options.now ?? Date.now;
+  const initial = await client.call<PolicySnapshotData>('policy.get', { watch: true });
+  let snapshot: PolicySnapshot = compilePolicy(initial.policy, initial.rules);
+  let configPath = initial.path;
+  client.onNotification('policy', (params) => {
+    const data = params as PolicySnapshotData;
+    snapshot = compilePolicy(data.policy, data.rules);
+    configPath = data.path;
+    logger.info('policy snapshot updated', { revision: data.revision });
+  });
+  const settled = new Map<string, SettledCall>();
+  let counter = 0;
+
+  const record = (call: SettledCall, outcome: 'ok' | 'error' | 'denied', durationMs?: number): void => {
+    const params: Record<string, unknown> = {
+      sessionId: call.sessionId,
+      server: call.server,
+      tool: call.tool,
+      argsSha256: digestOf(call.args),
+      outcome,
+      caller: call.caller,
+    };
+    if (outcome === 'denied') params['deniedReason'] = 'policy';
+    if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
+    if (durationMs !== undefined) params['durationMs'] = Math.round(durationMs);
+    client.call('calls.record', params).catch((error: unknown) => logger.warn('could not report a call to the daemon for audit', { error }));
+  };
+
   return {
     async authorize(call) {
+      const verdict = evaluateToolPolicy(
+        snapshot,
+        call.annotations === undefined
+          ? { server: call.server, tool: call.tool, args: call.args }
+          : { server: call.server, tool: call.tool, args: call.args, annotations: call.annotations },
+        now(),
+      );
+      const local: SettledCall = { sessionId: call.sessionId || sessionId, server: call.server, tool: call.tool, args: call.args, caller: call.caller };
+      if (verdict.ruleId !== undefined) local.ruleId = verdict.ruleId;
+      if (verdict.decision === 'allow') {
+        counter += 1;
+        const callId = `g${counter.toString(36)}`;
+        settled.set(callId, local);
+        return { allowed: true, callId };
+      }
+      if (verdict.decision === 'deny') {
+        record(local, 'denied');
+        return {
+          allowed: false,
+          reason: 'policy',
+          message: describeDenial('policy', { server: call.server, tool: call.tool, key: verdict.key ?? 'policy.default', configPath }),
+        };
+      }
       const params: Record<string, unknown> = {
-        sessionId: call.sessionId || sessionId,
+        sessionId: local.sessionId,
         server: call.server,
         tool: call.tool,
         args: call.args,
@@ -62,10 +139,16 @@ export function daemonGate(options: DaemonGateOptions): CallGate {
         return { allowed: true, callId: result.callId };
       } catch (error) {
         if (call.signal.aborted) return { allowed: false, reason: 'cancelled', message: 'the client cancelled the call while it waited for a decision' };
-        return denialFrom(error);
+        return denialFrom(call, error, configPath);
       }
     },
     finish(callId, outcome) {
+      const local = settled.get(callId);
+      if (local !== undefined) {
+        settled.delete(callId);
+        record(local, outcome.ok ? 'ok' : 'error', outcome.durationMs);
+        return;
+      }
       client
         .call('calls.finish', { callId, outcome: outcome.ok ? 'ok' : 'error', durationMs: Math.round(outcome.durationMs) })
         .catch((error: unknown) => logger.warn('could not report a finished call to the daemon', { error }));
@@ -82,6 +165,6 @@ export function daemonGate(options: DaemonGateOptions): CallGate {
 }
 
 /** The pinned config the daemon runs with (servers and policy come from it, never from re-reading config.json). */
-export async function fetchPinnedConfig(client: DaemonClient): Promise<{ config: Config; revision: string }> {
-  return client.call<{ config: Config; revision: string }>('config.get', {});
+export async function fetchPinnedConfig(client: DaemonClient): Promise<{ config: Config; revision: string; path: string }> {
+  return client.call<{ config: Config; revision: string; path: string }>('config.get', {});
 }

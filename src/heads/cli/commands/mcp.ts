@@ -6,7 +6,6 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Command } from 'commander';
 import type { Config } from '../../../core/config.js';
 import { AssentError } from '../../../core/errors.js';
-import { loadConfigFile } from '../../../journal/configFile.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { createGateForCli } from '../../mcp/gateFactory.js';
 import { startGateway } from '../../mcp/gateway.js';
@@ -72,11 +71,15 @@ async function runMcp(options: McpOptions): Promise<void> {
   const env = process.env;
   const logger = createLevelLogger(process.stderr, logLevelFrom(env), { component: 'assent-mcp' });
   const paths = resolveStatePaths(env);
-  const loaded = loadConfigFile(paths.config);
-  for (const problem of loaded.problems) logger.warn('config warning', { path: problem.path, problem: problem.message });
-  const upstreams = selectUpstreams(loaded.config, options.server, paths.config);
   const sessionId = randomUUID();
-  const gate = await createGateForCli({ config: loaded.config, configRevision: loaded.revision, paths, env, logger, sessionId });
+  const { config, configPath, gate } = await createGateForCli({ paths, env, logger, sessionId });
+  let upstreams: UpstreamSpec[];
+  try {
+    upstreams = selectUpstreams(config, options.server, configPath);
+  } catch (error) {
+    await gate.close?.();
+    throw error;
+  }
   let gateway;
   try {
     gateway = await startGateway({ clientTransport: new StdioServerTransport(), upstreams, gate, logger, sessionId });

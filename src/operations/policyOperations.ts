@@ -1,0 +1,110 @@
+// Policy snapshots for gateways (SPEC §10 design note, R-D-5): a gateway holds
+// the daemon's pinned policy and active rules, settles allow and deny itself
+// with the same pure evaluation, and reports those calls here for audit. Only
+// `prompt` waits on the daemon. A gateway never re-reads config.json.
+import { z } from 'zod';
+import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
+import type { ApprovalService } from '../service/approvalService.js';
+import type { EventBus } from '../service/eventBus.js';
+import { defineOperation, type Operation } from './operation.js';
+
+const GATEWAY_ONLY = { rationale: 'called by a gateway head on behalf of live calls; not an operator action' };
+
+const RuleSchema = z.object({
+  id: z.string(),
+  version: z.number(),
+  tool: z.string(),
+  args: z.array(z.object({ pointer: z.string(), op: z.enum(['prefix', 'equals']), value: z.string() })),
+  createdAt: z.number(),
+  expiresAt: z.number().optional(),
+  revokedAt: z.number().optional(),
+});
+
+export const PolicySnapshotDataSchema = z.object({
+  revision: z.string(),
+  path: z.string(),
+  policy: z.object({
+    default: z.enum(['allow', 'deny', 'prompt']),
+    destructive: z.enum(['allow', 'deny', 'prompt']),
+    tools: z.record(z.string(), z.enum(['allow', 'deny', 'prompt'])),
+    consentTimeoutSeconds: z.number(),
+  }),
+  rules: z.array(RuleSchema),
+});
+export type PolicySnapshotData = z.infer<typeof PolicySnapshotDataSchema>;
+
+export interface PolicyOperationDeps {
+  service: ApprovalService;
+  bus: EventBus;
+  audit: AuditLog;
+  principal: string;
+  now: () => number;
+}
+
+export function policySnapshotData(service: ApprovalService): PolicySnapshotData {
+  const pinned = service.config;
+  return { revision: pinned.revision, path: pinned.path, policy: pinned.config.policy, rules: service.listRules(false) };
+}
+
+export function policyOperations(deps: PolicyOperationDeps): Operation[] {
+  return [
+    defineOperation({
+      name: 'policy.get',
+      summary: 'The pinned policy and the active rules, for a gateway that settles allow and deny itself; with watch, pushes `policy` notifications on every change.',
+      params: z.strictObject({ watch: z.boolean().optional() }),
+      result: PolicySnapshotDataSchema,
+      class: 'read',
+      exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
+      handler: async (params, context) => {
+        const connection = context.connection;
+        if (params.watch === true && connection !== undefined) {
+          const unsubscribe = deps.bus.subscribe((event) => {
+            if (event.kind !== 'config_changed' || event.data['applied'] !== true || connection.closed) return;
+            connection.notify('policy', policySnapshotData(deps.service));
+          });
+          connection.onClose(unsubscribe);
+        }
+        return policySnapshotData(deps.service);
+      },
+    }),
+    defineOperation({
+      name: 'calls.record',
+      summary: 'Audit a call a gateway settled itself from its policy snapshot (allow or deny), after it ended.',
+      params: z.strictObject({
+        sessionId: z.string().min(1).max(200),
+        server: z.string().min(1).max(200),
+        tool: z.string().min(1).max(200),
+        argsSha256: z.string().regex(/^v1:sha256:[0-9a-f]{64}$/),
+        outcome: z.enum(['ok', 'error', 'denied', 'cancelled']),
+        deniedReason: z.string().max(100).optional(),
+        ruleId: z.string().max(100).optional(),
+        durationMs: z.number().nonnegative().optional(),
+        caller: z.record(z.string(), z.unknown()).optional(),
+      }),
+      result: z.object({ recorded: z.boolean() }),
+      class: 'write',
+      exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
+      handler: async (params) => {
+        const record: AuditRecord = {
+          ts: new Date(deps.now()).toISOString(),
+          principal: deps.principal,
+          sessionId: params.sessionId,
+          server: params.server,
+          tool: params.tool,
+          argsSha256: params.argsSha256,
+          outcome: params.outcome,
+          waitedForConsentMs: 0,
+        };
+        if (params.deniedReason !== undefined) record.deniedReason = params.deniedReason;
+        if (params.ruleId !== undefined) {
+          record.ruleId = params.ruleId;
+          record.channel = 'rule';
+        }
+        if (params.durationMs !== undefined) record.durationMs = Math.round(params.durationMs);
+        if (params.caller !== undefined) record.caller = params.caller;
+        deps.audit.append(record);
+        return { recorded: true };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,160 @@
+// The whole loop a user runs: an official SDK client → the built `assent mcp`
+// → @modelcontextprotocol/server-filesystem, with a real daemon deciding
+// (R-MCP-1, R-MCP-3, R-D-5, R-AUD-1). The upstream's side effect (a written
+// file) proves whether it ever received the call.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { makeTempHome, type TempHome } from '../helpers/daemon.js';
+import { PtySession } from '../helpers/pty.js';
+import { assentBin, filesystemBin } from './mcpFixtures.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Setup {
+  home: TempHome;
+  dir: string;
+  client: Client;
+}
+
+async function setup(policy: Record<string, unknown>): Promise<Setup> {
+  const home = makeTempHome();
+  cleanups.push(() => home.cleanup());
+  const dir = mkdtempSync(join(tmpdir(), 'assent-fs-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(home.home, { recursive: true, mode: 0o700 });
+  writeFileSync(
+    home.paths.config,
+    JSON.stringify({ notifications: false, servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } }, policy }),
+    { mode: 0o600 },
+  );
+  await home.startDaemon();
+  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [assentBin, 'mcp'],
+    env: { ...getDefaultEnvironment(), ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', () => undefined);
+  await client.connect(transport);
+  cleanups.push(() => client.close());
+  return { home, dir, client };
+}
+
+async function pendingIds(home: TempHome): Promise<{ id: string; tool: string; args: Record<string, unknown> }[]> {
+  for (let i = 0; i < 400; i += 1) {
+    const r = await home.runCli(['pending', '--json']);
+    const list = (JSON.parse(r.stdout) as { data: { id: string; tool: string; args: Record<string, unknown> }[] }).data;
+    if (list.length > 0) return list;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('no approval appeared');
+}
+
+function text(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.map((c) => c.text ?? '').join('\n');
+}
+
+function audit(home: TempHome): Record<string, unknown>[] {
+  if (!existsSync(home.paths.auditDir)) return [];
+  return readdirSync(home.paths.auditDir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .flatMap((f) => readFileSync(join(home.paths.auditDir, f), 'utf8').split('\n').filter(Boolean))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+async function directResult(dir: string, args: Record<string, unknown>): Promise<unknown> {
+  const client = new Client({ name: 'direct', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [filesystemBin, dir], env: getDefaultEnvironment(), stderr: 'pipe' }));
+  try {
+    return await client.callTool({ name: 'write_file', arguments: args });
+  } finally {
+    await client.close();
+  }
+}
+
+describe('R-MCP-3 prompt tools wait for the operator', () => {
+  it('the call waits, `assent approve ID` releases it, and the result equals the direct result', async () => {
+    const { home, dir, client } = await setup({ default: 'allow', tools: { 'fs/write_file': 'prompt' } });
+    const target = join(dir, 'approved.txt');
+    const args = { path: target, content: 'hello from the agent' };
+    const expected = await directResult(dir, args);
+    rmSync(target);
+
+    const call = client.callTool({ name: 'write_file', arguments: args }, undefined, { timeout: 60_000 });
+    const [pending] = await pendingIds(home);
+    expect(pending?.tool).toBe('write_file');
+    expect(pending?.args).toEqual(args);
+    expect(existsSync(target)).toBe(false);
+
+    const out = join(home.home, 'approve.out');
+    const pty = new PtySession(['approve', pending!.id], { outFile: out, env: { ASSENT_HOME: home.home } });
+    cleanups.push(() => pty.kill());
+    const code = await pty.waitFor(/Type ([a-z]{4}) to approve/);
+    pty.type(`${code[1]}\r`);
+    expect((await pty.finish(out)).exitCode).toBe(0);
+
+    const result = await call;
+    expect(result).toEqual(expected);
+    expect(readFileSync(target, 'utf8')).toBe('hello from the agent');
+    await expect.poll(() => audit(home).find((l) => l['approvalId'] === pending!.id), { timeout: 5000 }).toMatchObject({ outcome: 'ok', channel: 'cli', tool: 'write_file' });
+    expect(JSON.stringify(audit(home))).not.toContain('hello from the agent');
+  });
+
+  it('`assent deny ID` gives isError naming consent_denied and the upstream never writes the file', async () => {
+    const { home, dir, client } = await setup({ default: 'allow', tools: { 'fs/write_file': 'prompt' } });
+    const target = join(dir, 'denied.txt');
+    const call = client.callTool({ name: 'write_file', arguments: { path: target, content: 'nope' } }, undefined, { timeout: 60_000 });
+    const [pending] = await pendingIds(home);
+    expect((await home.runCli(['deny', pending!.id, '--reason', 'use the scratch dir'])).code).toBe(0);
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('consent_denied');
+    expect(text(result)).toContain('use the scratch dir');
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('allow and deny are settled from the daemon snapshot and still audited; a new rule reaches the gateway at once', async () => {
+    const { home, dir, client } = await setup({ default: 'allow', destructive: 'prompt', tools: { 'fs/move_file': 'deny' } });
+    writeFileSync(join(dir, 'a.txt'), 'content');
+    const read = await client.callTool({ name: 'read_text_file', arguments: { path: join(dir, 'a.txt') } });
+    expect(read.isError).toBeFalsy();
+    const moved = await client.callTool({ name: 'move_file', arguments: { source: join(dir, 'a.txt'), destination: join(dir, 'b.txt') } });
+    expect(moved.isError).toBe(true);
+    expect(text(moved)).toContain('policy.tools.fs/move_file');
+    expect(existsSync(join(dir, 'b.txt'))).toBe(false);
+    await expect.poll(() => audit(home).map((l) => `${String(l['tool'])}:${String(l['outcome'])}`), { timeout: 5000 }).toEqual(
+      expect.arrayContaining(['read_text_file:ok', 'move_file:denied']),
+    );
+
+    const added = await home.runCli(['rules', 'add', '--tool', 'fs/write_file', '--arg', `/path:prefix=${dir}/ok/`, '--json']);
+    expect(added.code).toBe(0);
+    const ruleId = (JSON.parse(added.stdout) as { data: { id: string } }).data.id;
+    mkdirSync(join(dir, 'ok'));
+    await expect
+      .poll(async () => {
+        const r = await client.callTool({ name: 'write_file', arguments: { path: join(dir, 'ok', 'r.txt'), content: 'by rule' } }, undefined, { timeout: 3000 }).catch(() => undefined);
+        return r !== undefined && !r.isError;
+      }, { timeout: 10_000 })
+      .toBe(true);
+    await expect.poll(() => audit(home).some((l) => l['ruleId'] === ruleId && l['channel'] === 'rule'), { timeout: 5000 }).toBe(true);
+
+    // A revoked rule stops matching in the gateway too: the next identical call waits for a human again.
+    expect((await home.runCli(['rules', 'revoke', ruleId])).code).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const after = client.callTool({ name: 'write_file', arguments: { path: join(dir, 'ok', 'r2.txt'), content: 'after revoke' } }, undefined, { timeout: 60_000 });
+    const [waiting] = await pendingIds(home);
+    expect(waiting?.tool).toBe('write_file');
+    await home.runCli(['deny', waiting!.id]);
+    expect((await after).isError).toBe(true);
+    expect(existsSync(join(dir, 'ok', 'r2.txt'))).toBe(false);
+  });
+});
