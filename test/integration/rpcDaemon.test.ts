@@ -3,10 +3,11 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { VERSION } from '../../src/version.js';
-import { daemonsForHome, makeTempHome } from '../helpers/daemon.js';
+import { REPO_ROOT, daemonsForHome, makeTempHome } from '../helpers/daemon.js';
 import type { TempHome } from '../helpers/daemon.js';
 
 const homes: TempHome[] = [];
@@ -109,6 +110,33 @@ describe('daemon process', () => {
     const client = await DaemonClient.connect({ socketPath: t.paths.socket });
     expect(client.daemon?.version).toBe(VERSION);
     client.close();
+  });
+
+  it('R-D-3 the fix a mismatch names works: `daemon stop` stops a daemon of another version, and the next command starts a matching one', async () => {
+    const t = tempHome();
+    // A daemon speaking another version, built from the same modules.
+    const script = [
+      `import { runDaemon } from ${JSON.stringify(join(REPO_ROOT, 'dist/heads/daemon/daemonMain.js'))};`,
+      `import { daemonOperations } from ${JSON.stringify(join(REPO_ROOT, 'dist/operations/daemonOperations.js'))};`,
+      `import { resolveStatePaths } from ${JSON.stringify(join(REPO_ROOT, 'dist/journal/statePaths.js'))};`,
+      `await runDaemon({ paths: resolveStatePaths(process.env), operations: (ctx) => daemonOperations(ctx, { version: '0.0.1-old' }), onStarted: () => process.stderr.write('listening\\n') });`,
+    ].join('\n');
+    const old = spawn(process.execPath, ['--input-type=module', '-e', script], { env: t.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const exited = new Promise<number | null>((resolve) => old.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve) => old.stderr.on('data', () => resolve()));
+
+    const refused = await t.runCli(['daemon', 'status', '--json']);
+    expect(refused.code).toBe(69);
+    expect((JSON.parse(refused.stdout) as { error: { type: string } }).error.type).toBe('version_mismatch');
+
+    const stop = await t.runCli(['daemon', 'stop', '--json']);
+    expect(stop.code).toBe(0);
+    expect(JSON.parse(stop.stdout)).toMatchObject({ ok: true, data: { stopped: true, pid: old.pid, version: '0.0.1-old' } });
+    expect(await exited).toBe(0);
+
+    const fresh = await t.runCli(['daemon', 'status', '--json']);
+    expect(fresh.code).toBe(0);
+    expect((JSON.parse(fresh.stdout) as { data: { version: string } }).data.version).toBe(VERSION);
   });
 
   it('R-D-1 a second `daemon run` refuses while a live daemon answers, and leaves the first one serving', async () => {

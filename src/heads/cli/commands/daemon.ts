@@ -3,8 +3,9 @@
 import type { Command } from 'commander';
 import { AssentError } from '../../../core/errors.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
+import type { StatePaths } from '../../../journal/statePaths.js';
 import type { DaemonStatus } from '../../../operations/daemonOperations.js';
-import { isProcessAlive } from '../../daemon/autoSpawn.js';
+import { isProcessAlive, readPidFile } from '../../daemon/autoSpawn.js';
 import { DaemonClient } from '../../daemon/rpcClient.js';
 import { connectForCli } from '../daemonConnection.js';
 import { printJsonOk } from '../output.js';
@@ -92,27 +93,45 @@ async function statusCommand(options: JsonFlag): Promise<void> {
   }
 }
 
-async function stopCommand(options: JsonFlag): Promise<void> {
-  const paths = resolveStatePaths(process.env);
+/**
+ * Asks the daemon to stop and returns its pid. A daemon of another version cannot
+ * be spoken to, yet `daemon stop` is the fix its refusal recommends: it is stopped
+ * with SIGTERM (the same graceful path), once its pid file confirms the pid.
+ */
+async function requestStop(paths: StatePaths): Promise<{ pid: number; version?: string } | undefined> {
   let client: DaemonClient;
   try {
     client = await DaemonClient.connect({ socketPath: paths.socket, autoSpawn: false });
   } catch (error) {
-    if (error instanceof AssentError && error.type === 'unavailable' && error.details?.['reason'] === 'not-running') {
-      if (options.json) printJsonOk({ running: false, stopped: false });
-      else process.stdout.write(`No assent daemon is running on ${paths.socket}; nothing to stop.\n`);
-      return;
+    if (!(error instanceof AssentError)) throw error;
+    if (error.type === 'unavailable' && error.details?.['reason'] === 'not-running') return undefined;
+    const pid = error.details?.['pid'];
+    if (error.type === 'version_mismatch' && typeof pid === 'number' && readPidFile(paths.pid) === pid) {
+      process.kill(pid, 'SIGTERM');
+      const version = error.details?.['daemonVersion'];
+      return typeof version === 'string' ? { pid, version } : { pid };
     }
     throw error;
   }
-  let pid: number;
   try {
     const closed = new Promise<void>((resolve) => client.onClose(resolve));
-    ({ pid } = await client.call<{ pid: number }>('daemon.shutdown', {}));
+    const { pid } = await client.call<{ pid: number }>('daemon.shutdown', {});
     await closed;
+    return { pid };
   } finally {
     client.close();
   }
+}
+
+async function stopCommand(options: JsonFlag): Promise<void> {
+  const paths = resolveStatePaths(process.env);
+  const stopped = await requestStop(paths);
+  if (stopped === undefined) {
+    if (options.json) printJsonOk({ running: false, stopped: false });
+    else process.stdout.write(`No assent daemon is running on ${paths.socket}; nothing to stop.\n`);
+    return;
+  }
+  const { pid } = stopped;
   const deadline = Date.now() + STOP_WAIT_MS;
   while (isProcessAlive(pid)) {
     if (Date.now() > deadline) {
@@ -122,8 +141,8 @@ async function stopCommand(options: JsonFlag): Promise<void> {
     }
     await sleep(20);
   }
-  if (options.json) printJsonOk({ running: false, stopped: true, pid });
-  else process.stdout.write(`Stopped the assent daemon (pid ${pid}).\n`);
+  if (options.json) printJsonOk({ running: false, stopped: true, pid, ...(stopped.version === undefined ? {} : { version: stopped.version }) });
+  else process.stdout.write(`Stopped the assent daemon${stopped.version === undefined ? '' : ` ${stopped.version}`} (pid ${pid}).\n`);
 }
 
 /** Registers the `daemon` commands on the program. */
@@ -131,7 +150,7 @@ export function registerDaemonCommands(program: Command): void {
   const daemon = program.command('daemon').description('Run, inspect or stop the assent daemon that holds pending approvals.');
   daemon
     .command('run')
-    .description('Run the daemon in the foreground until Ctrl+C or SIGTERM.')
+    .description('Run the daemon in the foreground until Ctrl+C, SIGTERM or SIGHUP.')
     .option('--json', 'print one JSON line when listening')
     .action((options: JsonFlag) => runCommand(options));
   daemon
