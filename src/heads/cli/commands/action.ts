@@ -8,6 +8,7 @@ import { confirmActionFlow, runActionFlow } from '../../../exec/actionFlow.js';
 import type { ActionPaths } from '../../../exec/actionFlow.js';
 import { confirmDeadlineFromEnv } from '../../../channels/ttyChallenge.js';
 import { ExitWith } from '../output.js';
+import { registerActionMcpCommands } from './actionMcp.js';
 
 const systemClock = { now: () => Date.now(), monotonic: () => performance.now() };
 
@@ -91,4 +92,6 @@ export function registerActionCommands(program: Command): void {
       writeReport(report);
     },
   );
+
+  registerActionMcpCommands(action);
 }
