@@ -90,6 +90,17 @@ const MIGRATIONS: readonly string[] = [
      revoked_at INTEGER
    );
    CREATE INDEX rules_by_tool ON rules (tool);`,
+  `CREATE TABLE daemon_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   INSERT INTO daemon_meta (key, value) VALUES ('instance_id', lower(hex(randomblob(16))));
+   CREATE TABLE tokens (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     token_sha256 TEXT NOT NULL UNIQUE,
+     audience TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     revoked_at INTEGER
+   );`,
 ];
 
 export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;
@@ -392,6 +403,82 @@ export class Journal {
   revokeRule(id: string, at: number): boolean {
     return this.statements.revokeRule.run(at, id).changes === 1;
   }
+
+  /** This journal's random instance id, drawn once at creation: the audience bearer tokens are bound to (R-WEB-4). */
+  instanceId(): string {
+    const row = this.db.prepare<[], { value: string }>("SELECT value FROM daemon_meta WHERE key = 'instance_id'").get();
+    if (row === undefined) throw new AssentError('state_insecure', `the journal ${this.path} has no instance id; move it aside so assent creates a new one`);
+    return row.value;
+  }
+
+  /** Stores a bearer token's metadata and hash (never the token). Throws `conflict` when the id is taken. */
+  insertToken(token: TokenRecord): void {
+    try {
+      this.db
+        .prepare('INSERT INTO tokens (id, name, token_sha256, audience, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(token.id, token.name, token.tokenSha256, token.audience, token.createdAt, token.expiresAt, token.revokedAt ?? null);
+    } catch (error) {
+      if (isConstraintError(error)) {
+        throw new AssentError('conflict', `token id ${token.id} already exists in the journal; draw a new id and retry`, { cause: error, details: { id: token.id } });
+      }
+      throw error;
+    }
+  }
+
+  /** The token whose SHA-256 is `tokenSha256`, whatever its state; the caller checks audience, expiry and revocation. */
+  findTokenByHash(tokenSha256: string): TokenRecord | undefined {
+    const row = this.db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE token_sha256 = ?').get(tokenSha256);
+    return row === undefined ? undefined : rowToToken(row);
+  }
+
+  getToken(id: string): TokenRecord | undefined {
+    const row = this.db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE id = ?').get(id);
+    return row === undefined ? undefined : rowToToken(row);
+  }
+
+  /** Every token, oldest first. */
+  listTokens(): TokenRecord[] {
+    return this.db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY created_at, id').all().map(rowToToken);
+  }
+
+  /** Marks a token revoked at `at`; false when it does not exist or was already revoked. */
+  revokeToken(id: string, at: number): boolean {
+    return this.db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+  }
+}
+
+/** A bearer token as stored: metadata and the SHA-256 of the secret (R-WEB-4). */
+export interface TokenRecord {
+  id: string;
+  name: string;
+  tokenSha256: string;
+  audience: string;
+  createdAt: number;
+  expiresAt: number;
+  revokedAt?: number;
+}
+
+interface TokenRow {
+  id: string;
+  name: string;
+  token_sha256: string;
+  audience: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+function rowToToken(row: TokenRow): TokenRecord {
+  const token: TokenRecord = {
+    id: row.id,
+    name: row.name,
+    tokenSha256: row.token_sha256,
+    audience: row.audience,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+  if (row.revoked_at !== null) token.revokedAt = row.revoked_at;
+  return token;
 }
 
 function migrate(db: Database.Database, path: string): void {

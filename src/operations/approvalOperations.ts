@@ -16,7 +16,7 @@ const NOT_ON_MCP_HUMAN = {
 };
 const GATEWAY_ONLY = { rationale: 'called by a gateway head on behalf of a live call; not an operator action' };
 const RPC_STREAM_ONLY = { rationale: 'a long-lived wait bound to a connection; the CLI and web page use events instead' };
-const NOT_YET_HTTP = { rationale: 'served by the HTTP head once it exists; the daemon socket is the only remote transport so far' };
+const SSE_STREAM = { rationale: 'HTTP streams events as server-sent events from GET /api/v1/events with the same kinds/selector filter' };
 
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -76,7 +76,8 @@ export function parseTtl(text: string): number {
   return Number(match[1]) * unit;
 }
 
-function eventMatches(event: BusEvent, kinds: readonly string[] | undefined, selector: string | undefined): boolean {
+/** The filter of events.subscribe, shared with the HTTP head's event stream so both filter alike. */
+export function eventMatches(event: BusEvent, kinds: readonly string[] | undefined, selector: string | undefined): boolean {
   if (kinds !== undefined && !kinds.includes(event.kind)) return false;
   if (selector === undefined) return true;
   if (event.sessionId === selector) return true;
@@ -100,7 +101,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       params: z.strictObject({}),
       result: z.array(z.object({ sessionId: z.string(), caller: JsonObject, firstSeen: z.number(), lastSeen: z.number(), calls: z.number() })),
       class: 'read',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      exposure: { cli: true, rpc: true, http: true, mcp: true },
       handler: async () => service.listSessions().map(({ ended: _ended, ...rest }) => rest),
     }),
     defineOperation({
@@ -160,7 +161,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       }),
       result: z.array(ApprovalViewSchema),
       class: 'read',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      exposure: { cli: true, rpc: true, http: true, mcp: true },
       handler: async (params) => service.list(params),
     }),
     defineOperation({
@@ -169,7 +170,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       params: IdParams,
       result: ApprovalViewSchema,
       class: 'read',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      exposure: { cli: true, rpc: true, http: true, mcp: true },
       handler: async (params) => service.get(params.id),
     }),
     defineOperation({
@@ -193,7 +194,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       }),
       result: ApprovalViewSchema,
       class: 'human-decision',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: NOT_ON_MCP_HUMAN },
+      exposure: { cli: true, rpc: true, http: true, mcp: NOT_ON_MCP_HUMAN },
       handler: async (params, context) => {
         const decision: Parameters<ApprovalService['decide']>[0] = {
           id: params.id,
@@ -214,7 +215,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       }),
       result: z.object({ subscribed: z.boolean() }),
       class: 'read',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: RPC_STREAM_ONLY },
+      exposure: { cli: true, rpc: true, http: SSE_STREAM, mcp: RPC_STREAM_ONLY },
       handler: async (params, context) => {
         const connection = context.connection;
         if (connection === undefined) throw new AssentError('invalid_params', 'events.subscribe needs a connection that can receive notifications');
@@ -232,7 +233,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       params: z.strictObject({ cursor: z.number().int().nonnegative(), limit: z.number().int().positive().max(10_000).optional() }),
       result: z.array(EventSchema),
       class: 'read',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      exposure: { cli: true, rpc: true, http: true, mcp: true },
       handler: async (params) => deps.journal.eventsSince(params.cursor, params.limit ?? 1000),
     }),
     defineOperation({
@@ -245,7 +246,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       }),
       result: RuleSchema,
       class: 'human-decision',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: NOT_ON_MCP_HUMAN },
+      exposure: { cli: true, rpc: true, http: true, mcp: NOT_ON_MCP_HUMAN },
       handler: async (params) => {
         const createdAt = deps.now();
         const rule: Rule = {
@@ -265,7 +266,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       params: z.strictObject({ includeInactive: z.boolean().optional() }),
       result: z.array(RuleSchema),
       class: 'read',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      exposure: { cli: true, rpc: true, http: true, mcp: true },
       handler: async (params) => service.listRules(params.includeInactive ?? false),
     }),
     defineOperation({
@@ -274,7 +275,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       params: IdParams,
       result: RuleSchema,
       class: 'write',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: { rationale: 'rule management stays with the operator; no MCP tool changes rules (R-POL-4)' } },
+      exposure: { cli: true, rpc: true, http: true, mcp: { rationale: 'rule management stays with the operator; no MCP tool changes rules (R-POL-4)' } },
       handler: async (params) => service.revokeRule(params.id),
     }),
     defineOperation({
@@ -283,7 +284,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       params: z.strictObject({ since: z.number().optional(), limit: z.number().int().positive().max(100_000).optional() }),
       result: z.array(JsonObject),
       class: 'read',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      exposure: { cli: true, rpc: true, http: true, mcp: true },
       handler: async (params) => {
         const records = exportAudit(deps.auditDir, params.since === undefined ? {} : { since: params.since }) as unknown as Record<string, unknown>[];
         return params.limit === undefined ? records : records.slice(-params.limit);

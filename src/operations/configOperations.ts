@@ -55,7 +55,7 @@ export function configOperations(deps: ConfigOperationDeps): Operation[] {
       params: z.strictObject({}),
       result: ConfigStatusSchema,
       class: 'read',
-      exposure: { cli: true, rpc: true, http: { rationale: 'served by the HTTP head once it exists' }, mcp: true },
+      exposure: { cli: true, rpc: true, http: true, mcp: true },
       handler: async () => status(),
     }),
     defineOperation({

@@ -8,7 +8,10 @@ import type { Exposure, HeadName, Operation, OperationClass } from './operation.
 
 /** Every operation the daemon serves: a plain concatenation of the families. */
 export function allOperations(ctx: DaemonContext): Operation[] {
-  return [...daemonOperations(ctx), ...createApprovalRuntime(ctx).operations];
+  const runtime = createApprovalRuntime(ctx);
+  const operations = [...daemonOperations(ctx), ...runtime.operations];
+  void runtime.serveHttp(() => operations);
+  return operations;
 }
 
 export interface ManifestEntry {

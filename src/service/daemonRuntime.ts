@@ -4,16 +4,22 @@
 import { randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { disabledNotifier, createOsNotifier, type Notifier } from '../channels/notifier.js';
 import type { Clock } from '../core/clock.js';
+import { AssentError } from '../core/errors.js';
 import type { RandomBytes } from '../core/ids.js';
 import { AuditLog } from '../journal/auditLog.js';
 import { inspectConfigFile, loadConfigFile } from '../journal/configFile.js';
 import { Journal } from '../journal/journal.js';
 import type { DaemonContext } from '../heads/daemon/daemonMain.js';
-import { approvalOperations } from '../operations/approvalOperations.js';
+import { createHttpApp } from '../heads/http/httpApp.js';
+import { startHttpHead, type HttpHead } from '../heads/http/httpServer.js';
+import { WebAuth } from '../heads/http/webAuth.js';
+import { approvalOperations, eventMatches } from '../operations/approvalOperations.js';
 import { configOperations } from '../operations/configOperations.js';
 import type { Operation } from '../operations/operation.js';
+import { webOperations } from '../operations/webOperations.js';
 import { ApprovalService, type PinnedConfig, type Timers } from './approvalService.js';
 import { EventBus } from './eventBus.js';
 
@@ -22,7 +28,12 @@ export interface ApprovalRuntimeOptions {
   random?: RandomBytes;
   timers?: Timers;
   notifier?: Notifier;
+  /** Lifetime of web pairing codes (default 120 s, R-WEB-2). */
+  pairingTtlMs?: number;
 }
+
+/** The approval page's static files: web/ at the package root, two levels above src/service or dist/service. */
+export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
 
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
 
@@ -36,7 +47,14 @@ export interface ApprovalRuntime {
   service: ApprovalService;
   journal: Journal;
   bus: EventBus;
+  webAuth: WebAuth;
   operations: Operation[];
+  /**
+   * Starts the HTTP head on `web.listen` serving the given registry (R-WEB-1).
+   * Separate from construction so in-process tests need no port. A port that
+   * cannot be bound is logged and reported in daemon.status; the daemon runs on.
+   */
+  serveHttp(operations: () => readonly Operation[]): Promise<HttpHead | undefined>;
 }
 
 export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): ApprovalRuntime {
@@ -104,6 +122,46 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     }
     return { pinnedRevision: service.config.revision, fileRevision, changedOnDisk: fileRevision !== service.config.revision, path: ctx.paths.config };
   };
+  const webAuth = new WebAuth(
+    options.pairingTtlMs === undefined ? { tokens: journal, clock, random } : { tokens: journal, clock, random, pairingTtlMs: options.pairingTtlMs },
+  );
+  let http: Promise<HttpHead> | undefined;
+  let httpError: string | undefined;
+  let httpHead: HttpHead | undefined;
+  const pageUrl = async (): Promise<string> => {
+    if (http === undefined) throw new AssentError('unavailable', 'This daemon does not serve the web page; start it with `assent daemon run`.');
+    return (await http).url;
+  };
+  ctx.status['web'] = () => (httpHead !== undefined ? { url: httpHead.url, sessions: webAuth.sessionCount } : { url: null, error: httpError ?? 'not started' });
+  const serveHttp = async (registry: () => readonly Operation[]): Promise<HttpHead | undefined> => {
+    http ??= startHttpHead(service.config.config.web.listen, (address) =>
+      createHttpApp({
+        operations: registry,
+        auth: webAuth,
+        bus,
+        listenAddress: address,
+        logger: ctx.logger.child({ head: 'http' }),
+        webRoot: WEB_ROOT,
+        eventMatches,
+      }),
+    );
+    try {
+      httpHead = await http;
+      ctx.logger.info('web page listening', { url: httpHead.url });
+      return httpHead;
+    } catch (error) {
+      httpError = (error as Error).message;
+      ctx.logger.warn('web page not served', { error: httpError });
+      return undefined;
+    }
+  };
+
+  // Registered before the service's own hook so no request reaches a closed journal.
+  ctx.onShutdown(async () => {
+    const head = await http?.catch(() => undefined);
+    await head?.close();
+  });
+
   ctx.onShutdown(async () => {
     watcher?.close();
     await service.shutdown();
@@ -111,8 +169,9 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   });
 
   const operations = [
+    ...webOperations({ auth: webAuth, url: pageUrl }),
     ...approvalOperations({ service, journal, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
     ...configOperations({ service, configPath: ctx.paths.config }),
   ];
-  return { service, journal, bus, operations };
+  return { service, journal, bus, webAuth, operations, serveHttp };
 }

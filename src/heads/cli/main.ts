@@ -18,6 +18,8 @@ const FAMILIES: Record<string, () => Promise<Registrar>> = {
   config: async () => (await import('./commands/config.js')).registerConfigCommands,
   approvals: async () => (await import('./commands/approvals.js')).registerApprovalCommands,
   mcp: async () => (await import('./commands/mcp.js')).registerMcpCommands,
+  web: async () => (await import('./commands/web.js')).registerWebCommands,
+  operations: async () => (await import('./commands/operations.js')).registerOperationsCommand,
 };
 
 /** Which family serves a first word; unknown words load every family (help, suggestions). */
@@ -33,6 +35,9 @@ const FAMILY_OF: Record<string, string> = {
   sessions: 'approvals',
   rules: 'approvals',
   audit: 'approvals',
+  web: 'web',
+  token: 'web',
+  operations: 'operations',
 };
 
 export async function buildProgram(firstWord?: string): Promise<Command> {

@@ -1,0 +1,348 @@
+// The HTTP head as a Hono app built by a factory (tested with app.request(),
+// listened on elsewhere): security headers, the DNS-rebinding and same-origin
+// guards, pairing, the generated `POST /api/v1/<operation>` API, the SSE event
+// stream and the static approval page (R-WEB-1..5). It owns no policy: every
+// API call is an Operation with `exposure.http === true`.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Hono, type Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { streamSSE } from 'hono/streaming';
+import { AssentError, ERROR_TYPES, toAssentError } from '../../core/errors.js';
+import type { CallContext, Operation } from '../../operations/operation.js';
+import { EVENT_KINDS, type BusEvent, type EventBus, type EventKind } from '../../service/eventBus.js';
+import type { Logger } from '../../service/logger.js';
+import { SESSION_COOKIE, type WebAuth } from './webAuth.js';
+
+export interface HttpAppOptions {
+  /** The registry; read on every call. */
+  operations(): readonly Operation[];
+  auth: WebAuth;
+  bus: EventBus;
+  /** `host:port` the head listens on; the only Host header accepted (DNS-rebinding guard). */
+  listenAddress(): string;
+  logger: Logger;
+  /** Directory holding index.html, app.js and app.css. */
+  webRoot: string;
+  /** Same filtering as events.subscribe. */
+  eventMatches(event: BusEvent, kinds: readonly string[] | undefined, selector: string | undefined): boolean;
+  /** Interval of SSE keep-alive comments. */
+  keepAliveMs?: number;
+  monotonic?: () => number;
+}
+
+export interface HttpApp {
+  app: Hono;
+  /** Ends every open event stream so the server can close. */
+  closeStreams(): void;
+  openStreams(): number;
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "font-src 'none'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+const STATIC_FILES: Record<string, { file: string; type: string }> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+};
+
+/** Fields of an event that only the 0600 socket carries (R-D-9); the page fetches them with approvals.list. */
+const PRIVATE_EVENT_FIELDS = ['args', 'action'];
+
+const SECRET_SHAPE = /(asp1|ast1)_[A-Za-z0-9_-]*/g;
+
+/** A request path as it may appear in a log line: no query, credential shapes masked, bounded length. */
+function loggablePath(path: string): string {
+  return path.replace(SECRET_SHAPE, '$1_[redacted]').slice(0, 200);
+}
+
+function httpStatusOf(error: AssentError): number {
+  return ERROR_TYPES[error.type].httpStatus;
+}
+
+/** The error body of R-WEB-4: `{statusCode, code, error, message}`, code being the registry type. */
+export function errorBody(error: AssentError): { statusCode: number; code: string; error: string; message: string } {
+  const statusCode = httpStatusOf(error);
+  return { statusCode, code: error.type, error: STATUS_TEXT[statusCode] ?? 'Error', message: error.message };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function publicEvent(event: BusEvent): BusEvent {
+  const data: Record<string, unknown> = { ...event.data };
+  for (const field of PRIVATE_EVENT_FIELDS) delete data[field];
+  const approval = data['approval'];
+  if (isPlainObject(approval)) {
+    const copy = { ...approval };
+    for (const field of PRIVATE_EVENT_FIELDS) delete copy[field];
+    data['approval'] = copy;
+  }
+  return { ...event, data };
+}
+
+interface Caller {
+  principal: string;
+  kind: 'session' | 'token';
+}
+
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const app = new Hono();
+  const monotonic = options.monotonic ?? (() => performance.now());
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  const streams = new Set<() => void>();
+  const staticCache = new Map<string, string>();
+  const origin = (): string => `http://${options.listenAddress()}`;
+
+  const readStatic = (file: string): string => {
+    const cached = staticCache.get(file);
+    if (cached !== undefined) return cached;
+    const text = readFileSync(join(options.webRoot, file), 'utf8');
+    staticCache.set(file, text);
+    return text;
+  };
+
+  const fail = (c: Context, error: AssentError): Response => c.json(errorBody(error), httpStatusOf(error) as 400);
+
+  // Headers on every response, refusals included; access log without headers, cookies or query.
+  app.use('*', async (c, next) => {
+    const started = monotonic();
+    await next();
+    const caller = (c.get('callerKind' as never) as string | undefined) ?? 'none';
+    c.res.headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    c.res.headers.set('X-Content-Type-Options', 'nosniff');
+    c.res.headers.set('Referrer-Policy', 'no-referrer');
+    c.res.headers.set('X-Frame-Options', 'DENY');
+    c.res.headers.set('Cross-Origin-Opener-Policy', 'same-origin');
+    c.res.headers.set('Cross-Origin-Resource-Policy', 'same-origin');
+    c.res.headers.set('Cache-Control', 'no-store');
+    options.logger.info('http request', {
+      method: c.req.method,
+      path: loggablePath(c.req.path),
+      status: c.res.status,
+      ms: Math.round((monotonic() - started) * 10) / 10,
+      caller,
+    });
+  });
+
+  // DNS-rebinding guard (R-WEB-1): a page on another name that resolves to us is refused.
+  app.use('*', async (c, next) => {
+    const host = c.req.header('host');
+    if (host !== options.listenAddress()) {
+      return fail(
+        c,
+        new AssentError('forbidden', `The Host header does not name this server; open the page at ${origin()}/ exactly as \`assent web\` prints it.`),
+      );
+    }
+    await next();
+    return undefined;
+  });
+
+  // Credentials never travel in a URL (R-J-7): the API takes no query string, except the event filter.
+  app.use('/api/*', async (c, next) => {
+    const url = new URL(c.req.url);
+    const allowed = c.req.method === 'GET' && c.req.path === '/api/v1/events' ? ['kinds', 'selector'] : [];
+    for (const key of url.searchParams.keys()) {
+      if (!allowed.includes(key)) {
+        return fail(
+          c,
+          new AssentError('invalid_params', 'This API takes no query parameters: send parameters in the JSON body and credentials in the Authorization header or session cookie. Nothing was done.'),
+        );
+      }
+    }
+    const site = c.req.header('sec-fetch-site');
+    if (site !== undefined && site !== 'same-origin') {
+      return fail(c, new AssentError('forbidden', `A ${site} request to the assent API is refused; use the page served at ${origin()}/.`));
+    }
+    const requestOrigin = c.req.header('origin');
+    if (requestOrigin !== undefined && requestOrigin !== origin()) {
+      return fail(c, new AssentError('forbidden', `Requests from another origin are refused; use the page served at ${origin()}/.`));
+    }
+    await next();
+    return undefined;
+  });
+
+  const authenticate = (c: Context): Caller | undefined => {
+    const authorization = c.req.header('authorization');
+    if (authorization !== undefined) {
+      const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+      const record = match?.[1] === undefined ? undefined : options.auth.authenticateToken(match[1]);
+      return record === undefined ? undefined : { principal: `token:${record.name}`, kind: 'token' };
+    }
+    const session = options.auth.sessionFor(getCookie(c, SESSION_COOKIE));
+    if (session === undefined) return undefined;
+    return { principal: `web:${session.label}`, kind: 'session' };
+  };
+
+  const requireCaller = (c: Context, mutation: boolean): Caller => {
+    const caller = authenticate(c);
+    if (caller === undefined) {
+      throw new AssentError(
+        'unauthorized',
+        'Not signed in, or the session or token is unknown, expired or revoked. Pair the page with a code from `assent web`, or send a valid token as "Authorization: Bearer …" (see `assent token create`).',
+      );
+    }
+    // A browser always sends Origin on a POST; a cookie without one is not the page talking.
+    if (mutation && caller.kind === 'session' && c.req.header('origin') === undefined) {
+      throw new AssentError('forbidden', `A request carrying the session cookie must come from the page at ${origin()}/ (Origin header missing).`);
+    }
+    c.set('callerKind' as never, caller.kind as never);
+    return caller;
+  };
+
+  const readJsonBody = async (c: Context): Promise<Record<string, unknown>> => {
+    const type = c.req.header('content-type') ?? '';
+    if (!/^application\/json(\s*;|$)/i.test(type)) {
+      throw new AssentError('invalid_params', 'Send the parameters as a JSON object with "Content-Type: application/json".');
+    }
+    const declared = Number(c.req.header('content-length') ?? '0');
+    if (declared > MAX_BODY_BYTES) throw new AssentError('frame_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes; send less.`);
+    const text = await c.req.text();
+    if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw new AssentError('frame_too_large', `The body exceeds ${MAX_BODY_BYTES} bytes; send less.`);
+    let body: unknown;
+    try {
+      body = text.trim() === '' ? {} : JSON.parse(text);
+    } catch {
+      throw new AssentError('parse_error', 'The body is not valid JSON; send a flat JSON object of the operation\'s parameters.');
+    }
+    if (!isPlainObject(body)) throw new AssentError('invalid_params', 'The body must be a JSON object of named parameters.');
+    return body;
+  };
+
+  app.post('/api/v1/pair', async (c) => {
+    if (c.req.header('origin') === undefined) {
+      throw new AssentError('forbidden', `Pairing is done by the page at ${origin()}/ (Origin header missing).`);
+    }
+    const body = await readJsonBody(c);
+    const keys = Object.keys(body);
+    if (keys.some((key) => key !== 'code') || typeof body['code'] !== 'string' || body['code'].length > 64) {
+      throw new AssentError('invalid_params', 'Send {"code": "<the 8-character pairing code>"} and nothing else.');
+    }
+    const { cookie, session } = options.auth.redeemPairingCode(body['code']);
+    setCookie(c, SESSION_COOKIE, cookie, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      maxAge: Math.max(1, Math.floor((session.expiresAt - session.createdAt) / 1000)),
+    });
+    options.logger.info('web session paired', { session: session.label });
+    c.set('callerKind' as never, 'session' as never);
+    return c.json({ paired: true, expiresAt: session.expiresAt });
+  });
+
+  app.post('/api/v1/logout', (c) => {
+    options.auth.endSession(getCookie(c, SESSION_COOKIE));
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.json({ paired: false });
+  });
+
+  app.get('/api/v1/events', (c) => {
+    requireCaller(c, false);
+    const kindsText = c.req.query('kinds');
+    const selector = c.req.query('selector');
+    let kinds: EventKind[] | undefined;
+    if (kindsText !== undefined) {
+      const parts = kindsText.split(',').filter((part) => part !== '');
+      const unknown = parts.filter((part) => !(EVENT_KINDS as readonly string[]).includes(part));
+      if (unknown.length > 0) throw new AssentError('invalid_params', `Unknown event kinds: ${unknown.join(', ')}. Known: ${EVENT_KINDS.join(', ')}.`);
+      kinds = parts as EventKind[];
+    }
+    if (selector !== undefined && selector.length > 400) throw new AssentError('invalid_params', 'The selector is longer than 400 characters.');
+    return streamSSE(c, async (stream) => {
+      let chain: Promise<unknown> = stream.writeSSE({ event: 'ready', data: '{}' });
+      let finish: () => void = () => undefined;
+      const done = new Promise<void>((resolve) => {
+        finish = resolve;
+      });
+      const unsubscribe = options.bus.subscribe((event) => {
+        if (!options.eventMatches(event, kinds, selector)) return;
+        const message = { event: event.kind, id: String(event.seq), data: JSON.stringify(publicEvent(event)) };
+        chain = chain.then(() => stream.writeSSE(message)).catch(() => finish());
+      });
+      const timer = setInterval(() => {
+        chain = chain.then(() => stream.write(': keep-alive\n\n')).catch(() => finish());
+      }, keepAliveMs);
+      const close = (): void => finish();
+      streams.add(close);
+      stream.onAbort(close);
+      await done;
+      streams.delete(close);
+      clearInterval(timer);
+      unsubscribe();
+      await chain.catch(() => undefined);
+    });
+  });
+
+  app.post('/api/v1/:operation', async (c) => {
+    const name = c.req.param('operation');
+    const caller = requireCaller(c, true);
+    const operation = options.operations().find((candidate) => candidate.name === name);
+    if (operation === undefined || operation.exposure.http !== true) {
+      throw new AssentError('not_found', `The HTTP API has no operation ${JSON.stringify(name)}. The list is in \`assent operations --json\` (those with exposure.http true).`);
+    }
+    const body = await readJsonBody(c);
+    if (Object.prototype.hasOwnProperty.call(body, 'channel')) {
+      throw new AssentError('invalid_params', 'The "channel" parameter is set by the head (web) and cannot be sent over HTTP; remove it.');
+    }
+    const parsed = operation.params.safeParse(body);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.slice(0, 20).map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
+      throw new AssentError('invalid_params', `Invalid parameters for ${name}: ${issues.join('; ')}. Nothing was done.`);
+    }
+    const context: CallContext = { principal: caller.principal, head: 'http', channel: 'web', signal: c.req.raw.signal };
+    const result: unknown = await operation.handler(parsed.data, context);
+    return c.json(result ?? null);
+  });
+
+  app.all('/api/*', (c) => fail(c, new AssentError('not_found', 'Unknown API route. Operations are POST /api/v1/<operation name>; events are GET /api/v1/events.')));
+
+  app.get('*', (c) => {
+    const entry = STATIC_FILES[c.req.path];
+    if (entry === undefined) return fail(c, new AssentError('not_found', `Nothing at ${loggablePath(c.req.path)}; the approval page is at ${origin()}/.`));
+    return c.body(readStatic(entry.file), 200, { 'Content-Type': entry.type });
+  });
+
+  app.onError((error, c) => {
+    const typed = toAssentError(error);
+    if (!(error instanceof AssentError)) {
+      options.logger.error('http handler failed', { path: loggablePath(c.req.path), error: typed.message });
+      return fail(c, new AssentError('internal', 'The daemon failed while answering; details are in daemon.log.'));
+    }
+    return fail(c, typed);
+  });
+
+  return {
+    app,
+    closeStreams: () => {
+      for (const close of [...streams]) close();
+    },
+    openStreams: () => streams.size,
+  };
+}

@@ -1,0 +1,203 @@
+// Who may use the HTTP head (R-WEB-2, R-WEB-4): one-time pairing codes that a
+// browser exchanges for a session cookie, and bearer tokens for scripts. Only
+// SHA-256 hashes of cookies and tokens are kept; pairing codes live in memory.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../../core/clock.js';
+import { AssentError } from '../../core/errors.js';
+import { ID_ALPHABET, newApprovalId, randomString, type RandomBytes } from '../../core/ids.js';
+import type { TokenRecord } from '../../journal/journal.js';
+
+/** The part of the journal tokens need; the real Journal satisfies it. */
+export interface TokenStore {
+  instanceId(): string;
+  insertToken(token: TokenRecord): void;
+  findTokenByHash(tokenSha256: string): TokenRecord | undefined;
+  getToken(id: string): TokenRecord | undefined;
+  listTokens(): TokenRecord[];
+  revokeToken(id: string, at: number): boolean;
+}
+
+export interface WebAuthOptions {
+  tokens: TokenStore;
+  clock: Clock;
+  random: RandomBytes;
+  /** Lifetime of a pairing code; 120 s (R-WEB-2). */
+  pairingTtlMs?: number;
+  /** Wrong codes tolerated before the code is burnt; 5 (R-WEB-2). */
+  maxPairingFailures?: number;
+  /** Absolute lifetime of a browser session. */
+  sessionTtlMs?: number;
+}
+
+export interface PairingCode {
+  code: string;
+  expiresAt: number;
+}
+
+export interface WebSession {
+  /** A short, non-secret label for logs and the principal (the first hex digits of the cookie's hash). */
+  label: string;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** The public view of a token: never its secret or hash. */
+export interface TokenInfo {
+  id: string;
+  name: string;
+  audience: string;
+  createdAt: number;
+  expiresAt: number;
+  revokedAt?: number;
+  state: 'active' | 'expired' | 'revoked';
+}
+
+export const PAIRING_CODE_LENGTH = 8;
+export const TOKEN_PREFIX = 'ast1_';
+export const SESSION_COOKIE = 'assent_session';
+const DEFAULT_SESSION_TTL_MS = 12 * 3_600_000;
+/** Longest token lifetime `assent token create` accepts. */
+export const MAX_TOKEN_TTL_MS = 90 * 86_400_000;
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+function base64url(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('base64url');
+}
+
+export class WebAuth {
+  private pairing: { hash: Buffer; expiresAt: number; failures: number } | undefined;
+  private readonly sessions = new Map<string, WebSession>();
+  private readonly pairingTtlMs: number;
+  private readonly maxPairingFailures: number;
+  private readonly sessionTtlMs: number;
+  readonly audience: string;
+
+  constructor(private readonly options: WebAuthOptions) {
+    this.pairingTtlMs = options.pairingTtlMs ?? 120_000;
+    this.maxPairingFailures = options.maxPairingFailures ?? 5;
+    this.sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
+    this.audience = options.tokens.instanceId();
+  }
+
+  /** A fresh one-time code; it replaces any earlier one, so only the newest printed code works. */
+  issuePairingCode(): PairingCode {
+    const code = randomString(this.options.random, ID_ALPHABET, PAIRING_CODE_LENGTH);
+    const expiresAt = this.options.clock.now() + this.pairingTtlMs;
+    this.pairing = { hash: sha256(code), expiresAt, failures: 0 };
+    return { code, expiresAt };
+  }
+
+  /**
+   * Exchanges the pairing code for a session cookie value. Every refusal is the
+   * same `unauthorized` answer; a wrong guess counts, and the one after the
+   * last tolerated failure finds the code burnt even when it is right.
+   */
+  redeemPairingCode(candidate: string): { cookie: string; session: WebSession } {
+    const pairing = this.pairing;
+    const refuse = (why: string): AssentError =>
+      new AssentError('unauthorized', `The pairing code was not accepted (${why}). Run \`assent web\` in your terminal for a new code and enter it within 120 s.`);
+    if (pairing === undefined) throw refuse('no code is active');
+    if (this.options.clock.now() >= pairing.expiresAt) {
+      this.pairing = undefined;
+      throw refuse('the code expired');
+    }
+    if (pairing.failures >= this.maxPairingFailures) {
+      this.pairing = undefined;
+      throw refuse('too many wrong codes; the code is burnt');
+    }
+    const matches = timingSafeEqual(sha256(candidate.trim().toLowerCase()), pairing.hash);
+    if (!matches) {
+      pairing.failures += 1;
+      throw refuse('wrong code');
+    }
+    this.pairing = undefined;
+    const cookie = base64url(this.options.random(32));
+    const hash = sha256(cookie).toString('hex');
+    const now = this.options.clock.now();
+    const session: WebSession = { label: hash.slice(0, 8), createdAt: now, expiresAt: now + this.sessionTtlMs };
+    this.sessions.set(hash, session);
+    return { cookie, session };
+  }
+
+  /** The live session a cookie value names, or undefined. */
+  sessionFor(cookie: string | undefined): WebSession | undefined {
+    if (cookie === undefined || cookie === '') return undefined;
+    const hash = sha256(cookie).toString('hex');
+    const session = this.sessions.get(hash);
+    if (session === undefined) return undefined;
+    if (this.options.clock.now() >= session.expiresAt) {
+      this.sessions.delete(hash);
+      return undefined;
+    }
+    return session;
+  }
+
+  endSession(cookie: string | undefined): void {
+    if (cookie !== undefined) this.sessions.delete(sha256(cookie).toString('hex'));
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Whether a pairing code is waiting to be redeemed (for status and tests). */
+  get pairingActive(): boolean {
+    return this.pairing !== undefined && this.options.clock.now() < this.pairing.expiresAt && this.pairing.failures < this.maxPairingFailures;
+  }
+
+  /** Mints a bearer token bound to this daemon's audience; the secret is returned once and only its hash is stored. */
+  createToken(params: { name: string; ttlMs: number }): { token: string; info: TokenInfo } {
+    if (!(params.ttlMs > 0 && params.ttlMs <= MAX_TOKEN_TTL_MS)) {
+      throw new AssentError('invalid_params', `token ttl must be between 1 s and 90 d; got ${params.ttlMs} ms`);
+    }
+    const token = `${TOKEN_PREFIX}${base64url(this.options.random(32))}`;
+    const now = this.options.clock.now();
+    const record: TokenRecord = {
+      id: `t${newApprovalId(this.options.random)}`,
+      name: params.name,
+      tokenSha256: sha256(token).toString('hex'),
+      audience: this.audience,
+      createdAt: now,
+      expiresAt: now + params.ttlMs,
+    };
+    this.options.tokens.insertToken(record);
+    return { token, info: this.describe(record) };
+  }
+
+  /** The token's record when it is ours (audience), unexpired and unrevoked; otherwise undefined. */
+  authenticateToken(token: string): TokenRecord | undefined {
+    if (!token.startsWith(TOKEN_PREFIX)) return undefined;
+    const record = this.options.tokens.findTokenByHash(sha256(token).toString('hex'));
+    if (record === undefined) return undefined;
+    if (record.audience !== this.audience) return undefined;
+    if (record.revokedAt !== undefined) return undefined;
+    if (this.options.clock.now() >= record.expiresAt) return undefined;
+    return record;
+  }
+
+  listTokens(): TokenInfo[] {
+    return this.options.tokens.listTokens().map((record) => this.describe(record));
+  }
+
+  revokeToken(id: string): TokenInfo {
+    const now = this.options.clock.now();
+    if (!this.options.tokens.revokeToken(id, now)) {
+      const existing = this.options.tokens.getToken(id);
+      if (existing === undefined) throw new AssentError('not_found', `no token with id ${id}; list them with \`assent token list\``, { details: { id } });
+      throw new AssentError('conflict', `token ${id} was already revoked`, { details: { id } });
+    }
+    const record = this.options.tokens.getToken(id);
+    if (record === undefined) throw new AssentError('not_found', `no token with id ${id}; list them with \`assent token list\``, { details: { id } });
+    return this.describe(record);
+  }
+
+  private describe(record: TokenRecord): TokenInfo {
+    const state = record.revokedAt !== undefined ? 'revoked' : this.options.clock.now() >= record.expiresAt ? 'expired' : 'active';
+    const info: TokenInfo = { id: record.id, name: record.name, audience: record.audience, createdAt: record.createdAt, expiresAt: record.expiresAt, state };
+    if (record.revokedAt !== undefined) info.revokedAt = record.revokedAt;
+    return info;
+  }
+}

@@ -1,0 +1,282 @@
+// The approval page (R-WEB-3). Everything from the daemon is rendered with
+// textContent, never as HTML; previews are escaped JSON like the terminal's
+// (R-TTY-3), so control characters, bidi overrides and look-alikes show as \uXXXX.
+/* global document, window, fetch, EventSource, history, location */
+
+const $ = (id) => document.getElementById(id);
+const state = { pending: [], resolved: [], events: undefined, view: 'pending', clockSkewMs: 0 };
+
+/** JSON with every code unit >= U+007F escaped; JSON.stringify already escapes C0 controls. */
+function escapedJson(value) {
+  const text = JSON.stringify(value, null, 2);
+  if (text === undefined) return 'null';
+  return text.replace(/[\u007f-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function escapeText(text) {
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  return String(text).replace(/[\u0000-\u001f\u007f-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function el(tag, props = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === 'text') node.textContent = value;
+    else if (key === 'class') node.className = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body && typeof body.message === 'string' ? body.message : `HTTP ${status}`);
+    this.status = status;
+    this.code = body && body.code;
+  }
+}
+
+async function api(name, params = {}) {
+  const response = await fetch(`/api/v1/${name}`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(params),
+  });
+  const body = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, body);
+  return body;
+}
+
+function setStatus(text) {
+  $('status').textContent = text;
+}
+
+function showPairing(message = '') {
+  if (state.events) state.events.close();
+  state.events = undefined;
+  $('app').hidden = true;
+  $('logout').hidden = true;
+  $('pair').hidden = false;
+  $('pair-error').textContent = message;
+  setStatus('not paired');
+  $('pairing-code').focus();
+}
+
+function remaining(expiresAt) {
+  const seconds = Math.max(0, Math.round((expiresAt - Date.now() - state.clockSkewMs) / 1000));
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes}:${String(seconds % 60).padStart(2, '0')}`;
+}
+
+function titleOf(approval) {
+  if (approval.kind === 'exec') return 'exec action';
+  return `${approval.server}/${approval.tool}`;
+}
+
+function previewOf(approval) {
+  if (approval.kind === 'exec') return escapedJson(approval.action);
+  return escapedJson(approval.args ?? {});
+}
+
+function renderPending() {
+  const list = $('pending-list');
+  list.replaceChildren();
+  $('pending-empty').hidden = state.pending.length > 0;
+  $('pending-count').textContent = state.pending.length > 0 ? `(${state.pending.length})` : '';
+  for (const approval of state.pending) {
+    const countdown = el('span', { class: 'countdown', 'data-expires': String(approval.expiresAt), text: remaining(approval.expiresAt) });
+    const reason = el('input', { type: 'text', maxlength: '1000', 'aria-label': 'Reason', placeholder: 'reason (optional)' });
+    const once = el('button', { type: 'button', class: 'approve', text: 'Approve once' });
+    const session = el('button', { type: 'button', text: 'Approve for session' });
+    const deny = el('button', { type: 'button', class: 'deny', text: 'Deny' });
+    const error = el('p', { class: 'error', role: 'alert' });
+    const buttons = [once, session, deny];
+    const decide = async (params) => {
+      for (const button of buttons) button.disabled = true;
+      error.textContent = '';
+      try {
+        await api('approvals.decide', { id: approval.id, ...params });
+        await refresh();
+      } catch (failure) {
+        if (failure.status === 401) return showPairing('Your session ended; pair again.');
+        error.textContent = failure.message;
+        for (const button of buttons) button.disabled = false;
+      }
+      return undefined;
+    };
+    once.addEventListener('click', () => decide({ behavior: 'allow', scope: 'call' }));
+    session.addEventListener('click', () => decide({ behavior: 'allow', scope: 'session' }));
+    deny.addEventListener('click', () => {
+      const text = reason.value.trim();
+      return decide(text === '' ? { behavior: 'deny' } : { behavior: 'deny', reason: text });
+    });
+    const card = el('li', { class: 'card', 'data-approval-id': approval.id }, [
+      el('h3', { text: escapeText(titleOf(approval)) }),
+      el('div', { class: 'meta' }, [
+        el('span', { text: `id ${approval.id}` }),
+        el('span', { text: `session ${escapeText(approval.sessionId)}` }),
+        el('span', {}, ['expires in ', countdown]),
+      ]),
+      el('pre', { class: 'preview', 'aria-label': 'Complete arguments' }, [previewOf(approval)]),
+      el('div', { class: 'meta' }, [el('span', { text: `caller ${escapedJson(approval.caller ?? {})}` })]),
+      el('div', { class: 'actions' }, [once, session, el('label', {}, [reason]), deny]),
+      error,
+    ]);
+    list.append(card);
+  }
+}
+
+function renderResolved() {
+  const list = $('resolved-list');
+  list.replaceChildren();
+  $('resolved-empty').hidden = state.resolved.length > 0;
+  for (const approval of state.resolved) {
+    const outcome = approval.state === 'approved' ? `approved${approval.scope === 'session' ? ' for session' : ''}` : approval.state;
+    const details = [
+      el('span', { text: `id ${approval.id}` }),
+      el('span', { text: outcome }),
+      el('span', { text: `via ${approval.channel ?? 'lifecycle'}` }),
+    ];
+    if (approval.reason) details.push(el('span', { text: `reason: ${escapeText(approval.reason)}` }));
+    list.append(el('li', { class: 'card', 'data-approval-id': approval.id }, [el('h3', { text: escapeText(titleOf(approval)) }), el('div', { class: 'meta' }, details)]));
+  }
+}
+
+async function refresh() {
+  const previous = new Map(state.pending.map((approval) => [approval.id, approval]));
+  state.pending = await api('approvals.list', { state: 'pending' });
+  const current = new Set(state.pending.map((approval) => approval.id));
+  for (const id of previous.keys()) if (!current.has(id)) await noteResolved(id);
+  renderPending();
+}
+
+async function noteResolved(id) {
+  if (state.resolved.some((approval) => approval.id === id)) return;
+  try {
+    const approval = await api('approvals.get', { id });
+    if (approval.state === 'pending') return;
+    state.resolved.unshift(approval);
+    state.resolved.length = Math.min(state.resolved.length, 25);
+    renderResolved();
+  } catch {
+    // Gone or not readable; nothing to show.
+  }
+}
+
+async function loadAudit() {
+  const body = $('audit-table').querySelector('tbody');
+  try {
+    const records = await api('audit.query', { limit: 100 });
+    body.replaceChildren();
+    for (const record of records.reverse()) {
+      const tool = record.server ? `${record.server}/${record.tool}` : (record.kind ?? '');
+      body.append(
+        el('tr', {}, [
+          el('td', { text: String(record.ts ?? '') }),
+          el('td', { text: escapeText(record.outcome ?? '') }),
+          el('td', { text: escapeText(tool) }),
+          el('td', { text: escapeText(record.channel ?? '') }),
+          el('td', { text: escapeText(record.approvalId ?? '') }),
+          el('td', { text: escapeText(record.principal ?? '') }),
+        ]),
+      );
+    }
+  } catch (failure) {
+    if (failure.status === 401) showPairing('Your session ended; pair again.');
+    else setStatus(failure.message);
+  }
+}
+
+function showView(view) {
+  state.view = view;
+  for (const button of document.querySelectorAll('nav button')) button.setAttribute('aria-pressed', String(button.dataset.view === view));
+  for (const name of ['pending', 'resolved', 'audit']) $(`view-${name}`).hidden = name !== view;
+  if (view === 'audit') void loadAudit();
+}
+
+function listen() {
+  if (state.events) state.events.close();
+  const events = new EventSource('/api/v1/events');
+  state.events = events;
+  events.addEventListener('ready', () => setStatus('live'));
+  const onChange = (message) => {
+    void refresh().catch(() => undefined);
+    try {
+      const event = JSON.parse(message.data);
+      if (event.kind === 'approval_resolved' && typeof event.data.id === 'string') void noteResolved(event.data.id);
+    } catch {
+      // Not JSON; the refresh above is enough.
+    }
+  };
+  events.addEventListener('approval_requested', onChange);
+  events.addEventListener('approval_resolved', onChange);
+  events.addEventListener('error', () => {
+    setStatus('reconnecting…');
+    if (events.readyState === EventSource.CLOSED) {
+      api('approvals.list', { limit: 1 }).then(
+        () => window.setTimeout(listen, 2000),
+        (failure) => (failure.status === 401 ? showPairing('Your session ended; pair again.') : window.setTimeout(listen, 2000)),
+      );
+    }
+  });
+}
+
+async function enterApp() {
+  $('pair').hidden = true;
+  $('app').hidden = false;
+  $('logout').hidden = false;
+  listen();
+  await refresh();
+}
+
+async function pair(code) {
+  $('pair-error').textContent = '';
+  try {
+    await api('pair', { code: code.trim() });
+    $('pairing-code').value = '';
+    await enterApp();
+  } catch (failure) {
+    showPairing(failure.message);
+  }
+}
+
+function codeFromFragment() {
+  const match = /(?:^|&)code=([^&]*)/.exec(location.hash.slice(1));
+  if (match === null) return undefined;
+  // The code leaves the address bar (and history) at once.
+  history.replaceState(null, '', location.pathname);
+  return decodeURIComponent(match[1]);
+}
+
+async function start() {
+  $('pair-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    void pair($('pairing-code').value);
+  });
+  $('logout').addEventListener('click', async () => {
+    await api('logout').catch(() => undefined);
+    showPairing('Signed out.');
+  });
+  for (const button of document.querySelectorAll('nav button')) button.addEventListener('click', () => showView(button.dataset.view));
+  $('audit-refresh').addEventListener('click', () => void loadAudit());
+  window.setInterval(() => {
+    for (const node of document.querySelectorAll('.countdown')) node.textContent = remaining(Number(node.dataset.expires));
+  }, 1000);
+
+  const fragmentCode = codeFromFragment();
+  if (fragmentCode !== undefined) {
+    $('pairing-code').value = fragmentCode;
+    await pair(fragmentCode);
+    return;
+  }
+  try {
+    await api('approvals.list', { limit: 1 });
+    await enterApp();
+  } catch (failure) {
+    showPairing(failure.status === 401 ? '' : failure.message);
+  }
+}
+
+void start();
