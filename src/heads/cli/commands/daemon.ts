@@ -2,14 +2,15 @@
 // failure: the wanted state (no daemon) holds, so it says so and exits 0.
 import type { Command } from 'commander';
 import { AssentError } from '../../../core/errors.js';
+import { escapedJson, escapeText } from '../../../core/escape.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import type { StatePaths } from '../../../journal/statePaths.js';
 import type { DaemonStatus } from '../../../operations/daemonOperations.js';
 import { isProcessAlive, readPidFile } from '../../daemon/autoSpawn.js';
 import { DaemonClient } from '../../daemon/rpcClient.js';
 import { connectForCli } from '../daemonConnection.js';
-import { printJsonOk } from '../output.js';
 import { VERSION } from '../../../version.js';
+import { printJsonOk } from '../output.js';
 
 interface JsonFlag {
   json?: boolean;
@@ -30,11 +31,11 @@ function printStatus(status: DaemonStatus): void {
   const { pid, version, uptimeMs, socket, home, connections, startedAt: _startedAt, ...sections } = status;
   const lines = [
     `assent daemon ${version} running (pid ${pid}, up ${formatUptime(uptimeMs)})`,
-    `  socket       ${socket}`,
-    `  state dir    ${home}`,
+    `  socket       ${escapeText(socket)}`,
+    `  state dir    ${escapeText(home)}`,
     `  connections  ${connections}`,
   ];
-  for (const [name, value] of Object.entries(sections)) lines.push(`  ${name.padEnd(12)} ${JSON.stringify(value)}`);
+  for (const [name, value] of Object.entries(sections)) lines.push(`  ${escapeText(name).padEnd(12)} ${escapedJson(value)}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
