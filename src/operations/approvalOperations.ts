@@ -123,6 +123,8 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
         args: JsonObject,
         annotations: JsonObject.optional(),
         caller: JsonObject.optional(),
+        /** When set, a `calls.pending {requestKey, approval}` notification tells this connection the approval id as soon as it is filed. */
+        requestKey: z.string().min(1).max(100).optional(),
       }),
       result: z.object({
         callId: z.string(),
@@ -132,9 +134,14 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       }),
       class: 'write',
       exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
-      handler: async (params, context) =>
+      handler: async ({ requestKey, ...params }, context) =>
         service.authorize(params, {
           onWaiterDetached: (detach) => context.connection?.onClose(detach),
+          onApprovalFiled: (approval) => {
+            if (requestKey !== undefined && context.connection !== undefined && !context.connection.closed) {
+              context.connection.notify('calls.pending', { requestKey, approval: { id: approval.id, expiresAt: approval.expiresAt } });
+            }
+          },
         }),
     }),
     defineOperation({
@@ -190,7 +197,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
         behavior: z.enum(['allow', 'deny']),
         scope: z.enum(['call', 'session']).optional(),
         reason: z.string().max(1000).optional(),
-        channel: z.enum(['cli', 'watch', 'tty']).optional(),
+        channel: z.enum(['cli', 'watch', 'tty', 'elicitation']).optional(),
       }),
       result: ApprovalViewSchema,
       class: 'human-decision',
@@ -257,7 +264,10 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
           createdAt,
         };
         if (params.ttl !== undefined) rule.expiresAt = createdAt + parseTtl(params.ttl);
-        return service.addRule(rule);
+        const added = service.addRule(rule);
+        // Gateways settle allow locally from a policy snapshot; tell them at once (policy.get watch).
+        deps.bus.publish('config_changed', { applied: true, source: 'rules', ruleId: added.id });
+        return added;
       },
     }),
     defineOperation({
@@ -276,7 +286,11 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       result: RuleSchema,
       class: 'write',
       exposure: { cli: true, rpc: true, http: true, mcp: { rationale: 'rule management stays with the operator; no MCP tool changes rules (R-POL-4)' } },
-      handler: async (params) => service.revokeRule(params.id),
+      handler: async (params) => {
+        const revoked = service.revokeRule(params.id);
+        deps.bus.publish('config_changed', { applied: true, source: 'rules', ruleId: revoked.id });
+        return revoked;
+      },
     }),
     defineOperation({
       name: 'audit.query',

@@ -271,7 +271,14 @@ export class ApprovalService {
    * The single seam for a gated call (R-D-5). Resolves only when the call may
    * run; every refusal is a `policy_denied` error whose details carry the reason.
    */
-  async authorize(params: AuthorizeParams, options: { onWaiterDetached?: (detach: () => void) => void } = {}): Promise<AuthorizeResult> {
+  async authorize(
+    params: AuthorizeParams,
+    options: {
+      onWaiterDetached?: (detach: () => void) => void;
+      /** Told the approval as soon as it is filed, so the caller can offer its own channel (elicitation, R-MCP-6). */
+      onApprovalFiled?: (approval: ApprovalView) => void;
+    } = {},
+  ): Promise<AuthorizeResult> {
     if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the call in a moment');
     const caller = params.caller ?? {};
     this.touchSession(params.sessionId, caller);
@@ -320,7 +327,9 @@ export class ApprovalService {
       argsSha256,
       caller,
     });
-    const resolution = await this.waitForResolution(record.id, options.onWaiterDetached);
+    const resolving = this.waitForResolution(record.id, options.onWaiterDetached);
+    options.onApprovalFiled?.(toApprovalView(record));
+    const resolution = await resolving;
     const waited = Math.max(1, Math.round(this.clock.monotonic() - startedMono));
     if (resolution.state === 'approved') {
       if (resolution.scope === 'session') {

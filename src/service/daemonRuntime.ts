@@ -12,14 +12,18 @@ import type { RandomBytes } from '../core/ids.js';
 import { AuditLog } from '../journal/auditLog.js';
 import { inspectConfigFile, loadConfigFile } from '../journal/configFile.js';
 import { Journal } from '../journal/journal.js';
+import { ProofStore } from '../journal/proofs.js';
 import type { DaemonContext } from '../heads/daemon/daemonMain.js';
 import { createHttpApp } from '../heads/http/httpApp.js';
 import { startHttpHead, type HttpHead } from '../heads/http/httpServer.js';
 import { WebAuth } from '../heads/http/webAuth.js';
 import { approvalOperations, eventMatches } from '../operations/approvalOperations.js';
 import { configOperations } from '../operations/configOperations.js';
+import { policyOperations } from '../operations/policyOperations.js';
 import type { Operation } from '../operations/operation.js';
 import { webOperations } from '../operations/webOperations.js';
+import { proofOperations } from '../operations/proofOperations.js';
+import { ProofService } from './proofService.js';
 import { ApprovalService, type PinnedConfig, type Timers } from './approvalService.js';
 import { EventBus } from './eventBus.js';
 
@@ -71,6 +75,21 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   audit.prune();
   const bus = new EventBus(journal, () => clock.now());
   const notifier = options.notifier ?? (pinned.config.notifications ? createOsNotifier() : disabledNotifier);
+  const proofStore = ProofStore.open(ctx.paths.journal);
+  let proofTtlSeconds = (): number => pinned.config.approvals.proofTtlSeconds;
+  const proofs = new ProofService({
+    store: proofStore,
+    journal,
+    audit,
+    bus,
+    clock,
+    random,
+    logger: ctx.logger.child({ component: 'proofs' }),
+    principal: ctx.principal,
+    ttlSeconds: () => proofTtlSeconds(),
+  });
+  // R-J-5: before any call is served, effects a crash left without an outcome become uncertain.
+  proofs.reconcile();
   const serviceOptions: ConstructorParameters<typeof ApprovalService>[0] = {
     journal,
     audit,
@@ -81,10 +100,12 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     logger: ctx.logger.child({ component: 'approvals' }),
     config: pinned,
     principal: ctx.principal,
+    proofs,
   };
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
   const service = new ApprovalService(serviceOptions);
   service.start();
+  proofTtlSeconds = () => service.config.config.approvals.proofTtlSeconds;
 
   // R-CFG-4: a changed config.json is noticed and reported, never applied silently.
   let lastSeenRevision = pinned.revision;
@@ -165,6 +186,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   ctx.onShutdown(async () => {
     watcher?.close();
     await service.shutdown();
+    proofStore.close();
     journal.close();
   });
 
@@ -172,6 +194,8 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     ...webOperations({ auth: webAuth, url: pageUrl }),
     ...approvalOperations({ service, journal, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
     ...configOperations({ service, configPath: ctx.paths.config }),
+    ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
+    ...proofOperations({ service, proofs }),
   ];
   return { service, journal, bus, webAuth, operations, serveHttp };
 }

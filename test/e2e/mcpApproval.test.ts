@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempHome, type TempHome } from '../helpers/daemon.js';
 import { PtySession } from '../helpers/pty.js';
@@ -23,7 +24,10 @@ interface Setup {
   client: Client;
 }
 
-async function setup(policy: Record<string, unknown>): Promise<Setup> {
+async function setup(
+  policy: Record<string, unknown>,
+  options: { channels?: Record<string, unknown>; onElicit?: (request: { params: Record<string, unknown> }, signal: AbortSignal) => Promise<Record<string, unknown>> } = {},
+): Promise<Setup> {
   const home = makeTempHome();
   cleanups.push(() => home.cleanup());
   const dir = mkdtempSync(join(tmpdir(), 'assent-fs-'));
@@ -31,11 +35,15 @@ async function setup(policy: Record<string, unknown>): Promise<Setup> {
   mkdirSync(home.home, { recursive: true, mode: 0o700 });
   writeFileSync(
     home.paths.config,
-    JSON.stringify({ notifications: false, servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } }, policy }),
+    JSON.stringify({ notifications: false, servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } }, policy, channels: options.channels ?? {} }),
     { mode: 0o600 },
   );
   await home.startDaemon();
-  const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+  const onElicit = options.onElicit;
+  const client = new Client({ name: 'e2e-agent', version: '1.0.0' }, onElicit === undefined ? {} : { capabilities: { elicitation: {} } });
+  if (onElicit !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => onElicit(request as never, extra.signal) as never);
+  }
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [assentBin, 'mcp'],
@@ -156,5 +164,57 @@ describe('R-MCP-3 prompt tools wait for the operator', () => {
     await home.runCli(['deny', waiting!.id]);
     expect((await after).isError).toBe(true);
     expect(existsSync(join(dir, 'ok', 'r2.txt'))).toBe(false);
+  });
+});
+
+describe('R-MCP-6 elicitation channel', () => {
+  it('an accepting client gets the call through, audited with channel elicitation', async () => {
+    const forms: string[] = [];
+    const { home, dir, client } = await setup(
+      { default: 'allow', tools: { 'fs/write_file': 'prompt' } },
+      {
+        channels: { elicitation: true },
+        onElicit: async (request) => {
+          forms.push(String(request.params['message']));
+          return { action: 'accept', content: { approve: true } };
+        },
+      },
+    );
+    const target = join(dir, 'elicited.txt');
+    const result = await client.callTool({ name: 'write_file', arguments: { path: target, content: 'via form \u202e' } }, undefined, { timeout: 60_000 });
+    expect(result.isError).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('via form \u202e');
+    expect(forms).toHaveLength(1);
+    expect(forms[0]).toContain('via form \\u202e');
+    expect(forms[0]).toContain(target);
+    await expect.poll(() => audit(home).find((l) => l['tool'] === 'write_file'), { timeout: 5000 }).toMatchObject({ channel: 'elicitation', outcome: 'ok' });
+  });
+
+  it('when the operator answers by CLI first, the pending elicitation is cancelled', async () => {
+    let cancelled = false;
+    let asked = false;
+    const { home, dir, client } = await setup(
+      { default: 'allow', tools: { 'fs/write_file': 'prompt' } },
+      {
+        channels: { elicitation: true },
+        onElicit: (_request, signal) => {
+          asked = true;
+          return new Promise((resolve) => {
+            signal.addEventListener('abort', () => {
+              cancelled = true;
+              resolve({ action: 'cancel' });
+            });
+          });
+        },
+      },
+    );
+    const call = client.callTool({ name: 'write_file', arguments: { path: join(dir, 'x.txt'), content: 'x' } }, undefined, { timeout: 60_000 });
+    const [pending] = await pendingIds(home);
+    await expect.poll(() => asked, { timeout: 5000 }).toBe(true);
+    expect((await home.runCli(['deny', pending!.id])).code).toBe(0);
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('consent_denied');
+    await expect.poll(() => cancelled, { timeout: 5000 }).toBe(true);
   });
 });

@@ -7,6 +7,7 @@
 import { digestOf } from '../../core/canonical.js';
 import type { Config } from '../../core/config.js';
 import { AssentError } from '../../core/errors.js';
+import { escapedJson, escapeText } from '../../core/escape.js';
 import { compilePolicy, evaluateToolPolicy, type PolicySnapshot } from '../../core/toolPolicy.js';
 import type { PolicySnapshotData } from '../../operations/policyOperations.js';
 import type { Logger } from '../../service/logger.js';
@@ -68,6 +69,22 @@ export interface DaemonGateOptions {
   sessionId: string;
   logger: Logger;
   now?: () => number;
+  /** `channels.elicitation`: also ask through the MCP client's form (R-MCP-6), racing the other channels. */
+  elicitation?: boolean;
+}
+
+/** The form an MCP client shows for the elicitation channel: the complete escaped call and one yes/no. */
+export function elicitationRequest(call: GateCall, approvalId: string): Record<string, unknown> {
+  return {
+    message:
+      `assent: approval ${approvalId}. ${escapeText(`${call.server}/${call.tool}`)} wants to run with exactly these arguments:\n` +
+      `${escapedJson(call.args, 2)}\nApprove this exact call once?`,
+    requestedSchema: {
+      type: 'object',
+      properties: { approve: { type: 'boolean', title: 'Approve this exact call', description: 'true runs it once; false denies it' } },
+      required: ['approve'],
+    },
+  };
 }
 
 /** Connects the gate: fetches the pinned policy and subscribes to its changes. */
@@ -99,6 +116,24 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
     if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
     if (durationMs !== undefined) params['durationMs'] = Math.round(durationMs);
     client.call('calls.record', params).catch((error: unknown) => logger.warn('could not report a call to the daemon for audit', { error }));
+  };
+
+  const askThroughElicitation = async (
+    elicit: NonNullable<GateCall['elicit']>,
+    call: GateCall,
+    approvalId: string,
+    signal: AbortSignal,
+  ): Promise<void> => {
+    try {
+      const answer = await elicit(elicitationRequest(call, approvalId), signal);
+      if (signal.aborted || answer['action'] === 'cancel') return;
+      const content = answer['content'] as Record<string, unknown> | undefined;
+      const approve = answer['action'] === 'accept' && content?.['approve'] === true;
+      await client.call('approvals.decide', { id: approvalId, behavior: approve ? 'allow' : 'deny', channel: 'elicitation' });
+    } catch (error) {
+      // Cancelled because another channel won, or the client failed: the other channels still decide.
+      if (!signal.aborted) logger.info('elicitation channel gave no decision', { approvalId, error: error instanceof Error ? error.message : String(error) });
+    }
   };
 
   return {
@@ -134,12 +169,30 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
         caller: call.caller,
       };
       if (call.annotations !== undefined) params['annotations'] = call.annotations;
+      const elicitAbort = new AbortController();
+      let stopListening: (() => void) | undefined;
+      const elicit = call.elicit;
+      if (options.elicitation === true && elicit !== undefined) {
+        counter += 1;
+        const requestKey = `e${counter.toString(36)}`;
+        params['requestKey'] = requestKey;
+        stopListening = client.onNotification('calls.pending', (notification) => {
+          const pending = notification as { requestKey?: string; approval?: { id?: string } };
+          const approvalId = pending.approval?.id;
+          if (pending.requestKey !== requestKey || typeof approvalId !== 'string') return;
+          void askThroughElicitation(elicit, call, approvalId, elicitAbort.signal);
+        });
+      }
       try {
         const result = await client.call<AuthorizeResult>('calls.authorize', params, { signal: call.signal });
         return { allowed: true, callId: result.callId };
       } catch (error) {
         if (call.signal.aborted) return { allowed: false, reason: 'cancelled', message: 'the client cancelled the call while it waited for a decision' };
         return denialFrom(call, error, configPath);
+      } finally {
+        // Whichever channel won, a form still open on the client is withdrawn (R-MCP-6).
+        elicitAbort.abort();
+        stopListening?.();
       }
     },
     finish(callId, outcome) {

@@ -34,7 +34,12 @@ export async function createGateForCli(context: GateFactoryContext): Promise<Gat
   try {
     client = await connectForCli({ env: context.env });
     const pinned = await fetchPinnedConfig(client);
-    const gate = await connectDaemonGate({ client, sessionId: context.sessionId, logger: context.logger });
+    const gate = await connectDaemonGate({
+      client,
+      sessionId: context.sessionId,
+      logger: context.logger,
+      elicitation: pinned.config.channels.elicitation,
+    });
     return { config: pinned.config, configPath: pinned.path, gate, mode: 'daemon' };
   } catch (error) {
     client?.close();
