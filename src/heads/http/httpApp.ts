@@ -89,7 +89,8 @@ function httpStatusOf(error: AssentError): number {
 /** The error body of R-WEB-4: `{statusCode, code, error, message}`, code being the registry type. */
 export function errorBody(error: AssentError): { statusCode: number; code: string; error: string; message: string } {
   const statusCode = httpStatusOf(error);
-  return { statusCode, code: error.type, error: STATUS_TEXT[statusCode] ?? 'Error', message: error.message };
+  // Last line of defence (R-J-7): a credential echoed by some message never leaves in an error body.
+  return { statusCode, code: error.type, error: STATUS_TEXT[statusCode] ?? 'Error', message: error.message.replace(SECRET_SHAPE, '$1_[redacted]') };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -305,7 +306,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const caller = requireCaller(c, true);
     const operation = options.operations().find((candidate) => candidate.name === name);
     if (operation === undefined || operation.exposure.http !== true) {
-      throw new AssentError('not_found', `The HTTP API has no operation ${JSON.stringify(name)}. The list is in \`assent operations --json\` (those with exposure.http true).`);
+      const shown = /^[a-z]+\.[a-zA-Z]+$/.test(name) ? JSON.stringify(name) : 'by that name';
+      throw new AssentError('not_found', `The HTTP API has no operation ${shown}. The list is in \`assent operations --json\` (those with exposure.http true).`);
     }
     const body = await readJsonBody(c);
     if (Object.prototype.hasOwnProperty.call(body, 'channel')) {
