@@ -20,6 +20,7 @@ const FAMILIES: Record<string, () => Promise<Registrar>> = {
   mcp: async () => (await import('./commands/mcp.js')).registerMcpCommands,
   web: async () => (await import('./commands/web.js')).registerWebCommands,
   operations: async () => (await import('./commands/operations.js')).registerOperationsCommand,
+  proofs: async () => (await import('./commands/proofs.js')).registerProofCommands,
 };
 
 /** Which family serves a first word; unknown words load every family (help, suggestions). */
@@ -38,6 +39,8 @@ const FAMILY_OF: Record<string, string> = {
   web: 'web',
   token: 'web',
   operations: 'operations',
+  proofs: 'proofs',
+  effects: 'proofs',
 };
 
 export async function buildProgram(firstWord?: string): Promise<Command> {

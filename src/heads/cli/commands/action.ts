@@ -8,6 +8,9 @@ import { confirmActionFlow, runActionFlow } from '../../../exec/actionFlow.js';
 import type { ActionPaths } from '../../../exec/actionFlow.js';
 import { confirmDeadlineFromEnv } from '../../../channels/ttyChallenge.js';
 import { ExitWith } from '../output.js';
+import { runActionViaDaemon } from '../../../exec/daemonActionFlow.js';
+import { connectForCli } from '../daemonConnection.js';
+import { readProof } from '../proofFile.js';
 import { registerActionMcpCommands } from './actionMcp.js';
 
 const systemClock = { now: () => Date.now(), monotonic: () => performance.now() };
@@ -23,7 +26,7 @@ function badArguments(): never {
 }
 
 const USAGE = {
-  run: 'Usage: assent action run [--via-daemon] POLICY REQUEST\n\nRuns the exact action in REQUEST once when POLICY allows it; ask and deny are refused.\nPrints one JSON report on stdout. Exit 0 only when the child ran and exited 0. See docs/exec.md.\n',
+  run: 'Usage: assent action run [--via-daemon [--approval-proof - | --approval-proof-file FILE]] POLICY REQUEST\n\nRuns the exact action in REQUEST once when POLICY allows it; ask and deny are refused.\nWith --via-daemon an ask action waits for an operator\u2019s approval through the daemon (or uses a proof\nexported by `assent approve ID --export-proof FILE`, read from stdin or the file), then runs once.\nPrints one JSON report on stdout. Exit 0 only when the child ran and exited 0. See docs/exec.md.\n',
   confirm:
     'Usage: assent action confirm POLICY REQUEST\n       assent --action-exec-confirm POLICY REQUEST\n\nShows the complete action on this terminal and runs it once after you type "RUN <challenge>".\nstdin and stderr must be a terminal. Prints one JSON report on stdout. See docs/exec.md.\n',
 };
@@ -36,14 +39,44 @@ function helpRequested(raw: string[], which: keyof typeof USAGE): void {
   }
 }
 
-/** Exactly two non-empty paths; the only flag is `--via-daemon` on `run`. */
-function parsePaths(raw: string[], allowViaDaemon: boolean): { paths: ActionPaths; viaDaemon: boolean } {
+type ProofSource = { stdin: true } | { file: string };
+
+/**
+ * `--approval-proof` takes only `-` (stdin) and `--approval-proof-file` a path:
+ * a proof itself is never accepted on the command line (R-J-7), and a wrong
+ * value is refused without being echoed.
+ */
+function extractProofSource(raw: string[]): { rest: string[]; source: ProofSource | undefined } {
+  const rest: string[] = [];
+  let source: ProofSource | undefined;
+  for (let i = 0; i < raw.length; i += 1) {
+    const arg = raw[i] as string;
+    if (arg === '--approval-proof' || arg === '--approval-proof-file') {
+      const value = raw[i + 1];
+      if (source !== undefined || value === undefined || value === '') badArguments();
+      if (arg === '--approval-proof' && value !== '-') {
+        process.stderr.write('assent: --approval-proof only accepts "-" (read the proof from stdin); a proof is never passed on the command line. Use --approval-proof-file FILE for a file.\n');
+        badArguments();
+      }
+      source = arg === '--approval-proof' ? { stdin: true } : { file: value };
+      i += 1;
+    } else {
+      rest.push(arg);
+    }
+  }
+  return { rest, source };
+}
+
+/** Exactly two non-empty paths; the only flags are `--via-daemon` and a proof source on `run`. */
+function parsePaths(raw: string[], allowViaDaemon: boolean): { paths: ActionPaths; viaDaemon: boolean; proofSource?: ProofSource } {
   helpRequested(raw, allowViaDaemon ? 'run' : 'confirm');
-  const viaDaemon = allowViaDaemon && raw.includes('--via-daemon');
-  const positional = raw.filter((arg) => !(allowViaDaemon && arg === '--via-daemon'));
+  const extracted = allowViaDaemon ? extractProofSource(raw) : { rest: raw, source: undefined };
+  const viaDaemon = allowViaDaemon && extracted.rest.includes('--via-daemon');
+  if (extracted.source !== undefined && !viaDaemon) badArguments();
+  const positional = extracted.rest.filter((arg) => !(allowViaDaemon && arg === '--via-daemon'));
   if (positional.length !== 2 || positional.some((arg) => arg === '' || arg.startsWith('-'))) badArguments();
   const [policy, request] = positional as [string, string];
-  return { paths: { policy, request }, viaDaemon };
+  return extracted.source === undefined ? { paths: { policy, request }, viaDaemon } : { paths: { policy, request }, viaDaemon, proofSource: extracted.source };
 }
 
 function family(program: Command, name: string, description: string): Command {
@@ -66,10 +99,24 @@ export function registerActionCommands(program: Command): void {
     .action(() => badArguments());
 
   family(action, 'run', 'Run POLICY REQUEST when the policy allows it; ask and deny are refused.').action(async (raw: string[]) => {
-    const { paths, viaDaemon } = parsePaths(raw, true);
+    const { paths, viaDaemon, proofSource } = parsePaths(raw, true);
     if (viaDaemon) {
-      process.stderr.write('assent: --via-daemon is not available in this build; confirm in a terminal with `assent action confirm POLICY REQUEST`.\n');
-      writeReport(refusalReport('confirmation-unavailable'));
+      let proof: string | undefined;
+      if (proofSource !== undefined) {
+        try {
+          proof = readProof(proofSource);
+        } catch (error) {
+          process.stderr.write(`assent: ${(error as Error).message}\n`);
+          writeReport(refusalReport('confirmation-unavailable'));
+        }
+      }
+      const report = await runActionViaDaemon(paths, {
+        connect: () => connectForCli(),
+        signals: process,
+        diagnose: (text) => process.stderr.write(text),
+        ...(proof === undefined ? {} : { proof }),
+      });
+      writeReport(report);
     }
     const report = await runActionFlow(paths, {
       signals: process,

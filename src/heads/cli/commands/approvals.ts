@@ -12,6 +12,8 @@ import type { ApprovalView } from '../../../service/approvalService.js';
 import type { BusEvent } from '../../../service/eventBus.js';
 import type { DaemonClient } from '../../daemon/rpcClient.js';
 import { connectForCli } from '../daemonConnection.js';
+import { createProofFile, writeProofFile } from '../proofFile.js';
+import { unlinkSync } from 'node:fs';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
 import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
 import { runPending } from './pending.js';
@@ -39,11 +41,29 @@ function out(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
-async function approveInteractively(client: DaemonClient, id: string, options: JsonFlag & { session?: boolean }): Promise<void> {
+async function approveInteractively(client: DaemonClient, id: string, options: JsonFlag & { session?: boolean; exportProof?: string }): Promise<void> {
   requireInteractiveTerminal('`assent approve`');
   const approval = await client.call<ApprovalView>('approvals.get', { id });
   if (approval.state !== 'pending') {
     throw new AssentError('conflict', `approval ${id} is already ${approval.state}${approval.channel ? ` (via ${approval.channel})` : ''}`);
+  }
+  if (options.exportProof !== undefined) {
+    // R-J-7: the file is created new (O_EXCL, 0600) before anything is decided; the proof is never printed.
+    const path = options.exportProof;
+    const fd = createProofFile(path);
+    let written = false;
+    try {
+      await approveAndExport(client, approval, options, (proof) => {
+        writeProofFile(fd, proof);
+        written = true;
+      });
+    } finally {
+      if (!written) {
+        writeProofFile(fd, '');
+        unlinkSync(path);
+      }
+    }
+    return;
   }
   const now = Date.now();
   const code = newApprovalCode((n) => randomBytes(n));
@@ -87,6 +107,35 @@ async function approveInteractively(client: DaemonClient, id: string, options: J
   else process.stderr.write(`Approved ${id}${scopeText}.\n`);
 }
 
+/** The approve dialogue of `--export-proof`: same preview and code, then proofs.issue instead of approvals.decide. */
+async function approveAndExport(client: DaemonClient, approval: ApprovalView, options: JsonFlag, write: (proof: string) => void): Promise<void> {
+  const id = approval.id;
+  const now = Date.now();
+  const code = newApprovalCode((n) => randomBytes(n));
+  process.stderr.write(renderApprovalPreview(approval, now));
+  process.stderr.write(`Type ${code} to approve once and export a proof to ${options.json ? 'the file' : 'the file you named'}, or n to deny: `);
+  const answer = await readTerminalLine({ deadlineMs: approval.expiresAt - now });
+  const trimmed = answer?.trim();
+  if (trimmed === 'n' || trimmed === 'N') {
+    const result = await client.call<ApprovalView>('approvals.decide', { id, behavior: 'deny', channel: 'cli' });
+    if (options.json) printJsonOk(result);
+    else process.stderr.write(`Denied ${id}; no proof was written.\n`);
+    return;
+  }
+  if (trimmed !== code) {
+    throw new AssentError(
+      'policy_denied',
+      answer === undefined ? `no answer for ${id}; nothing was decided and no proof was written` : `the code did not match; ${id} was not approved and no proof was written`,
+      { details: { reason: 'confirmation-denied' } },
+    );
+  }
+  const issued = await client.call<{ approval: ApprovalView; proof: string; proofId: string; expiresAt: number }>('proofs.issue', { id, channel: 'cli' });
+  write(issued.proof);
+  const data = { approval: issued.approval, proofId: issued.proofId, expiresAt: issued.expiresAt };
+  if (options.json) printJsonOk(data);
+  else process.stderr.write(`Approved ${id}; proof ${issued.proofId} written, valid until ${new Date(issued.expiresAt).toISOString()}.\n`);
+}
+
 function parseSince(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const relative = /^(\d+)(s|m|h|d)$/.exec(text);
@@ -113,9 +162,10 @@ export function registerApprovalCommands(program: Command): void {
     .command('approve [id]')
     .description('Approve a pending call after typing back a fresh code (needs your terminal); --watch follows the live queue')
     .option('--session', 'also allow this tool for the rest of the same session')
+    .option('--export-proof <file>', 'approve once and write a single-use proof to FILE (created new, mode 0600) for another head')
     .option('--watch', 'follow the queue live and answer inline (same as `assent watch`)')
     .option('--json', 'print one JSON document (under --watch: NDJSON events, answering nothing)')
-    .action(async (id: string | undefined, options: JsonFlag & { session?: boolean; watch?: boolean }) => {
+    .action(async (id: string | undefined, options: JsonFlag & { session?: boolean; watch?: boolean; exportProof?: string }) => {
       if (options.watch) {
         await withDaemon(options, (client) => runWatch(client, { selector: id, json: options.json === true }));
         return;
