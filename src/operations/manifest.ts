@@ -9,6 +9,8 @@ import { configOperations, type ConfigOperationDeps } from './configOperations.j
 import { daemonOperations } from './daemonOperations.js';
 import { operationManifest, type ManifestEntry } from './index.js';
 import type { Operation } from './operation.js';
+import { policyOperations, type PolicyOperationDeps } from './policyOperations.js';
+import { proofOperations, type ProofOperationDeps } from './proofOperations.js';
 import { webOperations, type WebOperationDeps } from './webOperations.js';
 
 /** Any property of it is itself; calling it throws. Enough to declare operations, useless to run them. */
@@ -29,6 +31,8 @@ export function declaredOperations(): Operation[] {
     ...webOperations(inert<WebOperationDeps>()),
     ...approvalOperations(inert<ApprovalOperationDeps>()),
     ...configOperations(inert<ConfigOperationDeps>()),
+    ...policyOperations(inert<PolicyOperationDeps>()),
+    ...proofOperations(inert<ProofOperationDeps>()),
   ];
 }
 
