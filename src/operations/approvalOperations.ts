@@ -151,12 +151,18 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
         callId: z.string().min(1).max(100),
         outcome: z.enum(['ok', 'error', 'cancelled']),
         durationMs: z.number().nonnegative().optional(),
+        /** The tool result of a handoff retry, recorded with its effect so an identical retry gets it back (R-J-4). */
+        result: JsonObject.optional(),
       }),
       result: z.object({ recorded: z.boolean() }),
       class: 'write',
       exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
-      handler: async (params) =>
-        service.finish(params.durationMs === undefined ? { callId: params.callId, outcome: params.outcome } : { callId: params.callId, outcome: params.outcome, durationMs: params.durationMs }),
+      handler: async (params) => {
+        const finish: Parameters<ApprovalService['finish']>[0] = { callId: params.callId, outcome: params.outcome };
+        if (params.durationMs !== undefined) finish.durationMs = params.durationMs;
+        if (params.result !== undefined) finish.result = params.result;
+        return service.finish(finish);
+      },
     }),
     defineOperation({
       name: 'approvals.list',

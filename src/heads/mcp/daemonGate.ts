@@ -17,6 +17,23 @@ import { describeDenial, type CallGate, type DenialReason, type GateCall, type G
 interface AuthorizeResult {
   callId: string;
   consent?: { channel: string; approvalId?: string };
+  /** Handoff retry: the effect whose intent the daemon recorded; its result goes back with calls.finish. */
+  effectId?: string;
+  /** Handoff retry of a call that already ran: its recorded disposition (R-J-4). */
+  replay?: { effectId: string; state: string; result?: unknown };
+}
+
+/** The client's answer to an identical retry: the recorded tool result, or a text naming the recorded state. */
+function replayResult(call: GateCall, replay: NonNullable<AuthorizeResult['replay']>, approvalId: string | undefined): Record<string, unknown> {
+  const recorded = replay.result;
+  if (replay.state === 'completed' && typeof recorded === 'object' && recorded !== null && !Array.isArray(recorded)) return recorded as Record<string, unknown>;
+  if (replay.state === 'failed' && typeof recorded === 'object' && recorded !== null && !Array.isArray(recorded)) return recorded as Record<string, unknown>;
+  const approval = approvalId === undefined ? '' : ` under approval ${approvalId}`;
+  const text =
+    replay.state === 'uncertain'
+      ? `assent did not run ${call.server}/${call.tool} again: this exact call was started${approval} but the daemon stopped before its outcome was recorded (effect ${replay.effectId}: uncertain). It is never retried automatically; ask the operator to check whether it took effect.`
+      : `assent did not run ${call.server}/${call.tool} again: this exact call already ran${approval} (effect ${replay.effectId}: ${replay.state}). An approval runs one call once; ask the operator for a new approval to run it again.`;
+  return { content: [{ type: 'text', text }], isError: true };
 }
 
 interface SettledCall {
@@ -28,7 +45,7 @@ interface SettledCall {
   caller: Record<string, unknown>;
 }
 
-const DENIAL_REASONS = new Set<DenialReason>(['policy', 'consent_denied', 'consent_timeout', 'no_consent_channel', 'cancelled']);
+const DENIAL_REASONS = new Set<DenialReason>(['policy', 'consent_denied', 'consent_timeout', 'no_consent_channel', 'cancelled', 'approval_pending']);
 
 function denialFrom(call: GateCall, error: unknown, configPath: string): GateDecision {
   if (error instanceof AssentError && error.type === 'policy_denied') {
@@ -101,6 +118,8 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
     logger.info('policy snapshot updated', { revision: data.revision });
   });
   const settled = new Map<string, SettledCall>();
+  /** Calls that run under a handoff proof: their result is recorded with the effect. */
+  const effectCalls = new Set<string>();
   let counter = 0;
 
   const record = (call: SettledCall, outcome: 'ok' | 'error' | 'denied', durationMs?: number): void => {
@@ -185,6 +204,8 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
       }
       try {
         const result = await client.call<AuthorizeResult>('calls.authorize', params, { signal: call.signal });
+        if (result.replay !== undefined) return { allowed: true, replay: replayResult(call, result.replay, result.consent?.approvalId) };
+        if (result.effectId !== undefined) effectCalls.add(result.callId);
         return { allowed: true, callId: result.callId };
       } catch (error) {
         if (call.signal.aborted) return { allowed: false, reason: 'cancelled', message: 'the client cancelled the call while it waited for a decision' };
@@ -202,8 +223,10 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
         record(local, outcome.ok ? 'ok' : 'error', outcome.durationMs);
         return;
       }
+      const params: Record<string, unknown> = { callId, outcome: outcome.ok ? 'ok' : 'error', durationMs: Math.round(outcome.durationMs) };
+      if (effectCalls.delete(callId) && outcome.result !== undefined) params['result'] = outcome.result;
       client
-        .call('calls.finish', { callId, outcome: outcome.ok ? 'ok' : 'error', durationMs: Math.round(outcome.durationMs) })
+        .call('calls.finish', params)
         .catch((error: unknown) => logger.warn('could not report a finished call to the daemon', { error }));
     },
     async close() {

@@ -5,7 +5,7 @@ import { toolId } from '../../core/action.js';
 import { evaluateToolPolicy, type PolicySnapshot } from '../../core/toolPolicy.js';
 
 /** Reasons a call is refused; the agent sees the reason by name (R-MCP-3). */
-export type DenialReason = 'policy' | 'consent_denied' | 'consent_timeout' | 'no_consent_channel' | 'cancelled';
+export type DenialReason = 'policy' | 'consent_denied' | 'consent_timeout' | 'no_consent_channel' | 'cancelled' | 'approval_pending';
 
 /** Tool annotations as the upstream declared them (hints, not guarantees; R-POL-3). */
 export interface ToolAnnotationHints {
@@ -39,7 +39,11 @@ export interface GateCall {
 }
 
 export type GateDecision =
-  | { allowed: true; callId?: string }
+  /**
+   * `replay`: the identical call already ran under its approval (handoff, R-MCP-8);
+   * answer the client with this recorded result and never send the call upstream.
+   */
+  | { allowed: true; callId?: string; replay?: Record<string, unknown> }
   | { allowed: false; reason: DenialReason; message: string; approvalId?: string };
 
 /**
@@ -48,7 +52,7 @@ export type GateDecision =
  */
 export interface CallGate {
   authorize(call: GateCall): Promise<GateDecision>;
-  finish?(callId: string, outcome: { ok: boolean; durationMs: number }): void;
+  finish?(callId: string, outcome: { ok: boolean; durationMs: number; result?: Record<string, unknown> }): void;
   /** Releases what the gate holds (e.g. a daemon connection); called by whoever created it, after the gateway closed. */
   close?(): Promise<void> | void;
 }
@@ -158,6 +162,12 @@ export function describeDenial(reason: DenialReason, context: DenialContext): st
         `assent refused ${id}: no_consent_channel. Policy (${context.key ?? 'policy.default'} = "prompt") needs a human decision, ` +
         `but no approval channel is reachable${context.hint ? ` (${context.hint})` : ''}, so the call failed closed and the server never received it. ` +
         `The operator can start one with \`assent daemon run\` and then approve with \`assent pending\` / \`assent approve ID\`; retry after that.`
+      );
+    case 'approval_pending':
+      return (
+        `assent did not run ${id}: approval_pending${approval}. This call needs the operator's approval (handoff mode), so the server has not received it. ` +
+        `Tell the user that approval${context.approvalId === undefined ? '' : ` ${context.approvalId}`} is waiting (\`assent pending\`, \`assent approve ID\` or the web page). ` +
+        `After it is approved, retry this identical call (same tool, same arguments) once; it then runs exactly once. Different arguments need a new approval.`
       );
     case 'cancelled':
       return `assent did not run ${id}: cancelled${approval}. The call was cancelled while it waited for a decision; the server never received it.`;

@@ -105,8 +105,8 @@ interface ClientInflight {
   gate?: AbortController;
   link?: UpstreamLink;
   upstreamId?: RpcId;
-  /** Reports an allowed call's outcome to the gate exactly once. */
-  finish?: (ok: boolean) => void;
+  /** Reports an allowed call's outcome (and its result, for the gate that records it) to the gate exactly once. */
+  finish?: (ok: boolean, result?: Record<string, unknown>) => void;
 }
 
 /** A server-to-client request relayed under a gateway-chosen id. */
@@ -489,15 +489,21 @@ class GatewayCore implements Gateway {
       this.reply(request.id, deniedResult(decision));
       return;
     }
+    if (decision.replay !== undefined) {
+      // R-MCP-8 / R-J-4: the identical call already ran under its approval; the upstream never sees it again.
+      this.clientInflight.delete(request.id);
+      this.reply(request.id, decision.replay);
+      return;
+    }
 
     const callId = decision.callId;
     const startedAt = this.now();
     let finished = false;
-    inflight.finish = (ok) => {
+    inflight.finish = (ok, result) => {
       if (finished || callId === undefined || this.gate.finish === undefined) return;
       finished = true;
       try {
-        this.gate.finish(callId, { ok, durationMs: this.now() - startedAt });
+        this.gate.finish(callId, result === undefined ? { ok, durationMs: this.now() - startedAt } : { ok, durationMs: this.now() - startedAt, result });
       } catch (error) {
         this.log.warn('gate.finish threw', { error });
       }
@@ -507,7 +513,7 @@ class GatewayCore implements Gateway {
       link,
       forwarded,
       (response) => {
-        inflight.finish?.(response.error === undefined && response.result?.['isError'] !== true);
+        inflight.finish?.(response.error === undefined && response.result?.['isError'] !== true, response.result);
         if (this.multi) this.learnTask(link, response);
       },
       inflight,
