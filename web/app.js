@@ -4,7 +4,7 @@
 /* global document, window, fetch, EventSource, history, location */
 
 const $ = (id) => document.getElementById(id);
-const state = { pending: [], resolved: [], events: undefined, view: 'pending', clockSkewMs: 0 };
+const state = { pending: [], resolved: [], noted: new Set(), events: undefined, view: 'pending', clockSkewMs: 0 };
 
 /** JSON with every code unit >= U+007F escaped; JSON.stringify already escapes C0 controls. */
 function escapedJson(value) {
@@ -153,15 +153,21 @@ async function refresh() {
 }
 
 async function noteResolved(id) {
-  if (state.resolved.some((approval) => approval.id === id)) return;
+  // Claimed before the first await: the refresh and the SSE event may both report the same id.
+  if (state.noted.has(id)) return;
+  state.noted.add(id);
   try {
     const approval = await api('approvals.get', { id });
-    if (approval.state === 'pending') return;
+    if (approval.state === 'pending') {
+      state.noted.delete(id);
+      return;
+    }
     state.resolved.unshift(approval);
     state.resolved.length = Math.min(state.resolved.length, 25);
     renderResolved();
   } catch {
     // Gone or not readable; nothing to show.
+    state.noted.delete(id);
   }
 }
 

@@ -1,0 +1,179 @@
+// The approval page in a real browser (R-WEB-2, R-WEB-3): Debian's Chromium
+// driven by playwright-core pairs with the code from `assent web --json`, sees a
+// prompt call from a real gateway session (official SDK client → built `assent
+// mcp` → server-filesystem) with its complete escaped preview, and decides it.
+// The MCP client's call completes (approve) or sees the operator's reason (deny).
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { escapedJson } from '../../../src/core/escape.js';
+import { makeTempHome, REPO_ROOT, type TempHome } from '../../helpers/daemon.js';
+import { assentBin, filesystemBin } from '../mcpFixtures.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'web');
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch {
+      // Keep cleaning the rest.
+    }
+  }
+});
+
+interface Setup {
+  home: TempHome;
+  dir: string;
+  client: Client;
+  url: string;
+  code: string;
+  browser: BrowserContext;
+  page: Page;
+}
+
+async function setup(): Promise<Setup> {
+  const home = makeTempHome();
+  cleanups.push(() => home.cleanup());
+  const dir = mkdtempSync(join(tmpdir(), 'assent-web-fs-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(home.home, { recursive: true, mode: 0o700 });
+  writeFileSync(
+    home.paths.config,
+    JSON.stringify({
+      notifications: false,
+      web: { listen: '127.0.0.1:0' },
+      servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } },
+      policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } },
+    }),
+    { mode: 0o600 },
+  );
+  await home.startDaemon();
+  const web = await home.runCli(['web', '--json']);
+  expect(web.code).toBe(0);
+  const { url, code } = (JSON.parse(web.stdout) as { data: { url: string; code: string; expiresAt: number } }).data;
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+
+  const client = new Client({ name: 'web-e2e-agent', version: '1.0.0' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [assentBin, 'mcp'],
+    env: { ...getDefaultEnvironment(), ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', () => undefined);
+  await client.connect(transport);
+  cleanups.push(() => client.close());
+
+  const profile = mkdtempSync(join(tmpdir(), 'assent-chromium-'));
+  cleanups.push(() => rmSync(profile, { recursive: true, force: true }));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    args: CHROMIUM_FLAGS,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+  });
+  cleanups.push(() => browser.close());
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  return { home, dir, client, url, code, browser, page };
+}
+
+function resultText(result: unknown): string {
+  const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
+  return content.map((c) => c.text ?? '').join('\n');
+}
+
+async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-1280.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-390.png`), fullPage: true });
+  // Usable on a phone: nothing wider than the screen forces horizontal scrolling.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  expect(overflow).toBeLessThanOrEqual(0);
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe('the approval page in Chromium', () => {
+  it('R-WEB-3 pairs with the typed code, shows the complete escaped preview, approves, and the MCP call completes', async () => {
+    const { dir, client, url, code, page } = await setup();
+    await page.goto(url);
+    await page.getByLabel('Pairing code').fill(code);
+    await page.getByRole('button', { name: 'Pair' }).click();
+    await expect.poll(() => page.getByText('Nothing is waiting for you.').isVisible(), { timeout: 10_000 }).toBe(true);
+
+    const target = join(dir, 'from-the-web.txt');
+    // Long, multi-line, with a bidi override and a look-alike letter: all must be visible, nothing shortened.
+    const content = `${'line of text '.repeat(200)}\nend \u202e evil.exe \u0430dmin`;
+    const args = { path: target, content };
+    const call = client.callTool({ name: 'write_file', arguments: args }, undefined, { timeout: 60_000 });
+
+    const card = page.locator('#pending-list li.card');
+    await card.first().waitFor({ timeout: 15_000 });
+    await expect.poll(() => card.count()).toBe(1);
+    expect(await card.locator('h3').textContent()).toBe('fs/write_file');
+    const preview = await card.locator('pre.preview').textContent();
+    expect(preview).toBe(escapedJson(args, 2));
+    expect(preview).toContain('\\u202e');
+    expect(preview).toContain('\\u0430dmin');
+    expect(await card.locator('.countdown').textContent()).toMatch(/^\d+:\d\d$/);
+    expect(await card.textContent()).toContain('session ');
+    expect(existsSync(target)).toBe(false);
+    await screenshots(page, 'pending');
+
+    await card.getByRole('button', { name: 'Approve once' }).click();
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe(content);
+    await expect.poll(() => page.locator('#pending-list li.card').count(), { timeout: 10_000 }).toBe(0);
+    await page.getByRole('button', { name: 'Recently resolved' }).click();
+    await expect.poll(() => page.locator('#resolved-list').textContent(), { timeout: 10_000 }).toContain('via web');
+    await page.getByRole('button', { name: 'Audit' }).click();
+    await expect.poll(() => page.locator('#audit-table tbody').textContent(), { timeout: 10_000 }).toContain('write_file');
+    await screenshots(page, 'audit');
+  });
+
+  it('R-WEB-3 pairs through the URL fragment, denies with a reason, and the MCP client sees that reason', async () => {
+    const { dir, client, url, code, page } = await setup();
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(`${url}#code=${code}`);
+    await expect.poll(() => page.getByText('Nothing is waiting for you.').isVisible(), { timeout: 10_000 }).toBe(true);
+    // The fragment is gone from the address bar and never reached the server.
+    expect(page.url()).toBe(url);
+    for (const requested of requests) expect(requested).not.toContain(code);
+
+    const target = join(dir, 'denied.txt');
+    const call = client.callTool({ name: 'write_file', arguments: { path: target, content: 'should never be written' } }, undefined, { timeout: 60_000 });
+    const card = page.locator('#pending-list li.card');
+    await card.first().waitFor({ timeout: 15_000 });
+    await card.getByLabel('Reason').fill('use the scratch directory instead');
+    await card.getByRole('button', { name: 'Deny' }).click();
+
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(resultText(result)).toContain('consent_denied');
+    expect(resultText(result)).toContain('use the scratch directory instead');
+    expect(existsSync(target)).toBe(false);
+    await page.getByRole('button', { name: 'Recently resolved' }).click();
+    await expect.poll(() => page.locator('#resolved-list').textContent(), { timeout: 10_000 }).toContain('use the scratch directory instead');
+    expect(await page.locator('#resolved-list li.card').count()).toBe(1);
+    await screenshots(page, 'denied');
+  });
+});
