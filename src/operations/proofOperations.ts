@@ -16,7 +16,13 @@ const NOT_ON_MCP_HUMAN = {
 const NO_PROOFS_ON_MCP = {
   rationale: 'proofs are never accepted as tool arguments or returned in tool results (R-MCP-9); the gateway consumes handoff proofs inside the daemon',
 };
-const NOT_YET_HTTP = { rationale: 'served by the HTTP head once it exists; the daemon socket is the only remote transport so far' };
+const NO_EXPORT_OVER_HTTP = {
+  rationale: 'a proof leaves the daemon only into a new 0600 file written by the local CLI (R-J-7); an HTTP response would put the token within a browser\u2019s reach',
+};
+const LOCAL_CONSUMER_ONLY = {
+  rationale:
+    'consumption is offered to local processes of the installation owner over the 0600 socket; HTTP callers are web sessions or bearer tokens, other principals than the owner a proof is issued to',
+};
 const CONSUMER_ONLY = { rationale: 'called by the CLI process that runs an approved effect, between its consumption and its outcome; not an operator command' };
 
 const ProofViewSchema = z.object({
@@ -94,7 +100,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       params: z.strictObject({ limit: z.number().int().positive().max(100_000).optional() }),
       result: z.array(ProofViewSchema),
       class: 'read',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      exposure: { cli: true, rpc: true, http: true, mcp: true },
       handler: async (params) => proofs.list(params.limit),
     }),
     defineOperation({
@@ -103,7 +109,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       params: z.strictObject({ id: z.string().min(1).max(64) }),
       result: ProofViewSchema,
       class: 'write',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: { rationale: 'proof management stays with the operator' } },
+      exposure: { cli: true, rpc: true, http: true, mcp: { rationale: 'proof management stays with the operator' } },
       handler: async (params) => proofs.revoke(params.id),
     }),
     defineOperation({
@@ -112,7 +118,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       params: z.strictObject({ id: z.string().min(1).max(64), channel: z.enum(['cli', 'watch', 'tty']).optional() }),
       result: z.object({ approval: ApprovalViewSchema, proof: z.string(), proofId: z.string(), expiresAt: z.number() }),
       class: 'human-decision',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: NOT_ON_MCP_HUMAN },
+      exposure: { cli: true, rpc: true, http: NO_EXPORT_OVER_HTTP, mcp: NOT_ON_MCP_HUMAN },
       handler: async (params, context) => service.approveWithProof({ id: params.id, behavior: 'allow', channel: params.channel ?? context.channel ?? 'cli' }),
     }),
     defineOperation({
@@ -121,7 +127,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       params: z.strictObject({ proof: ProofParam, action: ExecActionSchema, revision: z.string().min(1).max(200) }),
       result: z.object({ outcome: z.enum(['consumed', 'replay']), approvalId: z.string(), effect: EffectSchema }),
       class: 'write',
-      exposure: { cli: CONSUMER_ONLY, rpc: true, http: NOT_YET_HTTP, mcp: NO_PROOFS_ON_MCP },
+      exposure: { cli: CONSUMER_ONLY, rpc: true, http: LOCAL_CONSUMER_ONLY, mcp: NO_PROOFS_ON_MCP },
       handler: async (params, context) => {
         const outcome = proofs.consume({
           proof: params.proof,
@@ -139,7 +145,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       params: z.strictObject({ effectId: z.string().min(1).max(64), ok: z.boolean(), durationMs: z.number().nonnegative().optional() }),
       result: EffectSchema,
       class: 'write',
-      exposure: { cli: CONSUMER_ONLY, rpc: true, http: NOT_YET_HTTP, mcp: CONSUMER_ONLY },
+      exposure: { cli: CONSUMER_ONLY, rpc: true, http: LOCAL_CONSUMER_ONLY, mcp: CONSUMER_ONLY },
       handler: async (params) =>
         publicEffect(proofs.finishEffect(params.effectId, { ok: params.ok, audit: params.durationMs === undefined ? {} : { durationMs: params.durationMs } })),
     }),
@@ -149,7 +155,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       params: z.strictObject({ id: z.string().min(1).max(64) }),
       result: EffectSchema,
       class: 'read',
-      exposure: { cli: true, rpc: true, http: NOT_YET_HTTP, mcp: true },
+      exposure: { cli: true, rpc: true, http: true, mcp: true },
       handler: async (params) => publicEffect(proofs.getEffect(params.id)),
     }),
     defineOperation({
@@ -163,7 +169,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       }),
       result: IssuedProofSchema,
       class: 'write',
-      exposure: { cli: CONSUMER_ONLY, rpc: true, http: NOT_YET_HTTP, mcp: NO_PROOFS_ON_MCP },
+      exposure: { cli: CONSUMER_ONLY, rpc: true, http: LOCAL_CONSUMER_ONLY, mcp: NO_PROOFS_ON_MCP },
       handler: async (params, context) => {
         if (context.head === 'mcp') throw new AssentError('forbidden', 'actions.request is not available to an MCP client');
         const request: Parameters<ApprovalService['requestExecApproval']>[0] = {
