@@ -235,4 +235,35 @@ describe('assent action review (SPEC §6)', () => {
     expect(result.stderr).toContain('not 600');
     expect(result.stdout).toBe('');
   });
+
+  it('SPEC §6 a connection that sends no token within 3 s is closed and the broker keeps waiting', async () => {
+    const b = await startBroker(setup('ask'));
+    const { port } = readEndpoint(b.endpoint);
+    const silent = await new Promise<string>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port });
+      let received = '';
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error('the broker kept a silent connection open'));
+      }, 10_000);
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(received);
+      });
+    });
+    expect(silent).toBe('');
+    await b.pty.waitFor(/no token within 3 s/);
+    const client = await connectClient(b.endpoint);
+    expect((await client.listTools()).tools).toHaveLength(1);
+  });
+
+  it('SPEC §6 the broker ends by itself at the end of its lifetime and removes the endpoint file', async () => {
+    const b = await startBroker(setup('ask'), { ASSENT_TEST_REVIEW_LIFETIME_MS: '1500' });
+    const { exitCode } = await b.pty.finish(b.d.out);
+    expect(exitCode).toBe(0);
+    expect(b.pty.screen).toContain('lifetime');
+    expect(existsSync(b.endpoint)).toBe(false);
+  });
 });
