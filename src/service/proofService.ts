@@ -174,8 +174,10 @@ export class ProofService {
     return effect;
   }
 
+  /** Proofs newest first; an issued proof past its deadline is shown as `expired` (it authorizes nothing). */
   list(limit?: number): ProofView[] {
-    return this.options.store.listProofs(limit).map(toProofView);
+    const now = this.options.clock.now();
+    return this.options.store.listProofs(limit).map((proof) => toProofView(proof.state === 'issued' && proof.expiresAt <= now ? { ...proof, state: 'expired' } : proof));
   }
 
   /** Revokes a proof by its id, or the proof an approval produced (by approval id) (R-J-6). */
