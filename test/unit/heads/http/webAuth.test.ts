@@ -1,0 +1,120 @@
+// Pairing codes, sessions and bearer tokens on a fake clock (R-WEB-2, R-WEB-4).
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../../../src/core/clock.js';
+import { WebAuth, type TokenStore } from '../../../../src/heads/http/webAuth.js';
+import type { TokenRecord } from '../../../../src/journal/journal.js';
+import { browserOpener, pairingUrl } from '../../../../src/heads/cli/commands/web.js';
+
+/** An in-memory token store with a fixed audience. */
+function memoryStore(audience = 'aud-1'): TokenStore & { rows: TokenRecord[] } {
+  const rows: TokenRecord[] = [];
+  return {
+    rows,
+    instanceId: () => audience,
+    insertToken: (token) => void rows.push({ ...token }),
+    findTokenByHash: (hash) => rows.find((row) => row.tokenSha256 === hash),
+    getToken: (id) => rows.find((row) => row.id === id),
+    listTokens: () => [...rows],
+    revokeToken: (id, at) => {
+      const row = rows.find((candidate) => candidate.id === id);
+      if (row === undefined || row.revokedAt !== undefined) return false;
+      row.revokedAt = at;
+      return true;
+    },
+  };
+}
+
+let counter = 0;
+/** Deterministic but distinct bytes for each call. */
+const random = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 31 + counter++ * 17) % 256);
+
+afterEach(() => {
+  counter = 0;
+});
+
+describe('WebAuth', () => {
+  it('R-WEB-2 a pairing code has 8 characters from the id alphabet and works once', () => {
+    const auth = new WebAuth({ tokens: memoryStore(), clock: new FakeClock(), random });
+    const { code, expiresAt } = auth.issuePairingCode();
+    expect(code).toMatch(/^[a-km-z]{8}$/);
+    expect(expiresAt).toBe(new FakeClock().now() + 120_000);
+    const { cookie, session } = auth.redeemPairingCode(` ${code.toUpperCase()} `);
+    expect(auth.sessionFor(cookie)).toEqual(session);
+    expect(() => auth.redeemPairingCode(code)).toThrow(expect.objectContaining({ type: 'unauthorized' }));
+  });
+
+  it('R-WEB-2 a newer code replaces the older one', () => {
+    const auth = new WebAuth({ tokens: memoryStore(), clock: new FakeClock(), random });
+    const first = auth.issuePairingCode().code;
+    const second = auth.issuePairingCode().code;
+    expect(first).not.toBe(second);
+    expect(() => auth.redeemPairingCode(first)).toThrow(expect.objectContaining({ type: 'unauthorized' }));
+    expect(auth.redeemPairingCode(second).cookie.length).toBeGreaterThanOrEqual(43);
+  });
+
+  it('R-WEB-2 four wrong tries leave the code usable; the fifth burns it', () => {
+    const auth = new WebAuth({ tokens: memoryStore(), clock: new FakeClock(), random });
+    const { code } = auth.issuePairingCode();
+    for (let i = 0; i < 4; i += 1) expect(() => auth.redeemPairingCode('xxxxxxxx')).toThrow();
+    expect(auth.pairingActive).toBe(true);
+    expect(() => auth.redeemPairingCode('xxxxxxxx')).toThrow();
+    expect(auth.pairingActive).toBe(false);
+    expect(() => auth.redeemPairingCode(code)).toThrow(/burnt/);
+  });
+
+  it('R-WEB-2 sessions expire and can be ended; only hashes are kept', () => {
+    const clock = new FakeClock();
+    const auth = new WebAuth({ tokens: memoryStore(), clock, random, sessionTtlMs: 1000 });
+    const { cookie } = auth.redeemPairingCode(auth.issuePairingCode().code);
+    expect(JSON.stringify([...(auth as unknown as { sessions: Map<string, unknown> }).sessions.entries()])).not.toContain(cookie);
+    clock.advance(999);
+    expect(auth.sessionFor(cookie)).toBeDefined();
+    clock.advance(1);
+    expect(auth.sessionFor(cookie)).toBeUndefined();
+    const second = auth.redeemPairingCode(auth.issuePairingCode().code).cookie;
+    auth.endSession(second);
+    expect(auth.sessionFor(second)).toBeUndefined();
+  });
+
+  it('R-WEB-4 tokens are stored as hashes, bound to the audience, expire and can be revoked', () => {
+    const clock = new FakeClock();
+    const store = memoryStore('aud-1');
+    const auth = new WebAuth({ tokens: store, clock, random });
+    const { token, info } = auth.createToken({ name: 'ci', ttlMs: 60_000 });
+    expect(token).toMatch(/^ast1_[A-Za-z0-9_-]{43}$/);
+    expect(JSON.stringify(store.rows)).not.toContain(token.slice(5));
+    expect(info).toMatchObject({ name: 'ci', audience: 'aud-1', state: 'active' });
+    expect(auth.authenticateToken(token)?.name).toBe('ci');
+    expect(auth.authenticateToken(`${token}x`)).toBeUndefined();
+
+    // The same row under another daemon's audience is refused.
+    const row = store.rows[0];
+    if (row === undefined) throw new Error('no row');
+    row.audience = 'aud-2';
+    expect(auth.authenticateToken(token)).toBeUndefined();
+    row.audience = 'aud-1';
+
+    clock.advance(60_000);
+    expect(auth.authenticateToken(token)).toBeUndefined();
+    expect(auth.listTokens()[0]?.state).toBe('expired');
+
+    const live = auth.createToken({ name: 'other', ttlMs: 60_000 });
+    expect(auth.revokeToken(live.info.id).state).toBe('revoked');
+    expect(auth.authenticateToken(live.token)).toBeUndefined();
+    expect(() => auth.revokeToken(live.info.id)).toThrow(expect.objectContaining({ type: 'conflict' }));
+    expect(() => auth.revokeToken('tnope')).toThrow(expect.objectContaining({ type: 'not_found' }));
+    expect(() => auth.createToken({ name: 'x', ttlMs: 0 })).toThrow(expect.objectContaining({ type: 'invalid_params' }));
+  });
+
+  it('R-WEB-2 `assent web --open` puts the code in the URL fragment only, as one argv element', () => {
+    const url = pairingUrl('http://127.0.0.1:7788/', 'abcdefgh');
+    expect(url).toBe('http://127.0.0.1:7788/#code=abcdefgh');
+    const parsed = new URL(url);
+    expect(parsed.pathname).toBe('/');
+    expect(parsed.search).toBe('');
+    expect(browserOpener('linux')).toMatchObject({ command: 'xdg-open' });
+    expect(browserOpener('linux').args(url)).toEqual([url]);
+    expect(browserOpener('darwin').command).toBe('open');
+    expect(browserOpener('win32').args(url).at(-1)).toBe(url);
+  });
+});
