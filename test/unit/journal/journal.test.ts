@@ -168,11 +168,12 @@ describe('R-J-1 journal', () => {
   it('refuses a journal written by a newer schema with version_mismatch', () => {
     journal.close();
     const db = new Database(file);
+    const current = (db.prepare('SELECT version FROM schema_version').get() as { version: number }).version;
     db.prepare('UPDATE schema_version SET version = 99').run();
     db.close();
     expect(() => Journal.open(file)).toThrow(expect.objectContaining({ type: 'version_mismatch' }));
     const raw = new Database(file);
-    raw.prepare('UPDATE schema_version SET version = 1').run();
+    raw.prepare('UPDATE schema_version SET version = ?').run(current);
     raw.close();
     journal = Journal.open(file, { clock });
   });
