@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { spawn as spawnPty } from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempHome, type TempHome } from '../helpers/daemon.js';
 import { PtySession } from '../helpers/pty.js';
@@ -216,5 +217,53 @@ describe('R-MCP-6 elicitation channel', () => {
     expect(result.isError).toBe(true);
     expect(text(result)).toContain('consent_denied');
     await expect.poll(() => cancelled, { timeout: 5000 }).toBe(true);
+  });
+});
+
+describe('R-MCP-7 tty channel', () => {
+  it('a waiting call is also offered on the controlling terminal; RUN <challenge> there approves it (channel tty)', async () => {
+    const home = makeTempHome();
+    cleanups.push(() => home.cleanup());
+    const dir = mkdtempSync(join(tmpdir(), 'assent-fs-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(home.home, { recursive: true, mode: 0o700 });
+    writeFileSync(
+      home.paths.config,
+      JSON.stringify({
+        notifications: false,
+        servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } },
+        policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } },
+        channels: { tty: true },
+      }),
+      { mode: 0o600 },
+    );
+    await home.startDaemon();
+    const out = join(home.home, 'result.json');
+    const target = join(dir, 'tty.txt');
+    let screen = '';
+    const pty = spawnPty(process.execPath, [join(import.meta.dirname, 'fixtures', 'mcpCallOnce.mjs'), out, 'write_file', JSON.stringify({ path: target, content: 'typed RUN' })], {
+      name: 'xterm',
+      cols: 200,
+      rows: 50,
+      env: { ...process.env, ASSENT_HOME: home.home } as Record<string, string>,
+    });
+    cleanups.push(() => {
+      try {
+        pty.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    });
+    pty.onData((data) => (screen += data));
+    const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
+    await expect.poll(() => /"RUN ([0-9a-f]{8})"/.exec(screen)?.[1], { timeout: 15_000 }).toBeDefined();
+    expect(screen).toContain('fs/write_file');
+    expect(screen).toContain(target);
+    pty.write(`RUN ${/"RUN ([0-9a-f]{8})"/.exec(screen)?.[1]}\r`);
+    expect(await exited).toBe(0);
+    const result = JSON.parse(readFileSync(out, 'utf8')) as { isError?: boolean };
+    expect(result.isError).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('typed RUN');
+    await expect.poll(() => audit(home).find((l) => l['tool'] === 'write_file'), { timeout: 5000 }).toMatchObject({ channel: 'tty', outcome: 'ok' });
   });
 });

@@ -4,6 +4,9 @@
 // daemon afterwards for audit. Only `prompt` goes through `calls.authorize`,
 // which waits for a human on any channel. Without a daemon the gateway uses its
 // local gate instead, where prompt fails closed (R-MCP-5).
+import { randomBytes } from 'node:crypto';
+import { askOnControllingTerminal } from '../../channels/ttyApproval.js';
+import { renderApprovalPreview } from '../../core/approvalPreview.js';
 import { digestOf } from '../../core/canonical.js';
 import type { Config } from '../../core/config.js';
 import { AssentError } from '../../core/errors.js';
@@ -88,6 +91,8 @@ export interface DaemonGateOptions {
   now?: () => number;
   /** `channels.elicitation`: also ask through the MCP client's form (R-MCP-6), racing the other channels. */
   elicitation?: boolean;
+  /** `channels.tty`: also ask on the controlling terminal, when one can be opened (R-MCP-7). */
+  tty?: boolean;
 }
 
 /** The form an MCP client shows for the elicitation channel: the complete escaped call and one yes/no. */
@@ -155,6 +160,18 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
     }
   };
 
+  const askThroughTerminal = async (call: GateCall, approvalId: string, expiresAt: number, signal: AbortSignal): Promise<void> => {
+    const preview = renderApprovalPreview(
+      { id: approvalId, sessionId: call.sessionId || sessionId, kind: 'tool', server: call.server, tool: call.tool, args: call.args, requestedAt: now(), expiresAt, caller: call.caller },
+      now(),
+    );
+    const answer = await askOnControllingTerminal({ preview, random: (n) => randomBytes(n), signal });
+    if (answer !== 'allow' || signal.aborted) return;
+    await client
+      .call('approvals.decide', { id: approvalId, behavior: 'allow', channel: 'tty' })
+      .catch((error: unknown) => logger.info('tty channel could not decide', { approvalId, error: error instanceof Error ? error.message : String(error) }));
+  };
+
   return {
     async authorize(call) {
       const verdict = evaluateToolPolicy(
@@ -190,16 +207,17 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
       if (call.annotations !== undefined) params['annotations'] = call.annotations;
       const elicitAbort = new AbortController();
       let stopListening: (() => void) | undefined;
-      const elicit = call.elicit;
-      if (options.elicitation === true && elicit !== undefined) {
+      const elicit = options.elicitation === true ? call.elicit : undefined;
+      if (elicit !== undefined || options.tty === true) {
         counter += 1;
         const requestKey = `e${counter.toString(36)}`;
         params['requestKey'] = requestKey;
         stopListening = client.onNotification('calls.pending', (notification) => {
-          const pending = notification as { requestKey?: string; approval?: { id?: string } };
+          const pending = notification as { requestKey?: string; approval?: { id?: string; expiresAt?: number } };
           const approvalId = pending.approval?.id;
           if (pending.requestKey !== requestKey || typeof approvalId !== 'string') return;
-          void askThroughElicitation(elicit, call, approvalId, elicitAbort.signal);
+          if (elicit !== undefined) void askThroughElicitation(elicit, call, approvalId, elicitAbort.signal);
+          if (options.tty === true) void askThroughTerminal(call, approvalId, pending.approval?.expiresAt ?? now(), elicitAbort.signal);
         });
       }
       try {

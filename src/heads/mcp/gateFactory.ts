@@ -39,6 +39,7 @@ export async function createGateForCli(context: GateFactoryContext): Promise<Gat
       sessionId: context.sessionId,
       logger: context.logger,
       elicitation: pinned.config.channels.elicitation,
+      tty: pinned.config.channels.tty,
     });
     return { config: pinned.config, configPath: pinned.path, gate, mode: 'daemon' };
   } catch (error) {
