@@ -16,6 +16,7 @@ import { AssentError, toAssentError } from '../../core/errors.js';
 import type { Logger } from '../../service/logger.js';
 import { VERSION } from '../../version.js';
 import { describeDenial, type CallGate, type GateDecision, type ToolAnnotationHints } from './gate.js';
+import type { OperationToolHost } from './operationTools.js';
 import {
   createUpstreamTransport,
   UpstreamLink,
@@ -56,6 +57,8 @@ export interface GatewayOptions {
   now?: () => number;
   setInterval?: (fn: () => void, ms: number) => unknown;
   clearInterval?: (handle: unknown) => void;
+  /** assent's own operations as `assent__*` tools (opt-in: `assent mcp --assent-tools`); absent keeps tools/list exactly the upstream's. */
+  operationTools?: OperationToolHost;
 }
 
 export interface Gateway {
@@ -218,11 +221,16 @@ class GatewayCore implements Gateway {
         else this.forward(this.first(), request, (response) => this.learnInitialize(this.first(), response));
         return;
       case 'tools/call':
-        void this.callTool(request);
+        if (this.options.operationTools?.handles(String(request.params?.['name']))) void this.callOperationTool(request, this.options.operationTools);
+        else void this.callTool(request);
         return;
       case 'tools/list':
         if (this.multi) void this.aggregateList(request, 'tools/list', 'tools');
-        else this.forward(this.first(), request, (response) => this.learnToolsPage(this.first(), request, response));
+        else
+          this.forward(this.first(), request, (response) => {
+            this.learnToolsPage(this.first(), request, response);
+            this.appendOperationTools(request, response.result);
+          });
         return;
       default:
         if (this.multi) this.routeMulti(request);
@@ -772,7 +780,23 @@ class GatewayCore implements Gateway {
   /** Answers a list request with every upstream's items (all pages; no cursor is returned). */
   private async aggregateList(request: WireRequest, method: string, key: ListKey): Promise<void> {
     const items = await this.collect(method, key);
-    this.reply(request.id, { [key]: items });
+    const result: Record<string, unknown> = { [key]: items };
+    if (key === 'tools') this.appendOperationTools(request, result);
+    this.reply(request.id, result);
+  }
+
+  /** Adds the `assent__*` operation tools to the first page of tools/list (opt-in). */
+  private appendOperationTools(request: WireRequest, result: Record<string, unknown> | undefined): void {
+    const host = this.options.operationTools;
+    if (host === undefined || result === undefined || request.params?.['cursor'] !== undefined || !Array.isArray(result['tools'])) return;
+    result['tools'] = [...(result['tools'] as unknown[]), ...host.tools()];
+  }
+
+  /** An `assent__*` tool: answered from the daemon, never forwarded upstream and never gated (it only exposes non-decision operations). */
+  private async callOperationTool(request: WireRequest, host: OperationToolHost): Promise<void> {
+    const params = request.params ?? {};
+    const args = isRecord(params['arguments']) ? params['arguments'] : {};
+    this.reply(request.id, await host.call(String(params['name']), args));
   }
 
   /** Every page of one list method from each upstream that has the capability, recording who owns what. */

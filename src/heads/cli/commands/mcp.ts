@@ -9,11 +9,13 @@ import { AssentError } from '../../../core/errors.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { createGateForCli } from '../../mcp/gateFactory.js';
 import { startGateway } from '../../mcp/gateway.js';
+import { connectOperationTools } from '../../mcp/operationTools.js';
 import { createLevelLogger, logLevelFrom } from '../../mcp/stderrLogger.js';
 import type { UpstreamSpec } from '../../mcp/upstream.js';
 
 interface McpOptions {
   server: string[];
+  assentTools?: boolean;
 }
 
 /** Registers the `mcp` commands on the program. */
@@ -22,6 +24,7 @@ export function registerMcpCommands(program: Command): void {
     .command('mcp')
     .description('Run the stdio MCP gateway in front of the servers in config.json; every tools/call passes policy first.')
     .option('--server <alias>', 'front only this server alias (repeatable; default: every configured server)', collect, [])
+    .option('--assent-tools', "also offer assent's own read operations as assent__* tools (never approvals or other decisions)")
     .addHelpText(
       'after',
       '\nConfigure your MCP client to launch `assent mcp` instead of the real servers; see docs/mcp.md.\n' +
@@ -80,10 +83,19 @@ async function runMcp(options: McpOptions): Promise<void> {
     await gate.close?.();
     throw error;
   }
+  const operationTools = options.assentTools ? connectOperationTools(paths.socket) : undefined;
   let gateway;
   try {
-    gateway = await startGateway({ clientTransport: new StdioServerTransport(), upstreams, gate, logger, sessionId });
+    gateway = await startGateway({
+      clientTransport: new StdioServerTransport(),
+      upstreams,
+      gate,
+      logger,
+      sessionId,
+      ...(operationTools === undefined ? {} : { operationTools: operationTools.host }),
+    });
   } catch (error) {
+    operationTools?.close();
     await gate.close?.();
     throw error;
   }
@@ -100,6 +112,7 @@ async function runMcp(options: McpOptions): Promise<void> {
   process.once('SIGTERM', stop);
   process.once('SIGHUP', stop);
   await gateway.closed;
+  operationTools?.close();
   await gate.close?.();
   process.stdin.off('end', stop);
   process.stdin.off('close', stop);

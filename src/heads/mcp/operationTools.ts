@@ -1,0 +1,91 @@
+// assent's own operations as MCP tools (R-OPS-1, R-OPS-3): every operation the
+// manifest exposes on MCP becomes a tool `assent__<name with . as _>` that calls
+// the daemon over its socket. Human decisions are never listed, whatever an
+// exposure says, so a model cannot approve its own calls through this door.
+import { AssentError, toAssentError } from '../../core/errors.js';
+import type { ManifestEntry } from '../../operations/index.js';
+import { declaredManifest } from '../../operations/manifest.js';
+import { DaemonClient } from '../daemon/rpcClient.js';
+
+export const OPERATION_TOOL_PREFIX = 'assent__';
+
+/** `approvals.list` → `assent__approvals_list`. */
+export function operationToolName(operation: string): string {
+  return `${OPERATION_TOOL_PREFIX}${operation.replace(/\./g, '_')}`;
+}
+
+/** What the gateway needs: the tools to append to tools/list and a way to answer a call to one. */
+export interface OperationToolHost {
+  tools(): Record<string, unknown>[];
+  handles(toolName: string): boolean;
+  call(toolName: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+export interface OperationToolOptions {
+  manifest: readonly ManifestEntry[];
+  /** One daemon RPC call (principal: the installation owner, like every socket call). */
+  callDaemon(method: string, params: Record<string, unknown>): Promise<unknown>;
+}
+
+function inputSchemaOf(entry: ManifestEntry): Record<string, unknown> {
+  const schema = { ...(entry.params as Record<string, unknown>) };
+  delete schema['$schema'];
+  return schema;
+}
+
+/** Tools for the operations exposed on MCP; a call's result is the operation's JSON result as text. */
+export function createOperationTools(options: OperationToolOptions): OperationToolHost {
+  const exposed = options.manifest.filter((entry) => entry.exposure.mcp === true && entry.class !== 'human-decision');
+  const byTool = new Map(exposed.map((entry) => [operationToolName(entry.name), entry]));
+  const tools = exposed.map((entry) => ({
+    name: operationToolName(entry.name),
+    title: `assent ${entry.name}`,
+    description: `${entry.summary} (assent operation ${entry.name}; the same result as \`assent\` --json and POST /api/v1/${entry.name}).`,
+    inputSchema: inputSchemaOf(entry),
+    annotations: { readOnlyHint: entry.class === 'read', destructiveHint: false, openWorldHint: false },
+  }));
+  return {
+    tools: () => tools.map((tool) => ({ ...tool })),
+    handles: (toolName) => toolName.startsWith(OPERATION_TOOL_PREFIX),
+    call: async (toolName, args) => {
+      const entry = byTool.get(toolName);
+      try {
+        if (entry === undefined) {
+          throw new AssentError('not_found', `assent has no MCP tool ${JSON.stringify(toolName.slice(0, 80))}; call tools/list for the assent__ tools this gateway offers.`);
+        }
+        const result = await options.callDaemon(entry.name, args);
+        return { content: [{ type: 'text', text: JSON.stringify(result ?? null) }] };
+      } catch (error) {
+        const typed = toAssentError(error);
+        return { isError: true, content: [{ type: 'text', text: `${typed.type}: ${typed.message}` }] };
+      }
+    },
+  };
+}
+
+/**
+ * The operation tools of `assent mcp --assent-tools`: the static manifest, and
+ * a daemon connection made on first use (never auto-spawned: a gateway fails
+ * closed rather than start a daemon behind the operator's back).
+ */
+export function connectOperationTools(socketPath: string): { host: OperationToolHost; close(): void } {
+  let client: Promise<DaemonClient> | undefined;
+  const host = createOperationTools({
+    manifest: declaredManifest(),
+    callDaemon: async (method, params) => {
+      client ??= DaemonClient.connect({ socketPath, autoSpawn: false });
+      try {
+        return await (await client).call(method, params);
+      } catch (error) {
+        if (error instanceof AssentError && error.type === 'unavailable') client = undefined;
+        throw error;
+      }
+    },
+  });
+  return {
+    host,
+    close: () => {
+      void client?.then((connected) => connected.close(), () => undefined);
+    },
+  };
+}
