@@ -148,6 +148,28 @@ describe('assent action review (SPEC §6)', () => {
     expect(existsSync(b.endpoint)).toBe(false);
   });
 
+  it('a call the client cancels withdraws its prompt; the late answer runs nothing and the next call gets a fresh challenge', async () => {
+    const b = await startBroker(setup('ask'));
+    const client = await connectClient(b.endpoint);
+    let from = b.pty.screen.length;
+    const controller = new AbortController();
+    const withdrawn = client.callTool({ name: 'execute_selected', arguments: {} }, undefined, { signal: controller.signal });
+    withdrawn.catch(() => undefined);
+    const stale = await nextChallenge(b.pty, from);
+    controller.abort();
+    await b.pty.waitFor(/withdrew call 1/);
+    b.pty.type(`RUN ${stale}\r`);
+    await expect(withdrawn).rejects.toThrow();
+    from = b.pty.screen.length;
+    const next = client.callTool({ name: 'execute_selected', arguments: {} });
+    const fresh = await nextChallenge(b.pty, from);
+    expect(fresh).not.toBe(stale);
+    expect(b.d.sentinelLines()).toBe(0);
+    b.pty.type(`RUN ${fresh}\r`);
+    expect((await next).isError).toBe(false);
+    expect(b.d.sentinelLines()).toBe(1);
+  });
+
   it('SPEC §6 a wrong token is refused and the broker keeps waiting for the right client', async () => {
     const b = await startBroker(setup('ask'));
     const { port, token } = readEndpoint(b.endpoint);
@@ -224,6 +246,17 @@ describe('assent action review (SPEC §6)', () => {
     const { exitCode } = await b.pty.finish(b.d.out);
     expect(exitCode).toBe(0);
     expect(readFileSync(b.endpoint, 'utf8')).toBe('{"replaced":true}');
+  });
+
+  it('Ctrl+D while no prompt is open stops the broker and removes the endpoint file', async () => {
+    const b = await startBroker(setup('ask'));
+    const client = await connectClient(b.endpoint);
+    await client.listTools();
+    b.pty.type('\x04');
+    const { exitCode } = await b.pty.finish(b.d.out);
+    expect(exitCode).toBe(0);
+    expect(b.pty.screen).toContain('terminal input ended');
+    expect(existsSync(b.endpoint)).toBe(false);
   });
 
   it('assent action connect refuses an endpoint file that is not 0600', async () => {

@@ -9,8 +9,12 @@ import type { ExecReport } from '../../exec/report.js';
 
 export const EXECUTE_SELECTED = 'execute_selected';
 
-/** Runs the selected action once and returns its redacted report (R-EXEC-4). */
-export type ExecuteSelected = () => Promise<ExecReport>;
+/**
+ * Runs the selected action once and returns its redacted report (R-EXEC-4).
+ * `cancelled` aborts when the client cancels the request (MCP
+ * `notifications/cancelled`), so a head can withdraw a prompt nobody awaits.
+ */
+export type ExecuteSelected = (cancelled: AbortSignal) => Promise<ExecReport>;
 
 const REASON_HINTS: Partial<Record<ExecReport['reason'], string>> = {
   'policy-ask':
@@ -46,8 +50,9 @@ export function createExecuteSelectedServer(execute: ExecuteSelected, descriptio
       description,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     },
-    async () => {
-      const run = queue.then(execute, execute);
+    async (extra) => {
+      const start = (): Promise<ExecReport> => execute(extra.signal);
+      const run = queue.then(start, start);
       queue = run.catch(() => undefined);
       return reportToolResult(await run);
     },

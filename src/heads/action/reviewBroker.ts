@@ -22,7 +22,7 @@ export const LIFETIME_ENV = 'ASSENT_TEST_REVIEW_LIFETIME_MS';
 export const MAX_LINE_BYTES = 1024 * 1024;
 const MAX_TOKEN_LINE_BYTES = 66;
 
-export type BrokerEnd = 'client-closed' | 'lifetime' | 'signal';
+export type BrokerEnd = 'client-closed' | 'lifetime' | 'signal' | 'terminal-closed';
 
 export function lifetimeFromEnv(env: Record<string, string | undefined>): number {
   const raw = env[LIFETIME_ENV];
@@ -61,6 +61,8 @@ export interface RunningBroker {
   endpoint: WrittenEndpoint;
   /** Settles when the broker has ended and cleaned up. */
   ended: Promise<BrokerEnd>;
+  /** Ends the broker from outside (the operator's terminal went away). */
+  stop(why: BrokerEnd): void;
 }
 
 function listen(server: Server): Promise<number> {
@@ -195,5 +197,5 @@ export async function startReviewBroker(options: ReviewBrokerOptions): Promise<R
     socket.on('close', () => clearTimeout(timer));
   });
 
-  return { port, endpoint, ended };
+  return { port, endpoint, ended, stop: end };
 }

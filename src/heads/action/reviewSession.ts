@@ -3,6 +3,7 @@
 // it for a fresh terminal confirmation without recapturing, and the first
 // change or read failure revokes it for the rest of the connection.
 import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import type { ChildProcess } from 'node:child_process';
 import type { Clock } from '../../core/clock.js';
 import { AssentError } from '../../core/errors.js';
@@ -37,6 +38,8 @@ export interface ReviewSessionOptions {
   spawn?: SpawnFn;
   limits?: ExecLimits;
   random?: RandomBytes;
+  /** Called when the terminal input ends (Ctrl+D, hang-up) while no prompt is open. */
+  onInputEnded?: () => void;
 }
 
 const SPAWN_FAILED_EXECUTION = {
@@ -47,6 +50,18 @@ const SPAWN_FAILED_EXECUTION = {
   stderrBytes: 0,
   outputComplete: false,
 } as const;
+
+const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** A per-call signal source; TerminalConfirmation listens to it while the call is open. */
+class CallSignals extends EventEmitter implements SignalSource {
+  override on(signal: NodeJS.Signals, listener: () => void): this {
+    return super.on(signal, listener);
+  }
+  override off(signal: NodeJS.Signals, listener: () => void): this {
+    return super.off(signal, listener);
+  }
+}
 
 function loadFailureReason(error: unknown): ExecReason {
   if (error instanceof AssentError && error.details?.['reason'] === UNREADABLE) return 'configuration-unavailable';
@@ -63,6 +78,10 @@ export class ReviewSession {
   private policyDecision: 'allow' | 'ask' | 'deny' = 'deny';
   private action: ExecAction | undefined;
   private callCount = 0;
+  private idle = false;
+  private closed = false;
+  private readonly discard = (): void => undefined;
+  private readonly onIdleEnd = (): void => this.options.onInputEnded?.();
 
   constructor(private readonly options: ReviewSessionOptions) {
     this.random = options.random ?? randomBytes;
@@ -77,6 +96,26 @@ export class ReviewSession {
 
   get decision(): 'allow' | 'ask' | 'deny' {
     return this.policyDecision;
+  }
+
+  /**
+   * Between prompts the terminal stays in normal mode and what is typed is
+   * read and dropped, so an answer typed for a withdrawn or finished prompt
+   * can never be taken as the start of the next one.
+   */
+  private setIdle(on: boolean): void {
+    if (on === this.idle || (on && this.closed)) return;
+    this.idle = on;
+    const { input } = this.options;
+    if (on) {
+      input.on('data', this.discard);
+      input.on('end', this.onIdleEnd);
+      input.resume();
+    } else {
+      input.off('data', this.discard);
+      input.off('end', this.onIdleEnd);
+      input.pause();
+    }
   }
 
   private say(text: string): void {
@@ -99,6 +138,7 @@ export class ReviewSession {
       const request = parseExecRequest(captured.request.bytes);
       this.policyDecision = evaluateExecPolicy(policy, request.action);
       this.action = effectiveExecAction(request.action);
+      this.setIdle(true);
       return undefined;
     } catch (error) {
       this.say(`assent: ${error instanceof AssentError ? error.message : 'The action files could not be prepared.'}\n`);
@@ -128,10 +168,18 @@ export class ReviewSession {
     return undefined;
   }
 
-  /** One `execute_selected` call: deny answers at once; allow and ask need `RUN <challenge>` typed here. */
-  async confirmCall(): Promise<ExecReport> {
+  /**
+   * One `execute_selected` call: deny answers at once; allow and ask need
+   * `RUN <challenge>` typed here. `cancelled` (the client withdrew the call)
+   * refuses before launch and stops the child after it, like a terminal cancel.
+   */
+  async confirmCall(cancelled?: AbortSignal): Promise<ExecReport> {
     this.callCount += 1;
     const callNumber = this.callCount;
+    if (cancelled?.aborted) {
+      this.say(`assent: call ${callNumber} was withdrawn by the client before it was shown; nothing was started.\n`);
+      return refusalReport('action-cancelled');
+    }
     const stale = await this.bindingStillHolds();
     if (stale) return stale;
     const binding = this.binding as RevisionBinding;
@@ -150,10 +198,20 @@ export class ReviewSession {
       this.say(`assent: ${error instanceof AssentError ? error.message : 'The preview could not be prepared.'}\n`);
       return refusalReport('preparation-failed');
     }
+    // The open confirmation hears the broker's signals and the client's cancel as one source.
+    const callSignals = new CallSignals();
+    const forward = (): void => void callSignals.emit('SIGTERM');
+    for (const signal of FORWARDED_SIGNALS) this.options.signals.on(signal, forward);
+    const onClientCancel = (): void => {
+      this.say(`\nassent: the client withdrew call ${callNumber}.\n`);
+      forward();
+    };
+    cancelled?.addEventListener('abort', onClientCancel);
+    this.setIdle(false);
     const terminal = new TerminalConfirmation({
       input: this.options.input,
       output: this.options.output,
-      signals: this.options.signals,
+      signals: callSignals,
       deadlineMs,
     });
     let grant: Grant | undefined;
@@ -189,11 +247,16 @@ export class ReviewSession {
     } finally {
       if (grant) this.owner.revoke(grant);
       terminal.close();
+      this.setIdle(true);
+      cancelled?.removeEventListener('abort', onClientCancel);
+      for (const signal of FORWARDED_SIGNALS) this.options.signals.off(signal, forward);
     }
   }
 
   /** Revokes the binding and every grant: nothing authorizes a launch after the broker ends. */
   close(): void {
+    this.setIdle(false);
+    this.closed = true;
     this.owner.close();
   }
 }

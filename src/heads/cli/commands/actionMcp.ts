@@ -104,10 +104,14 @@ async function runActionReview(paths: { policy: string; request: string }, endpo
     output: process.stderr,
     signals: confirmationSignals,
     deadlineMs: confirmDeadlineFromEnv(process.env),
+    onInputEnded: () => {
+      say('\nassent: the terminal input ended (Ctrl+D); the review broker stops.\n');
+      broker?.stop('terminal-closed');
+    },
   });
+  let broker: Awaited<ReturnType<typeof startReviewBroker>> | undefined;
   const refusal = await session.open();
   if (refusal) writeReport(refusal);
-  let broker;
   try {
     broker = await startReviewBroker({
       endpointPath,
@@ -117,7 +121,7 @@ async function runActionReview(paths: { policy: string; request: string }, endpo
       lifetimeMs: lifetimeFromEnv(process.env),
       createServer: () =>
         createExecuteSelectedServer(
-          () => session.confirmCall(),
+          (cancelled) => session.confirmCall(cancelled),
           'Asks the operator to confirm, in their terminal, the one action they selected, then runs it once and returns a redacted report. ' +
             'Takes no arguments. Each call needs a fresh confirmation; a refusal runs nothing.',
         ),
@@ -127,6 +131,7 @@ async function runActionReview(paths: { policy: string; request: string }, endpo
     say(`assent: ${messageOf(error)}\n`);
     writeReport(refusalReport('preparation-failed'));
   }
+  if (broker === undefined) return writeReport(refusalReport('preparation-failed'));
   say(
     `assent: review broker listening on 127.0.0.1:${broker.port} (policy decision: ${session.decision}).\n` +
       `Endpoint file: ${endpointPath}\n` +

@@ -144,6 +144,23 @@ describe('ReviewSession', () => {
     expect(s.calls).toHaveLength(0);
   });
 
+  it('a call the client withdraws (notifications/cancelled) closes its open prompt and runs nothing', async () => {
+    const t = fakeTerminal(() => undefined);
+    const s = countingSpawn();
+    const review = session(t, s.spawn);
+    await review.open();
+    const controller = new AbortController();
+    const pending = review.confirmCall(controller.signal);
+    while (t.challenges.length === 0) await new Promise((r) => setImmediate(r));
+    controller.abort();
+    expect(await pending).toMatchObject({ decision: 'deny', reason: 'action-cancelled' });
+    expect(t.screen()).toContain('withdrew call 1');
+    // Already withdrawn before its turn: no prompt at all.
+    expect(await review.confirmCall(AbortSignal.abort())).toMatchObject({ reason: 'action-cancelled' });
+    expect(t.challenges).toHaveLength(1);
+    expect(s.calls).toHaveLength(0);
+  });
+
   it('an invalid request refuses at open with policy-deny', async () => {
     writeFileSync(paths.request, JSON.stringify({ schemaVersion: 1, action: { ...action, extra: true } }));
     const t = fakeTerminal(() => undefined);
