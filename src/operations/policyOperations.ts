@@ -33,6 +33,40 @@ export const PolicySnapshotDataSchema = z.object({
 });
 export type PolicySnapshotData = z.infer<typeof PolicySnapshotDataSchema>;
 
+const SettledCallSchema = z.strictObject({
+  sessionId: z.string().min(1).max(200),
+  server: z.string().min(1).max(200),
+  tool: z.string().min(1).max(200),
+  argsSha256: z.string().regex(/^v1:sha256:[0-9a-f]{64}$/),
+  outcome: z.enum(['ok', 'error', 'denied', 'cancelled']),
+  deniedReason: z.string().max(100).optional(),
+  ruleId: z.string().max(100).optional(),
+  durationMs: z.number().nonnegative().optional(),
+  caller: z.record(z.string(), z.unknown()).optional(),
+});
+type SettledCall = z.infer<typeof SettledCallSchema>;
+
+function toAuditRecord(settled: SettledCall, deps: PolicyOperationDeps): AuditRecord {
+  const record: AuditRecord = {
+    ts: new Date(deps.now()).toISOString(),
+    principal: deps.principal,
+    sessionId: settled.sessionId,
+    server: settled.server,
+    tool: settled.tool,
+    argsSha256: settled.argsSha256,
+    outcome: settled.outcome,
+    waitedForConsentMs: 0,
+  };
+  if (settled.deniedReason !== undefined) record.deniedReason = settled.deniedReason;
+  if (settled.ruleId !== undefined) {
+    record.ruleId = settled.ruleId;
+    record.channel = 'rule';
+  }
+  if (settled.durationMs !== undefined) record.durationMs = Math.round(settled.durationMs);
+  if (settled.caller !== undefined) record.caller = settled.caller;
+  return record;
+}
+
 export interface PolicyOperationDeps {
   service: ApprovalService;
   bus: EventBus;
@@ -69,41 +103,14 @@ export function policyOperations(deps: PolicyOperationDeps): Operation[] {
     }),
     defineOperation({
       name: 'calls.record',
-      summary: 'Audit a call a gateway settled itself from its policy snapshot (allow or deny), after it ended.',
-      params: z.strictObject({
-        sessionId: z.string().min(1).max(200),
-        server: z.string().min(1).max(200),
-        tool: z.string().min(1).max(200),
-        argsSha256: z.string().regex(/^v1:sha256:[0-9a-f]{64}$/),
-        outcome: z.enum(['ok', 'error', 'denied', 'cancelled']),
-        deniedReason: z.string().max(100).optional(),
-        ruleId: z.string().max(100).optional(),
-        durationMs: z.number().nonnegative().optional(),
-        caller: z.record(z.string(), z.unknown()).optional(),
-      }),
-      result: z.object({ recorded: z.boolean() }),
+      summary: 'Audit calls a gateway settled itself from its policy snapshot (allow or deny), after they ended; gateways send them in batches.',
+      params: z.strictObject({ records: z.array(SettledCallSchema).min(1).max(1000) }),
+      result: z.object({ recorded: z.number() }),
       class: 'write',
       exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
-      handler: async (params) => {
-        const record: AuditRecord = {
-          ts: new Date(deps.now()).toISOString(),
-          principal: deps.principal,
-          sessionId: params.sessionId,
-          server: params.server,
-          tool: params.tool,
-          argsSha256: params.argsSha256,
-          outcome: params.outcome,
-          waitedForConsentMs: 0,
-        };
-        if (params.deniedReason !== undefined) record.deniedReason = params.deniedReason;
-        if (params.ruleId !== undefined) {
-          record.ruleId = params.ruleId;
-          record.channel = 'rule';
-        }
-        if (params.durationMs !== undefined) record.durationMs = Math.round(params.durationMs);
-        if (params.caller !== undefined) record.caller = params.caller;
-        deps.audit.append(record);
-        return { recorded: true };
+      handler: async ({ records }) => {
+        for (const settled of records) deps.audit.append(toAuditRecord(settled, deps));
+        return { recorded: records.length };
       },
     }),
   ];

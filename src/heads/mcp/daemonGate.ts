@@ -127,19 +127,38 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
   const effectCalls = new Set<string>();
   let counter = 0;
 
+  // Locally settled calls are audited in batches, off the call path: the digest
+  // and the socket write happen after the client already has its answer.
+  const queue: { call: SettledCall; outcome: 'ok' | 'error' | 'denied'; durationMs: number | undefined }[] = [];
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  const flush = (): Promise<unknown> => {
+    if (flushTimer !== undefined) clearTimeout(flushTimer);
+    flushTimer = undefined;
+    if (queue.length === 0) return Promise.resolve();
+    const records = queue.splice(0, 1000).map(({ call, outcome, durationMs }) => {
+      const params: Record<string, unknown> = {
+        sessionId: call.sessionId,
+        server: call.server,
+        tool: call.tool,
+        argsSha256: digestOf(call.args),
+        outcome,
+        caller: call.caller,
+      };
+      if (outcome === 'denied') params['deniedReason'] = 'policy';
+      if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
+      if (durationMs !== undefined) params['durationMs'] = Math.round(durationMs);
+      return params;
+    });
+    const sent = client.call('calls.record', { records }).catch((error: unknown) => logger.warn('could not report calls to the daemon for audit', { error, count: records.length }));
+    return queue.length > 0 ? sent.then(flush) : sent;
+  };
   const record = (call: SettledCall, outcome: 'ok' | 'error' | 'denied', durationMs?: number): void => {
-    const params: Record<string, unknown> = {
-      sessionId: call.sessionId,
-      server: call.server,
-      tool: call.tool,
-      argsSha256: digestOf(call.args),
-      outcome,
-      caller: call.caller,
-    };
-    if (outcome === 'denied') params['deniedReason'] = 'policy';
-    if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
-    if (durationMs !== undefined) params['durationMs'] = Math.round(durationMs);
-    client.call('calls.record', params).catch((error: unknown) => logger.warn('could not report a call to the daemon for audit', { error }));
+    queue.push({ call, outcome, durationMs });
+    if (queue.length >= 1000) void flush();
+    else if (flushTimer === undefined) {
+      flushTimer = setTimeout(() => void flush(), 20);
+      flushTimer.unref?.();
+    }
   };
 
   const askThroughElicitation = async (
@@ -249,6 +268,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
     },
     async close() {
       try {
+        await flush();
         await client.call('sessions.end', { sessionId });
       } catch {
         // The daemon may be gone already; its timeouts resolve what is left.
