@@ -297,14 +297,14 @@ describe('crash safety', () => {
   it('R-J-5 kill -9 of the daemon while an approved effect runs leaves an uncertain effect, event and audit line; the proof runs nothing again', async () => {
     const { home, dir, daemon } = await setup();
     const started = join(dir.dir, 'effects');
-    writeRequest(dir, effectsAction(dir, `echo ran >> '${started}'; sleep 2`));
+    writeRequest(dir, effectsAction(dir, `echo ran >> '${started}'; sleep 3`));
     writePolicy(dir, 'ask');
     const id = await fileExecApproval(home, dir);
     const file = join(dir.dir, 'crash.proof');
     expect((await exportProof(home, id, file)).exitCode).toBe(0);
 
     const run = cli(home, ['action', 'run', '--via-daemon', '--approval-proof-file', file, dir.policy, dir.request]);
-    for (let i = 0; i < 400 && effectCount(dir) === 0; i += 1) await sleep(10);
+    for (let i = 0; i < 1500 && effectCount(dir) === 0; i += 1) await sleep(10);
     expect(effectCount(dir)).toBe(1);
     sampleProcs(home);
     for (const client of clients.splice(0)) client.close();
@@ -324,7 +324,7 @@ describe('crash safety', () => {
 
     const again = await cli(home, ['action', 'run', '--via-daemon', '--approval-proof-file', file, dir.policy, dir.request]);
     expect(again.stderr).toMatch(/already used for this exact action .*uncertain/);
-    await sleep(2500);
+    await sleep(3500);
     expect(effectCount(dir)).toBe(1);
     await scanForTokens(home);
   }, 90_000);
