@@ -83,6 +83,18 @@ describe('R-CFG-1..3 config validation', () => {
     expect(hit?.message).toMatch(message);
   });
 
+  it('R-CFG-2 every policy value is allow, deny or prompt, and nothing else (not even "ask" or a different case)', () => {
+    for (const value of ['allow', 'deny', 'prompt']) {
+      const { problems } = validateConfig({ policy: { default: value, destructive: value, tools: { 'fs/x': value } } });
+      expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+    }
+    for (const value of ['ask', 'Allow', 'PROMPT', '', true, null]) {
+      const { config, problems } = validateConfig({ policy: { tools: { 'fs/x': value } } });
+      expect(config).toBeUndefined();
+      expect(problems.map((p) => p.path)).toContain('policy.tools.fs/x');
+    }
+  });
+
   it('R-CFG-1 collects every problem, not only the first', () => {
     const value = base();
     (value['policy'] as Record<string, unknown>)['default'] = 'x';
