@@ -88,11 +88,12 @@ function renderPending() {
   for (const approval of state.pending) {
     const countdown = el('span', { class: 'countdown', 'data-expires': String(approval.expiresAt), text: remaining(approval.expiresAt) });
     const reason = el('input', { type: 'text', maxlength: '1000', 'aria-label': 'Reason', placeholder: 'reason (optional)' });
-    const once = el('button', { type: 'button', class: 'approve', text: 'Approve once' });
+    // Handoff approvals: no call waits; an allow issues the proof the agent's identical retry consumes.
+    const once = el('button', { type: 'button', class: 'approve', text: approval.handoff ? "Authorize for the agent's retry" : 'Approve once' });
     const session = el('button', { type: 'button', text: 'Approve for session' });
     const deny = el('button', { type: 'button', class: 'deny', text: 'Deny' });
     const error = el('p', { class: 'error', role: 'alert' });
-    const buttons = [once, session, deny];
+    const buttons = approval.handoff ? [once, deny] : [once, session, deny];
     const decide = async (params) => {
       for (const button of buttons) button.disabled = true;
       error.textContent = '';
@@ -121,7 +122,8 @@ function renderPending() {
       ]),
       el('pre', { class: 'preview', 'aria-label': 'Complete arguments' }, [previewOf(approval)]),
       el('div', { class: 'meta' }, [el('span', { text: `caller ${escapedJson(approval.caller ?? {})}` })]),
-      el('div', { class: 'actions' }, [once, session, el('label', {}, [reason]), deny]),
+      approval.handoff ? el('p', { class: 'note', text: 'Handoff: the agent was told to retry this exact call; authorizing lets that one retry run once.' }) : '',
+      el('div', { class: 'actions' }, approval.handoff ? [once, el('label', {}, [reason]), deny] : [once, session, el('label', {}, [reason]), deny]),
       error,
     ]);
     list.append(card);

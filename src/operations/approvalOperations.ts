@@ -37,6 +37,7 @@ export const ApprovalViewSchema = z.object({
   reason: z.string().optional(),
   scope: z.enum(['call', 'session']).optional(),
   decidedAt: z.number().optional(),
+  handoff: z.literal(true).optional(),
 });
 
 const RuleSchema = z.object({

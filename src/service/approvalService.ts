@@ -146,6 +146,8 @@ export interface ApprovalView {
   reason?: string;
   scope?: 'call' | 'session';
   decidedAt?: number;
+  /** Present (true) on handoff approvals: an allow issues the proof the agent's identical retry consumes (R-MCP-8). */
+  handoff?: true;
 }
 
 export function toApprovalView(record: ApprovalRecord): ApprovalView {
@@ -167,6 +169,7 @@ export function toApprovalView(record: ApprovalRecord): ApprovalView {
   if (record.reason !== undefined) view.reason = record.reason;
   if (record.scope !== undefined) view.scope = record.scope;
   if (record.decidedAt !== undefined) view.decidedAt = record.decidedAt;
+  if (record.handoff) view.handoff = true;
   return view;
 }
 

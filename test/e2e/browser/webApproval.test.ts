@@ -47,7 +47,7 @@ interface Setup {
   page: Page;
 }
 
-async function setup(): Promise<Setup> {
+async function setup(extraConfig: Record<string, unknown> = {}): Promise<Setup> {
   const home = makeTempHome();
   cleanups.push(() => home.cleanup());
   const dir = mkdtempSync(join(tmpdir(), 'assent-web-fs-'));
@@ -60,6 +60,7 @@ async function setup(): Promise<Setup> {
       web: { listen: '127.0.0.1:0' },
       servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } },
       policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } },
+      ...extraConfig,
     }),
     { mode: 0o600 },
   );
@@ -175,5 +176,30 @@ describe('the approval page in Chromium', () => {
     await expect.poll(() => page.locator('#resolved-list').textContent(), { timeout: 10_000 }).toContain('use the scratch directory instead');
     expect(await page.locator('#resolved-list li.card').count()).toBe(1);
     await screenshots(page, 'denied');
+  });
+
+  it('R-WEB-3 in handoff mode the page authorizes the agent\'s retry; the identical retry runs once', async () => {
+    const { dir, client, url, code, page } = await setup({ approvals: { handoff: true, proofTtlSeconds: 300 } });
+    await page.goto(`${url}#code=${code}`);
+    await expect.poll(() => page.getByText('Nothing is waiting for you.').isVisible(), { timeout: 10_000 }).toBe(true);
+
+    const target = join(dir, 'handoff.txt');
+    const args = { path: target, content: 'after the handoff' };
+    const first = await client.callTool({ name: 'write_file', arguments: args }, undefined, { timeout: 60_000 });
+    expect(first.isError).toBe(true);
+    expect(existsSync(target)).toBe(false);
+
+    const card = page.locator('#pending-list li.card');
+    await card.first().waitFor({ timeout: 15_000 });
+    expect(await card.getByRole('button', { name: 'Approve for session' }).count()).toBe(0);
+    expect(await card.locator('pre.preview').textContent()).toBe(escapedJson(args, 2));
+    await screenshots(page, 'handoff');
+    await card.getByRole('button', { name: "Authorize for the agent's retry" }).click();
+    await expect.poll(() => page.locator('#pending-list li.card').count(), { timeout: 10_000 }).toBe(0);
+
+    const retry = await client.callTool({ name: 'write_file', arguments: args }, undefined, { timeout: 60_000 });
+    expect(retry.isError).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('after the handoff');
+    expect(resultText(retry)).not.toMatch(/asp1_/);
   });
 });
