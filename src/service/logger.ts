@@ -14,11 +14,12 @@ export interface LineSink {
   write(line: string): unknown;
 }
 
-const PROOF_SHAPE = /asp1_[A-Za-z0-9_-]*/g;
+/** Proofs (`asp1_…`) and HTTP bearer tokens (`ast1_…`). */
+const SECRET_SHAPE = /(asp1|ast1)_[A-Za-z0-9_-]*/g;
 
-/** Replaces every `asp1_…` token shape by a fixed marker. */
+/** Replaces every `asp1_…` proof and `ast1_…` token shape by a fixed marker. */
 export function redactSecrets(text: string): string {
-  return text.replace(PROOF_SHAPE, 'asp1_[redacted]');
+  return text.replace(SECRET_SHAPE, '$1_[redacted]');
 }
 
 function safeStringify(value: unknown): string {

@@ -4,6 +4,7 @@ import { FakeClock } from '../../../../src/core/clock.js';
 import { WebAuth, type TokenStore } from '../../../../src/heads/http/webAuth.js';
 import type { TokenRecord } from '../../../../src/journal/journal.js';
 import { browserOpener, pairingUrl } from '../../../../src/heads/cli/commands/web.js';
+import { createLogger, redactSecrets } from '../../../../src/service/logger.js';
 
 /** An in-memory token store with a fixed audience. */
 function memoryStore(audience = 'aud-1'): TokenStore & { rows: TokenRecord[] } {
@@ -116,5 +117,14 @@ describe('WebAuth', () => {
     expect(browserOpener('linux').args(url)).toEqual([url]);
     expect(browserOpener('darwin').command).toBe('open');
     expect(browserOpener('win32').args(url).at(-1)).toBe(url);
+  });
+
+  it('R-J-7 the logger masks a bearer token shape like a proof, as the last line of defence', () => {
+    const auth = new WebAuth({ tokens: memoryStore(), clock: new FakeClock(), random });
+    const { token } = auth.createToken({ name: 'log', ttlMs: 1000 });
+    expect(redactSecrets(`Bearer ${token}`)).toBe('Bearer ast1_[redacted]');
+    const lines: string[] = [];
+    createLogger({ write: (line: string) => lines.push(line) }).warn('oops', { header: `Bearer ${token}` });
+    expect(lines.join('')).not.toContain(token.slice(5));
   });
 });
