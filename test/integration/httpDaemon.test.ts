@@ -3,7 +3,8 @@
 // create|list|revoke` and raw HTTP requests, then a scan of daemon.log and of
 // every response body for the secrets that went by (R-WEB-1, R-WEB-2, R-WEB-4, R-J-7).
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempHome, type TempHome } from '../helpers/daemon.js';
@@ -150,6 +151,29 @@ describe('HTTP head in a running daemon', () => {
     for (const secret of [code, cookieValue, token, proof]) {
       expect(log).not.toContain(secret);
       for (const body of bodies) expect(body).not.toContain(secret);
+    }
+  });
+
+  it('R-WEB-1 a busy web.listen port leaves the daemon running; assent web says which setting to change', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (blocker.address() as AddressInfo).port;
+      const home = makeTempHome();
+      homes.push(home);
+      mkdirSync(home.home, { recursive: true, mode: 0o700 });
+      writeFileSync(home.paths.config, JSON.stringify({ notifications: false, web: { listen: `127.0.0.1:${port}` } }), { mode: 0o600 });
+      await home.startDaemon();
+      const web = await home.runCli(['web', '--json']);
+      expect(web.code).toBe(69);
+      const error = (JSON.parse(web.stdout) as { ok: boolean; error: { type: string; message: string } }).error;
+      expect(error.type).toBe('unavailable');
+      expect(error.message).toContain('web.listen');
+      const status = JSON.parse((await home.runCli(['daemon', 'status', '--json'])).stdout) as { data: { web: { url: null; error: string } } };
+      expect(status.data.web.url).toBeNull();
+      expect(status.data.web.error).toContain(String(port));
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }
   });
 });
