@@ -176,4 +176,31 @@ describe('HTTP head in a running daemon', () => {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }
   });
+
+  it('R-D-1 an open event stream does not hold up a graceful stop', async () => {
+    const { home, url } = await startWebDaemon();
+    const out = join(home.home, '..', 'sse.token');
+    expect((await home.runCli(['token', 'create', '--name', 'sse', '--ttl', '1h', '--out', out])).code).toBe(0);
+    const token = readFileSync(out, 'utf8').trim();
+    const target = new URL(url);
+    let streamed = '';
+    const ended = new Promise<void>((resolve, reject) => {
+      const req = request(
+        { host: target.hostname, port: target.port, path: '/api/v1/events?kinds=daemon_started,config_changed', method: 'GET', headers: { host: target.host, authorization: `Bearer ${token}` } },
+        (res) => {
+          expect(res.statusCode).toBe(200);
+          res.setEncoding('utf8').on('data', (chunk: string) => (streamed += chunk));
+          res.on('end', () => resolve());
+          res.on('error', () => resolve());
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    await expect.poll(() => streamed, { timeout: 5000 }).toContain('event: ready');
+    const stop = await home.runCli(['daemon', 'stop'], { timeoutMs: 10_000 });
+    expect(stop.code).toBe(0);
+    await ended;
+    expect(streamed).not.toContain(token);
+  });
 });
