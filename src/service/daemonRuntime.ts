@@ -36,6 +36,12 @@ export interface ApprovalRuntimeOptions {
   pairingTtlMs?: number;
 }
 
+/** 127.0.0.0/8, ::1 and localhost: the only addresses where plain HTTP stays on this machine. */
+export function isLoopbackAddress(address: string): boolean {
+  const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
 /** The approval page's static files: web/ at the package root, two levels above src/service or dist/service. */
 export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
 
@@ -169,6 +175,9 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     try {
       httpHead = await http;
       ctx.logger.info('web page listening', { url: httpHead.url });
+      if (!isLoopbackAddress(httpHead.address)) {
+        ctx.logger.warn('web page listens beyond loopback over plain HTTP; session cookies and tokens cross the network in clear. Set web.listen to 127.0.0.1:PORT unless a TLS proxy fronts it.', { address: httpHead.address });
+      }
       return httpHead;
     } catch (error) {
       httpError = (error as Error).message;
