@@ -173,6 +173,12 @@ async function noteResolved(id) {
   }
 }
 
+/** Local date and time for a record's timestamp (ISO text or ms); the exact value stays in the cell's title. */
+function shortTime(ts) {
+  const date = new Date(ts);
+  return Number.isNaN(date.getTime()) ? String(ts ?? '') : date.toLocaleString();
+}
+
 async function loadAudit() {
   const body = $('audit-table').querySelector('tbody');
   try {
@@ -182,7 +188,7 @@ async function loadAudit() {
       const tool = record.server ? `${record.server}/${record.tool}` : (record.kind ?? '');
       body.append(
         el('tr', {}, [
-          el('td', { text: String(record.ts ?? '') }),
+          el('td', { text: shortTime(record.ts), title: String(record.ts ?? '') }),
           el('td', { text: escapeText(record.outcome ?? '') }),
           el('td', { text: escapeText(tool) }),
           el('td', { text: escapeText(record.channel ?? '') }),
