@@ -78,6 +78,9 @@ beforeEach(() => {
 afterEach(async () => {
   fixture.http.closeStreams();
   for (const hook of fixture.hooks) await hook();
+  // A denied waiter's audit line may land just after shutdown and recreate the directory; remove twice.
+  rmSync(fixture.root, { recursive: true, force: true });
+  await new Promise((resolve) => setTimeout(resolve, 50));
   rmSync(fixture.root, { recursive: true, force: true });
   for (const journal of extraJournals.splice(0)) journal.close();
   for (const root of extraRoots.splice(0)) rmSync(root, { recursive: true, force: true });
