@@ -3,6 +3,7 @@
 import { ensureStateDir, resolveStatePaths } from '../../journal/statePaths.js';
 import type { StatePaths } from '../../journal/statePaths.js';
 import { DaemonClient } from '../daemon/rpcClient.js';
+import { ExitWith, reportFailure } from './output.js';
 
 export interface ConnectForCliOptions {
   env?: NodeJS.ProcessEnv;
@@ -27,4 +28,27 @@ export async function connectForCli(options: ConnectForCliOptions = {}): Promise
     autoSpawn: spawn ? { paths, prepareStateDir: () => ensureStateDir(paths), env } : false,
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
   });
+}
+
+/** The `--json` flag every command takes (R-CLI-4). */
+export interface JsonFlag {
+  json?: boolean;
+}
+
+/**
+ * Runs a command body with a daemon connection and closes it afterwards; any
+ * failure is printed the way the command's mode asks for and ends the command
+ * with its registry exit code (R-CLI-5).
+ */
+export async function withDaemon(options: JsonFlag, body: (client: DaemonClient) => Promise<void>): Promise<void> {
+  let client: DaemonClient | undefined;
+  try {
+    client = await connectForCli();
+    await body(client);
+  } catch (error) {
+    if (error instanceof ExitWith) throw error;
+    throw new ExitWith(reportFailure(error, options));
+  } finally {
+    client?.close();
+  }
 }

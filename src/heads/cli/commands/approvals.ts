@@ -11,7 +11,7 @@ import { resolveStatePaths } from '../../../journal/statePaths.js';
 import type { ApprovalView } from '../../../service/approvalService.js';
 import type { BusEvent } from '../../../service/eventBus.js';
 import type { DaemonClient } from '../../daemon/rpcClient.js';
-import { connectForCli } from '../daemonConnection.js';
+import { withDaemon, type JsonFlag } from '../daemonConnection.js';
 import { createProofFile, writeProofFile } from '../proofFile.js';
 import { unlinkSync } from 'node:fs';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
@@ -19,23 +19,7 @@ import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
 import { runPending } from './pending.js';
 import { runWatch } from './watch.js';
 
-interface JsonFlag {
-  json?: boolean;
-}
 
-/** Runs a command body with a daemon connection; maps failures to exit codes. */
-async function withDaemon(options: JsonFlag, body: (client: DaemonClient) => Promise<void>): Promise<void> {
-  let client: DaemonClient | undefined;
-  try {
-    client = await connectForCli();
-    await body(client);
-  } catch (error) {
-    if (error instanceof ExitWith) throw error;
-    throw new ExitWith(reportFailure(error, options));
-  } finally {
-    client?.close();
-  }
-}
 
 function out(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);

@@ -2,26 +2,10 @@
 // over the daemon's proofs.* and effects.* operations. Tokens never appear here.
 import type { Command } from 'commander';
 import type { ProofView } from '../../../journal/proofs.js';
-import type { DaemonClient } from '../../daemon/rpcClient.js';
-import { connectForCli } from '../daemonConnection.js';
-import { ExitWith, printJsonOk, reportFailure } from '../output.js';
+import { withDaemon, type JsonFlag } from '../daemonConnection.js';
+import { printJsonOk } from '../output.js';
 
-interface JsonFlag {
-  json?: boolean;
-}
 
-async function withDaemon(options: JsonFlag, body: (client: DaemonClient) => Promise<void>): Promise<void> {
-  let client: DaemonClient | undefined;
-  try {
-    client = await connectForCli();
-    await body(client);
-  } catch (error) {
-    if (error instanceof ExitWith) throw error;
-    throw new ExitWith(reportFailure(error, options));
-  } finally {
-    client?.close();
-  }
-}
 
 function iso(ms: number | undefined): string {
   return ms === undefined ? '-' : new Date(ms).toISOString();

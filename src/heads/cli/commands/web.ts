@@ -6,26 +6,10 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { TokenInfo } from '../../http/webAuth.js';
 import type { PairingResult } from '../../../operations/webOperations.js';
-import type { DaemonClient } from '../../daemon/rpcClient.js';
-import { connectForCli } from '../daemonConnection.js';
-import { ExitWith, printJsonOk, reportFailure } from '../output.js';
+import { withDaemon, type JsonFlag } from '../daemonConnection.js';
+import { printJsonOk } from '../output.js';
 
-interface JsonFlag {
-  json?: boolean;
-}
 
-async function withDaemon(options: JsonFlag, body: (client: DaemonClient) => Promise<void>): Promise<void> {
-  let client: DaemonClient | undefined;
-  try {
-    client = await connectForCli();
-    await body(client);
-  } catch (error) {
-    if (error instanceof ExitWith) throw error;
-    throw new ExitWith(reportFailure(error, options));
-  } finally {
-    client?.close();
-  }
-}
 
 function out(text: string): void {
   process.stdout.write(`${text}\n`);
