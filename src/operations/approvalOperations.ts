@@ -176,7 +176,8 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       result: z.array(ApprovalViewSchema),
       class: 'read',
       exposure: { cli: true, rpc: true, http: true, mcp: true },
-      handler: async (params) => service.list(params),
+      // Pending approvals are kept serialized, so a list of thousands is written without re-encoding (SPEC §14).
+      handler: async (params) => service.listAsJson(params) as never,
     }),
     defineOperation({
       name: 'approvals.get',

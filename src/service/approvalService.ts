@@ -11,6 +11,7 @@ import { compilePolicy, evaluateToolPolicy, type PolicySnapshot, type Rule } fro
 import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
 import type { ApprovalRecord, Journal } from '../journal/journal.js';
 import type { Notifier } from '../channels/notifier.js';
+import { JsonText } from '../core/jsonText.js';
 import type { EventBus } from './eventBus.js';
 import type { Logger } from './logger.js';
 import { actionDigestOf, type ProofService } from './proofService.js';
@@ -199,6 +200,8 @@ export class ApprovalService {
   private readonly waiters = new Map<string, Set<(resolution: Resolution) => void>>();
   /** Pending approvals in filing order: a read view of the journal, kept in step by fileApproval/resolve. */
   private readonly pendingViews = new Map<string, ApprovalView>();
+  /** The same views as JSON text, serialized once when filed, so listing thousands stays cheap. */
+  private readonly pendingJson = new Map<string, string>();
   private readonly expiryTimers = new Map<string, unknown>();
   private readonly calls = new Map<string, CallRecord>();
   private readonly sessionGrants = new Map<string, Map<string, string>>();
@@ -225,7 +228,7 @@ export class ApprovalService {
   /** Re-arms deadlines of approvals that survived a restart and expires the stale ones (R-D-7). */
   start(): void {
     for (const record of this.journal.listApprovals({ state: 'pending' })) {
-      this.pendingViews.set(record.id, toApprovalView(record));
+      this.rememberPending(toApprovalView(record));
       this.armExpiry(record);
     }
   }
@@ -490,7 +493,7 @@ export class ApprovalService {
     this.journal.insertApproval(record);
     this.armExpiry(record);
     const view = toApprovalView(record);
-    this.pendingViews.set(id, view);
+    this.rememberPending(view);
     this.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
     const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
     this.notifier.notify({ title: `assent: approval ${id}`, body: `${subject} is waiting for your decision. Run: assent approve ${id}` });
@@ -513,6 +516,7 @@ export class ApprovalService {
   ): boolean {
     if (!this.journal.resolveApproval(id, resolution)) return false;
     this.pendingViews.delete(id);
+    this.pendingJson.delete(id);
     const timer = this.expiryTimers.get(id);
     if (timer !== undefined) {
       this.timers.clearTimeout(timer);
@@ -574,6 +578,22 @@ export class ApprovalService {
   async wait(id: string, onWaiterDetached?: (detach: () => void) => void): Promise<ApprovalView> {
     await this.waitForResolution(id, onWaiterDetached);
     return this.get(id);
+  }
+
+  private rememberPending(view: ApprovalView): void {
+    this.pendingViews.set(view.id, view);
+    this.pendingJson.set(view.id, JSON.stringify(view));
+  }
+
+  /** `approvals.list` for the heads: pending approvals come back as ready JSON text. */
+  listAsJson(options: { selector?: string; state?: ApprovalRecord['state']; limit?: number } = {}): JsonText | ApprovalView[] {
+    if ((options.state ?? 'pending') !== 'pending') return this.list(options);
+    const parts: string[] = [];
+    for (const view of this.pendingViews.values()) {
+      if (matchesSelector(view, options.selector)) parts.push(this.pendingJson.get(view.id) ?? JSON.stringify(view));
+      if (options.limit !== undefined && parts.length >= options.limit) break;
+    }
+    return new JsonText(`[${parts.join(',')}]`);
   }
 
   list(options: { selector?: string; state?: ApprovalRecord['state']; limit?: number } = {}): ApprovalView[] {

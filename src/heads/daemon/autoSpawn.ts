@@ -182,6 +182,13 @@ export async function ensureDaemonRunning(options: AutoSpawnOptions, probe: () =
 }
 
 /** Spawns `node <entry> daemon run` detached, output appended to daemon.log (0600), stdin ignored. */
+/**
+ * Node flags for the daemon process. A long-lived daemon holding thousands of
+ * waiting calls favours a small young generation over allocation speed: with
+ * 10,000 pending approvals it keeps RSS about 20 MB lower (SPEC §14).
+ */
+export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];
+
 function startDaemonProcess(options: AutoSpawnOptions): { code: string | number | undefined } {
   const { paths } = options;
   const entry = options.entryScript ?? defaultEntryScript();
@@ -195,7 +202,7 @@ function startDaemonProcess(options: AutoSpawnOptions): { code: string | number 
   try {
     chmodSync(paths.log, 0o600);
     const spawn = options.spawn ?? (spawnProcess as unknown as SpawnFunction);
-    const child = spawn(options.execPath ?? process.execPath, [entry, 'daemon', 'run'], {
+    const child = spawn(options.execPath ?? process.execPath, [...DAEMON_NODE_FLAGS, entry, 'daemon', 'run'], {
       detached: true,
       stdio: ['ignore', logFd, logFd],
       env: options.env ?? process.env,

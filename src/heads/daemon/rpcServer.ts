@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { AssentError } from '../../core/errors.js';
 import type { ErrorType } from '../../core/errors.js';
+import { JsonText } from '../../core/jsonText.js';
 import type { CallContext, ConnectionHandle, Operation } from '../../operations/operation.js';
 import type { Logger } from '../../service/logger.js';
 import { LineDecoder, MAX_FRAME_BYTES, encodeFrame } from './framing.js';
@@ -146,6 +147,17 @@ class Connection implements ConnectionHandle {
     }
   }
 
+  /** Writes a frame that is already encoded; same backlog rule as write(). */
+  private writeFrame(frame: string): void {
+    if (this.isClosed || this.socket.destroyed) return;
+    if (this.socket.writableLength > this.server.maxWriteBacklogBytes) {
+      this.log.warn('dropping a client that does not read its replies', { backlogBytes: this.socket.writableLength });
+      this.socket.destroy();
+      return;
+    }
+    this.socket.write(frame);
+  }
+
   private write(message: unknown): void {
     if (this.isClosed || this.socket.destroyed) return;
     if (this.socket.writableLength > this.server.maxWriteBacklogBytes) {
@@ -266,7 +278,9 @@ class Connection implements ConnectionHandle {
     try {
       const context: CallContext = { ...this.server.contextFor(this), connection: this, signal: controller.signal };
       const result: unknown = await operation.handler(parsed.data, context);
-      if (id !== undefined) this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
+      if (id === undefined) return;
+      if (result instanceof JsonText) this.writeFrame(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.text}}\n`);
+      else this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
     } catch (error) {
       if (error instanceof AssentError) {
         this.reject(id, error);

@@ -9,6 +9,7 @@ import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { AssentError, ERROR_TYPES, toAssentError } from '../../core/errors.js';
+import { JsonText } from '../../core/jsonText.js';
 import type { CallContext, Operation } from '../../operations/operation.js';
 import { EVENT_KINDS, type BusEvent, type EventBus, type EventKind } from '../../service/eventBus.js';
 import type { Logger } from '../../service/logger.js';
@@ -320,6 +321,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     const context: CallContext = { principal: caller.principal, head: 'http', channel: 'web', signal: c.req.raw.signal };
     const result: unknown = await operation.handler(parsed.data, context);
+    if (result instanceof JsonText) return c.body(result.text, 200, { 'Content-Type': 'application/json; charset=UTF-8' });
     return c.json(result ?? null);
   });
 

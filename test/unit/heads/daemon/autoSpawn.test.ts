@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ensureDaemonRunning, isProcessAlive } from '../../../../src/heads/daemon/autoSpawn.js';
+import { DAEMON_NODE_FLAGS, ensureDaemonRunning, isProcessAlive } from '../../../../src/heads/daemon/autoSpawn.js';
 import type { AutoSpawnOptions, SpawnFunction, SpawnPaths } from '../../../../src/heads/daemon/autoSpawn.js';
 
 let dir: string;
@@ -55,7 +55,7 @@ describe('R-D-1 auto-spawn', () => {
     expect(fake.calls).toHaveLength(1);
     const call = fake.calls[0];
     expect(call?.command).toBe('/usr/bin/node-test');
-    expect(call?.args).toEqual([entry, 'daemon', 'run']);
+    expect(call?.args).toEqual([...DAEMON_NODE_FLAGS, entry, 'daemon', 'run']);
     expect(call?.options['detached']).toBe(true);
     expect((call?.options['stdio'] as unknown[])[0]).toBe('ignore');
     expect(statSync(paths.log).mode & 0o777).toBe(0o600);
