@@ -267,7 +267,9 @@ export function registerApprovalCommands(program: Command): void {
     .command('verify')
     .description('Verify the audit hash chain and name the first broken line')
     .option('--json', 'print one JSON document')
-    .action(async (options: JsonFlag) => {
+    .action(async (own: JsonFlag, command: Command) => {
+      // `audit` takes --json too; whichever level it was written at, it counts here.
+      const options: JsonFlag = { json: own.json === true || command.optsWithGlobals<JsonFlag>().json === true };
       try {
         const { verifyAudit } = await import('../../../journal/auditLog.js');
         const result = verifyAudit(resolveStatePaths().auditDir);

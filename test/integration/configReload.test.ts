@@ -1,0 +1,107 @@
+// R-CFG-4: the daemon runs the config revision it pinned. Editing config.json
+// changes nothing until `assent config reload` is confirmed at the terminal;
+// the pending change shows in `daemon status`. Also R-AUD-2 through the CLI.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
+import { makeTempHome, type TempHome } from '../helpers/daemon.js';
+import { PtySession } from '../helpers/pty.js';
+
+const homes: TempHome[] = [];
+const clients: DaemonClient[] = [];
+const ptys: PtySession[] = [];
+afterEach(async () => {
+  for (const pty of ptys.splice(0)) pty.kill();
+  for (const client of clients.splice(0)) client.close();
+  for (const home of homes.splice(0)) await home.cleanup();
+});
+
+async function start(config: Record<string, unknown>): Promise<{ home: TempHome; client: DaemonClient }> {
+  const home = makeTempHome();
+  homes.push(home);
+  mkdirSync(home.home, { recursive: true, mode: 0o700 });
+  writeFileSync(home.paths.config, JSON.stringify(config), { mode: 0o600 });
+  await home.startDaemon();
+  const client = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
+  clients.push(client);
+  return { home, client };
+}
+
+async function decisionFor(client: DaemonClient, tool: string): Promise<string> {
+  try {
+    const result = await client.call<{ callId: string }>('calls.authorize', { sessionId: 's', server: 'fs', tool, args: {}, annotations: { readOnlyHint: true } });
+    await client.call('calls.finish', { callId: result.callId, outcome: 'ok' });
+    return 'allow';
+  } catch (error) {
+    return String((error as { details?: Record<string, unknown> }).details?.['reason']);
+  }
+}
+
+async function status(home: TempHome): Promise<{ pinnedRevision: string; fileRevision: string; changedOnDisk: boolean }> {
+  const result = await home.runCli(['daemon', 'status', '--json']);
+  return (JSON.parse(result.stdout) as { data: { config: { pinnedRevision: string; fileRevision: string; changedOnDisk: boolean } } }).data.config;
+}
+
+const BEFORE = { notifications: false, policy: { default: 'allow', tools: { 'fs/delete': 'deny' } } };
+const AFTER = { notifications: false, policy: { default: 'allow', tools: { 'fs/delete': 'allow' } } };
+
+describe('R-CFG-4 config revision pinning', () => {
+  it('an edited config.json is reported but not applied until `assent config reload` is confirmed at the terminal', async () => {
+    const { home, client } = await start(BEFORE);
+    expect(await decisionFor(client, 'delete')).toBe('policy');
+    const pinned = (await status(home)).pinnedRevision;
+
+    writeFileSync(home.paths.config, JSON.stringify(AFTER));
+    await expect.poll(async () => (await status(home)).changedOnDisk, { timeout: 5000 }).toBe(true);
+    expect((await status(home)).pinnedRevision).toBe(pinned);
+    expect(await decisionFor(client, 'delete')).toBe('policy');
+
+    // Without a terminal the reload is refused and nothing changes.
+    const headless = await home.runCli(['config', 'reload', '--json']);
+    expect(headless.code).toBe(77);
+    expect(JSON.parse(headless.stdout)).toMatchObject({ ok: false, error: { type: 'terminal_required' } });
+    expect(await decisionFor(client, 'delete')).toBe('policy');
+
+    // A wrong code keeps the pinned policy.
+    const wrong = new PtySession(['config', 'reload'], { outFile: join(home.home, 'wrong.out'), env: { ASSENT_HOME: home.home } });
+    ptys.push(wrong);
+    await wrong.waitFor(/Type ([a-z]{4}) to apply/);
+    expect(wrong.screen).toContain('policy.tools');
+    wrong.type('zzzz\r');
+    expect((await wrong.finish(join(home.home, 'wrong.out'))).exitCode).toBe(77);
+    expect(await decisionFor(client, 'delete')).toBe('policy');
+
+    const pty = new PtySession(['config', 'reload'], { outFile: join(home.home, 'reload.out'), env: { ASSENT_HOME: home.home } });
+    ptys.push(pty);
+    const code = await pty.waitFor(/Type ([a-z]{4}) to apply/);
+    pty.type(`${code[1]}\r`);
+    expect((await pty.finish(join(home.home, 'reload.out'))).exitCode).toBe(0);
+    expect(await decisionFor(client, 'delete')).toBe('allow');
+    const after = await status(home);
+    expect(after.changedOnDisk).toBe(false);
+    expect(after.pinnedRevision).not.toBe(pinned);
+  });
+});
+
+describe('R-AUD-2 audit verify through the CLI', () => {
+  it('passes on an intact log and names the first broken line after one line is edited', async () => {
+    const { home, client } = await start(BEFORE);
+    for (let i = 0; i < 3; i += 1) await decisionFor(client, 'read');
+    await decisionFor(client, 'delete');
+    await expect.poll(() => readdirSync(home.paths.auditDir).some((f) => f.endsWith('.jsonl')), { timeout: 5000 }).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const intact = await home.runCli(['audit', 'verify', '--json']);
+    expect(intact.code, intact.stdout + intact.stderr).toBe(0);
+    expect(JSON.parse(intact.stdout)).toMatchObject({ ok: true, data: { ok: true, lines: 4 } });
+
+    const file = join(home.paths.auditDir, readdirSync(home.paths.auditDir).filter((f) => f.endsWith('.jsonl')).sort()[0] ?? '');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[1] = (lines[1] ?? '').replace('"outcome":"ok"', '"outcome":"error"');
+    writeFileSync(file, lines.join('\n'));
+    const broken = await home.runCli(['audit', 'verify']);
+    expect(broken.code).toBe(65);
+    expect(broken.stderr).toMatch(/:2 /);
+  });
+});
