@@ -12,7 +12,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/heads/cli/**/*.ts', 'src/bin/**/*.ts', 'bench/**', 'test/**', '*.config.*'],
+    files: ['src/heads/cli/**/*.ts', 'src/bin/**/*.ts', 'bench/**', 'scripts/**', 'test/**', '*.config.*'],
     rules: { 'no-console': 'off' },
   },
   {
