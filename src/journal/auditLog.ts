@@ -27,6 +27,10 @@ export interface AuditRecord {
   waitedForConsentMs?: number;
   durationMs?: number;
   caller?: Record<string, unknown>;
+  /** The effect a proof-bound call ran as (handoff retries, exec via the daemon). */
+  effectId?: string;
+  /** True when an identical retry was answered with the recorded disposition and nothing ran (R-J-4). */
+  replayed?: boolean;
 }
 
 /** The order fields are written in; anything else a caller passes is dropped. */
@@ -46,6 +50,8 @@ const AUDIT_FIELDS = [
   'waitedForConsentMs',
   'durationMs',
   'caller',
+  'effectId',
+  'replayed',
 ] as const satisfies readonly (keyof AuditRecord)[];
 
 /** `prev` of the very first line of a log. */

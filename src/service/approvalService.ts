@@ -405,6 +405,17 @@ export class ApprovalService {
       const replay: NonNullable<AuthorizeResult['replay']> = { effectId: outcome.effect.id, state: outcome.effect.state };
       if (outcome.result !== undefined) replay.result = outcome.result;
       this.logger.info('identical retry answered with the recorded disposition; nothing run', { effectId: outcome.effect.id, approvalId: approval?.id });
+      const state = outcome.effect.state;
+      this.writeAudit({
+        ...base,
+        outcome: state === 'completed' ? 'ok' : state === 'uncertain' ? 'uncertain' : 'error',
+        channel: consent.channel as NonNullable<AuditRecord['channel']>,
+        approvalId: outcome.proof.approvalId,
+        effectId: outcome.effect.id,
+        replayed: true,
+        waitedForConsentMs: 0,
+        durationMs: 0,
+      });
       return { callId: '', decision: 'allow', consent, waitedForConsentMs: 0, replay };
     }
     let approvalId: string | undefined;

@@ -123,6 +123,10 @@ describe('handoff mode through the gateway', () => {
     const replay = await client.callTool({ name: 'write_file', arguments: args });
     expect(replay).toEqual(retry);
     expect(existsSync(target)).toBe(false);
+    // R-AUD-1: the replay is a gated call too, audited as replayed (nothing ran).
+    await expect
+      .poll(() => auditText(home).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['approvalId'] === id && l['outcome'] === 'ok'))
+      .toEqual([expect.not.objectContaining({ replayed: true }), expect.objectContaining({ replayed: true, durationMs: 0 })]);
 
     const listed = await operator.call<{ approvalId: string; state: string; effectId?: string }[]>('proofs.list', {});
     const used = listed.find((p) => p.approvalId === id);
