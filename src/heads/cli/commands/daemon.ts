@@ -35,8 +35,23 @@ function printStatus(status: DaemonStatus): void {
     `  state dir    ${escapeText(home)}`,
     `  connections  ${connections}`,
   ];
-  for (const [name, value] of Object.entries(sections)) lines.push(`  ${escapeText(name).padEnd(12)} ${escapedJson(value)}`);
+  for (const [name, value] of Object.entries(sections)) lines.push(...statusSection(name, value));
   process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** One status section for people: a heading, then one escaped `key value` line per leaf. */
+function statusSection(name: string, value: unknown): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [`  ${escapeText(name).padEnd(12)} ${escapedJson(value)}`];
+  const leaves: string[] = [];
+  const walk = (prefix: string, node: unknown): void => {
+    if (node !== null && typeof node === 'object' && !Array.isArray(node)) {
+      for (const [key, child] of Object.entries(node)) walk(prefix === '' ? key : `${prefix}.${key}`, child);
+    } else {
+      leaves.push(`    ${escapeText(prefix).padEnd(26)} ${typeof node === 'string' ? escapeText(node) : escapedJson(node)}`);
+    }
+  };
+  walk('', value);
+  return [`  ${escapeText(name)}`, ...leaves];
 }
 
 /**
