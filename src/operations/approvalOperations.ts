@@ -40,7 +40,7 @@ export const ApprovalViewSchema = z.object({
   handoff: z.literal(true).optional(),
 });
 
-const RuleSchema = z.object({
+export const RuleSchema = z.object({
   id: z.string(),
   version: z.number(),
   tool: z.string(),

@@ -6,19 +6,10 @@ import { z } from 'zod';
 import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import type { EventBus } from '../service/eventBus.js';
+import { RuleSchema } from './approvalOperations.js';
 import { defineOperation, type Operation } from './operation.js';
 
 const GATEWAY_ONLY = { rationale: 'called by a gateway head on behalf of live calls; not an operator action' };
-
-const RuleSchema = z.object({
-  id: z.string(),
-  version: z.number(),
-  tool: z.string(),
-  args: z.array(z.object({ pointer: z.string(), op: z.enum(['prefix', 'equals']), value: z.string() })),
-  createdAt: z.number(),
-  expiresAt: z.number().optional(),
-  revokedAt: z.number().optional(),
-});
 
 export const PolicySnapshotDataSchema = z.object({
   revision: z.string(),

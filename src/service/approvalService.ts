@@ -129,27 +129,13 @@ const DENIAL_HELP: Record<string, string> = {
   shutdown: 'The assent daemon shut down while the call was waiting.',
 };
 
-/** A public view of an approval: what `approvals.list` returns (R-D-4). */
-export interface ApprovalView {
-  id: string;
-  sessionId: string;
-  kind: 'tool' | 'exec';
-  server?: string;
-  tool?: string;
-  args?: Record<string, unknown>;
-  action?: unknown;
-  argsSha256: string;
-  requestedAt: number;
-  expiresAt: number;
-  caller: Record<string, unknown>;
-  state: ApprovalRecord['state'];
-  channel?: string;
-  reason?: string;
-  scope?: 'call' | 'session';
-  decidedAt?: number;
-  /** Present (true) on handoff approvals: an allow issues the proof the agent's identical retry consumes (R-MCP-8). */
-  handoff?: true;
-}
+/**
+ * A public view of an approval: what `approvals.list` returns (R-D-4). The
+ * journal record without its internal handoff flag, which appears (as true)
+ * only on handoff approvals: an allow then issues the proof the agent's
+ * identical retry consumes (R-MCP-8).
+ */
+export type ApprovalView = Omit<ApprovalRecord, 'handoff'> & { handoff?: true };
 
 export function toApprovalView(record: ApprovalRecord): ApprovalView {
   const view: ApprovalView = {

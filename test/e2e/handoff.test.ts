@@ -2,17 +2,15 @@
 // `assent mcp` in handoff mode → @modelcontextprotocol/server-filesystem, with a
 // real daemon. The upstream's side effect (the written file) shows whether it
 // ever received a call.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
-import { makeTempHome, processesForHome, type TempHome } from '../helpers/daemon.js';
-import { assentBin, filesystemBin } from './mcpFixtures.js';
+import { processesForHome, type TempHome } from '../helpers/daemon.js';
+import { connectGateway, startFsStack, type Cleanups } from '../helpers/fsStack.js';
 
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: Cleanups = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -29,40 +27,17 @@ interface Setup {
 }
 
 async function setup(): Promise<Setup> {
-  const home = makeTempHome();
-  cleanups.push(() => home.cleanup());
-  const dir = mkdtempSync(join(tmpdir(), 'assent-handoff-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(home.home, { recursive: true, mode: 0o700 });
-  writeFileSync(
-    home.paths.config,
-    JSON.stringify({
-      notifications: false,
-      servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } },
-      policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } },
-      approvals: { handoff: true, proofTtlSeconds: 300 },
-    }),
-    { mode: 0o600 },
-  );
-  await home.startDaemon();
+  const { home, dir } = await startFsStack(cleanups, {
+    policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } },
+    approvals: { handoff: true, proofTtlSeconds: 300 },
+  });
   const operator = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
   cleanups.push(() => operator.close());
   const events: unknown[] = [];
   operator.onNotification('event', (event) => events.push(event));
   await operator.call('events.subscribe', {});
-
-  const client = new Client({ name: 'handoff-agent', version: '1.0.0' });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [assentBin, 'mcp'],
-    env: { ...getDefaultEnvironment(), ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' },
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  await client.connect(transport);
-  cleanups.push(() => client.close());
-  return { home, dir, client, operator, gatewayStderr: () => stderr, events };
+  const { client, stderr } = await connectGateway(cleanups, home);
+  return { home, dir, client, operator, gatewayStderr: stderr, events };
 }
 
 function text(result: unknown): string {

@@ -2,19 +2,19 @@
 // → @modelcontextprotocol/server-filesystem, with a real daemon deciding
 // (R-MCP-1, R-MCP-3, R-D-5, R-AUD-1). The upstream's side effect (a written
 // file) proves whether it ever received the call.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawn as spawnPty } from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempHome, type TempHome } from '../helpers/daemon.js';
+import type { TempHome } from '../helpers/daemon.js';
+import { connectGateway, startFsStack, type Cleanups } from '../helpers/fsStack.js';
 import { PtySession } from '../helpers/pty.js';
-import { assentBin, filesystemBin } from './mcpFixtures.js';
+import { filesystemBin } from './mcpFixtures.js';
 
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: Cleanups = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -29,31 +29,11 @@ async function setup(
   policy: Record<string, unknown>,
   options: { channels?: Record<string, unknown>; onElicit?: (request: { params: Record<string, unknown> }, signal: AbortSignal) => Promise<Record<string, unknown>> } = {},
 ): Promise<Setup> {
-  const home = makeTempHome();
-  cleanups.push(() => home.cleanup());
-  const dir = mkdtempSync(join(tmpdir(), 'assent-fs-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(home.home, { recursive: true, mode: 0o700 });
-  writeFileSync(
-    home.paths.config,
-    JSON.stringify({ notifications: false, servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } }, policy, channels: options.channels ?? {} }),
-    { mode: 0o600 },
-  );
-  await home.startDaemon();
+  const { home, dir } = await startFsStack(cleanups, { policy, channels: options.channels ?? {} });
   const onElicit = options.onElicit;
-  const client = new Client({ name: 'e2e-agent', version: '1.0.0' }, onElicit === undefined ? {} : { capabilities: { elicitation: {} } });
-  if (onElicit !== undefined) {
-    client.setRequestHandler(ElicitRequestSchema, (request, extra) => onElicit(request as never, extra.signal) as never);
-  }
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [assentBin, 'mcp'],
-    env: { ...getDefaultEnvironment(), ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' },
-    stderr: 'pipe',
+  const { client } = await connectGateway(cleanups, home, [], onElicit === undefined ? {} : { capabilities: { elicitation: {} } }, (c) => {
+    if (onElicit !== undefined) c.setRequestHandler(ElicitRequestSchema, (request, extra) => onElicit(request as never, extra.signal) as never);
   });
-  transport.stderr?.on('data', () => undefined);
-  await client.connect(transport);
-  cleanups.push(() => client.close());
   return { home, dir, client };
 }
 
@@ -222,22 +202,7 @@ describe('R-MCP-6 elicitation channel', () => {
 
 describe('R-MCP-7 tty channel', () => {
   it('a waiting call is also offered on the controlling terminal; RUN <challenge> there approves it (channel tty)', async () => {
-    const home = makeTempHome();
-    cleanups.push(() => home.cleanup());
-    const dir = mkdtempSync(join(tmpdir(), 'assent-fs-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    mkdirSync(home.home, { recursive: true, mode: 0o700 });
-    writeFileSync(
-      home.paths.config,
-      JSON.stringify({
-        notifications: false,
-        servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } },
-        policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } },
-        channels: { tty: true },
-      }),
-      { mode: 0o600 },
-    );
-    await home.startDaemon();
+    const { home, dir } = await startFsStack(cleanups, { policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } }, channels: { tty: true } });
     const out = join(home.home, 'result.json');
     const target = join(dir, 'tty.txt');
     let screen = '';

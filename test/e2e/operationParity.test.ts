@@ -2,36 +2,24 @@
 // real gateway session files a prompt call; `assent pending --json`, the HTTP
 // API and the MCP head (`assent mcp --assent-tools`) return identical
 // approvals. The live gateway's tool list carries no human-decision operation.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { operationToolName } from '../../src/heads/mcp/operationTools.js';
 import { ApprovalViewSchema } from '../../src/operations/approvalOperations.js';
 import { declaredManifest } from '../../src/operations/manifest.js';
-import { makeTempHome, type TempHome } from '../helpers/daemon.js';
-import { assentBin, filesystemBin } from './mcpFixtures.js';
+import type { TempHome } from '../helpers/daemon.js';
+import { connectGateway, startFsStack, type Cleanups } from '../helpers/fsStack.js';
 
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: Cleanups = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
 async function mcpClient(home: TempHome, args: string[]): Promise<Client> {
-  const client = new Client({ name: 'parity-agent', version: '1.0.0' });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [assentBin, 'mcp', ...args],
-    env: { ...getDefaultEnvironment(), ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' },
-    stderr: 'pipe',
-  });
-  transport.stderr?.on('data', () => undefined);
-  await client.connect(transport);
-  cleanups.push(() => client.close());
-  return client;
+  return (await connectGateway(cleanups, home, args)).client;
 }
 
 function resultText(result: unknown): string {
@@ -40,22 +28,7 @@ function resultText(result: unknown): string {
 
 describe('one proposal through every head', () => {
   it('R-OPS-2 preview, parameters and result shape are identical through CLI --json, the HTTP API and the MCP head; R-OPS-3 no decision tool on MCP', async () => {
-    const home = makeTempHome();
-    cleanups.push(() => home.cleanup());
-    const dir = mkdtempSync(join(tmpdir(), 'assent-parity-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    mkdirSync(home.home, { recursive: true, mode: 0o700 });
-    writeFileSync(
-      home.paths.config,
-      JSON.stringify({
-        notifications: false,
-        web: { listen: '127.0.0.1:0' },
-        servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } },
-        policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } },
-      }),
-      { mode: 0o600 },
-    );
-    await home.startDaemon();
+    const { home, dir } = await startFsStack(cleanups, { policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } });
     const client = await mcpClient(home, ['--assent-tools']);
 
     // The live gateway's tool list: upstream tools plus non-decision assent operations only.
@@ -115,17 +88,7 @@ describe('one proposal through every head', () => {
   });
 
   it('R-MCP-2 without --assent-tools the gateway adds no tool of its own', async () => {
-    const home = makeTempHome();
-    cleanups.push(() => home.cleanup());
-    const dir = mkdtempSync(join(tmpdir(), 'assent-parity-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    mkdirSync(home.home, { recursive: true, mode: 0o700 });
-    writeFileSync(
-      home.paths.config,
-      JSON.stringify({ notifications: false, web: { listen: '127.0.0.1:0' }, servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } } }),
-      { mode: 0o600 },
-    );
-    await home.startDaemon();
+    const { home } = await startFsStack(cleanups, {});
     const client = await mcpClient(home, []);
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toContain('write_file');

@@ -160,11 +160,6 @@ class Connection implements ConnectionHandle {
 
   private write(message: unknown): void {
     if (this.isClosed || this.socket.destroyed) return;
-    if (this.socket.writableLength > this.server.maxWriteBacklogBytes) {
-      this.log.warn('dropping a client that does not read its replies', { backlogBytes: this.socket.writableLength });
-      this.socket.destroy();
-      return;
-    }
     let frame: string;
     try {
       frame = encodeFrame(message);
@@ -173,7 +168,7 @@ class Connection implements ConnectionHandle {
       const id = isPlainObject(message) && isValidId(message['id']) ? message['id'] : null;
       frame = encodeFrame({ jsonrpc: '2.0', id, error: rpcErrorBody(new AssentError('internal', 'The daemon could not encode its reply; see daemon.log.')) });
     }
-    this.socket.write(frame);
+    this.writeFrame(frame);
   }
 
   private sendError(id: RequestId | null, error: AssentError): void {

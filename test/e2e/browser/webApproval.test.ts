@@ -3,16 +3,15 @@
 // prompt call from a real gateway session (official SDK client → built `assent
 // mcp` → server-filesystem) with its complete escaped preview, and decides it.
 // The MCP client's call completes (approve) or sees the operator's reason (deny).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { escapedJson } from '../../../src/core/escape.js';
-import { makeTempHome, REPO_ROOT, type TempHome } from '../../helpers/daemon.js';
-import { assentBin, filesystemBin } from '../mcpFixtures.js';
+import { REPO_ROOT, type TempHome } from '../../helpers/daemon.js';
+import { connectGateway, startFsStack, type Cleanups } from '../../helpers/fsStack.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'web');
@@ -26,7 +25,7 @@ const CHROMIUM_FLAGS = [
   '--no-first-run',
 ];
 
-const cleanups: (() => Promise<void> | void)[] = [];
+const cleanups: Cleanups = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) {
     try {
@@ -48,38 +47,13 @@ interface Setup {
 }
 
 async function setup(extraConfig: Record<string, unknown> = {}): Promise<Setup> {
-  const home = makeTempHome();
-  cleanups.push(() => home.cleanup());
-  const dir = mkdtempSync(join(tmpdir(), 'assent-web-fs-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(home.home, { recursive: true, mode: 0o700 });
-  writeFileSync(
-    home.paths.config,
-    JSON.stringify({
-      notifications: false,
-      web: { listen: '127.0.0.1:0' },
-      servers: { fs: { command: process.execPath, args: [filesystemBin, dir] } },
-      policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } },
-      ...extraConfig,
-    }),
-    { mode: 0o600 },
-  );
-  await home.startDaemon();
+  const { home, dir } = await startFsStack(cleanups, { policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } }, ...extraConfig });
   const web = await home.runCli(['web', '--json']);
   expect(web.code).toBe(0);
   const { url, code } = (JSON.parse(web.stdout) as { data: { url: string; code: string; expiresAt: number } }).data;
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
 
-  const client = new Client({ name: 'web-e2e-agent', version: '1.0.0' });
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [assentBin, 'mcp'],
-    env: { ...getDefaultEnvironment(), ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' },
-    stderr: 'pipe',
-  });
-  transport.stderr?.on('data', () => undefined);
-  await client.connect(transport);
-  cleanups.push(() => client.close());
+  const { client } = await connectGateway(cleanups, home);
 
   const profile = mkdtempSync(join(tmpdir(), 'assent-chromium-'));
   cleanups.push(() => rmSync(profile, { recursive: true, force: true }));
