@@ -12,6 +12,7 @@ import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
 import type { ApprovalRecord, Journal } from '../journal/journal.js';
 import type { Notifier } from '../channels/notifier.js';
 import { JsonText } from '../core/jsonText.js';
+import { Deadlines } from './deadlines.js';
 import type { EventBus } from './eventBus.js';
 import type { Logger } from './logger.js';
 import { actionDigestOf, type ProofService } from './proofService.js';
@@ -160,8 +161,18 @@ export function toApprovalView(record: ApprovalRecord): ApprovalView {
   return view;
 }
 
+/** What a pending approval is matched on, and its view as JSON text. */
+interface PendingEntry {
+  id: string;
+  sessionId: string;
+  server?: string;
+  tool?: string;
+  argsSha256: string;
+  json: string;
+}
+
 /** Does `selector` pick this approval? It may be an id, a session id, `server/tool` or `server/`. */
-export function matchesSelector(record: ApprovalView, selector: string | undefined): boolean {
+export function matchesSelector(record: Pick<ApprovalView, 'id' | 'sessionId' | 'server' | 'tool'>, selector: string | undefined): boolean {
   if (selector === undefined || selector === '') return true;
   if (record.id === selector || record.sessionId === selector) return true;
   if (record.server === undefined) return false;
@@ -184,11 +195,14 @@ export class ApprovalService {
   private pinned: PinnedConfig;
   private snapshot: PolicySnapshot;
   private readonly waiters = new Map<string, Set<(resolution: Resolution) => void>>();
-  /** Pending approvals in filing order: a read view of the journal, kept in step by fileApproval/resolve. */
-  private readonly pendingViews = new Map<string, ApprovalView>();
-  /** The same views as JSON text, serialized once when filed, so listing thousands stays cheap. */
-  private readonly pendingJson = new Map<string, string>();
-  private readonly expiryTimers = new Map<string, unknown>();
+  /**
+   * Pending approvals in filing order: a read view of the journal, kept in step
+   * by fileApproval/resolve. Each keeps only what selectors match on plus its
+   * view as JSON text, serialized once when filed, so holding and listing
+   * thousands stays cheap (SPEC §14).
+   */
+  private readonly pending = new Map<string, PendingEntry>();
+  private readonly deadlines: Deadlines;
   private readonly calls = new Map<string, CallRecord>();
   private readonly sessionGrants = new Map<string, Map<string, string>>();
   private readonly sessions = new Map<string, SessionInfo>();
@@ -208,6 +222,9 @@ export class ApprovalService {
     this.reattachGraceMs = options.reattachGraceMs ?? 5_000;
     this.proofs = options.proofs;
     this.pinned = options.config;
+    this.deadlines = new Deadlines(this.timers, () => this.clock.now(), (id) =>
+      this.resolve(id, { state: 'expired', reason: 'consent_timeout', decidedAt: this.clock.now() }),
+    );
     this.snapshot = compilePolicy(this.pinned.config.policy, this.journal.listRules({}));
   }
 
@@ -405,7 +422,7 @@ export class ApprovalService {
       return { callId: '', decision: 'allow', consent, waitedForConsentMs: 0, replay };
     }
     let approvalId: string | undefined;
-    for (const view of this.pendingViews.values()) {
+    for (const view of this.pending.values()) {
       if (view.sessionId === params.sessionId && view.server === params.server && view.tool === params.tool && view.argsSha256 === base.argsSha256) {
         if (this.journal.getApproval(view.id)?.handoff === true) {
           approvalId = view.id;
@@ -498,12 +515,7 @@ export class ApprovalService {
   }
 
   private armExpiry(record: ApprovalRecord): void {
-    const delay = Math.max(0, record.expiresAt - this.clock.now());
-    const handle = this.timers.setTimeout(() => {
-      this.expiryTimers.delete(record.id);
-      this.resolve(record.id, { state: 'expired', reason: 'consent_timeout', decidedAt: this.clock.now() });
-    }, delay);
-    this.expiryTimers.set(record.id, handle);
+    this.deadlines.set(record.id, record.expiresAt);
   }
 
   /** Compare-and-set in the journal; the first resolver wins and every channel is told (R-D-6). */
@@ -512,13 +524,8 @@ export class ApprovalService {
     resolution: { state: 'approved' | 'denied' | 'expired'; channel?: string; reason?: string; scope?: 'call' | 'session'; decidedAt: number },
   ): boolean {
     if (!this.journal.resolveApproval(id, resolution)) return false;
-    this.pendingViews.delete(id);
-    this.pendingJson.delete(id);
-    const timer = this.expiryTimers.get(id);
-    if (timer !== undefined) {
-      this.timers.clearTimeout(timer);
-      this.expiryTimers.delete(id);
-    }
+    this.pending.delete(id);
+    this.deadlines.delete(id);
     const record = this.journal.getApproval(id);
     const data: Record<string, unknown> = { id, state: resolution.state };
     if (resolution.channel !== undefined) data['channel'] = resolution.channel;
@@ -578,16 +585,18 @@ export class ApprovalService {
   }
 
   private rememberPending(view: ApprovalView): void {
-    this.pendingViews.set(view.id, view);
-    this.pendingJson.set(view.id, JSON.stringify(view));
+    const entry: PendingEntry = { id: view.id, sessionId: view.sessionId, argsSha256: view.argsSha256, json: JSON.stringify(view) };
+    if (view.server !== undefined) entry.server = view.server;
+    if (view.tool !== undefined) entry.tool = view.tool;
+    this.pending.set(view.id, entry);
   }
 
   /** `approvals.list` for the heads: pending approvals come back as ready JSON text. */
   listAsJson(options: { selector?: string; state?: ApprovalRecord['state']; limit?: number } = {}): JsonText | ApprovalView[] {
     if ((options.state ?? 'pending') !== 'pending') return this.list(options);
     const parts: string[] = [];
-    for (const view of this.pendingViews.values()) {
-      if (matchesSelector(view, options.selector)) parts.push(this.pendingJson.get(view.id) ?? JSON.stringify(view));
+    for (const entry of this.pending.values()) {
+      if (matchesSelector(entry, options.selector)) parts.push(entry.json);
       if (options.limit !== undefined && parts.length >= options.limit) break;
     }
     return new JsonText(`[${parts.join(',')}]`);
@@ -596,8 +605,8 @@ export class ApprovalService {
   list(options: { selector?: string; state?: ApprovalRecord['state']; limit?: number } = {}): ApprovalView[] {
     if ((options.state ?? 'pending') === 'pending') {
       const selected: ApprovalView[] = [];
-      for (const view of this.pendingViews.values()) {
-        if (matchesSelector(view, options.selector)) selected.push(view);
+      for (const entry of this.pending.values()) {
+        if (matchesSelector(entry, options.selector)) selected.push(JSON.parse(entry.json) as ApprovalView);
         if (options.limit !== undefined && selected.length >= options.limit) break;
       }
       return selected;
@@ -749,15 +758,14 @@ export class ApprovalService {
       if (record === undefined || record.handoff) continue;
       if (this.resolve(id, { state: 'denied', reason: 'shutdown', decidedAt: this.clock.now() })) denied += 1;
     }
-    for (const handle of this.expiryTimers.values()) this.timers.clearTimeout(handle);
-    this.expiryTimers.clear();
+    this.deadlines.clear();
     await this.audit.flush();
     return { denied };
   }
 
   status(): Record<string, unknown> {
     return {
-      pendingApprovals: this.pendingViews.size,
+      pendingApprovals: this.pending.size,
       waitingCalls: this.waiters.size,
       callsInProgress: this.calls.size,
       sessions: this.listSessions().length,

@@ -148,14 +148,14 @@ class Connection implements ConnectionHandle {
   }
 
   /** Writes a frame that is already encoded; same backlog rule as write(). */
-  private writeFrame(frame: string): void {
+  private writeFrame(...pieces: string[]): void {
     if (this.isClosed || this.socket.destroyed) return;
     if (this.socket.writableLength > this.server.maxWriteBacklogBytes) {
       this.log.warn('dropping a client that does not read its replies', { backlogBytes: this.socket.writableLength });
       this.socket.destroy();
       return;
     }
-    this.socket.write(frame);
+    for (const piece of pieces) this.socket.write(piece);
   }
 
   private write(message: unknown): void {
@@ -274,7 +274,8 @@ class Connection implements ConnectionHandle {
       const context: CallContext = { ...this.server.contextFor(this), connection: this, signal: controller.signal };
       const result: unknown = await operation.handler(parsed.data, context);
       if (id === undefined) return;
-      if (result instanceof JsonText) this.writeFrame(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.text}}\n`);
+      // Large ready-made results go out in three writes, never copied into one frame string.
+      if (result instanceof JsonText) this.writeFrame(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, result.text, '}\n');
       else this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
     } catch (error) {
       if (error instanceof AssentError) {
