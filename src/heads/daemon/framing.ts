@@ -86,3 +86,6 @@ export class LineDecoder {
 export function encodeFrame(message: unknown): string {
   return `${JSON.stringify(message)}\n`;
 }
+
+/** Notification a client sends to abort one of its running requests. */
+export const CANCEL_METHOD = '$/cancelRequest';

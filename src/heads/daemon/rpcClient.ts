@@ -7,8 +7,7 @@ import { AssentError, isErrorType } from '../../core/errors.js';
 import { VERSION } from '../../version.js';
 import { ensureDaemonRunning } from './autoSpawn.js';
 import type { AutoSpawnOptions } from './autoSpawn.js';
-import { LineDecoder, encodeFrame } from './framing.js';
-import { CANCEL_METHOD } from './rpcServer.js';
+import { CANCEL_METHOD, LineDecoder, encodeFrame } from './framing.js';
 
 /** Replies may be larger than requests (a long approvals list); still bounded. */
 const MAX_REPLY_FRAME_BYTES = 64 * 1024 * 1024;

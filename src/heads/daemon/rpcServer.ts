@@ -13,7 +13,7 @@ import type { ErrorType } from '../../core/errors.js';
 import { JsonText } from '../../core/jsonText.js';
 import type { CallContext, ConnectionHandle, Operation } from '../../operations/operation.js';
 import type { Logger } from '../../service/logger.js';
-import { LineDecoder, MAX_FRAME_BYTES, encodeFrame } from './framing.js';
+import { CANCEL_METHOD, LineDecoder, MAX_FRAME_BYTES, encodeFrame } from './framing.js';
 
 /** The one JSON-RPC error code the daemon uses; the meaning is in `data.type`. */
 export const RPC_ERROR_CODE = -32000;
@@ -23,8 +23,6 @@ export const MAX_WRITE_BACKLOG_BYTES = 8 * 1024 * 1024;
 export const MAX_ID_LENGTH = 256;
 /** Requests one connection may have running at once (long waits included). */
 export const MAX_IN_FLIGHT_PER_CONNECTION = 1024;
-/** Notification a client sends to abort one of its running requests. */
-export const CANCEL_METHOD = '$/cancelRequest';
 
 export interface RpcServerOptions {
   socketPath: string;
