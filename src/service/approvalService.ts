@@ -128,6 +128,7 @@ const DENIAL_HELP: Record<string, string> = {
   consent_timeout: 'No one answered before the approval expired.',
   session_ended: 'The session ended while the call was waiting.',
   shutdown: 'The assent daemon shut down while the call was waiting.',
+  cancelled: 'The caller withdrew the call before anyone decided.',
 };
 
 /**
@@ -286,6 +287,8 @@ export class ApprovalService {
       onWaiterDetached?: (detach: () => void) => void;
       /** Told the approval as soon as it is filed, so the caller can offer its own channel (elicitation, R-MCP-6). */
       onApprovalFiled?: (approval: ApprovalView) => void;
+      /** Aborted when the caller withdraws the call (an MCP cancel): its approval is then resolved as cancelled. */
+      withdrawn?: AbortSignal;
     } = {},
   ): Promise<AuthorizeResult> {
     if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the call in a moment');
@@ -338,7 +341,15 @@ export class ApprovalService {
     });
     const resolving = this.waitForResolution(record.id, options.onWaiterDetached);
     options.onApprovalFiled?.(toApprovalView(record));
-    const resolution = await resolving;
+    const withdraw = (): void => void this.resolve(record.id, { state: 'denied', reason: 'cancelled', decidedAt: this.clock.now() });
+    if (options.withdrawn?.aborted) withdraw();
+    else options.withdrawn?.addEventListener('abort', withdraw, { once: true });
+    let resolution: Resolution;
+    try {
+      resolution = await resolving;
+    } finally {
+      options.withdrawn?.removeEventListener('abort', withdraw);
+    }
     const waited = Math.max(1, Math.round(this.clock.monotonic() - startedMono));
     if (resolution.state === 'approved') {
       if (resolution.scope === 'session') {
@@ -350,9 +361,9 @@ export class ApprovalService {
     }
     // Operator denials carry a channel (and maybe the operator's words); lifecycle
     // denials (shutdown, session_ended) carry only their reason.
-    const denialKind = resolution.state === 'expired' ? 'consent_timeout' : 'consent_denied';
     const detail =
       resolution.state === 'expired' ? 'consent_timeout' : resolution.channel === undefined ? (resolution.reason ?? 'consent_denied') : 'consent_denied';
+    const denialKind = resolution.state === 'expired' ? 'consent_timeout' : detail === 'cancelled' ? 'cancelled' : 'consent_denied';
     const operatorReason =
       resolution.channel !== undefined && resolution.reason !== undefined && resolution.reason !== 'consent_denied' ? resolution.reason : undefined;
     const audit: Omit<AuditRecord, 'ts' | 'principal'> = {
@@ -759,6 +770,8 @@ export class ApprovalService {
       if (this.resolve(id, { state: 'denied', reason: 'shutdown', decidedAt: this.clock.now() })) denied += 1;
     }
     this.deadlines.clear();
+    // Let every woken call finish and send its denial before the server closes its connections.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     await this.audit.flush();
     return { denied };
   }

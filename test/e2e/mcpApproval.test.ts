@@ -148,6 +148,25 @@ describe('R-MCP-3 prompt tools wait for the operator', () => {
   });
 });
 
+describe('R-D-6 a cancelled call withdraws its approval', () => {
+  it('the client cancels a waiting call: the approval leaves the queue, is audited cancelled, and the upstream never runs it', async () => {
+    const { home, dir, client } = await setup({ default: 'allow', tools: { 'fs/write_file': 'prompt' } });
+    const target = join(dir, 'cancelled.txt');
+    const abort = new AbortController();
+    const call = client.callTool({ name: 'write_file', arguments: { path: target, content: 'never' } }, undefined, { timeout: 60_000, signal: abort.signal });
+    const [pending] = await pendingIds(home);
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    await expect
+      .poll(async () => (JSON.parse((await home.runCli(['pending', '--json'])).stdout) as { data: unknown[] }).data.length, { timeout: 5000 })
+      .toBe(0);
+    await expect.poll(() => audit(home).find((l) => l['approvalId'] === pending!.id), { timeout: 5000 }).toMatchObject({ outcome: 'cancelled', deniedReason: 'cancelled' });
+    const late = await home.runCli(['deny', pending!.id]);
+    expect(late.code).toBe(65);
+    expect(existsSync(target)).toBe(false);
+  });
+});
+
 describe('R-MCP-6 elicitation channel', () => {
   it('an accepting client gets the call through, audited with channel elicitation', async () => {
     const forms: string[] = [];

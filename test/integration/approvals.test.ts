@@ -189,7 +189,7 @@ describe('prompt calls wait for a human', () => {
     process.kill(pid, 'SIGTERM');
     const r = await shutdownCall;
     expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.error.details?.['detail']).toBe('shutdown');
+    if (!r.ok) expect(r.error.details?.['detail'], JSON.stringify(r.error)).toBe('shutdown');
     await exited;
     expect(auditLines(home).some((l) => l['deniedReason'] === 'shutdown')).toBe(true);
   });
