@@ -136,14 +136,10 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       class: 'write',
       exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
       handler: async ({ requestKey, ...params }, context) => {
-        // A cancel from a live connection withdraws the call; a dropped connection instead
-        // gets the re-attach grace of R-D-7 (onWaiterDetached).
-        const withdrawn = new AbortController();
-        context.signal?.addEventListener('abort', () => {
-          if (context.connection?.closed !== true) withdrawn.abort();
-        });
         return service.authorize(params, {
-          withdrawn: withdrawn.signal,
+          // A cancel from a live connection withdraws the call; a dropped connection
+          // instead gets the re-attach grace of R-D-7 (onWaiterDetached).
+          ...(context.signal === undefined ? {} : { withdrawn: context.signal, isWithdrawal: () => context.connection?.closed !== true }),
           onWaiterDetached: (detach) => context.connection?.onClose(detach),
           onApprovalFiled: (approval) => {
             if (requestKey !== undefined && context.connection !== undefined && !context.connection.closed) {

@@ -289,6 +289,8 @@ export class ApprovalService {
       onApprovalFiled?: (approval: ApprovalView) => void;
       /** Aborted when the caller withdraws the call (an MCP cancel): its approval is then resolved as cancelled. */
       withdrawn?: AbortSignal;
+      /** Whether an abort of `withdrawn` is a withdrawal (default yes); a dropped connection is not. */
+      isWithdrawal?: () => boolean;
     } = {},
   ): Promise<AuthorizeResult> {
     if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the call in a moment');
@@ -341,7 +343,9 @@ export class ApprovalService {
     });
     const resolving = this.waitForResolution(record.id, options.onWaiterDetached);
     options.onApprovalFiled?.(toApprovalView(record));
-    const withdraw = (): void => void this.resolve(record.id, { state: 'denied', reason: 'cancelled', decidedAt: this.clock.now() });
+    const withdraw = (): void => {
+      if (options.isWithdrawal?.() ?? true) this.resolve(record.id, { state: 'denied', reason: 'cancelled', decidedAt: this.clock.now() });
+    };
     if (options.withdrawn?.aborted) withdraw();
     else options.withdrawn?.addEventListener('abort', withdraw, { once: true });
     let resolution: Resolution;
