@@ -293,6 +293,22 @@ describe('exported proofs', () => {
   }, 90_000);
 });
 
+describe('R-J-4 expiry end to end', () => {
+  it('an exported proof presented after approvals.proofTtlSeconds is refused (expired) and runs nothing', async () => {
+    const { home, dir } = await setup({ approvals: { proofTtlSeconds: 1 } });
+    writeRequest(dir, effectsAction(dir));
+    writePolicy(dir, 'ask');
+    const id = await fileExecApproval(home, dir);
+    const file = join(dir.dir, 'expired.proof');
+    expect((await exportProof(home, id, file)).exitCode).toBe(0);
+    await sleep(1500);
+    const run = await cli(home, ['action', 'run', '--via-daemon', '--approval-proof-file', file, dir.policy, dir.request]);
+    expect(run.stderr).toMatch(/refused \(expired\)/);
+    expect(JSON.parse(run.stdout)).toMatchObject({ decision: 'deny', execution: { state: 'not-started' } });
+    expect(effectCount(dir)).toBe(0);
+  }, 30_000);
+});
+
 describe('crash safety', () => {
   it('R-J-5 kill -9 of the daemon while an approved effect runs leaves an uncertain effect, event and audit line; the proof runs nothing again', async () => {
     const { home, dir, daemon } = await setup();
