@@ -214,7 +214,12 @@ function listen() {
   if (state.events) state.events.close();
   const events = new EventSource('/api/v1/events');
   state.events = events;
-  events.addEventListener('ready', () => setStatus('live'));
+  // Once the stream is live, list again: a request filed while it was connecting sent its
+  // event to nobody, and would otherwise stay off the page until the next event.
+  events.addEventListener('ready', () => {
+    setStatus('live');
+    void refresh().catch(() => undefined);
+  });
   const onChange = (message) => {
     void refresh().catch(() => undefined);
     try {

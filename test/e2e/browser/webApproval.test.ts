@@ -100,6 +100,7 @@ describe.skipIf(!haveChromium)('the approval page in Chromium', () => {
     await page.getByLabel('Pairing code').fill(code);
     await page.getByRole('button', { name: 'Pair' }).click();
     await expect.poll(() => page.getByText('Nothing is waiting for you.').isVisible(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 10_000 }).toBe('live');
 
     const target = join(dir, 'from-the-web.txt');
     // Long, multi-line, with a bidi override and a look-alike letter: all must be visible, nothing shortened.
@@ -138,6 +139,7 @@ describe.skipIf(!haveChromium)('the approval page in Chromium', () => {
     page.on('request', (request) => requests.push(request.url()));
     await page.goto(`${url}#code=${code}`);
     await expect.poll(() => page.getByText('Nothing is waiting for you.').isVisible(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 10_000 }).toBe('live');
     // The fragment is gone from the address bar and never reached the server.
     expect(page.url()).toBe(url);
     for (const requested of requests) expect(requested).not.toContain(code);
@@ -164,6 +166,7 @@ describe.skipIf(!haveChromium)('the approval page in Chromium', () => {
     const { dir, client, url, code, page } = await setup({ approvals: { handoff: true, proofTtlSeconds: 300 } });
     await page.goto(`${url}#code=${code}`);
     await expect.poll(() => page.getByText('Nothing is waiting for you.').isVisible(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 10_000 }).toBe('live');
 
     const target = join(dir, 'handoff.txt');
     const args = { path: target, content: 'after the handoff' };
