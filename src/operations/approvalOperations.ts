@@ -150,6 +150,32 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       },
     }),
     defineOperation({
+      name: 'calls.resume',
+      summary: 'Re-attach a waiting call to the approval it filed before the daemon restarted (R-D-7); then as calls.authorize.',
+      params: z.strictObject({
+        approvalId: z.string().min(1).max(64),
+        sessionId: z.string().min(1).max(200),
+        server: z.string().min(1).max(200),
+        tool: z.string().min(1).max(200),
+        args: JsonObject,
+        annotations: JsonObject.optional(),
+        caller: JsonObject.optional(),
+      }),
+      result: z.object({
+        callId: z.string(),
+        decision: z.literal('allow'),
+        consent: z.object({ channel: z.string(), approvalId: z.string().optional(), ruleId: z.string().optional() }).optional(),
+        waitedForConsentMs: z.number(),
+      }),
+      class: 'write',
+      exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
+      handler: async (params, context) =>
+        service.resume(params, {
+          onWaiterDetached: (detach) => context.connection?.onClose(detach),
+          ...(context.signal === undefined ? {} : { withdrawn: context.signal, isWithdrawal: () => context.connection?.closed !== true }),
+        }),
+    }),
+    defineOperation({
       name: 'calls.finish',
       summary: 'Report the end of an admitted call so it is audited with its duration.',
       params: z.strictObject({

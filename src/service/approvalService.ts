@@ -341,8 +341,48 @@ export class ApprovalService {
       argsSha256,
       caller,
     });
-    const resolving = this.waitForResolution(record.id, options.onWaiterDetached);
     options.onApprovalFiled?.(toApprovalView(record));
+    return this.awaitDecision(record, base, startedMono, options);
+  }
+
+  /**
+   * Re-attaches a call to the approval it filed before the daemon restarted
+   * (R-D-7): the gateway presents the same session, tool and arguments and the
+   * approval id it was told; the call then waits and is admitted or refused as
+   * if it had never left.
+   */
+  async resume(
+    params: AuthorizeParams & { approvalId: string },
+    options: { onWaiterDetached?: (detach: () => void) => void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean } = {},
+  ): Promise<AuthorizeResult> {
+    if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the call in a moment');
+    const record = this.journal.getApproval(params.approvalId);
+    const argsSha256 = digestOf(params.args);
+    if (
+      record === undefined ||
+      record.kind !== 'tool' ||
+      record.handoff ||
+      record.sessionId !== params.sessionId ||
+      record.server !== params.server ||
+      record.tool !== params.tool ||
+      record.argsSha256 !== argsSha256
+    ) {
+      throw new AssentError('not_found', `no approval ${params.approvalId} for this exact call to re-attach to; send the call again`);
+    }
+    const caller = params.caller ?? record.caller;
+    this.touchSession(params.sessionId, caller);
+    const base = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller };
+    return this.awaitDecision(record, base, this.clock.monotonic() - Math.max(0, this.clock.now() - record.requestedAt), options);
+  }
+
+  /** Waits for a filed approval, then admits the call or throws its denial (audited either way). */
+  private async awaitDecision(
+    record: ApprovalRecord,
+    base: Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>,
+    startedMono: number,
+    options: { onWaiterDetached?: (detach: () => void) => void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean },
+  ): Promise<AuthorizeResult> {
+    const resolving = this.waitForResolution(record.id, options.onWaiterDetached);
     const withdraw = (): void => {
       if (options.isWithdrawal?.() ?? true) this.resolve(record.id, { state: 'denied', reason: 'cancelled', decidedAt: this.clock.now() });
     };
@@ -357,9 +397,9 @@ export class ApprovalService {
     const waited = Math.max(1, Math.round(this.clock.monotonic() - startedMono));
     if (resolution.state === 'approved') {
       if (resolution.scope === 'session') {
-        let grants = this.sessionGrants.get(params.sessionId);
-        if (grants === undefined) this.sessionGrants.set(params.sessionId, (grants = new Map()));
-        grants.set(toolKey, record.id);
+        let grants = this.sessionGrants.get(base.sessionId);
+        if (grants === undefined) this.sessionGrants.set(base.sessionId, (grants = new Map()));
+        grants.set(`${base.server}/${base.tool}`, record.id);
       }
       return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: record.id }, waited);
     }

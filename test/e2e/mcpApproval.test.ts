@@ -148,6 +148,32 @@ describe('R-MCP-3 prompt tools wait for the operator', () => {
   });
 });
 
+describe('R-D-7 a waiting call survives a daemon crash', () => {
+  it('after kill -9 and a restart the gateway re-attaches, the same approval is approved, and the call completes once', async () => {
+    const { home, dir, client } = await setup({ default: 'allow', tools: { 'fs/write_file': 'prompt' } });
+    const target = join(dir, 'after-crash.txt');
+    const call = client.callTool({ name: 'write_file', arguments: { path: target, content: 'survived' } }, undefined, { timeout: 60_000 });
+    const [pending] = await pendingIds(home);
+    process.kill(Number(readFileSync(home.paths.pid, 'utf8').trim()), 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await home.startDaemon();
+    const [again] = await pendingIds(home);
+    expect(again?.id).toBe(pending!.id);
+
+    const out = join(home.home, 'approve-after-crash.out');
+    const pty = new PtySession(['approve', pending!.id], { outFile: out, env: { ASSENT_HOME: home.home } });
+    cleanups.push(() => pty.kill());
+    const code = await pty.waitFor(/Type ([a-z]{4}) to approve/);
+    pty.type(`${code[1]}\r`);
+    expect((await pty.finish(out)).exitCode).toBe(0);
+
+    const result = await call;
+    expect(result.isError, text(result)).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('survived');
+    await expect.poll(() => audit(home).filter((l) => l['approvalId'] === pending!.id && l['outcome'] === 'ok').length, { timeout: 5000 }).toBe(1);
+  });
+});
+
 describe('R-D-6 a cancelled call withdraws its approval', () => {
   it('the client cancels a waiting call: the approval leaves the queue, is audited cancelled, and the upstream never runs it', async () => {
     const { home, dir, client } = await setup({ default: 'allow', tools: { 'fs/write_file': 'prompt' } });

@@ -93,6 +93,8 @@ export interface DaemonGateOptions {
   elicitation?: boolean;
   /** `channels.tty`: also ask on the controlling terminal, when one can be opened (R-MCP-7). */
   tty?: boolean;
+  /** Opens a new daemon connection after the old one dropped, so waiting calls re-attach (R-D-7). */
+  reconnect?: () => Promise<DaemonClient>;
 }
 
 /** The form an MCP client shows for the elicitation channel: the complete escaped call and one yes/no. */
@@ -111,17 +113,47 @@ export function elicitationRequest(call: GateCall, approvalId: string): Record<s
 
 /** Connects the gate: fetches the pinned policy and subscribes to its changes. */
 export async function connectDaemonGate(options: DaemonGateOptions): Promise<CallGate> {
-  const { client, sessionId, logger } = options;
+  const { sessionId, logger } = options;
   const now = options.now ?? Date.now;
-  const initial = await client.call<PolicySnapshotData>('policy.get', { watch: true });
-  let snapshot: PolicySnapshot = compilePolicy(initial.policy, initial.rules);
-  let configPath = initial.path;
-  client.onNotification('policy', (params) => {
-    const data = params as PolicySnapshotData;
+  let client = options.client;
+  let snapshot: PolicySnapshot = compilePolicy({ default: 'deny', destructive: 'deny', tools: {}, consentTimeoutSeconds: 90 }, []);
+  let configPath = '';
+  const useSnapshot = (data: PolicySnapshotData): void => {
     snapshot = compilePolicy(data.policy, data.rules);
     configPath = data.path;
-    logger.info('policy snapshot updated', { revision: data.revision });
-  });
+  };
+  /** Adopts a daemon connection: its pinned policy, and every later change pushed to it. */
+  const attach = async (next: DaemonClient): Promise<void> => {
+    useSnapshot(await next.call<PolicySnapshotData>('policy.get', { watch: true }));
+    next.onNotification('policy', (params) => {
+      useSnapshot(params as PolicySnapshotData);
+      logger.info('policy snapshot updated', { revision: (params as PolicySnapshotData).revision });
+    });
+    client = next;
+  };
+  await attach(client);
+  let reconnecting: Promise<DaemonClient | undefined> | undefined;
+  /** After the daemon went away: one new connection (auto-spawn restarts it), shared by every waiting call. */
+  const reconnect = (): Promise<DaemonClient | undefined> => {
+    const connect = options.reconnect;
+    if (connect === undefined) return Promise.resolve(undefined);
+    reconnecting ??= (async () => {
+      for (let attempt = 0; attempt < 40; attempt += 1) {
+        try {
+          const next = await connect();
+          await attach(next);
+          logger.info('re-attached to the assent daemon');
+          return next;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
+      return undefined;
+    })().finally(() => {
+      reconnecting = undefined;
+    });
+    return reconnecting;
+  };
   const settled = new Map<string, SettledCall>();
   /** Calls that run under a handoff proof: their result is recorded with the effect. */
   const effectCalls = new Set<string>();
@@ -225,32 +257,42 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
       };
       if (call.annotations !== undefined) params['annotations'] = call.annotations;
       const elicitAbort = new AbortController();
-      let stopListening: (() => void) | undefined;
       const elicit = options.elicitation === true ? call.elicit : undefined;
-      if (elicit !== undefined || options.tty === true) {
-        counter += 1;
-        const requestKey = `e${counter.toString(36)}`;
-        params['requestKey'] = requestKey;
-        stopListening = client.onNotification('calls.pending', (notification) => {
-          const pending = notification as { requestKey?: string; approval?: { id?: string; expiresAt?: number } };
-          const approvalId = pending.approval?.id;
-          if (pending.requestKey !== requestKey || typeof approvalId !== 'string') return;
-          if (elicit !== undefined) void askThroughElicitation(elicit, call, approvalId, elicitAbort.signal);
-          if (options.tty === true) void askThroughTerminal(call, approvalId, pending.approval?.expiresAt ?? now(), elicitAbort.signal);
-        });
-      }
+      // The approval id arrives as soon as it is filed: the other channels need it,
+      // and so does re-attaching after a daemon restart.
+      counter += 1;
+      const requestKey = `e${counter.toString(36)}`;
+      params['requestKey'] = requestKey;
+      let approvalId: string | undefined;
+      const stopListening = client.onNotification('calls.pending', (notification) => {
+        const pending = notification as { requestKey?: string; approval?: { id?: string; expiresAt?: number } };
+        if (pending.requestKey !== requestKey || typeof pending.approval?.id !== 'string') return;
+        approvalId = pending.approval.id;
+        if (elicit !== undefined) void askThroughElicitation(elicit, call, approvalId, elicitAbort.signal);
+        if (options.tty === true) void askThroughTerminal(call, approvalId, pending.approval.expiresAt ?? now(), elicitAbort.signal);
+      });
+      const cancelled: GateDecision = { allowed: false, reason: 'cancelled', message: 'the client cancelled the call while it waited for a decision' };
       try {
         const result = await client.call<AuthorizeResult>('calls.authorize', params, { signal: call.signal });
         if (result.replay !== undefined) return { allowed: true, replay: replayResult(call, result.replay, result.consent?.approvalId) };
         if (result.effectId !== undefined) effectCalls.add(result.callId);
         return { allowed: true, callId: result.callId };
       } catch (error) {
-        if (call.signal.aborted) return { allowed: false, reason: 'cancelled', message: 'the client cancelled the call while it waited for a decision' };
-        return denialFrom(call, error, configPath);
+        if (call.signal.aborted) return cancelled;
+        const next = error instanceof AssentError && error.type === 'unavailable' && approvalId !== undefined ? await reconnect() : undefined;
+        if (next === undefined || approvalId === undefined) return denialFrom(call, error, configPath);
+        // R-D-7: the daemon restarted while this call waited; its approval survived in the journal.
+        const { requestKey: _requestKey, ...resumeParams } = params;
+        try {
+          const result = await next.call<AuthorizeResult>('calls.resume', { ...resumeParams, approvalId }, { signal: call.signal });
+          return { allowed: true, callId: result.callId };
+        } catch (resumeError) {
+          return call.signal.aborted ? cancelled : denialFrom(call, resumeError, configPath);
+        }
       } finally {
         // Whichever channel won, a form still open on the client is withdrawn (R-MCP-6).
         elicitAbort.abort();
-        stopListening?.();
+        stopListening();
       }
     },
     finish(callId, outcome) {

@@ -40,6 +40,7 @@ export async function createGateForCli(context: GateFactoryContext): Promise<Gat
       logger: context.logger,
       elicitation: pinned.config.channels.elicitation,
       tty: pinned.config.channels.tty,
+      reconnect: () => connectForCli({ env: context.env }),
     });
     return { config: pinned.config, configPath: pinned.path, gate, mode: 'daemon' };
   } catch (error) {
