@@ -160,6 +160,9 @@ describe('assent action review (SPEC §6)', () => {
     await b.pty.waitFor(/withdrew call 1/);
     b.pty.type(`RUN ${stale}\r`);
     await expect(withdrawn).rejects.toThrow();
+    // Let the broker read (and drop) the stale answer before the next prompt opens; on a loaded
+    // machine it could otherwise arrive late and be taken, and refused, as the next answer.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     from = b.pty.screen.length;
     const next = client.callTool({ name: 'execute_selected', arguments: {} });
     const fresh = await nextChallenge(b.pty, from);
