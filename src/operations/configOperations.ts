@@ -80,6 +80,10 @@ export function configOperations(deps: ConfigOperationDeps): Operation[] {
         }
         if (!current.changed) return { revision: current.pinnedRevision, applied: false };
         const loaded = loadConfigFile(deps.configPath);
+        // The file is read again to apply it; only the exact revision the operator reviewed may be applied.
+        if (loaded.revision !== params.revision) {
+          throw new AssentError('conflict', `${deps.configPath} changed while it was being applied; run \`assent config reload\` again to review the new version`);
+        }
         deps.service.applyConfig({ config: loaded.config, revision: loaded.revision, path: deps.configPath });
         return { revision: loaded.revision, applied: true };
       },

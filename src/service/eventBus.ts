@@ -31,6 +31,16 @@ export interface EventStore {
 
 export type EventListener = (event: BusEvent) => void;
 
+/** A copy of event data without raw arguments, at the top level and inside an embedded approval. */
+export function withoutPrivateFields(data: Record<string, unknown>): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if ((PRIVATE_FIELDS as readonly string[]).includes(key)) continue;
+    copy[key] = key === 'approval' && typeof value === 'object' && value !== null && !Array.isArray(value) ? withoutPrivateFields(value as Record<string, unknown>) : value;
+  }
+  return copy;
+}
+
 /** Fields that only live subscribers may see; never persisted. */
 const PRIVATE_FIELDS = ['args', 'action'] as const;
 
@@ -44,8 +54,7 @@ export class EventBus {
 
   publish(kind: EventKind, data: Record<string, unknown>, sessionId?: string): BusEvent {
     const ts = this.now();
-    const persisted: Record<string, unknown> = { ...data };
-    for (const field of PRIVATE_FIELDS) delete persisted[field];
+    const persisted = withoutPrivateFields(data);
     const seq = this.store.appendEvent(sessionId === undefined ? { kind, ts, data: persisted } : { kind, ts, sessionId, data: persisted });
     const event: BusEvent = sessionId === undefined ? { kind, seq, ts, data } : { kind, seq, ts, sessionId, data };
     for (const listener of [...this.listeners]) {

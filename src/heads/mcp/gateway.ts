@@ -240,6 +240,11 @@ class GatewayCore implements Gateway {
 
   private onClientNotification(notification: WireMessage): void {
     const params = notification.params ?? {};
+    if (notification.method === 'tools/call') {
+      // A call sent as a notification would skip the gate; it never reaches an upstream.
+      this.log.warn('dropped a tools/call sent as a notification (no id); calls must be requests');
+      return;
+    }
     if (notification.method === 'notifications/cancelled') {
       const inflight = this.clientInflight.get(params['requestId'] as RpcId);
       if (inflight === undefined) return;
@@ -444,7 +449,12 @@ class GatewayCore implements Gateway {
     }
     const { link, tool } = target;
     const rawArgs = params['arguments'];
-    const args = isRecord(rawArgs) ? rawArgs : {};
+    if (rawArgs !== undefined && !isRecord(rawArgs)) {
+      // What the gate decides must be exactly what the upstream receives.
+      this.fail(request.id, { code: RPC_INVALID_PARAMS, message: 'tools/call params.arguments must be an object when present; the call was not forwarded.' });
+      return;
+    }
+    const args = rawArgs ?? {};
     const controller = new AbortController();
     const inflight: ClientInflight = { method: request.method, gate: controller };
     this.clientInflight.set(request.id, inflight);

@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, type CallToolResult, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { CallGate, GateCall, GateDecision } from '../../../../src/heads/mcp/gate.js';
@@ -159,6 +159,32 @@ describe('startGateway, one upstream', () => {
     expect(h.gate.seen[0]).toMatchObject({ server: 'fs', tool: 'echo', args: { text: 'hi' }, annotations: { readOnlyHint: true } });
     expect(h.gate.seen[0]?.caller).toMatchObject({ clientName: 'test-client' });
     expect(h.gate.finished).toEqual([{ callId: 'c1', ok: true }]);
+  });
+
+  it('R-MCP-3 arguments that are not an object are refused, never decided as {} and forwarded as they came', async () => {
+    const h = await harness(['fs']);
+    for (const odd of [['x'], null, 'text']) {
+      await expect(h.client.request({ method: 'tools/call', params: { name: 'echo', arguments: odd as never } }, CallToolResultSchema)).rejects.toThrow(/arguments must be an object/);
+    }
+    expect(h.gate.seen).toEqual([]);
+    expect(h.upstreams['fs']?.calls).toEqual([]);
+  });
+
+  it('R-MCP-3 a tools/call sent as a notification (no id) never reaches an upstream', async () => {
+    const h = await harness(['fs']);
+    await h.client.callTool({ name: 'echo', arguments: { text: 'before' } });
+    // Record every message the upstream receives from now on.
+    const serverSide = h.upstreams['fs']?.serverSide as Transport;
+    const received: { method?: string; id?: unknown }[] = [];
+    const deliver = serverSide.onmessage;
+    serverSide.onmessage = (message, extra) => {
+      received.push(message as { method?: string; id?: unknown });
+      deliver?.(message, extra);
+    };
+    await h.client.notification({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'sneaky' } } } as never);
+    const result = await h.client.callTool({ name: 'echo', arguments: { text: 'after' } });
+    expect(text(result)).toBe('fs:after');
+    expect(received.filter((m) => m.method === 'tools/call').map((m) => m.id === undefined)).toEqual([false]);
   });
 
   it('R-POL-3 fetches tools/list for annotations when the client calls a tool it never listed', async () => {
