@@ -204,6 +204,9 @@ export class ApprovalService {
    */
   private readonly pending = new Map<string, PendingEntry>();
   private readonly deadlines: Deadlines;
+  /** Approvals whose one call was admitted: an approval lets exactly one call through (single-use). */
+  private readonly taken = new Set<string>();
+  private readonly startedAt: number;
   private readonly calls = new Map<string, CallRecord>();
   private readonly sessionGrants = new Map<string, Map<string, string>>();
   private readonly sessions = new Map<string, SessionInfo>();
@@ -223,6 +226,7 @@ export class ApprovalService {
     this.reattachGraceMs = options.reattachGraceMs ?? 5_000;
     this.proofs = options.proofs;
     this.pinned = options.config;
+    this.startedAt = this.clock.now();
     this.deadlines = new Deadlines(this.timers, () => this.clock.now(), (id) =>
       this.resolve(id, { state: 'expired', reason: 'consent_timeout', decidedAt: this.clock.now() }),
     );
@@ -369,6 +373,12 @@ export class ApprovalService {
     ) {
       throw new AssentError('not_found', `no approval ${params.approvalId} for this exact call to re-attach to; send the call again`);
     }
+    // Re-attaching is for a call whose approval is still open, or was approved after this
+    // daemon started and has not let a call through yet; anything else was already used.
+    const decidedHere = record.state === 'approved' && (record.decidedAt ?? 0) >= this.startedAt && !this.taken.has(record.id);
+    if (record.state !== 'pending' && !decidedHere) {
+      throw new AssentError('conflict', `approval ${params.approvalId} is ${record.state} and cannot let another call through; send the call again`);
+    }
     const caller = params.caller ?? record.caller;
     this.touchSession(params.sessionId, caller);
     const base = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller };
@@ -396,6 +406,10 @@ export class ApprovalService {
     }
     const waited = Math.max(1, Math.round(this.clock.monotonic() - startedMono));
     if (resolution.state === 'approved') {
+      if (this.taken.has(record.id)) {
+        throw new AssentError('conflict', `approval ${record.id} already let its one call through; send the call again`);
+      }
+      this.taken.add(record.id);
       if (resolution.scope === 'session') {
         let grants = this.sessionGrants.get(base.sessionId);
         if (grants === undefined) this.sessionGrants.set(base.sessionId, (grants = new Map()));

@@ -214,6 +214,28 @@ describe('R-D-7 durability across a crash', () => {
   });
 });
 
+describe('single use across re-attach', () => {
+  it('calls.resume cannot let a second call through an approval that already admitted one', async () => {
+    const home = await setup(PROMPT_WRITE);
+    const client = await connect(home);
+    const params = { sessionId: 's1', server: 'fs', tool: 'write_file', args: { path: '/once' } };
+    const first = authorize(client, params);
+    const [pending] = await waitForPending(home);
+    await approveInPty(home, pending!.id);
+    expect((await first).ok).toBe(true);
+    const again = await client.call('calls.resume', { ...params, approvalId: pending!.id }).then(
+      () => 'admitted',
+      (error: { type?: string }) => error.type,
+    );
+    expect(again).toBe('conflict');
+    const other = await client.call('calls.resume', { ...params, args: { path: '/other' }, approvalId: pending!.id }).then(
+      () => 'admitted',
+      (error: { type?: string }) => error.type,
+    );
+    expect(other).toBe('not_found');
+  });
+});
+
 describe('R-D-8 session scope and R-POL-4 rules', () => {
   it('approve --session lets the same tool pass in that session only', async () => {
     const home = await setup(PROMPT_WRITE);
