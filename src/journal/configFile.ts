@@ -15,6 +15,8 @@ export interface ConfigFileInspection {
   revision: string;
   problems: ConfigProblem[];
   exists: boolean;
+  /** The exact text read; undefined when the file is missing (defaults) or too large. */
+  text?: string;
 }
 
 export interface LoadedConfig {
@@ -23,6 +25,8 @@ export interface LoadedConfig {
   /** Warnings only (unknown keys); errors make loadConfigFile throw. */
   problems: ConfigProblem[];
   exists: boolean;
+  /** The exact text the revision is the digest of; undefined for the defaults of a missing file. */
+  text?: string;
 }
 
 /** Turns V8's "at position N" into line and column, so the operator can find the spot. */
@@ -106,6 +110,11 @@ export function inspectConfigFile(path: string): ConfigFileInspection {
       details: { path },
     });
   }
+  return inspectConfigText(text);
+}
+
+/** Validates config text already read (a file, or a copy the daemon pinned). */
+export function inspectConfigText(text: string): ConfigFileInspection {
   const revision = digestOf(text);
   let value: unknown;
   try {
@@ -115,6 +124,7 @@ export function inspectConfigFile(path: string): ConfigFileInspection {
       config: undefined,
       revision,
       exists: true,
+      text,
       problems: [{ severity: 'error', path: '', message: `not valid JSON: ${locateJsonError(text, error)}` }],
     };
   }
@@ -125,7 +135,7 @@ export function inspectConfigFile(path: string): ConfigFileInspection {
     message: 'appears more than once in the same object; readers disagree on which value counts, so keep exactly one',
   }));
   const problems = [...duplicates, ...validated.problems];
-  return { config: duplicates.length > 0 ? undefined : validated.config, revision, problems, exists: true };
+  return { config: duplicates.length > 0 ? undefined : validated.config, revision, problems, exists: true, text };
 }
 
 /**
@@ -146,5 +156,7 @@ export function loadConfigFile(path: string): LoadedConfig {
       { details: { path, problems: inspection.problems } },
     );
   }
-  return { config: inspection.config, revision: inspection.revision, problems: inspection.problems, exists: inspection.exists };
+  const loaded: LoadedConfig = { config: inspection.config, revision: inspection.revision, problems: inspection.problems, exists: inspection.exists };
+  if (inspection.text !== undefined) loaded.text = inspection.text;
+  return loaded;
 }

@@ -404,6 +404,15 @@ export class Journal {
     return this.statements.revokeRule.run(at, id).changes === 1;
   }
 
+  /** A daemon setting kept across restarts (e.g. the confirmed config), or undefined. */
+  readMeta(key: string): string | undefined {
+    return this.db.prepare<[string], { value: string }>('SELECT value FROM daemon_meta WHERE key = ?').get(key)?.value;
+  }
+
+  writeMeta(key: string, value: string): void {
+    this.db.prepare('INSERT INTO daemon_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+  }
+
   /** This journal's random instance id, drawn once at creation: the audience bearer tokens are bound to (R-WEB-4). */
   instanceId(): string {
     const row = this.db.prepare<[], { value: string }>("SELECT value FROM daemon_meta WHERE key = 'instance_id'").get();

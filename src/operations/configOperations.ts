@@ -10,6 +10,8 @@ import { defineOperation, type Operation } from './operation.js';
 export interface ConfigOperationDeps {
   service: ApprovalService;
   configPath: string;
+  /** Persists the confirmed revision so a restart runs it (R-CFG-4). */
+  onApplied?: (pin: { revision: string; text: string | null }) => void;
 }
 
 const ConfigStatusSchema = z.object({
@@ -85,6 +87,7 @@ export function configOperations(deps: ConfigOperationDeps): Operation[] {
           throw new AssentError('conflict', `${deps.configPath} changed while it was being applied; run \`assent config reload\` again to review the new version`);
         }
         deps.service.applyConfig({ config: loaded.config, revision: loaded.revision, path: deps.configPath });
+        deps.onApplied?.({ revision: loaded.revision, text: loaded.text ?? null });
         return { revision: loaded.revision, applied: true };
       },
     }),

@@ -7,10 +7,11 @@ import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { disabledNotifier, createOsNotifier, type Notifier } from '../channels/notifier.js';
 import type { Clock } from '../core/clock.js';
+import { DEFAULT_CONFIG } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
 import type { RandomBytes } from '../core/ids.js';
 import { AuditLog } from '../journal/auditLog.js';
-import { inspectConfigFile, loadConfigFile } from '../journal/configFile.js';
+import { inspectConfigFile, inspectConfigText, loadConfigFile } from '../journal/configFile.js';
 import { Journal } from '../journal/journal.js';
 import { ProofStore } from '../journal/proofs.js';
 import type { DaemonContext } from '../heads/daemon/daemonMain.js';
@@ -47,9 +48,41 @@ export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
 
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
 
-/** Loads config.json and pins it, refusing to start on an invalid file (R-CFG-1, R-CFG-4). */
-export function pinConfig(path: string): PinnedConfig {
+const PINNED_CONFIG_KEY = 'pinned_config';
+
+interface StoredPin {
+  revision: string;
+  /** The confirmed text; null for the defaults of a missing config.json. */
+  text: string | null;
+}
+
+/** Records the configuration the operator confirmed, so a restart runs it again (R-CFG-4). */
+export function storePinnedConfig(journal: Journal, pin: StoredPin): void {
+  journal.writeMeta(PINNED_CONFIG_KEY, JSON.stringify(pin));
+}
+
+/**
+ * The configuration a daemon runs: the revision last confirmed (stored in the
+ * journal), not whatever config.json says now. Only the very first start pins
+ * the file as it is; after that a changed file is reported and waits for
+ * `assent config reload` — also across restarts, so stopping the daemon is no
+ * way around the review (R-CFG-4). Refuses to start on an invalid file.
+ */
+export function pinConfig(path: string, journal: Journal): PinnedConfig {
+  const stored = journal.readMeta(PINNED_CONFIG_KEY);
+  if (stored !== undefined) {
+    const pin = JSON.parse(stored) as StoredPin;
+    if (pin.text === null) return { config: DEFAULT_CONFIG, revision: pin.revision, path };
+    const inspected = inspectConfigText(pin.text);
+    if (inspected.config === undefined) {
+      throw new AssentError('config_invalid', `the confirmed configuration stored in the journal no longer validates; fix ${path}, then run \`assent config reload\``, {
+        details: { problems: inspected.problems },
+      });
+    }
+    return { config: inspected.config, revision: pin.revision, path };
+  }
   const loaded = loadConfigFile(path);
+  storePinnedConfig(journal, { revision: loaded.revision, text: loaded.text ?? null });
   return { config: loaded.config, revision: loaded.revision, path };
 }
 
@@ -70,8 +103,8 @@ export interface ApprovalRuntime {
 export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): ApprovalRuntime {
   const clock = options.clock ?? systemClock;
   const random = options.random ?? ((n: number) => randomBytes(n));
-  const pinned = pinConfig(ctx.paths.config);
   const journal = Journal.open(ctx.paths.journal, { clock });
+  const pinned = pinConfig(ctx.paths.config, journal);
   const audit = new AuditLog({
     dir: ctx.paths.auditDir,
     clock,
@@ -130,6 +163,12 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
       ctx.logger.warn('config.json could not be read', { error });
     }
   };
+  // Edited while no daemon ran? Say so now, not only at the next edit.
+  lastSeenRevision = '';
+  checkConfigFile();
+  if (lastSeenRevision !== pinned.revision) {
+    ctx.logger.warn('config.json differs from the confirmed configuration; the daemon runs the confirmed one until `assent config reload`');
+  }
   try {
     watcher = watch(dirname(ctx.paths.config), { persistent: false }, (_event, file) => {
       if (file === null || file === basename(ctx.paths.config)) checkConfigFile();
@@ -202,7 +241,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   const operations = [
     ...webOperations({ auth: webAuth, url: pageUrl }),
     ...approvalOperations({ service, journal, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
-    ...configOperations({ service, configPath: ctx.paths.config }),
+    ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => storePinnedConfig(journal, pin) }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
     ...proofOperations({ service, proofs }),
   ];

@@ -84,6 +84,38 @@ describe('R-CFG-4 config revision pinning', () => {
   });
 });
 
+describe('R-CFG-4 across restarts', () => {
+  it('stopping the daemon is no way around the review: a restarted daemon runs the confirmed revision until a reload', async () => {
+    const { home, client } = await start(BEFORE);
+    expect(await decisionFor(client, 'delete')).toBe('policy');
+    client.close();
+    expect((await home.runCli(['daemon', 'stop'])).code).toBe(0);
+
+    writeFileSync(home.paths.config, JSON.stringify(AFTER));
+    await home.startDaemon();
+    const again = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
+    clients.push(again);
+    expect(await decisionFor(again, 'delete')).toBe('policy');
+    expect((await status(home)).changedOnDisk).toBe(true);
+
+    const pty = new PtySession(['config', 'reload'], { outFile: join(home.home, 'reload.out'), env: { ASSENT_HOME: home.home } });
+    ptys.push(pty);
+    const code = await pty.waitFor(/Type ([a-z]{4}) to apply/);
+    pty.type(`${code[1]}\r`);
+    expect((await pty.finish(join(home.home, 'reload.out'))).exitCode).toBe(0);
+    expect(await decisionFor(again, 'delete')).toBe('allow');
+
+    // The confirmed revision is what a later restart runs.
+    again.close();
+    expect((await home.runCli(['daemon', 'stop'])).code).toBe(0);
+    await home.startDaemon();
+    const third = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
+    clients.push(third);
+    expect(await decisionFor(third, 'delete')).toBe('allow');
+    expect((await status(home)).changedOnDisk).toBe(false);
+  });
+});
+
 describe('R-AUD-2 audit verify through the CLI', () => {
   it('passes on an intact log and names the first broken line after one line is edited', async () => {
     const { home, client } = await start(BEFORE);
