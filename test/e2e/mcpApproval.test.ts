@@ -11,7 +11,7 @@ import { spawn as spawnPty } from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TempHome } from '../helpers/daemon.js';
 import { connectGateway, startFsStack, type Cleanups } from '../helpers/fsStack.js';
-import { PtySession } from '../helpers/pty.js';
+import { PtySession, runInTerminal } from '../helpers/pty.js';
 import { filesystemBin } from './mcpFixtures.js';
 
 const cleanups: Cleanups = [];
@@ -124,8 +124,8 @@ describe('R-MCP-3 prompt tools wait for the operator', () => {
       expect.arrayContaining(['read_text_file:ok', 'move_file:denied']),
     );
 
-    const added = await home.runCli(['rules', 'add', '--tool', 'fs/write_file', '--arg', `/path:prefix=${dir}/ok/`, '--json']);
-    expect(added.code).toBe(0);
+    const added = await runInTerminal(['rules', 'add', '--tool', 'fs/write_file', '--arg', `/path:prefix=${dir}/ok/`, '--json'], { env: { ASSENT_HOME: home.home }, typeCode: true });
+    expect(added.exitCode).toBe(0);
     const ruleId = (JSON.parse(added.stdout) as { data: { id: string } }).data.id;
     mkdirSync(join(dir, 'ok'));
     await expect

@@ -2,6 +2,7 @@
 // real gateway session files a prompt call; `assent pending --json`, the HTTP
 // API and the MCP head (`assent mcp --assent-tools`) return identical
 // approvals. The live gateway's tool list carries no human-decision operation.
+import { runCliInTerminal } from '../helpers/pty.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -52,9 +53,9 @@ describe('one proposal through every head', () => {
     }
     expect(cli).toHaveLength(1);
 
-    const web = (JSON.parse((await home.runCli(['web', '--json'])).stdout) as { data: { url: string } }).data;
+    const web = (JSON.parse((await runCliInTerminal(home, ['web', '--json'])).stdout) as { data: { url: string } }).data;
     const tokenFile = join(home.home, '..', 'parity.token');
-    expect((await home.runCli(['token', 'create', '--name', 'parity', '--ttl', '10m', '--out', tokenFile])).code).toBe(0);
+    expect((await runCliInTerminal(home, ['token', 'create', '--name', 'parity', '--ttl', '10m', '--out', tokenFile])).code).toBe(0);
     const token = readFileSync(tokenFile, 'utf8').trim();
     const response = await fetch(`${web.url}api/v1/approvals.list`, {
       method: 'POST',

@@ -117,3 +117,40 @@ export class PtySession {
     }
   }
 }
+
+export interface TerminalRun {
+  exitCode: number;
+  /** What the command wrote to stdout (a file, apart from the screen). */
+  stdout: string;
+  /** What the terminal showed (stderr and echoed input). */
+  screen: string;
+}
+
+/**
+ * Runs the built CLI in a real terminal, as an operator would. With `typeCode`
+ * it waits for `Type <code> …` on the screen and types the code back.
+ */
+export async function runInTerminal(args: string[], options: { env: Record<string, string>; typeCode?: boolean; timeoutMs?: number }): Promise<TerminalRun> {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'assent-tty-'));
+  const outFile = join(dir, 'stdout');
+  const session = new PtySession(args, { outFile, env: options.env });
+  try {
+    if (options.typeCode === true) {
+      const match = await session.waitFor(/Type ([a-z]{4}) /, options.timeoutMs ?? 10_000);
+      session.type(`${match[1]}\r`);
+    }
+    const { exitCode, stdout } = await session.finish(outFile, options.timeoutMs ?? 20_000);
+    return { exitCode, stdout, screen: session.screen };
+  } finally {
+    session.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `runInTerminal` shaped like the piped `runCli` result, for commands that need a terminal but no typed code. */
+export async function runCliInTerminal(home: { home: string }, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const run = await runInTerminal(args, { env: { ASSENT_HOME: home.home } });
+  return { code: run.exitCode, stdout: run.stdout, stderr: run.screen };
+}

@@ -1,11 +1,11 @@
 // The approval loop over a real daemon and socket (issue: daemon, prompt policy,
 // local approvals, audit): R-D-4..8, R-CLI-1..3, R-AUD-1, R-POL-4.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { makeTempHome, type TempHome } from '../helpers/daemon.js';
-import { PtySession } from '../helpers/pty.js';
+import { PtySession, runInTerminal } from '../helpers/pty.js';
 
 const homes: TempHome[] = [];
 const clients: DaemonClient[] = [];
@@ -261,8 +261,8 @@ describe('R-D-8 session scope and R-POL-4 rules', () => {
   it('a rule turns matching prompt calls into allow, never overrides deny, and stops after revoke', async () => {
     const home = await setup(PROMPT_WRITE);
     const client = await connect(home);
-    const added = await home.runCli(['rules', 'add', '--tool', 'fs/write_file', '--arg', '/path:prefix=/srv/data/', '--json']);
-    expect(added.code, added.stderr + added.stdout).toBe(0);
+    const added = await runInTerminal(['rules', 'add', '--tool', 'fs/write_file', '--arg', '/path:prefix=/srv/data/', '--json'], { env: { ASSENT_HOME: home.home }, typeCode: true });
+    expect(added.exitCode, added.screen + added.stdout).toBe(0);
     const rule = (JSON.parse(added.stdout) as { data: { id: string } }).data;
     const allowed = await authorize(client, { sessionId: 's', server: 'fs', tool: 'write_file', args: { path: '/srv/data/a.txt' } });
     expect(allowed.ok).toBe(true);
@@ -271,8 +271,8 @@ describe('R-D-8 session scope and R-POL-4 rules', () => {
       await client.call('calls.finish', { callId: allowed.value.callId, outcome: 'ok' });
       await waitForAudit(home, (r) => r['ruleId'] === rule.id && r['channel'] === 'rule');
     }
-    const denyRule = await home.runCli(['rules', 'add', '--tool', 'fs/move_file', '--json']);
-    expect(denyRule.code).toBe(0);
+    const denyRule = await runInTerminal(['rules', 'add', '--tool', 'fs/move_file', '--json'], { env: { ASSENT_HOME: home.home }, typeCode: true });
+    expect(denyRule.exitCode).toBe(0);
     const stillDenied = await authorize(client, { sessionId: 's', server: 'fs', tool: 'move_file', args: {} });
     expect(stillDenied.ok).toBe(false);
     const outside = authorize(client, { sessionId: 's', server: 'fs', tool: 'write_file', args: { path: '/etc/passwd' } });
@@ -303,6 +303,45 @@ describe('R-CLI-2 approving needs a terminal', () => {
   });
 });
 
+describe('R-CLI-2 R-POL-4 every command that widens what an agent may do needs a terminal', () => {
+  it('headless `rules add`, `web` and `token create` are refused with exit 77 and change nothing', async () => {
+    const home = await setup(PROMPT_WRITE);
+    const tokenFile = join(home.home, 'headless.token');
+    for (const args of [
+      ['rules', 'add', '--tool', 'fs/write_file', '--json'],
+      ['web', '--json'],
+      ['token', 'create', '--name', 'agent', '--ttl', '1h', '--out', tokenFile, '--json'],
+    ]) {
+      const r = await home.runCli(args, { input: 'abcd\n' });
+      expect(r.code, args.join(' ')).toBe(77);
+      expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { type: 'terminal_required' } });
+    }
+    const rules = JSON.parse((await home.runCli(['rules', 'list', '--json'])).stdout) as { data: unknown[] };
+    expect(rules.data).toEqual([]);
+    expect(existsSync(tokenFile)).toBe(false);
+    // In a terminal, a wrong code adds nothing either.
+    const wrong = new PtySession(['rules', 'add', '--tool', 'fs/write_file'], { outFile: join(home.home, 'rule.out'), env: { ASSENT_HOME: home.home } });
+    ptys.push(wrong);
+    await wrong.waitFor(/Type ([a-z]{4}) to add it/);
+    wrong.type('zzzz\r');
+    expect((await wrong.finish(join(home.home, 'rule.out'))).exitCode).toBe(77);
+    expect((JSON.parse((await home.runCli(['rules', 'list', '--json'])).stdout) as { data: unknown[] }).data).toEqual([]);
+  });
+});
+
+/** Waits for a call's answer, failing with the watch screen (not a bare test timeout) if none comes. */
+async function within<T>(promise: Promise<T>, pty: PtySession, what: string, ms = 15_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer for ${what} within ${ms} ms; watch screen:\n${pty.screen}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('R-CLI-3 watch', () => {
   it('shows a new request with its full escaped preview within 1 s, answers inline, and drops one answered elsewhere', async () => {
     const home = await setup(PROMPT_WRITE);
@@ -317,7 +356,7 @@ describe('R-CLI-3 watch', () => {
     expect(pty.screen).toContain('"path": "/tmp/\\u001b[2J\\u202e\\u00e9"');
     expect(pty.screen).not.toContain('\u001b[2J');
     pty.type(`${match[1]}\r`);
-    const r = await first;
+    const r = await within(first, pty, 'the approved call');
     expect(r.ok).toBe(true);
     if (r.ok) expect(r.value.consent?.channel).toBe('watch');
 
@@ -326,18 +365,18 @@ describe('R-CLI-3 watch', () => {
     await pty.waitFor(new RegExp(`\\[${p!.id}\\] type`));
     await home.runCli(['deny', p!.id]);
     await pty.waitFor(new RegExp(`${p!.id} \\(fs/write_file\\) was denied via cli elsewhere; removed`));
-    expect((await second).ok).toBe(false);
+    expect((await within(second, pty, 'the call denied elsewhere')).ok).toBe(false);
 
     const third = authorize(client, { sessionId: 's', server: 'fs', tool: 'write_file', args: { n: 3 } });
     const [t] = await waitForPending(home);
     await pty.waitFor(new RegExp(`\\[${t!.id}\\] type`));
     pty.type('n');
-    const denied = await third;
+    const denied = await within(third, pty, 'the call denied with n');
     expect(denied.ok).toBe(false);
     pty.type('q');
     const end = await pty.finish(join(home.home, 'watch.out'), 5000);
     expect(end.exitCode).toBe(0);
-  });
+  }, 60_000);
 });
 
 describe('R-D-10 notifications', () => {

@@ -2,6 +2,7 @@
 // ASSENT_HOME, web.listen on port 0): `assent web --json`, `assent token
 // create|list|revoke` and raw HTTP requests, then a scan of daemon.log and of
 // every response body for the secrets that went by (R-WEB-1, R-WEB-2, R-WEB-4, R-J-7).
+import { runCliInTerminal } from '../helpers/pty.js';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -48,7 +49,7 @@ async function startWebDaemon(): Promise<{ home: TempHome; url: string; code: st
   mkdirSync(home.home, { recursive: true, mode: 0o700 });
   writeFileSync(home.paths.config, JSON.stringify({ notifications: false, web: { listen: '127.0.0.1:0' } }), { mode: 0o600 });
   await home.startDaemon();
-  const web = await home.runCli(['web', '--json']);
+  const web = await runCliInTerminal(home, ['web', '--json']);
   expect(web.code).toBe(0);
   const parsed = JSON.parse(web.stdout) as { ok: boolean; data: { url: string; code: string; expiresAt: number } };
   expect(parsed.ok).toBe(true);
@@ -66,7 +67,7 @@ describe('HTTP head in a running daemon', () => {
     expect(expiresAt - Date.now()).toBeLessThanOrEqual(120_000);
     const status = JSON.parse((await home.runCli(['daemon', 'status', '--json'])).stdout) as { data: { web: { url: string } } };
     expect(status.data.web.url).toBe(url);
-    const human = await home.runCli(['web']);
+    const human = await runCliInTerminal(home, ['web']);
     expect(human.stdout).toContain(url);
     expect(human.stdout).toMatch(/Pairing code: +[a-km-z]{8}/);
   });
@@ -74,7 +75,7 @@ describe('HTTP head in a running daemon', () => {
   it('R-WEB-4 token create writes a new 0600 file and never prints the token; list and revoke; a revoked token is refused', async () => {
     const { home, url } = await startWebDaemon();
     const out = join(home.home, '..', 'ci.token');
-    const created = await home.runCli(['token', 'create', '--name', 'ci', '--ttl', '1h', '--out', out, '--json']);
+    const created = await runCliInTerminal(home, ['token', 'create', '--name', 'ci', '--ttl', '1h', '--out', out, '--json']);
     expect(created.code).toBe(0);
     expect(statSync(out).mode & 0o777).toBe(0o600);
     const token = readFileSync(out, 'utf8').trim();
@@ -84,7 +85,7 @@ describe('HTTP head in a running daemon', () => {
     expect(info).toMatchObject({ name: 'ci', state: 'active' });
 
     // O_EXCL: an existing file is never overwritten.
-    const again = await home.runCli(['token', 'create', '--name', 'ci2', '--ttl', '1h', '--out', out, '--json']);
+    const again = await runCliInTerminal(home, ['token', 'create', '--name', 'ci2', '--ttl', '1h', '--out', out, '--json']);
     expect(again.code).toBe(65);
     expect(readFileSync(out, 'utf8').trim()).toBe(token);
 
@@ -121,7 +122,7 @@ describe('HTTP head in a running daemon', () => {
     const origin = `http://${host}`;
     const json = { host, origin, 'content-type': 'application/json' };
     const out = join(home.home, '..', 'scan.token');
-    expect((await home.runCli(['token', 'create', '--name', 'scan', '--ttl', '1h', '--out', out])).code).toBe(0);
+    expect((await runCliInTerminal(home, ['token', 'create', '--name', 'scan', '--ttl', '1h', '--out', out])).code).toBe(0);
     const token = readFileSync(out, 'utf8').trim();
     const proof = `asp1_${'Z'.repeat(43)}`;
 
@@ -164,7 +165,7 @@ describe('HTTP head in a running daemon', () => {
       mkdirSync(home.home, { recursive: true, mode: 0o700 });
       writeFileSync(home.paths.config, JSON.stringify({ notifications: false, web: { listen: `127.0.0.1:${port}` } }), { mode: 0o600 });
       await home.startDaemon();
-      const web = await home.runCli(['web', '--json']);
+      const web = await runCliInTerminal(home, ['web', '--json']);
       expect(web.code).toBe(69);
       const error = (JSON.parse(web.stdout) as { ok: boolean; error: { type: string; message: string } }).error;
       expect(error.type).toBe('unavailable');
@@ -180,7 +181,7 @@ describe('HTTP head in a running daemon', () => {
   it('R-D-1 an open event stream does not hold up a graceful stop', async () => {
     const { home, url } = await startWebDaemon();
     const out = join(home.home, '..', 'sse.token');
-    expect((await home.runCli(['token', 'create', '--name', 'sse', '--ttl', '1h', '--out', out])).code).toBe(0);
+    expect((await runCliInTerminal(home, ['token', 'create', '--name', 'sse', '--ttl', '1h', '--out', out])).code).toBe(0);
     const token = readFileSync(out, 'utf8').trim();
     const target = new URL(url);
     let streamed = '';

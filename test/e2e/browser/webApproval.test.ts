@@ -3,6 +3,7 @@
 // prompt call from a real gateway session (official SDK client → built `assent
 // mcp` → server-filesystem) with its complete escaped preview, and decides it.
 // The MCP client's call completes (approve) or sees the operator's reason (deny).
+import { runCliInTerminal } from '../../helpers/pty.js';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,7 +49,7 @@ interface Setup {
 
 async function setup(extraConfig: Record<string, unknown> = {}): Promise<Setup> {
   const { home, dir } = await startFsStack(cleanups, { policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } }, ...extraConfig });
-  const web = await home.runCli(['web', '--json']);
+  const web = await runCliInTerminal(home, ['web', '--json']);
   expect(web.code).toBe(0);
   const { url, code } = (JSON.parse(web.stdout) as { data: { url: string; code: string; expiresAt: number } }).data;
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);

@@ -204,6 +204,20 @@ export function registerApprovalCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(async (options: JsonFlag & { tool: string; arg: string[]; ttl?: string }) => {
       await withDaemon(options, async (client) => {
+        // A rule widens what agents may do without asking: like approving, it needs a person
+        // at a terminal typing a fresh code, so an agent's shell cannot add one (R-CLI-2, R-POL-4).
+        requireInteractiveTerminal('`assent rules add`');
+        const matchers = options.arg.length === 0 ? 'any arguments' : options.arg.map((a) => escapeText(a)).join(' and ');
+        const code = newApprovalCode((n) => randomBytes(n));
+        process.stderr.write(
+          `Add a rule: prompt calls of ${escapeText(options.tool)} with ${matchers} will run without asking` +
+            `${options.ttl === undefined ? ' until you revoke it' : ` for ${escapeText(options.ttl)}`} (deny still wins).\n` +
+            `Type ${code} to add it, anything else cancels: `,
+        );
+        const answer = await readTerminalLine({ deadlineMs: 60_000 });
+        if (answer?.trim() !== code) {
+          throw new AssentError('policy_denied', 'the code did not match; no rule was added', { details: { reason: 'confirmation-denied' } });
+        }
         const params: Record<string, unknown> = { tool: options.tool, args: options.arg };
         if (options.ttl !== undefined) params['ttl'] = options.ttl;
         const rule = await client.call<{ id: string }>('rules.add', params);

@@ -8,6 +8,7 @@ import type { TokenInfo } from '../../http/webAuth.js';
 import type { PairingResult } from '../../../operations/webOperations.js';
 import { withDaemon, type JsonFlag } from '../daemonConnection.js';
 import { printJsonOk } from '../output.js';
+import { requireInteractiveTerminal } from '../terminal.js';
 
 
 
@@ -54,6 +55,8 @@ export function registerWebCommands(program: Command): void {
     .option('--json', 'print one JSON document {url, code, expiresAt}')
     .action(async (options: JsonFlag & { open?: boolean }) => {
       await withDaemon(options, async (client) => {
+        // A pairing code lets a browser decide approvals: it is shown only to a person at a terminal (R-CLI-2).
+        requireInteractiveTerminal('`assent web`');
         const pairing = await client.call<PairingResult>('web.pair', {});
         if (options.json) printJsonOk(pairing);
         else {
@@ -74,6 +77,8 @@ export function registerWebCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .action(async (options: JsonFlag & { name: string; ttl: string; out: string }) => {
       await withDaemon(options, async (client) => {
+        // A bearer token can decide approvals over HTTP: minting one takes a person at a terminal (R-CLI-2).
+        requireInteractiveTerminal('`assent token create`');
         const created = await client.call<TokenInfo & { file: string }>('tokens.create', { name: options.name, ttl: options.ttl, out: resolve(options.out) });
         if (options.json) printJsonOk(created);
         else out(`Token ${created.id} (${created.name}) written to ${created.file}; it expires ${new Date(created.expiresAt).toISOString()}. Send it as "Authorization: Bearer $(cat ${created.file})".`);
