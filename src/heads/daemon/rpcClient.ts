@@ -1,6 +1,7 @@
 // The client side of the daemon socket: connects (auto-spawning the daemon when
 // asked, R-D-1), checks versions first (R-D-3), correlates replies with calls and
 // turns wire errors back into AssentError with the daemon's type.
+import { lstatSync, type Stats } from 'node:fs';
 import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
 import { AssentError, isErrorType } from '../../core/errors.js';
@@ -60,7 +61,34 @@ function connectError(socketPath: string, error: NodeJS.ErrnoException): AssentE
   });
 }
 
+/**
+ * The daemon's socket must be ours: a socket file owned by this user. Otherwise
+ * another local user could answer in the daemon's place (e.g. with
+ * ASSENT_SOCKET in a shared directory) and hand out servers and policy (R-STATE-1).
+ */
+function checkSocketOwner(socketPath: string): void {
+  let stat: Stats;
+  try {
+    stat = lstatSync(socketPath);
+  } catch {
+    return; // Missing: connecting fails with the usual "not running" error.
+  }
+  const uid = process.getuid?.();
+  if (!stat.isSocket() || (uid !== undefined && stat.uid !== uid)) {
+    throw new AssentError(
+      'state_insecure',
+      `${socketPath} is not a socket owned by you (owner uid ${stat.uid}); refusing to talk to it. Remove it, or point ASSENT_SOCKET at a path inside your own 0700 directory.`,
+      { details: { socket: socketPath, reason: 'socket-not-owned' } },
+    );
+  }
+}
+
 function openSocket(socketPath: string, timeoutMs: number): Promise<Socket> {
+  try {
+    checkSocketOwner(socketPath);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   return new Promise((resolve, reject) => {
     const socket = createConnection({ path: socketPath });
     const timer = setTimeout(() => {
