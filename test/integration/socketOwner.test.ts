@@ -34,15 +34,17 @@ describe('socket ownership', () => {
     expect(failure?.message).toContain('not a socket owned by you');
   });
 
-  it('a regular file where the socket should be is refused, not connected to', async () => {
+  it.skipIf(process.getuid?.() !== 0)('a plain file of another user at the socket path is refused, never cleared', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'as-own-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, 'daemon.sock');
-    (await import('node:fs')).writeFileSync(path, 'not a socket');
+    (await import('node:fs')).writeFileSync(path, 'planted');
+    chownSync(path, 65534, 65534);
     const failure = await DaemonClient.connect({ socketPath: path, autoSpawn: false, timeoutMs: 2000 }).then(
       () => undefined,
       (error: { type?: string }) => error,
     );
     expect(failure?.type).toBe('state_insecure');
+    expect((await import('node:fs')).readFileSync(path, 'utf8')).toBe('planted');
   });
 });

@@ -62,7 +62,7 @@ function connectError(socketPath: string, error: NodeJS.ErrnoException): AssentE
 }
 
 /**
- * The daemon's socket must be ours: a socket file owned by this user. Otherwise
+ * The daemon's socket must be ours: owned by this user. Otherwise
  * another local user could answer in the daemon's place (e.g. with
  * ASSENT_SOCKET in a shared directory) and hand out servers and policy (R-STATE-1).
  */
@@ -73,8 +73,9 @@ function checkSocketOwner(socketPath: string): void {
   } catch {
     return; // Missing: connecting fails with the usual "not running" error.
   }
+  // A leftover of our own (even a plain file) is stale and auto-spawn clears it; another user's is refused.
   const uid = process.getuid?.();
-  if (!stat.isSocket() || (uid !== undefined && stat.uid !== uid)) {
+  if (uid !== undefined && stat.uid !== uid) {
     throw new AssentError(
       'state_insecure',
       `${socketPath} is not a socket owned by you (owner uid ${stat.uid}); refusing to talk to it. Remove it, or point ASSENT_SOCKET at a path inside your own 0700 directory.`,
