@@ -23,7 +23,8 @@ export interface CallContext {
 export interface ConnectionHandle {
   readonly id: string;
   notify(method: string, params: unknown): void;
-  onClose(listener: () => void): void;
+  /** Runs `listener` when the connection closes; returns a function that removes it again. */
+  onClose(listener: () => void): () => void;
   readonly closed: boolean;
 }
 

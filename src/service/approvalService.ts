@@ -288,7 +288,7 @@ export class ApprovalService {
   async authorize(
     params: AuthorizeParams,
     options: {
-      onWaiterDetached?: (detach: () => void) => void;
+      onWaiterDetached?: (detach: () => void) => (() => void) | void;
       /** Told the approval as soon as it is filed, so the caller can offer its own channel (elicitation, R-MCP-6). */
       onApprovalFiled?: (approval: ApprovalView) => void;
       /** Aborted when the caller withdraws the call (an MCP cancel): its approval is then resolved as cancelled. */
@@ -357,7 +357,7 @@ export class ApprovalService {
    */
   async resume(
     params: AuthorizeParams & { approvalId: string },
-    options: { onWaiterDetached?: (detach: () => void) => void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean } = {},
+    options: { onWaiterDetached?: (detach: () => void) => (() => void) | void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean } = {},
   ): Promise<AuthorizeResult> {
     if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the call in a moment');
     const record = this.journal.getApproval(params.approvalId);
@@ -390,7 +390,7 @@ export class ApprovalService {
     record: ApprovalRecord,
     base: Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>,
     startedMono: number,
-    options: { onWaiterDetached?: (detach: () => void) => void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean },
+    options: { onWaiterDetached?: (detach: () => void) => (() => void) | void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean },
   ): Promise<AuthorizeResult> {
     const resolving = this.waitForResolution(record.id, options.onWaiterDetached);
     const withdraw = (): void => {
@@ -613,7 +613,7 @@ export class ApprovalService {
     return true;
   }
 
-  private waitForResolution(id: string, onWaiterDetached?: (detach: () => void) => void): Promise<Resolution> {
+  private waitForResolution(id: string, onWaiterDetached?: (detach: () => void) => (() => void) | void): Promise<Resolution> {
     const current = this.journal.getApproval(id);
     if (current === undefined) return Promise.reject(new AssentError('not_found', `no approval ${id}; check the id with: assent pending`));
     if (current.state !== 'pending') {
@@ -626,14 +626,19 @@ export class ApprovalService {
     return new Promise((resolvePromise) => {
       let set = this.waiters.get(id);
       if (set === undefined) this.waiters.set(id, (set = new Set()));
-      const wake = (resolution: Resolution): void => resolvePromise(resolution);
-      set.add(wake);
-      onWaiterDetached?.(() => {
+      // The close listener is removed once the approval resolves, so a long-lived
+      // gateway connection does not collect one per call.
+      const stopWatching = onWaiterDetached?.(() => {
         const waiting = this.waiters.get(id);
         waiting?.delete(wake);
         if (waiting !== undefined && waiting.size === 0) this.waiters.delete(id);
         this.scheduleOrphanDenial(id);
       });
+      const wake = (resolution: Resolution): void => {
+        if (typeof stopWatching === 'function') stopWatching();
+        resolvePromise(resolution);
+      };
+      set.add(wake);
     });
   }
 
@@ -648,7 +653,7 @@ export class ApprovalService {
   }
 
   /** `approvals.wait`: re-attach to a pending approval, e.g. after a daemon restart (R-D-7). */
-  async wait(id: string, onWaiterDetached?: (detach: () => void) => void): Promise<ApprovalView> {
+  async wait(id: string, onWaiterDetached?: (detach: () => void) => (() => void) | void): Promise<ApprovalView> {
     await this.waitForResolution(id, onWaiterDetached);
     return this.get(id);
   }
@@ -758,7 +763,7 @@ export class ApprovalService {
    */
   async requestExecApproval(
     params: { sessionId: string; action: unknown; revision: string; caller?: Record<string, unknown> },
-    onWaiterDetached?: (detach: () => void) => void,
+    onWaiterDetached?: (detach: () => void) => (() => void) | void,
   ): Promise<{ approvalId: string; proof: string; proofId: string; expiresAt: number }> {
     const proofs = this.requireProofs();
     if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the command in a moment');

@@ -77,6 +77,19 @@ function testOperations(probe: Probe): Operation[] {
         }),
     }),
     defineOperation({
+      name: 'test.listenOnce',
+      summary: 'registers a close listener and removes it again',
+      params: z.object({ tag: z.string() }),
+      result: z.null(),
+      class: 'read',
+      exposure: ALL_HEADS,
+      handler: async (params, context) => {
+        const remove = context.connection?.onClose(() => probe.closedConnections.push(params.tag));
+        remove?.();
+        return null;
+      },
+    }),
+    defineOperation({
       name: 'test.push',
       summary: 'sends notifications on the caller connection',
       params: z.object({ count: z.number().int() }),
@@ -354,6 +367,20 @@ describe('rpc server', () => {
     expect(probe.closedConnections).toEqual(['w1']);
     expect(probe.abortedCalls).toEqual(['w1']);
     expect(server?.connections()).toBe(0);
+  });
+
+  it('a close listener that was removed is not called when the connection closes', async () => {
+    await start();
+    const c = await client();
+    await c.call('test.listenOnce', { tag: 'removed' });
+    const pending = c.call('test.wait', { tag: 'kept' }).catch((e: unknown) => e);
+    await sleep(50);
+    c.close();
+    await pending;
+    const deadline = Date.now() + 2000;
+    while (probe.closedConnections.length === 0 && Date.now() < deadline) await sleep(10);
+    await sleep(50);
+    expect(probe.closedConnections).toEqual(['kept']);
   });
 
   it('a client abort cancels the call on the daemon and leaves the connection usable', async () => {

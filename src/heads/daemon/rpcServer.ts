@@ -121,9 +121,16 @@ class Connection implements ConnectionHandle {
     this.write({ jsonrpc: '2.0', method, params });
   }
 
-  onClose(listener: () => void): void {
-    if (this.isClosed) queueMicrotask(listener);
-    else this.closeListeners.push(listener);
+  onClose(listener: () => void): () => void {
+    if (this.isClosed) {
+      queueMicrotask(listener);
+      return () => undefined;
+    }
+    this.closeListeners.push(listener);
+    return () => {
+      const index = this.closeListeners.indexOf(listener);
+      if (index !== -1) this.closeListeners.splice(index, 1);
+    };
   }
 
   destroy(): void {
