@@ -178,6 +178,35 @@ describe('HTTP head in a running daemon', () => {
     }
   });
 
+  it('R-WEB-4 an open event stream ends when its token is revoked, before the next event is delivered', async () => {
+    const { home, url } = await startWebDaemon();
+    const out = join(home.home, '..', 'revoked-sse.token');
+    const created = await runCliInTerminal(home, ['token', 'create', '--name', 'sse2', '--ttl', '1h', '--out', out, '--json']);
+    expect(created.code).toBe(0);
+    const id = (JSON.parse(created.stdout) as { data: { id: string } }).data.id;
+    const token = readFileSync(out, 'utf8').trim();
+    const target = new URL(url);
+    let streamed = '';
+    const ended = new Promise<void>((resolve, reject) => {
+      const req = request(
+        { host: target.hostname, port: target.port, path: '/api/v1/events?kinds=config_changed', method: 'GET', headers: { host: target.host, authorization: `Bearer ${token}` } },
+        (res) => {
+          res.setEncoding('utf8').on('data', (chunk: string) => (streamed += chunk));
+          res.on('end', () => resolve());
+          res.on('error', () => resolve());
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    await expect.poll(() => streamed, { timeout: 5000 }).toContain('event: ready');
+    expect((await home.runCli(['token', 'revoke', id])).code).toBe(0);
+    // An edit of config.json publishes config_changed (not applied); the revoked stream must not carry it.
+    writeFileSync(home.paths.config, JSON.stringify({ notifications: false, web: { listen: '127.0.0.1:0' }, auditRetentionDays: 7 }));
+    await ended;
+    expect(streamed).not.toContain('config_changed');
+  });
+
   it('R-D-1 an open event stream does not hold up a graceful stop', async () => {
     const { home, url } = await startWebDaemon();
     const out = join(home.home, '..', 'sse.token');

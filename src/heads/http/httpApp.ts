@@ -283,12 +283,20 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       const done = new Promise<void>((resolve) => {
         finish = resolve;
       });
+      // A stream lives on after the request that opened it: a revoked or expired token or
+      // session must end it, not keep receiving events (checked before every write).
+      const stillAllowed = (): boolean => {
+        if (authenticate(c) !== undefined) return true;
+        finish();
+        return false;
+      };
       const unsubscribe = options.bus.subscribe((event) => {
-        if (!options.eventMatches(event, kinds, selector)) return;
+        if (!options.eventMatches(event, kinds, selector) || !stillAllowed()) return;
         const message = { event: event.kind, id: String(event.seq), data: JSON.stringify(publicEvent(event)) };
         chain = chain.then(() => stream.writeSSE(message)).catch(() => finish());
       });
       const timer = setInterval(() => {
+        if (!stillAllowed()) return;
         chain = chain.then(() => stream.write(': keep-alive\n\n')).catch(() => finish());
       }, keepAliveMs);
       const close = (): void => finish();
