@@ -9,6 +9,18 @@ import type { BusEvent } from '../../../service/eventBus.js';
 import type { DaemonClient } from '../../daemon/rpcClient.js';
 import { requireInteractiveTerminal } from '../terminal.js';
 
+/**
+ * A fresh approve code for the watch view. With nothing typed yet, `n` denies and
+ * `q` quits at a single key, so a code never starts with either: typing a code
+ * must never be read as one of those keys.
+ */
+export function newWatchCode(random: (n: number) => Uint8Array = (n) => randomBytes(n)): string {
+  for (;;) {
+    const code = newApprovalCode(random);
+    if (!code.startsWith('n') && !code.startsWith('q')) return code;
+  }
+}
+
 export interface WatchOptions {
   selector: string | undefined;
   json: boolean;
@@ -64,7 +76,7 @@ export async function runWatch(client: DaemonClient, options: WatchOptions): Pro
   const advance = (): void => {
     buffer = '';
     const next = queue.values().next();
-    current = next.done ? undefined : { id: next.value.id, code: newApprovalCode((n) => randomBytes(n)) };
+    current = next.done ? undefined : { id: next.value.id, code: newWatchCode() };
     if (current !== undefined && queue.size > 1) write(renderApprovalPreview(queue.get(current.id) as ApprovalView, Date.now()));
     prompt();
   };
