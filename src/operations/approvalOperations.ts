@@ -9,7 +9,7 @@ import { exportAudit } from '../journal/auditLog.js';
 import type { Journal } from '../journal/journal.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import { EVENT_KINDS, type BusEvent, type EventBus } from '../service/eventBus.js';
-import { defineOperation, type Operation } from './operation.js';
+import { defineOperation, type CallContext, type Operation } from './operation.js';
 
 const NOT_ON_MCP_HUMAN = {
   rationale: 'human-decision operations are never exposed to a model-driven head (R-OPS-3): an agent must not approve its own calls',
@@ -59,6 +59,36 @@ const EventSchema = z.object({
 });
 
 const IdParams = z.strictObject({ id: z.string().min(1).max(64) });
+
+/** What identifies a gated call: calls.authorize and calls.resume take the same fields. */
+const GATED_CALL_FIELDS = {
+  sessionId: z.string().min(1).max(200),
+  server: z.string().min(1).max(200),
+  tool: z.string().min(1).max(200),
+  args: JsonObject,
+  annotations: JsonObject.optional(),
+  caller: JsonObject.optional(),
+};
+
+/** A call the daemon let through. */
+const AdmittedCallSchema = z.object({
+  callId: z.string(),
+  decision: z.literal('allow'),
+  consent: z.object({ channel: z.string(), approvalId: z.string().optional(), ruleId: z.string().optional() }).optional(),
+  waitedForConsentMs: z.number(),
+});
+
+/** How a waiting call follows its connection: a cancel from a live connection withdraws it; a drop gets the re-attach grace (R-D-7). */
+function waiterHooks(context: CallContext): { onWaiterDetached: (detach: () => void) => () => void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean } {
+  const hooks: { onWaiterDetached: (detach: () => void) => () => void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean } = {
+    onWaiterDetached: (detach) => context.connection?.onClose(detach) ?? (() => undefined),
+  };
+  if (context.signal !== undefined) {
+    hooks.withdrawn = context.signal;
+    hooks.isWithdrawal = () => context.connection?.closed !== true;
+  }
+  return hooks;
+}
 
 export interface ApprovalOperationDeps {
   service: ApprovalService;
@@ -118,29 +148,16 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       name: 'calls.authorize',
       summary: 'Decide a tool call by policy, rules, session grants and, for prompt, a human (R-D-5).',
       params: z.strictObject({
-        sessionId: z.string().min(1).max(200),
-        server: z.string().min(1).max(200),
-        tool: z.string().min(1).max(200),
-        args: JsonObject,
-        annotations: JsonObject.optional(),
-        caller: JsonObject.optional(),
+        ...GATED_CALL_FIELDS,
         /** When set, a `calls.pending {requestKey, approval}` notification tells this connection the approval id as soon as it is filed. */
         requestKey: z.string().min(1).max(100).optional(),
       }),
-      result: z.object({
-        callId: z.string(),
-        decision: z.literal('allow'),
-        consent: z.object({ channel: z.string(), approvalId: z.string().optional(), ruleId: z.string().optional() }).optional(),
-        waitedForConsentMs: z.number(),
-      }),
+      result: AdmittedCallSchema,
       class: 'write',
       exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
       handler: async ({ requestKey, ...params }, context) => {
         return service.authorize(params, {
-          // A cancel from a live connection withdraws the call; a dropped connection
-          // instead gets the re-attach grace of R-D-7 (onWaiterDetached).
-          ...(context.signal === undefined ? {} : { withdrawn: context.signal, isWithdrawal: () => context.connection?.closed !== true }),
-          onWaiterDetached: (detach) => context.connection?.onClose(detach),
+          ...waiterHooks(context),
           onApprovalFiled: (approval) => {
             if (requestKey !== undefined && context.connection !== undefined && !context.connection.closed) {
               context.connection.notify('calls.pending', { requestKey, approval: { id: approval.id, expiresAt: approval.expiresAt } });
@@ -154,26 +171,13 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       summary: 'Re-attach a waiting call to the approval it filed before the daemon restarted (R-D-7); then as calls.authorize.',
       params: z.strictObject({
         approvalId: z.string().min(1).max(64),
-        sessionId: z.string().min(1).max(200),
-        server: z.string().min(1).max(200),
-        tool: z.string().min(1).max(200),
-        args: JsonObject,
-        annotations: JsonObject.optional(),
-        caller: JsonObject.optional(),
+        ...GATED_CALL_FIELDS,
       }),
-      result: z.object({
-        callId: z.string(),
-        decision: z.literal('allow'),
-        consent: z.object({ channel: z.string(), approvalId: z.string().optional(), ruleId: z.string().optional() }).optional(),
-        waitedForConsentMs: z.number(),
-      }),
+      result: AdmittedCallSchema,
       class: 'write',
       exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
       handler: async (params, context) =>
-        service.resume(params, {
-          onWaiterDetached: (detach) => context.connection?.onClose(detach),
-          ...(context.signal === undefined ? {} : { withdrawn: context.signal, isWithdrawal: () => context.connection?.closed !== true }),
-        }),
+        service.resume(params, waiterHooks(context)),
     }),
     defineOperation({
       name: 'calls.finish',

@@ -11,7 +11,7 @@ import { spawn as spawnPty } from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TempHome } from '../helpers/daemon.js';
 import { connectGateway, startFsStack, type Cleanups } from '../helpers/fsStack.js';
-import { PtySession, runInTerminal } from '../helpers/pty.js';
+import { runInTerminal } from '../helpers/pty.js';
 import { filesystemBin } from './mcpFixtures.js';
 
 const cleanups: Cleanups = [];
@@ -84,12 +84,7 @@ describe('R-MCP-3 prompt tools wait for the operator', () => {
     expect(pending?.args).toEqual(args);
     expect(existsSync(target)).toBe(false);
 
-    const out = join(home.home, 'approve.out');
-    const pty = new PtySession(['approve', pending!.id], { outFile: out, env: { ASSENT_HOME: home.home } });
-    cleanups.push(() => pty.kill());
-    const code = await pty.waitFor(/Type ([a-z]{4}) to approve/);
-    pty.type(`${code[1]}\r`);
-    expect((await pty.finish(out)).exitCode).toBe(0);
+    expect((await runInTerminal(['approve', pending!.id], { env: { ASSENT_HOME: home.home }, typeCode: true })).exitCode).toBe(0);
 
     const result = await call;
     expect(result).toEqual(expected);
@@ -160,12 +155,7 @@ describe('R-D-7 a waiting call survives a daemon crash', () => {
     const [again] = await pendingIds(home);
     expect(again?.id).toBe(pending!.id);
 
-    const out = join(home.home, 'approve-after-crash.out');
-    const pty = new PtySession(['approve', pending!.id], { outFile: out, env: { ASSENT_HOME: home.home } });
-    cleanups.push(() => pty.kill());
-    const code = await pty.waitFor(/Type ([a-z]{4}) to approve/);
-    pty.type(`${code[1]}\r`);
-    expect((await pty.finish(out)).exitCode).toBe(0);
+    expect((await runInTerminal(['approve', pending!.id], { env: { ASSENT_HOME: home.home }, typeCode: true })).exitCode).toBe(0);
 
     const result = await call;
     expect(result.isError, text(result)).toBeFalsy();

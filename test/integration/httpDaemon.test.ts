@@ -57,6 +57,22 @@ async function startWebDaemon(): Promise<{ home: TempHome; url: string; code: st
   return { home, ...parsed.data };
 }
 
+/** A bearer-authenticated SSE stream: what arrived so far, and when it ended. */
+function openEventStream(target: URL, path: string, token: string): { text: () => string; ended: Promise<void> } {
+  let streamed = '';
+  const ended = new Promise<void>((resolve, reject) => {
+    const req = request({ host: target.hostname, port: target.port, path, method: 'GET', headers: { host: target.host, authorization: `Bearer ${token}` } }, (res) => {
+      expect(res.statusCode).toBe(200);
+      res.setEncoding('utf8').on('data', (chunk: string) => (streamed += chunk));
+      res.on('end', () => resolve());
+      res.on('error', () => resolve());
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  return { text: () => streamed, ended };
+}
+
 describe('HTTP head in a running daemon', () => {
   it('R-WEB-2 `assent web --json` gives {url, code, expiresAt}; port 0 is reported as the bound port in daemon.status', async () => {
     const { home, url, code, expiresAt } = await startWebDaemon();
@@ -186,25 +202,13 @@ describe('HTTP head in a running daemon', () => {
     const id = (JSON.parse(created.stdout) as { data: { id: string } }).data.id;
     const token = readFileSync(out, 'utf8').trim();
     const target = new URL(url);
-    let streamed = '';
-    const ended = new Promise<void>((resolve, reject) => {
-      const req = request(
-        { host: target.hostname, port: target.port, path: '/api/v1/events?kinds=config_changed', method: 'GET', headers: { host: target.host, authorization: `Bearer ${token}` } },
-        (res) => {
-          res.setEncoding('utf8').on('data', (chunk: string) => (streamed += chunk));
-          res.on('end', () => resolve());
-          res.on('error', () => resolve());
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
-    await expect.poll(() => streamed, { timeout: 5000 }).toContain('event: ready');
+    const stream = openEventStream(target, '/api/v1/events?kinds=config_changed', token);
+    await expect.poll(() => stream.text(), { timeout: 5000 }).toContain('event: ready');
     expect((await home.runCli(['token', 'revoke', id])).code).toBe(0);
     // An edit of config.json publishes config_changed (not applied); the revoked stream must not carry it.
     writeFileSync(home.paths.config, JSON.stringify({ notifications: false, web: { listen: '127.0.0.1:0' }, auditRetentionDays: 7 }));
-    await ended;
-    expect(streamed).not.toContain('config_changed');
+    await stream.ended;
+    expect(stream.text()).not.toContain('config_changed');
   });
 
   it('R-D-1 an open event stream does not hold up a graceful stop', async () => {
@@ -213,24 +217,11 @@ describe('HTTP head in a running daemon', () => {
     expect((await runCliInTerminal(home, ['token', 'create', '--name', 'sse', '--ttl', '1h', '--out', out])).code).toBe(0);
     const token = readFileSync(out, 'utf8').trim();
     const target = new URL(url);
-    let streamed = '';
-    const ended = new Promise<void>((resolve, reject) => {
-      const req = request(
-        { host: target.hostname, port: target.port, path: '/api/v1/events?kinds=daemon_started,config_changed', method: 'GET', headers: { host: target.host, authorization: `Bearer ${token}` } },
-        (res) => {
-          expect(res.statusCode).toBe(200);
-          res.setEncoding('utf8').on('data', (chunk: string) => (streamed += chunk));
-          res.on('end', () => resolve());
-          res.on('error', () => resolve());
-        },
-      );
-      req.on('error', reject);
-      req.end();
-    });
-    await expect.poll(() => streamed, { timeout: 5000 }).toContain('event: ready');
+    const stream = openEventStream(target, '/api/v1/events?kinds=daemon_started,config_changed', token);
+    await expect.poll(() => stream.text(), { timeout: 5000 }).toContain('event: ready');
     const stop = await home.runCli(['daemon', 'stop'], { timeoutMs: 10_000 });
     expect(stop.code).toBe(0);
-    await ended;
-    expect(streamed).not.toContain(token);
+    await stream.ended;
+    expect(stream.text()).not.toContain(token);
   });
 });

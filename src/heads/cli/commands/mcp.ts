@@ -103,24 +103,21 @@ async function runMcp(options: McpOptions): Promise<void> {
   const stop = (): void => {
     void gateway.close();
   };
-  process.stdin.once('end', stop);
-  process.stdin.once('close', stop);
-  // A client that died leaves a broken stdout pipe (EPIPE): that is a disconnect too, not a crash.
-  process.stdout.on('error', stop);
-  process.stdin.on('error', stop);
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  process.once('SIGHUP', stop);
+  // stdin ending or failing, stdout breaking (EPIPE: a client that died) and signals all mean: disconnect.
+  const sources: [NodeJS.EventEmitter, string][] = [
+    [process.stdin, 'end'],
+    [process.stdin, 'close'],
+    [process.stdin, 'error'],
+    [process.stdout, 'error'],
+    [process, 'SIGINT'],
+    [process, 'SIGTERM'],
+    [process, 'SIGHUP'],
+  ];
+  for (const [emitter, event] of sources) emitter.on(event, stop);
   await gateway.closed;
   operationTools?.close();
   await gate.close?.();
-  process.stdin.off('end', stop);
-  process.stdin.off('close', stop);
-  process.stdout.off('error', stop);
-  process.stdin.off('error', stop);
-  process.off('SIGINT', stop);
-  process.off('SIGTERM', stop);
-  process.off('SIGHUP', stop);
+  for (const [emitter, event] of sources) emitter.off(event, stop);
   // Everything is closed; a stray handle (e.g. a paused stdin) must not keep the gateway alive.
   setTimeout(() => process.exit(0), 500).unref();
 }
