@@ -17,8 +17,8 @@ import { describeRefusal, isInteractiveTerminal, TerminalConfirmation } from '..
 import type { SignalSource, TerminalInput, TerminalOutput } from '../channels/ttyChallenge.js';
 import { effectiveExecAction } from './environment.js';
 import { readLimitedFile, UNREADABLE } from './readLimitedFile.js';
-import { launchReport, refusalReport } from './report.js';
-import type { ExecReason, ExecReport, ExecutionSummary } from './report.js';
+import { SPAWN_FAILED, launchReport, refusalReport } from './report.js';
+import type { ExecReason, ExecReport } from './report.js';
 import { RevisionKeeper } from './revision.js';
 import type { ReadActionFile } from './revision.js';
 import { DEFAULT_EXEC_LIMITS, launchChild, superviseChild } from './runChild.js';
@@ -71,15 +71,6 @@ async function runLaunched(start: () => ChildProcess, limits: ExecLimits, signal
   }
   return superviseChild(child, { limits, signal });
 }
-
-const SPAWN_FAILED: ExecutionSummary = Object.freeze({
-  state: 'spawn-failed',
-  exitCode: null,
-  termination: 'not-requested',
-  stdoutBytes: 0,
-  stderrBytes: 0,
-  outputComplete: false,
-});
 
 /** `assent action run`: allow runs at once; ask and deny are refused without any prompt. */
 export async function runActionFlow(paths: ActionPaths, deps: ActionFlowDeps & { signals: SignalSource }): Promise<ExecReport> {

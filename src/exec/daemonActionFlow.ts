@@ -12,8 +12,8 @@ import { evaluateExecPolicy } from '../core/execPolicy.js';
 import type { SignalSource } from '../channels/ttyChallenge.js';
 import { effectiveExecAction } from './environment.js';
 import { readLimitedFile, UNREADABLE } from './readLimitedFile.js';
-import { launchReport, refusalReport } from './report.js';
-import type { ExecReason, ExecReport, ExecutionSummary } from './report.js';
+import { SPAWN_FAILED, launchReport, refusalReport } from './report.js';
+import type { ExecReason, ExecReport } from './report.js';
 import type { ReadActionFile } from './revision.js';
 import { DEFAULT_EXEC_LIMITS, launchChild, superviseChild } from './runChild.js';
 import type { ChildOutcome, ExecLimits, SpawnFn } from './runChild.js';
@@ -49,15 +49,6 @@ interface ConsumeResult {
   approvalId: string;
   effect: { id: string; state: string };
 }
-
-const SPAWN_FAILED: ExecutionSummary = Object.freeze({
-  state: 'spawn-failed',
-  exitCode: null,
-  termination: 'not-requested',
-  stdoutBytes: 0,
-  stderrBytes: 0,
-  outputComplete: false,
-});
 
 /**
  * Reads both files and derives what the proof binds: the effective action

@@ -35,6 +35,16 @@ export interface ExecutionSummary {
   outputComplete: boolean;
 }
 
+/** The execution of a child that never started: the spawn itself failed. */
+export const SPAWN_FAILED: ExecutionSummary = Object.freeze({
+  state: 'spawn-failed',
+  exitCode: null,
+  termination: 'not-requested',
+  stdoutBytes: 0,
+  stderrBytes: 0,
+  outputComplete: false,
+});
+
 export interface ExecReport {
   schemaVersion: 1;
   mode: 'action-exec';

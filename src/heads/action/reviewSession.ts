@@ -19,7 +19,7 @@ import { CONFIRM_DEADLINE_MS, describeRefusal, TerminalConfirmation } from '../.
 import type { SignalSource, TerminalInput, TerminalOutput } from '../../channels/ttyChallenge.js';
 import { effectiveExecAction } from '../../exec/environment.js';
 import { readLimitedFile, UNREADABLE } from '../../exec/readLimitedFile.js';
-import { launchReport, refusalReport } from '../../exec/report.js';
+import { SPAWN_FAILED, launchReport, refusalReport } from '../../exec/report.js';
 import type { ExecReason, ExecReport } from '../../exec/report.js';
 import { RevisionKeeper } from '../../exec/revision.js';
 import type { ReadActionFile } from '../../exec/revision.js';
@@ -41,15 +41,6 @@ export interface ReviewSessionOptions {
   /** Called when the terminal input ends (Ctrl+D, hang-up) while no prompt is open. */
   onInputEnded?: () => void;
 }
-
-const SPAWN_FAILED_EXECUTION = {
-  state: 'spawn-failed',
-  exitCode: null,
-  termination: 'not-requested',
-  stdoutBytes: 0,
-  stderrBytes: 0,
-  outputComplete: false,
-} as const;
 
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -235,7 +226,7 @@ export class ReviewSession {
         attempt = this.owner.launchWith(grant, binding, () => launchChild(action, this.options.spawn));
       } catch {
         terminal.say('assent: the process could not be started; check the executable and cwd in the request.\n');
-        return launchReport('spawn-failed', { ...SPAWN_FAILED_EXECUTION }, { policyDecision });
+        return launchReport('spawn-failed', { ...SPAWN_FAILED }, { policyDecision });
       }
       if (!attempt.launched) {
         terminal.say('assent: not run — the confirmation expired or was revoked before launch. The client may call again.\n');
