@@ -851,11 +851,11 @@ class GatewayCore implements Gateway {
     result['tools'] = [...(result['tools'] as unknown[]), ...host.tools()];
   }
 
-  /** An `assent__*` tool: answered from the daemon, never forwarded upstream and never gated (it only exposes non-decision operations). */
+  /** An `assent__*` tool: answered from the daemon for this session, never forwarded upstream and never gated (it only exposes non-decision operations). */
   private async callOperationTool(request: WireRequest, host: OperationToolHost): Promise<void> {
     const params = request.params ?? {};
     const args = isRecord(params['arguments']) ? params['arguments'] : {};
-    this.reply(request.id, await host.call(String(params['name']), args));
+    this.reply(request.id, await host.call(String(params['name']), args, { sessionId: this.sessionId }));
   }
 
   /** Every page of one list method from each upstream that has the capability, recording who owns what. */
