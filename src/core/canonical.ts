@@ -4,9 +4,21 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { AssentError } from './errors.js';
 
-/** RFC 8785 serialization. Types are preserved: 1, "1" and true never compare equal. */
+/**
+ * RFC 8785 serialization. Types are preserved: 1, "1" and true never compare equal.
+ * A value with no canonical form (a lone surrogate, a non-finite number, a cycle,
+ * undefined) is a typed `invalid_input`, never a bare error: the heads refuse such
+ * input earlier (core/jsonLimits.ts), and anything that still arrives fails closed.
+ */
 export function canonicalJson(value: unknown): string {
-  const text = canonicalize(value);
+  let text: string | undefined;
+  try {
+    text = canonicalize(value);
+  } catch (error) {
+    // canonicalize says what it met (a lone surrogate, NaN, a cycle); stack exhaustion is a RangeError.
+    const why = error instanceof Error ? error.message : String(error);
+    throw new AssentError('invalid_input', `value has no canonical JSON form (${why}); send plain JSON with well-formed strings`, { cause: error });
+  }
   if (text === undefined) {
     throw new AssentError('invalid_input', 'value cannot be canonicalized (undefined, a function or a symbol)');
   }

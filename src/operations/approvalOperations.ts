@@ -3,6 +3,7 @@
 // approval service, return its data.
 import { z } from 'zod';
 import { AssentError } from '../core/errors.js';
+import { portableJson } from '../core/jsonLimits.js';
 import { newApprovalId, type RandomBytes } from '../core/ids.js';
 import { parseRuleArg, type Rule } from '../core/toolPolicy.js';
 import { exportAudit } from '../journal/auditLog.js';
@@ -19,6 +20,8 @@ const RPC_STREAM_ONLY = { rationale: 'a long-lived wait bound to a connection; t
 const SSE_STREAM = { rationale: 'HTTP streams events as server-sent events from GET /api/v1/events with the same kinds/selector filter' };
 
 const JsonObject = z.record(z.string(), z.unknown());
+/** Free-form JSON in params: refused when readers could disagree on it (a "__proto__" key, a lone surrogate, nesting past 64). */
+const PortableJsonObject = portableJson(JsonObject);
 
 export const ApprovalViewSchema = z.object({
   id: z.string(),
@@ -65,9 +68,9 @@ const GATED_CALL_FIELDS = {
   sessionId: z.string().min(1).max(200),
   server: z.string().min(1).max(200),
   tool: z.string().min(1).max(200),
-  args: JsonObject,
-  annotations: JsonObject.optional(),
-  caller: JsonObject.optional(),
+  args: PortableJsonObject,
+  annotations: PortableJsonObject.optional(),
+  caller: PortableJsonObject.optional(),
 };
 
 /** A call the daemon let through. */

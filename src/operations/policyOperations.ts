@@ -3,6 +3,7 @@
 // with the same pure evaluation, and reports those calls here for audit. Only
 // `prompt` waits on the daemon. A gateway never re-reads config.json.
 import { z } from 'zod';
+import { portableJson } from '../core/jsonLimits.js';
 import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import type { EventBus } from '../service/eventBus.js';
@@ -33,7 +34,7 @@ const SettledCallSchema = z.strictObject({
   deniedReason: z.string().max(100).optional(),
   ruleId: z.string().max(100).optional(),
   durationMs: z.number().nonnegative().optional(),
-  caller: z.record(z.string(), z.unknown()).optional(),
+  caller: portableJson(z.record(z.string(), z.unknown())).optional(),
 });
 type SettledCall = z.infer<typeof SettledCallSchema>;
 

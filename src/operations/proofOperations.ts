@@ -3,6 +3,7 @@
 // private socket; they are never put in events, logs or error messages.
 import { z } from 'zod';
 import { digestOf } from '../core/canonical.js';
+import { portableJson } from '../core/jsonLimits.js';
 import { isProofShaped } from '../core/proof.js';
 import { AssentError } from '../core/errors.js';
 import type { ApprovalService } from '../service/approvalService.js';
@@ -55,13 +56,19 @@ const EffectSchema = z.object({
   resultDigest: z.string().optional(),
 });
 
-/** Exactly the exec action shape of SPEC §6 (the effective action, defaults included). */
-const ExecActionSchema = z.strictObject({
-  executable: z.string().min(1).max(4096),
-  cwd: z.string().min(1).max(4096),
-  args: z.array(z.string().max(65_536)).max(128),
-  env: z.record(z.string(), z.string()),
-});
+/**
+ * Exactly the exec action shape of SPEC §6 (the effective action, defaults included).
+ * Checked as it arrived, so an env key "__proto__" or a lone surrogate is refused
+ * rather than dropped from the digest (core/jsonLimits.ts).
+ */
+const ExecActionSchema = portableJson(
+  z.strictObject({
+    executable: z.string().min(1).max(4096),
+    cwd: z.string().min(1).max(4096),
+    args: z.array(z.string().max(65_536)).max(128),
+    env: z.record(z.string(), z.string()),
+  }),
+);
 
 /** A token in params; its shape is checked without ever echoing it back. */
 const ProofParam = z.string().refine(isProofShaped, { message: 'not an assent proof (asp1_ followed by 43 base64url characters)' });
@@ -165,7 +172,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
         action: ExecActionSchema,
         revision: z.string().min(1).max(200),
         sessionId: z.string().min(1).max(200).optional(),
-        caller: z.record(z.string(), z.unknown()).optional(),
+        caller: portableJson(z.record(z.string(), z.unknown())).optional(),
       }),
       result: IssuedProofSchema,
       class: 'write',

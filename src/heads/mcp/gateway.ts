@@ -7,12 +7,14 @@
 //   tools/list         annotations learnt for policy; several upstreams: names become `<alias>__<tool>`.
 //   tools/call         decided by the CallGate first (R-MCP-3), keep-alive progress while it waits (R-MCP-4).
 //   resources/prompts/completion/logging/tasks (several upstreams only): routed to the owning upstream.
+//   a method that only looks unlike tools/call (`Tools/Call`, ` tools/call`…): refused, never relayed.
 // Everything else, including unknown and future methods, is relayed as it is.
 import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AssentError, toAssentError } from '../../core/errors.js';
+import { findJsonProblem, hasLoneSurrogate, jsonPointerOf, MAX_JSON_DEPTH, toWellFormed } from '../../core/jsonLimits.js';
 import type { Logger } from '../../service/logger.js';
 import { VERSION } from '../../version.js';
 import { describeDenial, type CallGate, type GateDecision, type ToolAnnotationHints } from './gate.js';
@@ -26,9 +28,11 @@ import {
 } from './upstream.js';
 import {
   errorMessage,
+  gatedLookalikeOf,
   isRequest,
   resultMessage,
   RPC_INVALID_PARAMS,
+  RPC_METHOD_NOT_FOUND,
   type RpcErrorBody,
   type RpcId,
   type WireMessage,
@@ -208,9 +212,34 @@ class GatewayCore implements Gateway {
 
   private onClientMessage(message: WireMessage): void {
     if (this.closing) return;
+    if (typeof message.method === 'string' && this.refusedLookalike(message)) return;
     if (isRequest(message)) this.onClientRequest(message);
     else if (typeof message.method === 'string') this.onClientNotification(message);
     else this.onClientResponse(message);
+  }
+
+  /**
+   * A method that folds to a gated one but is not it exactly would pass the
+   * switch below ungated, and a lenient upstream might still run it as a tool
+   * call: a request is refused (method not found), a notification dropped.
+   */
+  private refusedLookalike(message: WireMessage): boolean {
+    const method = message.method as string;
+    const gated = gatedLookalikeOf(method);
+    if (gated === undefined) return false;
+    const shown = JSON.stringify(method.slice(0, 80));
+    if (isRequest(message)) {
+      this.fail(message.id, {
+        code: RPC_METHOD_NOT_FOUND,
+        message:
+          `assent refused the method ${shown}: it is not exactly "${gated}" but reads as it once case, spaces and punctuation are ignored, ` +
+          `so a server might run it without the gate. It was not forwarded; send exactly "${gated}".`,
+        data: { type: 'method_not_found', details: { method: method.slice(0, 80), lookalikeOf: gated } },
+      });
+    } else {
+      this.log.warn(`dropped a notification whose method only looks unlike ${gated}; it never reaches an upstream`, { method: method.slice(0, 80) });
+    }
+    return true;
   }
 
   private onClientRequest(request: WireRequest): void {
@@ -437,6 +466,14 @@ class GatewayCore implements Gateway {
       this.fail(request.id, { code: RPC_INVALID_PARAMS, message: 'tools/call needs params.name, the tool name as a string.' });
       return;
     }
+    if (hasLoneSurrogate(name)) {
+      this.fail(request.id, {
+        code: RPC_INVALID_PARAMS,
+        message: 'tools/call params.name: the tool name has a lone UTF-16 surrogate, which no server can be named by; the call was not forwarded. Use a name from tools/list.',
+        data: { type: 'invalid_params', details: { path: '/name', problem: 'lone_surrogate' } },
+      });
+      return;
+    }
     const target = this.resolveTool(name);
     if (target === undefined) {
       this.fail(request.id, {
@@ -455,6 +492,20 @@ class GatewayCore implements Gateway {
       return;
     }
     const args = rawArgs ?? {};
+    // The approver's preview, the digest, the policy and the upstream must all read the same value (hardening 1, 2).
+    const problem = findJsonProblem(args);
+    if (problem !== undefined) {
+      const pointer = jsonPointerOf(problem.path);
+      this.log.info('refused a tools/call whose arguments are not portable JSON', { server: link.alias, tool, problem: problem.kind });
+      this.fail(request.id, {
+        code: RPC_INVALID_PARAMS,
+        message:
+          `tools/call arguments at ${pointer}: ${problem.message}; the call was not forwarded. ` +
+          `Send plain JSON arguments (well-formed strings, no "__proto__" key, at most ${MAX_JSON_DEPTH} levels of nesting).`,
+        data: { type: 'invalid_params', details: { path: pointer, problem: problem.kind } },
+      });
+      return;
+    }
     const controller = new AbortController();
     const inflight: ClientInflight = { method: request.method, gate: controller };
     this.clientInflight.set(request.id, inflight);
@@ -636,11 +687,9 @@ class GatewayCore implements Gateway {
     this.clientCanElicit = isRecord(capabilities) && capabilities['elicitation'] !== undefined;
     const info = request.params?.['clientInfo'];
     if (isRecord(info)) {
-      this.caller = {
-        head: 'mcp',
-        clientName: typeof info['name'] === 'string' ? info['name'] : undefined,
-        clientVersion: typeof info['version'] === 'string' ? info['version'] : undefined,
-      };
+      // Informative only, but it travels with every audited call: kept short and encodable.
+      const field = (value: unknown): string | undefined => (typeof value === 'string' ? toWellFormed(value.slice(0, 200)) : undefined);
+      this.caller = { head: 'mcp', clientName: field(info['name']), clientVersion: field(info['version']) };
     }
   }
 
@@ -802,11 +851,11 @@ class GatewayCore implements Gateway {
     result['tools'] = [...(result['tools'] as unknown[]), ...host.tools()];
   }
 
-  /** An `assent__*` tool: answered from the daemon, never forwarded upstream and never gated (it only exposes non-decision operations). */
+  /** An `assent__*` tool: answered from the daemon for this session, never forwarded upstream and never gated (it only exposes non-decision operations). */
   private async callOperationTool(request: WireRequest, host: OperationToolHost): Promise<void> {
     const params = request.params ?? {};
     const args = isRecord(params['arguments']) ? params['arguments'] : {};
-    this.reply(request.id, await host.call(String(params['name']), args));
+    this.reply(request.id, await host.call(String(params['name']), args, { sessionId: this.sessionId }));
   }
 
   /** Every page of one list method from each upstream that has the capability, recording who owns what. */

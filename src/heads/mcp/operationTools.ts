@@ -1,10 +1,13 @@
 // assent's own operations as MCP tools (R-OPS-1, R-OPS-3): every operation the
 // manifest exposes on MCP becomes a tool `assent__<name with . as _>` that calls
 // the daemon over its socket. Human decisions are never listed, whatever an
-// exposure says, so a model cannot approve its own calls through this door.
+// exposure says, so a model cannot approve its own calls through this door, and
+// approvals are shown only for the calling session (another session's
+// arguments are not this agent's to read).
 import { AssentError, toAssentError } from '../../core/errors.js';
 import type { ManifestEntry } from '../../operations/index.js';
 import { declaredManifest } from '../../operations/manifest.js';
+import { matchesSelector } from '../../service/approvalService.js';
 import { DaemonClient } from '../daemon/rpcClient.js';
 
 export const OPERATION_TOOL_PREFIX = 'assent__';
@@ -14,11 +17,16 @@ export function operationToolName(operation: string): string {
   return `${OPERATION_TOOL_PREFIX}${operation.replace(/\./g, '_')}`;
 }
 
+/** Who is calling an operation tool: the gateway's session, whose approvals are the only ones it sees. */
+export interface OperationToolScope {
+  sessionId: string;
+}
+
 /** What the gateway needs: the tools to append to tools/list and a way to answer a call to one. */
 export interface OperationToolHost {
   tools(): Record<string, unknown>[];
   handles(toolName: string): boolean;
-  call(toolName: string, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  call(toolName: string, args: Record<string, unknown>, scope: OperationToolScope): Promise<Record<string, unknown>>;
 }
 
 export interface OperationToolOptions {
@@ -31,6 +39,49 @@ function inputSchemaOf(entry: ManifestEntry): Record<string, unknown> {
   const schema = { ...(entry.params as Record<string, unknown>) };
   delete schema['$schema'];
   return schema;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `approvals.list` and `approvals.get` for one session (hardening 4): the
+ * daemon is asked for that session's approvals only, and whatever comes back
+ * is filtered again, so no selector or id names into another session. Every
+ * other operation is passed through as it is.
+ */
+async function callInSession(
+  callDaemon: OperationToolOptions['callDaemon'],
+  operation: string,
+  args: Record<string, unknown>,
+  sessionId: string,
+): Promise<unknown> {
+  if (operation === 'approvals.list') {
+    const { selector, limit, ...rest } = args;
+    if (selector !== undefined && (typeof selector !== 'string' || selector.length > 400)) {
+      throw new AssentError('invalid_params', 'selector must be a string of at most 400 characters (an approval id, server/tool or server/).');
+    }
+    if (limit !== undefined && !(typeof limit === 'number' && Number.isInteger(limit) && limit > 0 && limit <= 100_000)) {
+      throw new AssentError('invalid_params', 'limit must be a whole number from 1 to 100000.');
+    }
+    const listed = await callDaemon(operation, { ...rest, selector: sessionId });
+    const own = (Array.isArray(listed) ? listed : []).filter(
+      (view): view is Record<string, unknown> =>
+        isRecord(view) &&
+        view['sessionId'] === sessionId &&
+        matchesSelector(view as Parameters<typeof matchesSelector>[0], selector),
+    );
+    return limit === undefined ? own : own.slice(0, limit);
+  }
+  if (operation === 'approvals.get') {
+    const view = await callDaemon(operation, args);
+    if (!isRecord(view) || view['sessionId'] !== sessionId) {
+      throw new AssentError('not_found', `no approval ${JSON.stringify(String(args['id']).slice(0, 64))} in this MCP session; assent__approvals_list shows the approvals this session filed.`);
+    }
+    return view;
+  }
+  return callDaemon(operation, args);
 }
 
 /** Tools for the operations exposed on MCP; a call's result is the operation's JSON result as text. */
@@ -47,13 +98,13 @@ export function createOperationTools(options: OperationToolOptions): OperationTo
   return {
     tools: () => tools.map((tool) => ({ ...tool })),
     handles: (toolName) => toolName.startsWith(OPERATION_TOOL_PREFIX),
-    call: async (toolName, args) => {
+    call: async (toolName, args, scope) => {
       const entry = byTool.get(toolName);
       try {
         if (entry === undefined) {
           throw new AssentError('not_found', `assent has no MCP tool ${JSON.stringify(toolName.slice(0, 80))}; call tools/list for the assent__ tools this gateway offers.`);
         }
-        const result = await options.callDaemon(entry.name, args);
+        const result = await callInSession(options.callDaemon, entry.name, args, scope.sessionId);
         return { content: [{ type: 'text', text: JSON.stringify(result ?? null) }] };
       } catch (error) {
         const typed = toAssentError(error);

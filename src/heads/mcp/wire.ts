@@ -42,6 +42,29 @@ export function errorMessage(id: RpcId, error: RpcErrorBody): WireMessage {
   return { jsonrpc: '2.0', id, error };
 }
 
+/**
+ * A method name reduced to what a lenient server might still route on: NFKC
+ * (fullwidth and compatibility letters become ASCII), case folded, and every
+ * character that is not an ASCII letter or digit removed (whitespace, control
+ * and invisible format characters, punctuation).
+ */
+export function foldMethodName(method: string): string {
+  return method.normalize('NFKC').toUpperCase().toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+/** Methods the gateway intercepts for safety; a different spelling of one is never relayed. */
+export const GATED_METHODS = ['tools/call'] as const;
+
+/**
+ * The gated method `method` only looks unlike (e.g. `Tools/Call`, ` tools/call`,
+ * `tools/call\u0000`, `tools.call`), or undefined. An exact match is not a
+ * lookalike: it is gated as itself.
+ */
+export function gatedLookalikeOf(method: string): string | undefined {
+  const folded = foldMethodName(method);
+  return GATED_METHODS.find((gated) => method !== gated && folded === foldMethodName(gated));
+}
+
 /** Standard JSON-RPC codes the gateway answers with. */
 export const RPC_INVALID_PARAMS = -32602;
 export const RPC_METHOD_NOT_FOUND = -32601;

@@ -433,3 +433,98 @@ async function waitFor(condition: () => boolean): Promise<void> {
   }
   throw new Error('condition not met');
 }
+
+describe('startGateway, arguments and methods the gate could not see as the upstream does', () => {
+  /** Records every message the upstream receives from now on, as the JSON text that would cross a real transport. */
+  function recordUpstream(h: Harness, alias = 'fs'): string[] {
+    const serverSide = h.upstreams[alias]?.serverSide as Transport;
+    const received: string[] = [];
+    const deliver = serverSide.onmessage;
+    serverSide.onmessage = (message, extra) => {
+      received.push(JSON.stringify(message));
+      deliver?.(message, extra);
+    };
+    return received;
+  }
+
+  /** A tools/call whose params come from raw JSON text, so an own "__proto__" key or a lone surrogate survives. */
+  function rawCall(h: Harness, paramsJson: string): Promise<unknown> {
+    return h.client.request({ method: 'tools/call', params: JSON.parse(paramsJson) as never }, CallToolResultSchema);
+  }
+
+  it('R-MCP-3 (hardening 1) an own "__proto__" key anywhere in the arguments is refused with its path; neither the gate nor the upstream sees the call', async () => {
+    const h = await harness(['fs']);
+    await h.client.listTools();
+    const received = recordUpstream(h);
+    const cases: [string, string][] = [
+      ['{"name":"write","arguments":{"path":"/srv/ok","__proto__":{"x":1}}}', 'at /__proto__'],
+      ['{"name":"write","arguments":{"path":"/srv/ok","nested":{"__proto__":{"x":1}}}}', 'at /nested/__proto__'],
+      ['{"name":"write","arguments":{"list":[1,{"__proto__":null}]}}', 'at /list/1/__proto__'],
+    ];
+    for (const [params, where] of cases) {
+      const refusal = rawCall(h, params);
+      await expect(refusal).rejects.toThrow(where);
+      await expect(refusal).rejects.toThrow(/"__proto__".*not forwarded/);
+      await expect(refusal).rejects.toMatchObject({ code: -32602, data: { type: 'invalid_params' } });
+    }
+    expect(h.gate.seen).toEqual([]);
+    expect(received).toEqual([]);
+    expect(text(await h.client.callTool({ name: 'write', arguments: { text: 'clean' } }))).toBe('fs wrote clean');
+  });
+
+  it('R-MCP-3 (hardening 2) a lone surrogate (value or key), 10,000-deep nesting or a tool name with a lone surrogate is refused before the gate; the next call runs', async () => {
+    const h = await harness(['fs']);
+    await h.client.listTools();
+    const received = recordUpstream(h);
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const cases: [string, RegExp][] = [
+      ['{"name":"write","arguments":{"text":"\\ud800"}}', /at \/text: .*lone UTF-16 surrogate/],
+      ['{"name":"write","arguments":{"text":"ok","m":{"\\udc00x":1}}}', /at \/m\/\\udc00x: .*lone UTF-16 surrogate/],
+      ['{"name":"write","arguments":{"text":["\\ud83d\\ude00","\\ude00"]}}', /at \/text\/1: /],
+      [`{"name":"write","arguments":${deep}}`, /nest deeper than 64 levels/],
+      [`{"name":"write","arguments":{"v":${'['.repeat(64)}${']'.repeat(64)}}}`, /nest deeper than 64 levels/],
+      ['{"name":"wri\\ud800te","arguments":{}}', /tool name.*lone UTF-16 surrogate/],
+    ];
+    for (const [params, message] of cases) {
+      const refusal = rawCall(h, params);
+      await expect(refusal).rejects.toThrow(message);
+      await expect(refusal).rejects.toMatchObject({ code: -32602, data: { type: 'invalid_params' } });
+    }
+    expect(h.gate.seen).toEqual([]);
+    expect(received).toEqual([]);
+    // 63 levels below the arguments object is the deepest accepted, and a well-formed pair is fine.
+    const deepest = `{"v":${'['.repeat(63)}${']'.repeat(63)},"emoji":"\\ud83d\\ude00","text":"x"}`;
+    expect(text((await rawCall(h, `{"name":"write","arguments":${deepest}}`)) as CallToolResult)).toBe('fs wrote x');
+    expect(h.gate.seen).toHaveLength(1);
+  });
+
+  it('R-MCP-3 (hardening 1) the upstream receives exactly the arguments the gate decided', async () => {
+    const h = await harness(['fs']);
+    await h.client.listTools();
+    const received = recordUpstream(h);
+    await rawCall(h, '{"name":"write","arguments":{"text":"t","n":1e2,"dup":1,"dup":2}}');
+    const forwarded = JSON.parse(received.find((m) => m.includes('tools/call')) ?? '{}') as { params?: { arguments?: unknown } };
+    expect(forwarded.params?.arguments).toEqual(h.gate.seen[0]?.args);
+    expect(forwarded.params?.arguments).toEqual({ text: 't', n: 100, dup: 2 });
+  });
+
+  it('R-MCP-3 (hardening 3) a method that folds to tools/call is refused (method not found) and never relayed, as a request or a notification', async () => {
+    const h = await harness(['fs']);
+    await h.client.listTools();
+    const received = recordUpstream(h);
+    const lookalikes = ['Tools/Call', 'TOOLS/CALL', ' tools/call', 'tools/call\n', 'tools/call\u0000', 'tools/\u200dcall', '\ufefftools/call', '\u2003tools/call', 'ｔｏｏｌｓ／ｃａｌｌ', 'tool\u017f/call', 'tools.call', 'tools_call', 'tools//call'];
+    for (const method of lookalikes) {
+      const refusal = h.client.request({ method, params: { name: 'write', arguments: { text: 'sneaky' } } }, CallToolResultSchema);
+      await expect(refusal, JSON.stringify(method)).rejects.toMatchObject({ code: -32601 });
+      await expect(refusal).rejects.toThrow(/exactly "tools\/call"/);
+      await h.client.notification({ method, params: { name: 'write', arguments: { text: 'sneaky' } } } as never);
+    }
+    await h.client.ping();
+    expect(h.gate.seen).toEqual([]);
+    expect(h.upstreams['fs']?.calls).toEqual([]);
+    expect(received.filter((m) => !m.includes('"ping"'))).toEqual([]);
+    // Methods that merely share a prefix are not lookalikes and still pass through.
+    await expect(h.client.request({ method: 'tools/callback', params: {} }, CallToolResultSchema)).rejects.toMatchObject({ code: -32601 });
+    expect(received.some((m) => m.includes('"tools/callback"'))).toBe(true);
+  });
+});

@@ -7,6 +7,8 @@ import { createOperationTools, operationToolName } from '../../../../src/heads/m
 import type { ManifestEntry } from '../../../../src/operations/index.js';
 import { declaredManifest } from '../../../../src/operations/manifest.js';
 
+const SCOPE = { sessionId: 'mine' };
+
 function text(result: Record<string, unknown>): string {
   return ((result['content'] as { text: string }[] | undefined) ?? []).map((c) => c.text).join('');
 }
@@ -41,20 +43,67 @@ describe('operation tools', () => {
       manifest: declaredManifest(),
       callDaemon: async (method, params) => {
         calls.push([method, params]);
-        if (params['id'] === 'zzzzz') throw new AssentError('not_found', 'no approval zzzzz');
-        return [{ id: 'abcde' }];
+        if (method === 'effects.get') throw new AssentError('not_found', 'no effect zzzzz');
+        return [{ id: 'r1' }];
       },
     });
-    expect(host.handles('assent__approvals_list')).toBe(true);
+    expect(host.handles('assent__rules_list')).toBe(true);
     expect(host.handles('write_file')).toBe(false);
-    const ok = await host.call('assent__approvals_list', { selector: 'fs/' });
-    expect(JSON.parse(text(ok))).toEqual([{ id: 'abcde' }]);
-    expect(calls).toEqual([['approvals.list', { selector: 'fs/' }]]);
-    const failed = await host.call('assent__approvals_get', { id: 'zzzzz' });
+    const ok = await host.call('assent__rules_list', { includeInactive: true }, SCOPE);
+    expect(JSON.parse(text(ok))).toEqual([{ id: 'r1' }]);
+    expect(calls).toEqual([['rules.list', { includeInactive: true }]]);
+    const failed = await host.call('assent__effects_get', { id: 'zzzzz' }, SCOPE);
     expect(failed['isError']).toBe(true);
-    expect(text(failed)).toBe('not_found: no approval zzzzz');
-    const decide = await host.call('assent__approvals_decide', { id: 'abcde', behavior: 'allow' });
+    expect(text(failed)).toBe('not_found: no effect zzzzz');
+    const decide = await host.call('assent__approvals_decide', { id: 'abcde', behavior: 'allow' }, SCOPE);
     expect(decide['isError']).toBe(true);
     expect(calls).toHaveLength(2);
+  });
+});
+
+describe('operation tools see one session (hardening 4)', () => {
+  const views = [
+    { id: 'aaaaa', sessionId: 'mine', server: 'fs', tool: 'write_file', args: { path: '/mine' } },
+    { id: 'bbbbb', sessionId: 'theirs', server: 'fs', tool: 'write_file', args: { path: '/theirs' } },
+    { id: 'ccccc', sessionId: 'mine', server: 'web', tool: 'fetch', args: { url: 'https://example.test/' } },
+  ];
+  /** A daemon that, like a careless one, returns every session's approvals whatever the selector. */
+  function careless(): { host: ReturnType<typeof createOperationTools>; calls: [string, Record<string, unknown>][] } {
+    const calls: [string, Record<string, unknown>][] = [];
+    const host = createOperationTools({
+      manifest: declaredManifest(),
+      callDaemon: async (method, params) => {
+        calls.push([method, params]);
+        return method === 'approvals.get' ? views.find((v) => v.id === params['id']) : views;
+      },
+    });
+    return { host, calls };
+  }
+
+  it('R-OPS-3 assent__approvals_list asks the daemon for the calling session only and never shows another session, whatever the selector', async () => {
+    const { host, calls } = careless();
+    const ids = async (args: Record<string, unknown>): Promise<string[]> =>
+      (JSON.parse(text(await host.call('assent__approvals_list', args, SCOPE))) as { id: string }[]).map((v) => v.id);
+    expect(await ids({})).toEqual(['aaaaa', 'ccccc']);
+    expect(calls[0]).toEqual(['approvals.list', { selector: 'mine' }]);
+    expect(await ids({ selector: 'theirs' })).toEqual([]);
+    expect(await ids({ selector: 'bbbbb' })).toEqual([]);
+    expect(await ids({ selector: 'fs/' })).toEqual(['aaaaa']);
+    expect(await ids({ selector: 'web/fetch', state: 'pending' })).toEqual(['ccccc']);
+    expect(calls.at(-1)).toEqual(['approvals.list', { state: 'pending', selector: 'mine' }]);
+    expect(await ids({ limit: 1 })).toEqual(['aaaaa']);
+    const bad = await host.call('assent__approvals_list', { selector: 7 }, SCOPE);
+    expect(bad['isError']).toBe(true);
+    expect(text(bad)).toContain('invalid_params');
+  });
+
+  it('R-OPS-3 assent__approvals_get of another session’s approval is not_found and shows none of it', async () => {
+    const { host } = careless();
+    const other = await host.call('assent__approvals_get', { id: 'bbbbb' }, SCOPE);
+    expect(other['isError']).toBe(true);
+    expect(text(other)).toContain('not_found');
+    expect(text(other)).not.toContain('/theirs');
+    const own = await host.call('assent__approvals_get', { id: 'aaaaa' }, SCOPE);
+    expect(JSON.parse(text(own))).toMatchObject({ id: 'aaaaa', args: { path: '/mine' } });
   });
 });
