@@ -78,6 +78,9 @@ export type CallOutcome = 'ok' | 'error' | 'cancelled';
 /** The process that sent a decision, as the head found it (R-D-4b); see docs/daemon.md for how far to trust it. */
 export type DecisionPeer = AuditPeer;
 
+/** Handoff approvals one session may keep pending before further prompt calls are refused (R-MCP-8). */
+export const MAX_PENDING_HANDOFF_PER_SESSION = 32;
+
 export interface DecideParams {
   id: string;
   behavior: 'allow' | 'deny';
@@ -112,6 +115,8 @@ export interface ApprovalServiceOptions {
   reattachGraceMs?: number;
   /** Proofs and effects (R-J-*); without it handoff mode is unavailable and prompt calls wait as usual. */
   proofs?: ProofService;
+  /** Cap of pending handoff approvals per session (default MAX_PENDING_HANDOFF_PER_SESSION). */
+  maxPendingHandoffPerSession?: number;
 }
 
 interface CallRecord {
@@ -217,6 +222,7 @@ export class ApprovalService {
   private readonly principal: string;
   private readonly reattachGraceMs: number;
   private readonly proofs: ProofService | undefined;
+  private readonly maxPendingHandoffPerSession: number;
   private pinned: PinnedConfig;
   private snapshot: PolicySnapshot;
   private readonly waiters = new Map<string, Set<(resolution: Resolution) => void>>();
@@ -249,6 +255,7 @@ export class ApprovalService {
     this.principal = options.principal;
     this.reattachGraceMs = options.reattachGraceMs ?? 5_000;
     this.proofs = options.proofs;
+    this.maxPendingHandoffPerSession = options.maxPendingHandoffPerSession ?? MAX_PENDING_HANDOFF_PER_SESSION;
     this.pinned = options.config;
     this.startedAt = this.clock.now();
     this.deadlines = new Deadlines(this.timers, () => this.clock.now(), (id) =>
@@ -527,6 +534,17 @@ export class ApprovalService {
         approvalId = view.id;
         break;
       }
+    }
+    if (approvalId === undefined && pendingInSession >= this.maxPendingHandoffPerSession) {
+      // R-MCP-8: no call waits on a handoff approval, so without a cap one session could file thousands.
+      this.writeAudit({ ...base, outcome: 'denied', deniedReason: 'handoff_limit' });
+      throw new AssentError(
+        'limit_reached',
+        `assent did not file an approval for ${params.server}/${params.tool}: session ${params.sessionId} already has ${pendingInSession} handoff approvals ` +
+          `pending (the limit is ${this.maxPendingHandoffPerSession}), and none of them is for this exact call. The operator can list them with \`assent pending\` ` +
+          `and approve or deny some (\`assent deny ID\`), or they expire after policy.consentTimeoutSeconds; retry this call after that.`,
+        { details: { reason: 'handoff_limit', sessionId: params.sessionId, pending: pendingInSession, limit: this.maxPendingHandoffPerSession } },
+      );
     }
     approvalId ??= this.fileApproval({
       sessionId: params.sessionId,

@@ -146,3 +146,43 @@ describe('channel stamping over the socket (hardening 1)', () => {
     await call;
   });
 });
+
+describe('handoff approvals per session are capped (hardening 3)', () => {
+  it('R-MCP-8 R-D-6 (hardening 3) a session with 32 pending handoff approvals is refused a 33rd with a typed error saying how many and what to do; other sessions are unaffected; deciding one makes room', async () => {
+    const home = await setup({ ...PROMPT_WRITE, approvals: { handoff: true, proofTtlSeconds: 300 } });
+    const gateway = await connect(home);
+    const file = (sessionId: string, n: number): Promise<{ type?: string; message: string; details?: Record<string, unknown> }> =>
+      gateway.call('calls.authorize', { sessionId, server: 'fs', tool: 'write_file', args: { path: `/tmp/f${n}` } }).then(
+        () => {
+          throw new Error('a handoff prompt call was admitted');
+        },
+        (e: { type?: string; message: string; details?: Record<string, unknown> }) => e,
+      );
+    const ids: string[] = [];
+    for (let n = 0; n < 32; n += 1) {
+      const refused = await file('s1', n);
+      expect(refused).toMatchObject({ type: 'policy_denied', details: { reason: 'approval_pending' } });
+      ids.push(refused.details?.['approvalId'] as string);
+    }
+    expect(new Set(ids).size).toBe(32);
+
+    // The identical call of one already filed still reuses its approval.
+    expect((await file('s1', 0)).details?.['approvalId']).toBe(ids[0]);
+
+    const over = await file('s1', 32);
+    expect(over.type).toBe('limit_reached');
+    expect(over.details).toMatchObject({ sessionId: 's1', pending: 32, limit: 32 });
+    expect(over.message).toContain('32 handoff approvals');
+    expect(over.message).toContain('assent pending');
+    expect(over.message).toMatch(/deny/);
+    expect((await gateway.call<unknown[]>('approvals.list', {})).length).toBe(32);
+
+    // Another session has its own allowance.
+    expect(await file('s2', 0)).toMatchObject({ type: 'policy_denied', details: { reason: 'approval_pending' } });
+
+    // Denying one makes room for one more in s1.
+    await gateway.call('approvals.decide', { id: ids[5], behavior: 'deny' });
+    expect(await file('s1', 32)).toMatchObject({ type: 'policy_denied', details: { reason: 'approval_pending' } });
+    expect((await file('s1', 33)).type).toBe('limit_reached');
+  });
+});
