@@ -5,6 +5,10 @@
 // Error encoding: every error uses code -32000 with `data: { type, details }`,
 // including parse and framing errors, so a client needs one rule only (R-D-3);
 // the standard -327xx codes are deliberately not used.
+//
+// It also admits connections: a connection is handshake-pending until its
+// `daemon.hello` succeeds, has 5 s for it, and pending ones have their own small
+// cap (oldest evicted), so idle peers never fill the connection cap.
 import { chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
@@ -97,8 +101,7 @@ class Connection implements ConnectionHandle {
   private isClosed = false;
   /** Set once the daemon decided to close this connection; its further frames are ignored. */
   private isEnding = false;
-  /** True once a `daemon.hello` succeeded on this connection. */
-  handshaken = false;
+  private isHandshaken = false;
   private handshakeTimer: NodeJS.Timeout | undefined;
   private peerLookup: Promise<DecisionPeer> | undefined;
   private readonly decoder: LineDecoder;
@@ -157,9 +160,14 @@ class Connection implements ConnectionHandle {
     return this.peerLookup;
   }
 
+  /** True once a `daemon.hello` succeeded on this connection and it was admitted under the connection cap. */
+  get handshaken(): boolean {
+    return this.isHandshaken;
+  }
+
   /** The handshake succeeded: the connection now counts against the connection cap and has no deadline. */
   markHandshaken(): void {
-    this.handshaken = true;
+    this.isHandshaken = true;
     this.clearHandshakeTimer();
   }
 
