@@ -9,6 +9,20 @@ import type { Clock } from '../core/clock.js';
 export type AuditOutcome = 'ok' | 'error' | 'denied' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'uncertain';
 export type AuditChannel = 'tty' | 'cli' | 'watch' | 'web' | 'elicitation' | 'rule' | 'session';
 
+/**
+ * The process that sent a decision, as the daemon found it (never as the client
+ * said): `ss+proc` when the kernel named it, `unavailable` with a reason otherwise.
+ */
+export interface AuditPeer {
+  source: 'ss+proc' | 'unavailable';
+  pid?: number;
+  /** Several processes share the connection (an inherited or passed socket). */
+  pids?: number[];
+  /** Effective uid of the process(es), read from /proc when the decision arrived. */
+  uid?: number;
+  reason?: string;
+}
+
 /** R-AUD-1 fields. There is deliberately no field for raw arguments: only their digest. */
 export interface AuditRecord {
   /** ISO 8601 time of the call. */
@@ -31,6 +45,10 @@ export interface AuditRecord {
   effectId?: string;
   /** True when an identical retry was answered with the recorded disposition and nothing ran (R-J-4). */
   replayed?: boolean;
+  /** The channel the deciding client said it was; a hint beside the head-stamped `channel`, never a fact. */
+  claimedChannel?: string;
+  /** The process that sent the decision over the socket, found by the daemon. */
+  peer?: AuditPeer;
 }
 
 /** The order fields are written in; anything else a caller passes is dropped. */
@@ -52,6 +70,8 @@ const AUDIT_FIELDS = [
   'caller',
   'effectId',
   'replayed',
+  'claimedChannel',
+  'peer',
 ] as const satisfies readonly (keyof AuditRecord)[];
 
 /** `prev` of the very first line of a log. */

@@ -8,7 +8,7 @@ import { newApprovalId, type RandomBytes } from '../core/ids.js';
 import { parseRuleArg, type Rule } from '../core/toolPolicy.js';
 import { exportAudit } from '../journal/auditLog.js';
 import type { Journal } from '../journal/journal.js';
-import type { ApprovalService } from '../service/approvalService.js';
+import type { ApprovalService, DecideParams } from '../service/approvalService.js';
 import { EVENT_KINDS, type BusEvent, type EventBus } from '../service/eventBus.js';
 import { defineOperation, type CallContext, type Operation } from './operation.js';
 
@@ -100,6 +100,21 @@ export interface ApprovalOperationDeps {
   auditDir: string;
   random: RandomBytes;
   now: () => number;
+}
+
+/**
+ * The attribution of a decision (hardening 1): the channel is the one the head
+ * stamped on the call context, never what the client sent; the client's word is
+ * kept as `claimedChannel`, and the deciding process as the head found it.
+ */
+export async function decisionFrom(
+  params: { id: string; behavior: 'allow' | 'deny'; channel?: string | undefined },
+  context: CallContext,
+): Promise<DecideParams> {
+  const decision: DecideParams = { id: params.id, behavior: params.behavior, channel: context.channel ?? 'cli' };
+  if (params.channel !== undefined) decision.claimedChannel = params.channel;
+  if (context.peer !== undefined) decision.peer = await context.peer();
+  return decision;
 }
 
 /** `--ttl 8h` style durations. */
@@ -236,23 +251,21 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
     }),
     defineOperation({
       name: 'approvals.decide',
-      summary: 'Allow or deny a pending approval, once or for the rest of its session.',
+      summary:
+        'Allow or deny a pending approval, once or for the rest of its session. The recorded channel is the head the decision came through; a `channel` param is only a claim, recorded as claimedChannel.',
       params: z.strictObject({
         id: z.string().min(1).max(64),
         behavior: z.enum(['allow', 'deny']),
         scope: z.enum(['call', 'session']).optional(),
         reason: z.string().max(1000).optional(),
+        /** What the client says it is (`watch`, `tty`…): a hint kept beside the stamped channel, never the channel. */
         channel: z.enum(['cli', 'watch', 'tty', 'elicitation']).optional(),
       }),
       result: ApprovalViewSchema,
       class: 'human-decision',
       exposure: { cli: true, rpc: true, http: true, mcp: NOT_ON_MCP_HUMAN },
       handler: async (params, context) => {
-        const decision: Parameters<ApprovalService['decide']>[0] = {
-          id: params.id,
-          behavior: params.behavior,
-          channel: params.channel ?? context.channel ?? 'cli',
-        };
+        const decision = await decisionFrom(params, context);
         if (params.scope !== undefined) decision.scope = params.scope;
         if (params.reason !== undefined) decision.reason = params.reason;
         return service.decide(decision);

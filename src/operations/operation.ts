@@ -2,6 +2,7 @@
 // head. The daemon's RPC dispatch, the CLI, HTTP and MCP heads are generated
 // from these declarations, so the heads cannot drift apart.
 import type { z } from 'zod';
+import type { DecisionPeer } from '../service/approvalService.js';
 
 export type OperationClass = 'read' | 'write' | 'human-decision';
 export type HeadName = 'cli' | 'rpc' | 'http' | 'mcp';
@@ -13,8 +14,14 @@ export type Exposure = true | { rationale: string };
 export interface CallContext {
   principal: string;
   head: HeadName;
-  /** The human channel this head represents when it decides (cli, watch, web…). */
+  /**
+   * The channel this head stamps on a decision: `cli` for any daemon socket client,
+   * `web` for the HTTP head. Set by the head, never from params (a client's own
+   * claim is kept apart, as `claimedChannel`).
+   */
   channel?: string;
+  /** The process behind this call's connection, looked up by the head when a decision needs it (daemon socket only). */
+  peer?: () => Promise<DecisionPeer>;
   /** Present for daemon RPC calls: lets long-lived operations push notifications and learn of disconnects. */
   connection?: ConnectionHandle;
   signal?: AbortSignal;

@@ -8,7 +8,7 @@ import { isProofShaped } from '../core/proof.js';
 import { AssentError } from '../core/errors.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import type { ProofService } from '../service/proofService.js';
-import { ApprovalViewSchema } from './approvalOperations.js';
+import { ApprovalViewSchema, decisionFrom } from './approvalOperations.js';
 import { defineOperation, type CallContext, type Operation } from './operation.js';
 
 const NOT_ON_MCP_HUMAN = {
@@ -126,7 +126,8 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       result: z.object({ approval: ApprovalViewSchema, proof: z.string(), proofId: z.string(), expiresAt: z.number() }),
       class: 'human-decision',
       exposure: { cli: true, rpc: true, http: NO_EXPORT_OVER_HTTP, mcp: NOT_ON_MCP_HUMAN },
-      handler: async (params, context) => service.approveWithProof({ id: params.id, behavior: 'allow', channel: params.channel ?? context.channel ?? 'cli' }),
+      // The channel is stamped by the head; a `channel` param is only a claim (hardening 1).
+      handler: async (params, context) => service.approveWithProof(await decisionFrom({ id: params.id, behavior: 'allow', channel: params.channel }, context)),
     }),
     defineOperation({
       name: 'proofs.consume',

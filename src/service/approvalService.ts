@@ -8,7 +8,7 @@ import type { Config } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
 import { newApprovalId, type RandomBytes } from '../core/ids.js';
 import { compilePolicy, evaluateToolPolicy, type PolicySnapshot, type Rule } from '../core/toolPolicy.js';
-import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
+import type { AuditLog, AuditPeer, AuditRecord } from '../journal/auditLog.js';
 import type { ApprovalRecord, Journal } from '../journal/journal.js';
 import type { Notifier } from '../channels/notifier.js';
 import { JsonText } from '../core/jsonText.js';
@@ -75,12 +75,29 @@ export interface AuthorizeResult {
 
 export type CallOutcome = 'ok' | 'error' | 'cancelled';
 
+/** The process that sent a decision, as the head found it (R-D-4b); see docs/daemon.md for how far to trust it. */
+export type DecisionPeer = AuditPeer;
+
+/** Handoff approvals one session may keep pending before further prompt calls are refused (R-MCP-8). */
+export const MAX_PENDING_HANDOFF_PER_SESSION = 32;
+
 export interface DecideParams {
   id: string;
   behavior: 'allow' | 'deny';
   scope?: 'call' | 'session';
   reason?: string;
+  /** Stamped by the head the decision came through (`cli` for the socket, `web` for HTTP); never taken from params. */
   channel: string;
+  /** What the deciding client said it was (e.g. `tty`, `watch`): recorded beside `channel` as a hint only. */
+  claimedChannel?: string;
+  /** The deciding process, found by the head (socket peer lookup). */
+  peer?: DecisionPeer;
+}
+
+/** Who decided, beyond the stamped channel: carried from the decision to the audit line of the call it decided. */
+interface DecidedBy {
+  claimedChannel?: string;
+  peer?: DecisionPeer;
 }
 
 export interface ApprovalServiceOptions {
@@ -98,6 +115,8 @@ export interface ApprovalServiceOptions {
   reattachGraceMs?: number;
   /** Proofs and effects (R-J-*); without it handoff mode is unavailable and prompt calls wait as usual. */
   proofs?: ProofService;
+  /** Cap of pending handoff approvals per session (default MAX_PENDING_HANDOFF_PER_SESSION). */
+  maxPendingHandoffPerSession?: number;
 }
 
 interface CallRecord {
@@ -110,6 +129,7 @@ interface CallRecord {
   waitedForConsentMs: number;
   authorizedAtMono: number;
   effectId?: string;
+  decidedBy?: DecidedBy;
 }
 
 interface SessionInfo {
@@ -121,7 +141,15 @@ interface SessionInfo {
   ended: boolean;
 }
 
-type Resolution = Pick<ApprovalRecord, 'state' | 'channel' | 'reason' | 'scope'>;
+type Resolution = Pick<ApprovalRecord, 'state' | 'channel' | 'reason' | 'scope'> & DecidedBy;
+
+/** The decision attribution of a resolution, or undefined when it has none. */
+function decidedByOf(resolution: DecidedBy): DecidedBy | undefined {
+  const by: DecidedBy = {};
+  if (resolution.claimedChannel !== undefined) by.claimedChannel = resolution.claimedChannel;
+  if (resolution.peer !== undefined) by.peer = resolution.peer;
+  return by.claimedChannel === undefined && by.peer === undefined ? undefined : by;
+}
 
 const DENIAL_HELP: Record<string, string> = {
   consent_denied: 'The operator denied this call.',
@@ -169,6 +197,7 @@ interface PendingEntry {
   server?: string;
   tool?: string;
   argsSha256: string;
+  handoff?: true;
   json: string;
 }
 
@@ -193,6 +222,7 @@ export class ApprovalService {
   private readonly principal: string;
   private readonly reattachGraceMs: number;
   private readonly proofs: ProofService | undefined;
+  private readonly maxPendingHandoffPerSession: number;
   private pinned: PinnedConfig;
   private snapshot: PolicySnapshot;
   private readonly waiters = new Map<string, Set<(resolution: Resolution) => void>>();
@@ -225,6 +255,7 @@ export class ApprovalService {
     this.principal = options.principal;
     this.reattachGraceMs = options.reattachGraceMs ?? 5_000;
     this.proofs = options.proofs;
+    this.maxPendingHandoffPerSession = options.maxPendingHandoffPerSession ?? MAX_PENDING_HANDOFF_PER_SESSION;
     this.pinned = options.config;
     this.startedAt = this.clock.now();
     this.deadlines = new Deadlines(this.timers, () => this.clock.now(), (id) =>
@@ -415,7 +446,7 @@ export class ApprovalService {
         if (grants === undefined) this.sessionGrants.set(base.sessionId, (grants = new Map()));
         grants.set(`${base.server}/${base.tool}`, record.id);
       }
-      return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: record.id }, waited);
+      return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: record.id }, waited, undefined, decidedByOf(resolution));
     }
     // Operator denials carry a channel (and maybe the operator's words); lifecycle
     // denials (shutdown, session_ended) carry only their reason.
@@ -432,6 +463,8 @@ export class ApprovalService {
       waitedForConsentMs: waited,
     };
     if (resolution.channel !== undefined) audit.channel = resolution.channel as NonNullable<AuditRecord['channel']>;
+    if (resolution.claimedChannel !== undefined) audit.claimedChannel = resolution.claimedChannel;
+    if (resolution.peer !== undefined) audit.peer = resolution.peer;
     this.writeAudit(audit);
     const message = `${DENIAL_HELP[detail] ?? `The call was denied (${detail}).`}${operatorReason === undefined ? '' : ` Reason given: ${operatorReason}`}`;
     const details: Record<string, unknown> = { reason: denialKind, detail, approvalId: record.id };
@@ -444,10 +477,12 @@ export class ApprovalService {
     consent: Consent | undefined,
     waited: number,
     effectId?: string,
+    decidedBy?: DecidedBy,
   ): AuthorizeResult {
     const callId = this.newCallId();
     const call: CallRecord = { ...base, consent, waitedForConsentMs: waited, authorizedAtMono: this.clock.monotonic() };
     if (effectId !== undefined) call.effectId = effectId;
+    if (decidedBy !== undefined) call.decidedBy = decidedBy;
     this.calls.set(callId, call);
     this.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
     const result: AuthorizeResult = { callId, decision: 'allow', waitedForConsentMs: waited };
@@ -491,13 +526,25 @@ export class ApprovalService {
       return { callId: '', decision: 'allow', consent, waitedForConsentMs: 0, replay };
     }
     let approvalId: string | undefined;
+    let pendingInSession = 0;
     for (const view of this.pending.values()) {
-      if (view.sessionId === params.sessionId && view.server === params.server && view.tool === params.tool && view.argsSha256 === base.argsSha256) {
-        if (this.journal.getApproval(view.id)?.handoff === true) {
-          approvalId = view.id;
-          break;
-        }
+      if (view.handoff !== true || view.sessionId !== params.sessionId) continue;
+      pendingInSession += 1;
+      if (view.server === params.server && view.tool === params.tool && view.argsSha256 === base.argsSha256) {
+        approvalId = view.id;
+        break;
       }
+    }
+    if (approvalId === undefined && pendingInSession >= this.maxPendingHandoffPerSession) {
+      // R-MCP-8: no call waits on a handoff approval, so without a cap one session could file thousands.
+      this.writeAudit({ ...base, outcome: 'denied', deniedReason: 'handoff_limit' });
+      throw new AssentError(
+        'limit_reached',
+        `assent did not file an approval for ${params.server}/${params.tool}: session ${params.sessionId} already has ${pendingInSession} handoff approvals ` +
+          `pending (the limit is ${this.maxPendingHandoffPerSession}), and none of them is for this exact call. The operator can list them with \`assent pending\` ` +
+          `and approve or deny some (\`assent deny ID\`), or they expire after policy.consentTimeoutSeconds; retry this call after that.`,
+        { details: { reason: 'handoff_limit', sessionId: params.sessionId, pending: pendingInSession, limit: this.maxPendingHandoffPerSession } },
+      );
     }
     approvalId ??= this.fileApproval({
       sessionId: params.sessionId,
@@ -549,6 +596,8 @@ export class ApprovalService {
       if (call.consent.approvalId !== undefined) record.approvalId = call.consent.approvalId;
       if (call.consent.ruleId !== undefined) record.ruleId = call.consent.ruleId;
     }
+    if (call.decidedBy?.claimedChannel !== undefined) record.claimedChannel = call.decidedBy.claimedChannel;
+    if (call.decidedBy?.peer !== undefined) record.peer = call.decidedBy.peer;
     this.writeAudit(record);
     this.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
     return { recorded: true };
@@ -590,9 +639,10 @@ export class ApprovalService {
   /** Compare-and-set in the journal; the first resolver wins and every channel is told (R-D-6). */
   private resolve(
     id: string,
-    resolution: { state: 'approved' | 'denied' | 'expired'; channel?: string; reason?: string; scope?: 'call' | 'session'; decidedAt: number },
+    resolution: { state: 'approved' | 'denied' | 'expired'; channel?: string; reason?: string; scope?: 'call' | 'session'; decidedAt: number } & DecidedBy,
   ): boolean {
-    if (!this.journal.resolveApproval(id, resolution)) return false;
+    const { claimedChannel, peer, ...stored } = resolution;
+    if (!this.journal.resolveApproval(id, stored)) return false;
     this.pending.delete(id);
     this.deadlines.delete(id);
     const record = this.journal.getApproval(id);
@@ -600,6 +650,8 @@ export class ApprovalService {
     if (resolution.channel !== undefined) data['channel'] = resolution.channel;
     if (resolution.reason !== undefined) data['reason'] = resolution.reason;
     if (resolution.scope !== undefined) data['scope'] = resolution.scope;
+    if (claimedChannel !== undefined) data['claimedChannel'] = claimedChannel;
+    if (peer !== undefined) data['peer'] = peer;
     this.bus.publish('approval_resolved', data, record?.sessionId);
     const waiting = this.waiters.get(id);
     this.waiters.delete(id);
@@ -608,6 +660,8 @@ export class ApprovalService {
       if (resolution.channel !== undefined) result.channel = resolution.channel;
       if (resolution.reason !== undefined) result.reason = resolution.reason;
       if (resolution.scope !== undefined) result.scope = resolution.scope;
+      if (claimedChannel !== undefined) result.claimedChannel = claimedChannel;
+      if (peer !== undefined) result.peer = peer;
       for (const wake of waiting) wake(result);
     }
     return true;
@@ -662,6 +716,7 @@ export class ApprovalService {
     const entry: PendingEntry = { id: view.id, sessionId: view.sessionId, argsSha256: view.argsSha256, json: JSON.stringify(view) };
     if (view.server !== undefined) entry.server = view.server;
     if (view.tool !== undefined) entry.tool = view.tool;
+    if (view.handoff === true) entry.handoff = true;
     this.pending.set(view.id, entry);
   }
 
@@ -710,18 +765,26 @@ export class ApprovalService {
       this.resolve(params.id, { state: 'expired', reason: 'consent_timeout', decidedAt: this.clock.now() });
       throw new AssentError('conflict', `approval ${params.id} expired before the decision arrived`, { details: { state: 'expired' } });
     }
-    const resolution: { state: 'approved' | 'denied'; channel: string; reason?: string; scope?: 'call' | 'session'; decidedAt: number } = {
+    const resolution: { state: 'approved' | 'denied'; channel: string; reason?: string; scope?: 'call' | 'session'; decidedAt: number } & DecidedBy = {
       state: params.behavior === 'allow' ? 'approved' : 'denied',
       channel: params.channel,
       decidedAt: this.clock.now(),
     };
+    if (params.claimedChannel !== undefined) resolution.claimedChannel = params.claimedChannel;
+    if (params.peer !== undefined) resolution.peer = params.peer;
     if (params.behavior === 'deny') resolution.reason = params.reason ?? 'consent_denied';
     if (params.behavior === 'allow') resolution.scope = params.scope ?? 'call';
     if (!this.resolve(params.id, resolution)) {
       const now = this.journal.getApproval(params.id);
       throw new AssentError('conflict', `approval ${params.id} was already ${now?.state ?? 'resolved'}`, { details: { state: now?.state } });
     }
-    this.logger.info('approval decided', { approvalId: params.id, behavior: params.behavior, channel: params.channel });
+    this.logger.info('approval decided', {
+      approvalId: params.id,
+      behavior: params.behavior,
+      channel: params.channel,
+      ...(params.claimedChannel === undefined ? {} : { claimedChannel: params.claimedChannel }),
+      ...(params.peer === undefined ? {} : { peer: params.peer }),
+    });
     if (params.behavior === 'allow' && record.handoff && record.kind === 'tool' && this.proofs !== undefined && options.issueHandoffProof !== false) {
       // R-MCP-8: the proof for the agent's identical retry stays inside the daemon; its token is dropped here.
       const approved = this.journal.getApproval(params.id);

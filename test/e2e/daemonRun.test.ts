@@ -58,7 +58,8 @@ describe('assent daemon run in a terminal', () => {
       expect(session.screen).toContain('\\u001b[2J');
       session.type(`${code}\r`);
       const result = await call;
-      expect(result).toMatchObject({ decision: 'allow', consent: { channel: 'watch' } });
+      // The inline queue decides over the socket: stamped `cli`, its `watch` kept only as claimedChannel (hardening 1).
+      expect(result).toMatchObject({ decision: 'allow', consent: { channel: 'cli' } });
     } finally {
       client.close();
     }

@@ -184,7 +184,7 @@ describe('R-D-6 a cancelled call withdraws its approval', () => {
 });
 
 describe('R-MCP-6 elicitation channel', () => {
-  it('an accepting client gets the call through, audited with channel elicitation', async () => {
+  it('an accepting client gets the call through, audited as a socket decision (channel cli) claiming elicitation, with the gateway as peer', async () => {
     const forms: string[] = [];
     const { home, dir, client } = await setup(
       { default: 'allow', tools: { 'fs/write_file': 'prompt' } },
@@ -203,7 +203,10 @@ describe('R-MCP-6 elicitation channel', () => {
     expect(forms).toHaveLength(1);
     expect(forms[0]).toContain('via form \\u202e');
     expect(forms[0]).toContain(target);
-    await expect.poll(() => audit(home).find((l) => l['tool'] === 'write_file'), { timeout: 5000 }).toMatchObject({ channel: 'elicitation', outcome: 'ok' });
+    // The gateway decides over the socket like any client: the daemon stamps `cli` and keeps the gateway's word as a hint (hardening 1).
+    await expect
+      .poll(() => audit(home).find((l) => l['tool'] === 'write_file'), { timeout: 5000 })
+      .toMatchObject({ channel: 'cli', claimedChannel: 'elicitation', outcome: 'ok', peer: { source: 'ss+proc' } });
   });
 
   it('when the operator answers by CLI first, the pending elicitation is cancelled', async () => {
@@ -236,7 +239,7 @@ describe('R-MCP-6 elicitation channel', () => {
 });
 
 describe('R-MCP-7 tty channel', () => {
-  it('a waiting call is also offered on the controlling terminal; RUN <challenge> there approves it (channel tty)', async () => {
+  it('a waiting call is also offered on the controlling terminal; RUN <challenge> there approves it (channel cli, claimed tty)', async () => {
     const { home, dir } = await startFsStack(cleanups, { policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } }, channels: { tty: true } });
     const out = join(home.home, 'result.json');
     const target = join(dir, 'tty.txt');
@@ -264,6 +267,8 @@ describe('R-MCP-7 tty channel', () => {
     const result = JSON.parse(readFileSync(out, 'utf8')) as { isError?: boolean };
     expect(result.isError).toBeFalsy();
     expect(readFileSync(target, 'utf8')).toBe('typed RUN');
-    await expect.poll(() => audit(home).find((l) => l['tool'] === 'write_file'), { timeout: 5000 }).toMatchObject({ channel: 'tty', outcome: 'ok' });
+    await expect
+      .poll(() => audit(home).find((l) => l['tool'] === 'write_file'), { timeout: 5000 })
+      .toMatchObject({ channel: 'cli', claimedChannel: 'tty', outcome: 'ok', peer: { source: 'ss+proc' } });
   });
 });

@@ -358,7 +358,11 @@ describe('R-CLI-3 watch', () => {
     pty.type(`${match[1]}\r`);
     const r = await within(first, pty, 'the approved call');
     expect(r.ok).toBe(true);
-    if (r.ok) expect(r.value.consent?.channel).toBe('watch');
+    // The socket head stamps every decision `cli`; the queue's own word is kept beside it (hardening 1).
+    if (r.ok) expect(r.value.consent?.channel).toBe('cli');
+    const events = await client.call<{ kind: string; data: Record<string, unknown> }[]>('events.since', { cursor: 0 });
+    const approvalId = r.ok ? r.value.consent?.approvalId : undefined;
+    expect(events.find((e) => e.kind === 'approval_resolved' && e.data['id'] === approvalId)?.data).toMatchObject({ channel: 'cli', claimedChannel: 'watch' });
 
     const second = authorize(client, { sessionId: 's', server: 'fs', tool: 'write_file', args: { n: 2 } });
     const [p] = await waitForPending(home);

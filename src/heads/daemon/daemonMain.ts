@@ -185,7 +185,9 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
     server = await startRpcServer({
       socketPath: paths.socket,
       operations,
-      contextFor: () => ({ principal: context.principal, head: 'rpc' }),
+      // Any socket client is stamped `cli`: over the socket the daemon cannot tell the
+      // CLI from a script or a gateway, whatever channel a client names (hardening 1).
+      contextFor: () => ({ principal: context.principal, head: 'rpc', channel: 'cli' }),
       logger: logger.child({ head: 'rpc' }),
     });
     logger.info('daemon started', { socket: paths.socket, home: paths.home });

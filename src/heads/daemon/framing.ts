@@ -89,3 +89,6 @@ export function encodeFrame(message: unknown): string {
 
 /** Notification a client sends to abort one of its running requests. */
 export const CANCEL_METHOD = '$/cancelRequest';
+
+/** The version handshake every client sends first (R-D-3); until it succeeds a connection is handshake-pending. */
+export const HELLO_METHOD = 'daemon.hello';

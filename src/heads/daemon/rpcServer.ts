@@ -5,6 +5,10 @@
 // Error encoding: every error uses code -32000 with `data: { type, details }`,
 // including parse and framing errors, so a client needs one rule only (R-D-3);
 // the standard -327xx codes are deliberately not used.
+//
+// It also admits connections: a connection is handshake-pending until its
+// `daemon.hello` succeeds, has 5 s for it, and pending ones have their own small
+// cap (oldest evicted), so idle peers never fill the connection cap.
 import { chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
@@ -12,8 +16,10 @@ import { AssentError } from '../../core/errors.js';
 import type { ErrorType } from '../../core/errors.js';
 import { JsonText } from '../../core/jsonText.js';
 import type { CallContext, ConnectionHandle, Operation } from '../../operations/operation.js';
+import type { DecisionPeer } from '../../service/approvalService.js';
 import type { Logger } from '../../service/logger.js';
-import { CANCEL_METHOD, LineDecoder, MAX_FRAME_BYTES, encodeFrame } from './framing.js';
+import { CANCEL_METHOD, HELLO_METHOD, LineDecoder, MAX_FRAME_BYTES, encodeFrame } from './framing.js';
+import { createPeerLookup, type PeerLookup } from './peerCredentials.js';
 
 /** The one JSON-RPC error code the daemon uses; the meaning is in `data.type`. */
 export const RPC_ERROR_CODE = -32000;
@@ -23,6 +29,12 @@ export const MAX_WRITE_BACKLOG_BYTES = 8 * 1024 * 1024;
 export const MAX_ID_LENGTH = 256;
 /** Requests one connection may have running at once (long waits included). */
 export const MAX_IN_FLIGHT_PER_CONNECTION = 1024;
+/** Handshaken connections served at once. */
+export const MAX_CONNECTIONS = 256;
+/** How long a new connection may take to complete `daemon.hello` before it is closed. */
+export const HANDSHAKE_TIMEOUT_MS = 5000;
+/** Connections that may wait for their handshake at once; a newer one evicts the oldest, so idle peers never lock clients out. */
+export const MAX_PENDING_HANDSHAKES = 32;
 
 export interface RpcServerOptions {
   socketPath: string;
@@ -31,9 +43,16 @@ export interface RpcServerOptions {
   /** Principal, head and channel of calls arriving on one connection. */
   contextFor(connection: ConnectionHandle): Omit<CallContext, 'connection'>;
   logger: Logger;
+  /** Cap of handshaken connections (default MAX_CONNECTIONS); handshake-pending ones have their own cap. */
   maxConnections?: number;
   maxFrameBytes?: number;
   maxWriteBacklogBytes?: number;
+  /** Handshake window in ms (default HANDSHAKE_TIMEOUT_MS). */
+  handshakeTimeoutMs?: number;
+  /** Cap of handshake-pending connections (default MAX_PENDING_HANDSHAKES). */
+  maxPendingHandshakes?: number;
+  /** Finds the process behind a connection when a decision needs it (default: the Linux ss + /proc lookup). */
+  peerLookup?: PeerLookup;
 }
 
 export interface RpcServer {
@@ -80,6 +99,11 @@ class Connection implements ConnectionHandle {
   private readonly closeListeners: (() => void)[] = [];
   private readonly inFlight = new Map<RequestId | symbol, AbortController>();
   private isClosed = false;
+  /** Set once the daemon decided to close this connection; its further frames are ignored. */
+  private isEnding = false;
+  private isHandshaken = false;
+  private handshakeTimer: NodeJS.Timeout | undefined;
+  private peerLookup: Promise<DecisionPeer> | undefined;
   private readonly decoder: LineDecoder;
   private readonly log: Logger;
 
@@ -111,6 +135,55 @@ class Connection implements ConnectionHandle {
     socket.on('data', (chunk: Buffer) => this.decoder.push(chunk));
     socket.on('error', (error) => this.log.debug('connection error', { error: error.message }));
     socket.on('close', () => this.finish());
+    this.handshakeTimer = setTimeout(() => {
+      try {
+        this.server.expire(
+          this,
+          new AssentError(
+            'timeout',
+            `No daemon.hello arrived within ${server.handshakeTimeoutMs} ms of connecting; the daemon closed the connection. Connect again and send daemon.hello {version} as the first request.`,
+            { details: { handshakeTimeoutMs: server.handshakeTimeoutMs } },
+          ),
+        );
+      } catch (error) {
+        this.log.error('handshake timer failed', { error });
+      }
+    }, server.handshakeTimeoutMs);
+    this.handshakeTimer.unref();
+  }
+
+  /** The process at the other end, looked up once per connection on first need (a decision), never from what it sends. */
+  peer(): Promise<DecisionPeer> {
+    this.peerLookup ??= this.server.peerLookup(this.socket).catch(
+      (error: unknown): DecisionPeer => ({ source: 'unavailable', reason: `peer lookup failed: ${error instanceof Error ? error.message : String(error)}` }),
+    );
+    return this.peerLookup;
+  }
+
+  /** True once a `daemon.hello` succeeded on this connection and it was admitted under the connection cap. */
+  get handshaken(): boolean {
+    return this.isHandshaken;
+  }
+
+  /** The handshake succeeded: the connection now counts against the connection cap and has no deadline. */
+  markHandshaken(): void {
+    this.isHandshaken = true;
+    this.clearHandshakeTimer();
+  }
+
+  private clearHandshakeTimer(): void {
+    if (this.handshakeTimer !== undefined) clearTimeout(this.handshakeTimer);
+    this.handshakeTimer = undefined;
+  }
+
+  /** Tells the peer why with one error line (unless it was told already), then closes; nothing it sends afterwards is read. */
+  closeWith(error?: AssentError): void {
+    if (this.isEnding || this.isClosed) return;
+    this.clearHandshakeTimer();
+    if (error !== undefined) this.sendError(null, error);
+    this.isEnding = true;
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), 1000).unref();
   }
 
   get closed(): boolean {
@@ -140,6 +213,7 @@ class Connection implements ConnectionHandle {
   private finish(): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    this.clearHandshakeTimer();
     for (const controller of this.inFlight.values()) controller.abort(new AssentError('unavailable', 'The client disconnected.'));
     this.inFlight.clear();
     this.server.forget(this);
@@ -154,7 +228,7 @@ class Connection implements ConnectionHandle {
 
   /** Writes a frame that is already encoded; same backlog rule as write(). */
   private writeFrame(...pieces: string[]): void {
-    if (this.isClosed || this.socket.destroyed) return;
+    if (this.isClosed || this.socket.destroyed || this.socket.writableEnded) return;
     if (this.socket.writableLength > this.server.maxWriteBacklogBytes) {
       this.log.warn('dropping a client that does not read its replies', { backlogBytes: this.socket.writableLength });
       this.socket.destroy();
@@ -164,7 +238,7 @@ class Connection implements ConnectionHandle {
   }
 
   private write(message: unknown): void {
-    if (this.isClosed || this.socket.destroyed) return;
+    if (this.isClosed || this.socket.destroyed || this.socket.writableEnded) return;
     let frame: string;
     try {
       frame = encodeFrame(message);
@@ -181,7 +255,7 @@ class Connection implements ConnectionHandle {
   }
 
   private onLine(line: string): void {
-    if (line.trim() === '') return;
+    if (this.isEnding || line.trim() === '') return;
     let message: unknown;
     try {
       message = JSON.parse(line);
@@ -276,8 +350,18 @@ class Connection implements ConnectionHandle {
     const key: RequestId | symbol = id ?? Symbol('notification');
     this.inFlight.set(key, controller);
     try {
-      const context: CallContext = { ...this.server.contextFor(this), connection: this, signal: controller.signal };
+      const context: CallContext = { ...this.server.contextFor(this), connection: this, signal: controller.signal, peer: () => this.peer() };
       const result: unknown = await operation.handler(parsed.data, context);
+      if (method === HELLO_METHOD && !this.handshaken) {
+        // Checked and marked together, after the handler, so concurrent hellos cannot both take the last place.
+        const refusal = this.server.admit(this);
+        if (refusal !== undefined) {
+          // The refusal answers the hello itself; a hello sent as a notification hears it as a connection error.
+          this.reject(id, refusal);
+          this.closeWith(id === undefined ? refusal : undefined);
+          return;
+        }
+      }
       if (id === undefined) return;
       // Large ready-made results go out in three writes, never copied into one frame string.
       if (result instanceof JsonText) this.writeFrame(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, result.text, '}\n');
@@ -299,7 +383,14 @@ class RpcServerImpl implements RpcServer {
   readonly logger: Logger;
   readonly maxFrameBytes: number;
   readonly maxWriteBacklogBytes: number;
+  readonly handshakeTimeoutMs: number;
+  readonly peerLookup: PeerLookup;
+  private readonly maxConnections: number;
+  private readonly maxPendingHandshakes: number;
   private readonly live = new Set<Connection>();
+  /** Connections still waiting for their handshake, oldest first (a Set keeps insertion order). */
+  private readonly pendingHandshake = new Set<Connection>();
+  private handshakenCount = 0;
   /** Sockets told "no" and being closed; tracked so close() never waits on them. */
   private readonly refused = new Set<Socket>();
   private counter = 0;
@@ -312,12 +403,15 @@ class RpcServerImpl implements RpcServer {
     this.logger = options.logger;
     this.maxFrameBytes = options.maxFrameBytes ?? MAX_FRAME_BYTES;
     this.maxWriteBacklogBytes = options.maxWriteBacklogBytes ?? MAX_WRITE_BACKLOG_BYTES;
+    this.handshakeTimeoutMs = options.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS;
+    this.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
+    this.maxPendingHandshakes = Math.max(1, options.maxPendingHandshakes ?? MAX_PENDING_HANDSHAKES);
+    this.peerLookup = options.peerLookup ?? createPeerLookup();
   }
 
   accept(socket: Socket): void {
-    const limit = this.options.maxConnections ?? 256;
-    if (this.live.size >= limit || this.closing) {
-      const error = new AssentError('unavailable', `The daemon is at its limit of ${limit} connections or shutting down; retry shortly.`);
+    if (this.closing) {
+      const error = new AssentError('unavailable', 'The daemon is shutting down; retry in a moment.');
       socket.on('error', () => undefined);
       this.refused.add(socket);
       socket.on('close', () => this.refused.delete(socket));
@@ -325,12 +419,52 @@ class RpcServerImpl implements RpcServer {
       setTimeout(() => socket.destroy(), 1000).unref();
       return;
     }
+    // A new connection always gets its chance at the handshake: when too many are
+    // waiting for theirs, the oldest waiting one goes (hardening 2).
+    while (this.pendingHandshake.size >= this.maxPendingHandshakes) {
+      const oldest = this.pendingHandshake.values().next().value as Connection;
+      this.expire(
+        oldest,
+        new AssentError(
+          'unavailable',
+          `The daemon closed this connection: it had not completed daemon.hello and newer connections needed the room (at most ${this.maxPendingHandshakes} may wait for their handshake). Connect again and send daemon.hello {version} first.`,
+          { details: { maxPendingHandshakes: this.maxPendingHandshakes } },
+        ),
+      );
+    }
     this.counter += 1;
-    this.live.add(new Connection(`c${this.counter}`, socket, this));
+    const connection = new Connection(`c${this.counter}`, socket, this);
+    this.live.add(connection);
+    this.pendingHandshake.add(connection);
+  }
+
+  /** Closes a connection that did not complete its handshake in time or was evicted for a newer one. */
+  expire(connection: Connection, error: AssentError): void {
+    if (!this.pendingHandshake.delete(connection)) return;
+    connection.closeWith(error);
+  }
+
+  /**
+   * Moves a connection whose hello succeeded under the connection cap; returns
+   * the refusal when the cap of handshaken connections is full.
+   */
+  admit(connection: Connection): AssentError | undefined {
+    if (!this.pendingHandshake.has(connection)) return undefined;
+    this.pendingHandshake.delete(connection);
+    if (this.handshakenCount >= this.maxConnections) {
+      return new AssentError('unavailable', `The daemon is at its limit of ${this.maxConnections} connections; close some clients or retry shortly.`, {
+        details: { maxConnections: this.maxConnections },
+      });
+    }
+    this.handshakenCount += 1;
+    connection.markHandshaken();
+    return undefined;
   }
 
   forget(connection: Connection): void {
     this.live.delete(connection);
+    this.pendingHandshake.delete(connection);
+    if (connection.handshaken) this.handshakenCount -= 1;
   }
 
   contextFor(connection: ConnectionHandle): Omit<CallContext, 'connection'> {
