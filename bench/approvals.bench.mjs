@@ -4,7 +4,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DAEMON_NODE_FLAGS } from '../dist/heads/daemon/autoSpawn.js';
 import { DaemonClient } from '../dist/heads/daemon/rpcClient.js';
 
 const root = join(import.meta.dirname, '..');
@@ -22,8 +21,8 @@ async function withDaemon(body) {
     { mode: 0o600 },
   );
   const env = { ...process.env, ASSENT_HOME: home };
-  // Started with the flags auto-spawn uses, as users' daemons are.
-  const daemon = spawn(process.execPath, [...DAEMON_NODE_FLAGS, cli, 'daemon', 'run'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Started as auto-spawn starts it: plain `node assent.js daemon run`, no V8 flags (SPEC §14).
+  const daemon = spawn(process.execPath, [cli, 'daemon', 'run'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   daemon.stderr.on('data', (d) => (stderr += d));
   for (let i = 0; i < 500 && !stderr.includes('listening on'); i += 1) await new Promise((r) => setTimeout(r, 20));

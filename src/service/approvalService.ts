@@ -73,10 +73,34 @@ export interface AuthorizeResult {
   replay?: { effectId: string; state: string; result?: unknown };
 }
 
+export interface AuthorizeOptions {
+  /**
+   * Follows the request: a cancel withdraws the call (its approval is resolved as
+   * cancelled); a dropped connection gives the call the re-attach grace (R-D-7).
+   */
+  watch?: WatchRequest;
+  /** Told the approval as soon as it is filed, so the caller can offer its own channel (elicitation, R-MCP-6). */
+  onApprovalFiled?: (approval: ApprovalView) => void;
+}
+
 export type CallOutcome = 'ok' | 'error' | 'cancelled';
 
 /** The process that sent a decision, as the head found it (R-D-4b); see docs/daemon.md for how far to trust it. */
 export type DecisionPeer = AuditPeer;
+
+/** How the request carrying a waiting call ended before its approval resolved: withdrawn by its caller, or its connection dropped. */
+export type RequestEnd = 'cancelled' | 'disconnected';
+
+/** Told at most once if the request carrying a waiting call ends before the approval resolves. */
+export interface RequestEndListener {
+  requestEnded(how: RequestEnd): void;
+}
+
+/**
+ * Lets a waiting call follow the request that carries it: hands the head a
+ * listener to tell if that request ends first (R-D-6, R-D-7).
+ */
+export type WatchRequest = (listener: RequestEndListener) => void;
 
 /** Handoff approvals one session may keep pending before further prompt calls are refused (R-MCP-8). */
 export const MAX_PENDING_HANDOFF_PER_SESSION = 32;
@@ -131,6 +155,9 @@ interface CallRecord {
   effectId?: string;
   decidedBy?: DecidedBy;
 }
+
+/** What identifies a call in its audit line and call record. */
+type CallBase = Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>;
 
 interface SessionInfo {
   sessionId: string;
@@ -190,16 +217,140 @@ export function toApprovalView(record: ApprovalRecord): ApprovalView {
   return view;
 }
 
-/** What a pending approval is matched on, and its view as JSON text. */
-interface PendingEntry {
-  id: string;
-  sessionId: string;
-  server?: string;
-  tool?: string;
-  argsSha256: string;
-  handoff?: true;
-  json: string;
+/** One party waiting on a pending approval: woken once by its resolution, unless its request ended first. */
+interface Waiter extends RequestEndListener {
+  wake(resolution: Resolution): void;
 }
+
+/** What waiters need from the service that files the approvals they wait on. */
+interface WaitHost {
+  /** The caller withdrew the call: its approval is resolved as cancelled. */
+  withdraw(entry: PendingApproval, waiter: Waiter): void;
+  /** The waiter's connection dropped: it stops waiting and the re-attach grace starts (R-D-7). */
+  detach(entry: PendingApproval, waiter: Waiter): void;
+  /** Admits the call or throws its denial, once its approval resolved. */
+  settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution): AuthorizeResult;
+}
+
+/** `approvals.wait` and exec requests: they want the resolution itself; a cancel leaves the approval alone. */
+class ResolutionWaiter implements Waiter {
+  constructor(
+    private readonly host: WaitHost,
+    private readonly entry: PendingApproval,
+    private readonly resolvePromise: (resolution: Resolution) => void,
+  ) {}
+
+  wake(resolution: Resolution): void {
+    this.resolvePromise(resolution);
+  }
+
+  requestEnded(how: RequestEnd): void {
+    if (how === 'disconnected') this.host.detach(this.entry, this);
+  }
+}
+
+/**
+ * A gated call waiting for a person (R-D-5). All it holds while it waits is the
+ * approval, what its audit line needs and its promise: no copy of its arguments.
+ */
+class CallWaiter implements Waiter {
+  constructor(
+    private readonly host: WaitHost,
+    private readonly entry: PendingApproval,
+    private readonly base: CallBase,
+    private readonly startedMono: number,
+    private readonly resolvePromise: (result: AuthorizeResult) => void,
+    private readonly rejectPromise: (error: unknown) => void,
+  ) {}
+
+  wake(resolution: Resolution): void {
+    try {
+      this.resolvePromise(this.host.settleCall(this.entry.id, this.base, this.startedMono, resolution));
+    } catch (error) {
+      this.rejectPromise(error);
+    }
+  }
+
+  requestEnded(how: RequestEnd): void {
+    if (how === 'cancelled') this.host.withdraw(this.entry, this);
+    else this.host.detach(this.entry, this);
+  }
+}
+
+/**
+ * A pending approval as the service holds it between filing and resolution:
+ * what selectors match on, its view as JSON text (serialized once, when filed)
+ * and the calls waiting on it. Arguments are kept only inside that text, so ten
+ * thousand pending approvals stay cheap to hold and to list (SPEC §14).
+ */
+class PendingApproval {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly server: string | undefined;
+  readonly tool: string | undefined;
+  readonly argsSha256: string;
+  readonly handoff: boolean;
+  readonly json: string;
+  /** Who waits on it: nobody, one waiter (the usual case, kept without an array) or several. */
+  private waiting: Waiter | Waiter[] | undefined = undefined;
+
+  constructor(view: ApprovalView) {
+    this.id = view.id;
+    this.sessionId = view.sessionId;
+    this.server = view.server;
+    this.tool = view.tool;
+    this.argsSha256 = view.argsSha256;
+    this.handoff = view.handoff === true;
+    this.json = flatString(JSON.stringify(view));
+  }
+
+  get waitedOn(): boolean {
+    return this.waiting !== undefined;
+  }
+
+  addWaiter(waiter: Waiter): void {
+    if (this.waiting === undefined) this.waiting = waiter;
+    else if (Array.isArray(this.waiting)) this.waiting.push(waiter);
+    else this.waiting = [this.waiting, waiter];
+  }
+
+  isWaiting(waiter: Waiter): boolean {
+    return this.waiting === waiter || (Array.isArray(this.waiting) && this.waiting.includes(waiter));
+  }
+
+  /** Removes a waiter; false when it was not waiting (woken or removed already). */
+  removeWaiter(waiter: Waiter): boolean {
+    if (this.waiting === waiter) {
+      this.waiting = undefined;
+      return true;
+    }
+    if (!Array.isArray(this.waiting)) return false;
+    const index = this.waiting.indexOf(waiter);
+    if (index === -1) return false;
+    this.waiting.splice(index, 1);
+    if (this.waiting.length === 1) this.waiting = this.waiting[0];
+    return true;
+  }
+
+  /** Every waiter, removed from the approval: for waking them once it resolved. */
+  takeWaiters(): Waiter[] {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    return waiting === undefined ? [] : Array.isArray(waiting) ? waiting : [waiting];
+  }
+}
+
+/**
+ * V8 builds a long JSON.stringify result as a tree of pieces; reading it as a
+ * number makes it one flat string, which holds the same text in less memory.
+ */
+function flatString(text: string): string {
+  void Number(text);
+  return text;
+}
+
+/** About how long one piece of a serialized pending list is (see listAsJson). */
+const LIST_PIECE_CHARS = 32 * 1024;
 
 /** Does `selector` pick this approval? It may be an id, a session id, `server/tool` or `server/`. */
 export function matchesSelector(record: Pick<ApprovalView, 'id' | 'sessionId' | 'server' | 'tool'>, selector: string | undefined): boolean {
@@ -225,14 +376,11 @@ export class ApprovalService {
   private readonly maxPendingHandoffPerSession: number;
   private pinned: PinnedConfig;
   private snapshot: PolicySnapshot;
-  private readonly waiters = new Map<string, Set<(resolution: Resolution) => void>>();
   /**
-   * Pending approvals in filing order: a read view of the journal, kept in step
-   * by fileApproval/resolve. Each keeps only what selectors match on plus its
-   * view as JSON text, serialized once when filed, so holding and listing
-   * thousands stays cheap (SPEC §14).
+   * Pending approvals in filing order, with the calls waiting on them: a read
+   * view of the journal, kept in step by fileApproval/resolve.
    */
-  private readonly pending = new Map<string, PendingEntry>();
+  private readonly pending = new Map<string, PendingApproval>();
   private readonly deadlines: Deadlines;
   /** Approvals whose one call was admitted: an approval lets exactly one call through (single-use). */
   private readonly taken = new Set<string>();
@@ -315,19 +463,19 @@ export class ApprovalService {
   /**
    * The single seam for a gated call (R-D-5). Resolves only when the call may
    * run; every refusal is a `policy_denied` error whose details carry the reason.
+   * Not an async function: a call that waits is one promise on its approval, with
+   * no further links in the chain (SPEC §14).
    */
-  async authorize(
-    params: AuthorizeParams,
-    options: {
-      onWaiterDetached?: (detach: () => void) => (() => void) | void;
-      /** Told the approval as soon as it is filed, so the caller can offer its own channel (elicitation, R-MCP-6). */
-      onApprovalFiled?: (approval: ApprovalView) => void;
-      /** Aborted when the caller withdraws the call (an MCP cancel): its approval is then resolved as cancelled. */
-      withdrawn?: AbortSignal;
-      /** Whether an abort of `withdrawn` is a withdrawal (default yes); a dropped connection is not. */
-      isWithdrawal?: () => boolean;
-    } = {},
-  ): Promise<AuthorizeResult> {
+  authorize(params: AuthorizeParams, options: AuthorizeOptions = {}): Promise<AuthorizeResult> {
+    try {
+      const decided = this.decideCall(params, options);
+      return decided instanceof Promise ? decided : Promise.resolve(decided);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  private decideCall(params: AuthorizeParams, options: AuthorizeOptions): AuthorizeResult | Promise<AuthorizeResult> {
     if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the call in a moment');
     const caller = params.caller ?? {};
     this.touchSession(params.sessionId, caller);
@@ -377,7 +525,7 @@ export class ApprovalService {
       caller,
     });
     options.onApprovalFiled?.(toApprovalView(record));
-    return this.awaitDecision(record, base, startedMono, options);
+    return this.awaitDecision(record.id, base, startedMono, options.watch);
   }
 
   /**
@@ -386,10 +534,15 @@ export class ApprovalService {
    * approval id it was told; the call then waits and is admitted or refused as
    * if it had never left.
    */
-  async resume(
-    params: AuthorizeParams & { approvalId: string },
-    options: { onWaiterDetached?: (detach: () => void) => (() => void) | void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean } = {},
-  ): Promise<AuthorizeResult> {
+  resume(params: AuthorizeParams & { approvalId: string }, options: { watch?: WatchRequest } = {}): Promise<AuthorizeResult> {
+    try {
+      return this.reattach(params, options);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  private reattach(params: AuthorizeParams & { approvalId: string }, options: { watch?: WatchRequest }): Promise<AuthorizeResult> {
     if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the call in a moment');
     const record = this.journal.getApproval(params.approvalId);
     const argsSha256 = digestOf(params.args);
@@ -413,40 +566,37 @@ export class ApprovalService {
     const caller = params.caller ?? record.caller;
     this.touchSession(params.sessionId, caller);
     const base = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller };
-    return this.awaitDecision(record, base, this.clock.monotonic() - Math.max(0, this.clock.now() - record.requestedAt), options);
+    return this.awaitDecision(record.id, base, this.clock.monotonic() - Math.max(0, this.clock.now() - record.requestedAt), options.watch);
   }
 
   /** Waits for a filed approval, then admits the call or throws its denial (audited either way). */
-  private async awaitDecision(
-    record: ApprovalRecord,
-    base: Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>,
-    startedMono: number,
-    options: { onWaiterDetached?: (detach: () => void) => (() => void) | void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean },
-  ): Promise<AuthorizeResult> {
-    const resolving = this.waitForResolution(record.id, options.onWaiterDetached);
-    const withdraw = (): void => {
-      if (options.isWithdrawal?.() ?? true) this.resolve(record.id, { state: 'denied', reason: 'cancelled', decidedAt: this.clock.now() });
-    };
-    if (options.withdrawn?.aborted) withdraw();
-    else options.withdrawn?.addEventListener('abort', withdraw, { once: true });
-    let resolution: Resolution;
-    try {
-      resolution = await resolving;
-    } finally {
-      options.withdrawn?.removeEventListener('abort', withdraw);
+  private awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined): Promise<AuthorizeResult> {
+    const entry = this.pendingOrResolved(id);
+    if (!(entry instanceof PendingApproval)) {
+      try {
+        return Promise.resolve(this.settleCall(id, base, startedMono, entry));
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
     }
+    return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
+      this.addWaiter(entry, new CallWaiter(this.waitHost, entry, base, startedMono, resolvePromise, rejectPromise), watch);
+    });
+  }
+
+  private settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution): AuthorizeResult {
     const waited = Math.max(1, Math.round(this.clock.monotonic() - startedMono));
     if (resolution.state === 'approved') {
-      if (this.taken.has(record.id)) {
-        throw new AssentError('conflict', `approval ${record.id} already let its one call through; send the call again`);
+      if (this.taken.has(id)) {
+        throw new AssentError('conflict', `approval ${id} already let its one call through; send the call again`);
       }
-      this.taken.add(record.id);
+      this.taken.add(id);
       if (resolution.scope === 'session') {
         let grants = this.sessionGrants.get(base.sessionId);
         if (grants === undefined) this.sessionGrants.set(base.sessionId, (grants = new Map()));
-        grants.set(`${base.server}/${base.tool}`, record.id);
+        grants.set(`${base.server}/${base.tool}`, id);
       }
-      return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: record.id }, waited, undefined, decidedByOf(resolution));
+      return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: id }, waited, undefined, decidedByOf(resolution));
     }
     // Operator denials carry a channel (and maybe the operator's words); lifecycle
     // denials (shutdown, session_ended) carry only their reason.
@@ -459,7 +609,7 @@ export class ApprovalService {
       ...base,
       outcome: denialKind,
       deniedReason: detail,
-      approvalId: record.id,
+      approvalId: id,
       waitedForConsentMs: waited,
     };
     if (resolution.channel !== undefined) audit.channel = resolution.channel as NonNullable<AuditRecord['channel']>;
@@ -467,20 +617,29 @@ export class ApprovalService {
     if (resolution.peer !== undefined) audit.peer = resolution.peer;
     this.writeAudit(audit);
     const message = `${DENIAL_HELP[detail] ?? `The call was denied (${detail}).`}${operatorReason === undefined ? '' : ` Reason given: ${operatorReason}`}`;
-    const details: Record<string, unknown> = { reason: denialKind, detail, approvalId: record.id };
+    const details: Record<string, unknown> = { reason: denialKind, detail, approvalId: id };
     if (operatorReason !== undefined) details['operatorReason'] = operatorReason;
     throw new AssentError('policy_denied', message, { details });
   }
 
   private admit(
-    base: Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>,
+    base: CallBase,
     consent: Consent | undefined,
     waited: number,
     effectId?: string,
     decidedBy?: DecidedBy,
   ): AuthorizeResult {
     const callId = this.newCallId();
-    const call: CallRecord = { ...base, consent, waitedForConsentMs: waited, authorizedAtMono: this.clock.monotonic() };
+    const call: CallRecord = {
+      sessionId: base.sessionId,
+      server: base.server,
+      tool: base.tool,
+      argsSha256: base.argsSha256,
+      caller: base.caller,
+      consent,
+      waitedForConsentMs: waited,
+      authorizedAtMono: this.clock.monotonic(),
+    };
     if (effectId !== undefined) call.effectId = effectId;
     if (decidedBy !== undefined) call.decidedBy = decidedBy;
     this.calls.set(callId, call);
@@ -500,7 +659,7 @@ export class ApprovalService {
    */
   private authorizeHandoff(
     params: AuthorizeParams,
-    base: Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>,
+    base: CallBase,
     proofs: ProofService,
   ): AuthorizeResult {
     const actionDigest = actionDigestOf({ kind: 'tool', server: params.server, tool: params.tool, args: params.args });
@@ -528,7 +687,7 @@ export class ApprovalService {
     let approvalId: string | undefined;
     let pendingInSession = 0;
     for (const view of this.pending.values()) {
-      if (view.handoff !== true || view.sessionId !== params.sessionId) continue;
+      if (!view.handoff || view.sessionId !== params.sessionId) continue;
       pendingInSession += 1;
       if (view.server === params.server && view.tool === params.tool && view.argsSha256 === base.argsSha256) {
         approvalId = view.id;
@@ -614,14 +773,22 @@ export class ApprovalService {
       if (attempt > 50) throw new AssentError('internal', 'could not allocate a free approval id');
       id = newApprovalId(this.random);
     }
+    // Built field by field: an object spread followed by more fields gives every record its own hidden class in V8.
     const record: ApprovalRecord = {
-      ...input,
       id,
+      sessionId: input.sessionId,
+      kind: input.kind,
+      argsSha256: input.argsSha256,
       requestedAt,
       expiresAt: requestedAt + this.consentTimeoutMs(),
-      state: 'pending',
+      caller: input.caller,
       handoff: input.handoff ?? false,
+      state: 'pending',
     };
+    if (input.server !== undefined) record.server = input.server;
+    if (input.tool !== undefined) record.tool = input.tool;
+    if (input.args !== undefined) record.args = input.args;
+    if (input.action !== undefined) record.action = input.action;
     this.journal.insertApproval(record);
     this.armExpiry(record);
     const view = toApprovalView(record);
@@ -643,92 +810,126 @@ export class ApprovalService {
   ): boolean {
     const { claimedChannel, peer, ...stored } = resolution;
     if (!this.journal.resolveApproval(id, stored)) return false;
+    const entry = this.pending.get(id);
     this.pending.delete(id);
     this.deadlines.delete(id);
-    const record = this.journal.getApproval(id);
+    const sessionId = entry?.sessionId ?? this.journal.getApproval(id)?.sessionId;
     const data: Record<string, unknown> = { id, state: resolution.state };
     if (resolution.channel !== undefined) data['channel'] = resolution.channel;
     if (resolution.reason !== undefined) data['reason'] = resolution.reason;
     if (resolution.scope !== undefined) data['scope'] = resolution.scope;
     if (claimedChannel !== undefined) data['claimedChannel'] = claimedChannel;
     if (peer !== undefined) data['peer'] = peer;
-    this.bus.publish('approval_resolved', data, record?.sessionId);
-    const waiting = this.waiters.get(id);
-    this.waiters.delete(id);
-    if (waiting !== undefined) {
+    this.bus.publish('approval_resolved', data, sessionId);
+    const waiting = entry?.takeWaiters() ?? [];
+    if (waiting.length > 0) {
       const result: Resolution = { state: resolution.state };
       if (resolution.channel !== undefined) result.channel = resolution.channel;
       if (resolution.reason !== undefined) result.reason = resolution.reason;
       if (resolution.scope !== undefined) result.scope = resolution.scope;
       if (claimedChannel !== undefined) result.claimedChannel = claimedChannel;
       if (peer !== undefined) result.peer = peer;
-      for (const wake of waiting) wake(result);
+      for (const waiter of waiting) waiter.wake(result);
     }
     return true;
   }
 
-  private waitForResolution(id: string, onWaiterDetached?: (detach: () => void) => (() => void) | void): Promise<Resolution> {
+  /** The approval's pending entry, or its resolution when it is resolved already. */
+  private pendingOrResolved(id: string): PendingApproval | Resolution {
+    const entry = this.pending.get(id);
+    if (entry !== undefined) return entry;
     const current = this.journal.getApproval(id);
-    if (current === undefined) return Promise.reject(new AssentError('not_found', `no approval ${id}; check the id with: assent pending`));
-    if (current.state !== 'pending') {
-      const done: Resolution = { state: current.state };
-      if (current.channel !== undefined) done.channel = current.channel;
-      if (current.reason !== undefined) done.reason = current.reason;
-      if (current.scope !== undefined) done.scope = current.scope;
-      return Promise.resolve(done);
+    if (current === undefined) throw new AssentError('not_found', `no approval ${id}; check the id with: assent pending`);
+    if (current.state === 'pending') return this.rememberPending(toApprovalView(current));
+    const done: Resolution = { state: current.state };
+    if (current.channel !== undefined) done.channel = current.channel;
+    if (current.reason !== undefined) done.reason = current.reason;
+    if (current.scope !== undefined) done.scope = current.scope;
+    return done;
+  }
+
+  /** Resolves with the approval's resolution; a dropped connection detaches the waiter (R-D-7), a cancel is ignored. */
+  private waitForResolution(id: string, watch: WatchRequest | undefined): Promise<Resolution> {
+    let entry: PendingApproval | Resolution;
+    try {
+      entry = this.pendingOrResolved(id);
+    } catch (error) {
+      return Promise.reject(error as Error);
     }
-    return new Promise((resolvePromise) => {
-      let set = this.waiters.get(id);
-      if (set === undefined) this.waiters.set(id, (set = new Set()));
-      // The close listener is removed once the approval resolves, so a long-lived
-      // gateway connection does not collect one per call.
-      const stopWatching = onWaiterDetached?.(() => {
-        const waiting = this.waiters.get(id);
-        waiting?.delete(wake);
-        if (waiting !== undefined && waiting.size === 0) this.waiters.delete(id);
-        this.scheduleOrphanDenial(id);
-      });
-      const wake = (resolution: Resolution): void => {
-        if (typeof stopWatching === 'function') stopWatching();
-        resolvePromise(resolution);
-      };
-      set.add(wake);
+    if (!(entry instanceof PendingApproval)) return Promise.resolve(entry);
+    const pending = entry;
+    return new Promise<Resolution>((resolvePromise) => {
+      this.addWaiter(pending, new ResolutionWaiter(this.waitHost, pending, resolvePromise), watch);
     });
   }
+
+  private addWaiter(entry: PendingApproval, waiter: Waiter, watch: WatchRequest | undefined): void {
+    entry.addWaiter(waiter);
+    watch?.(waiter);
+  }
+
+  /** What the waiters of this service call back; one object for all of them. */
+  private readonly waitHost: WaitHost = {
+    withdraw: (entry, waiter) => {
+      // Only a call still waiting can be withdrawn.
+      if (!entry.isWaiting(waiter)) return;
+      this.resolve(entry.id, { state: 'denied', reason: 'cancelled', decidedAt: this.clock.now() });
+    },
+    detach: (entry, waiter) => {
+      // Resolved, or detached already: nothing to do.
+      if (entry.removeWaiter(waiter)) this.scheduleOrphanDenial(entry.id);
+    },
+    settleCall: (id, base, startedMono, resolution) => this.settleCall(id, base, startedMono, resolution),
+  };
 
   /** A waiter's connection dropped: give it a grace period to reattach (R-D-7), then deny. */
   private scheduleOrphanDenial(id: string): void {
     this.timers.setTimeout(() => {
-      const record = this.journal.getApproval(id);
-      if (record === undefined || record.state !== 'pending' || record.handoff) return;
-      if ((this.waiters.get(id)?.size ?? 0) > 0) return;
+      const entry = this.pending.get(id);
+      if (entry === undefined || entry.handoff || entry.waitedOn) return;
       this.resolve(id, { state: 'denied', reason: 'session_ended', decidedAt: this.clock.now() });
     }, this.reattachGraceMs);
   }
 
   /** `approvals.wait`: re-attach to a pending approval, e.g. after a daemon restart (R-D-7). */
-  async wait(id: string, onWaiterDetached?: (detach: () => void) => (() => void) | void): Promise<ApprovalView> {
-    await this.waitForResolution(id, onWaiterDetached);
+  async wait(id: string, watch?: WatchRequest): Promise<ApprovalView> {
+    await this.waitForResolution(id, watch);
     return this.get(id);
   }
 
-  private rememberPending(view: ApprovalView): void {
-    const entry: PendingEntry = { id: view.id, sessionId: view.sessionId, argsSha256: view.argsSha256, json: JSON.stringify(view) };
-    if (view.server !== undefined) entry.server = view.server;
-    if (view.tool !== undefined) entry.tool = view.tool;
-    if (view.handoff === true) entry.handoff = true;
+  private rememberPending(view: ApprovalView): PendingApproval {
+    const entry = new PendingApproval(view);
     this.pending.set(view.id, entry);
+    return entry;
   }
 
   /** `approvals.list` for the heads: pending approvals come back as ready JSON text. */
   listAsJson(options: { selector?: string; state?: ApprovalRecord['state']; limit?: number } = {}): JsonText | ApprovalView[] {
     if ((options.state ?? 'pending') !== 'pending') return this.list(options);
-    const parts: string[] = [];
+    // Joined in batches of about 32 KiB: each piece stays an ordinary young object
+    // instead of one large copy of the whole list (SPEC §14).
+    const pieces: string[] = ['['];
+    let batch: string[] = [];
+    let batchChars = 0;
+    let count = 0;
+    const flush = (): void => {
+      if (batch.length === 0) return;
+      if (pieces.length > 1) pieces.push(',');
+      pieces.push(batch.join(','));
+      batch = [];
+      batchChars = 0;
+    };
     for (const entry of this.pending.values()) {
-      if (matchesSelector(entry, options.selector)) parts.push(entry.json);
-      if (options.limit !== undefined && parts.length >= options.limit) break;
+      if (options.limit !== undefined && count >= options.limit) break;
+      if (!matchesSelector(entry, options.selector)) continue;
+      batch.push(entry.json);
+      batchChars += entry.json.length + 1;
+      count += 1;
+      if (batchChars >= LIST_PIECE_CHARS) flush();
     }
-    return new JsonText(`[${parts.join(',')}]`);
+    flush();
+    pieces.push(']');
+    return new JsonText(pieces);
   }
 
   list(options: { selector?: string; state?: ApprovalRecord['state']; limit?: number } = {}): ApprovalView[] {
@@ -826,7 +1027,7 @@ export class ApprovalService {
    */
   async requestExecApproval(
     params: { sessionId: string; action: unknown; revision: string; caller?: Record<string, unknown> },
-    onWaiterDetached?: (detach: () => void) => (() => void) | void,
+    watch?: WatchRequest,
   ): Promise<{ approvalId: string; proof: string; proofId: string; expiresAt: number }> {
     const proofs = this.requireProofs();
     if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the command in a moment');
@@ -837,7 +1038,7 @@ export class ApprovalService {
       argsSha256: digestOf(params.action),
       caller: { ...(params.caller ?? {}), policyRevision: params.revision },
     });
-    const resolution = await this.waitForResolution(record.id, onWaiterDetached);
+    const resolution = await this.waitForResolution(record.id, watch);
     if (resolution.state !== 'approved') {
       const reason = resolution.state === 'expired' ? 'consent_timeout' : 'consent_denied';
       this.writeAudit({ sessionId: params.sessionId, kind: 'exec', argsSha256: record.argsSha256, outcome: reason, deniedReason: resolution.reason ?? reason, approvalId: record.id });
@@ -890,10 +1091,9 @@ export class ApprovalService {
   async shutdown(): Promise<{ denied: number }> {
     this.stopped = true;
     let denied = 0;
-    for (const id of [...this.waiters.keys()]) {
-      const record = this.journal.getApproval(id);
-      if (record === undefined || record.handoff) continue;
-      if (this.resolve(id, { state: 'denied', reason: 'shutdown', decidedAt: this.clock.now() })) denied += 1;
+    const waitedOn = [...this.pending.values()].filter((entry) => !entry.handoff && entry.waitedOn);
+    for (const entry of waitedOn) {
+      if (this.resolve(entry.id, { state: 'denied', reason: 'shutdown', decidedAt: this.clock.now() })) denied += 1;
     }
     this.deadlines.clear();
     // Let every woken call finish and send its denial before the server closes its connections.
@@ -902,10 +1102,17 @@ export class ApprovalService {
     return { denied };
   }
 
+  /** Pending approvals at least one live call waits on. */
+  private waitingCalls(): number {
+    let count = 0;
+    for (const entry of this.pending.values()) if (entry.waitedOn) count += 1;
+    return count;
+  }
+
   status(): Record<string, unknown> {
     return {
       pendingApprovals: this.pending.size,
-      waitingCalls: this.waiters.size,
+      waitingCalls: this.waitingCalls(),
       callsInProgress: this.calls.size,
       sessions: this.listSessions().length,
       configRevision: this.pinned.revision,

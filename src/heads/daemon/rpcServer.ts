@@ -16,7 +16,7 @@ import { AssentError } from '../../core/errors.js';
 import type { ErrorType } from '../../core/errors.js';
 import { JsonText } from '../../core/jsonText.js';
 import type { CallContext, ConnectionHandle, Operation } from '../../operations/operation.js';
-import type { DecisionPeer } from '../../service/approvalService.js';
+import type { DecisionPeer, RequestEnd, RequestEndListener } from '../../service/approvalService.js';
 import type { Logger } from '../../service/logger.js';
 import { CANCEL_METHOD, HELLO_METHOD, LineDecoder, MAX_FRAME_BYTES, encodeFrame } from './framing.js';
 import { createPeerLookup, type PeerLookup } from './peerCredentials.js';
@@ -94,10 +94,84 @@ function issuesOf(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyK
   }));
 }
 
+/**
+ * One running request and its call context. It holds only what its reply, a
+ * cancel or a disconnect needs: thousands may wait for a person at once (SPEC
+ * §14), so there is no AbortController unless an operation reads `signal`.
+ */
+class InFlightRequest implements CallContext {
+  private controller: AbortController | undefined;
+  private endListener: RequestEndListener | RequestEndListener[] | undefined;
+  private endedAs: { how: RequestEnd; reason: AssentError } | undefined;
+
+  constructor(
+    /** Its place in the connection's in-flight map: the request id, or a symbol for a notification. */
+    readonly key: RequestId | symbol,
+    readonly method: string,
+    readonly connection: Connection,
+    /** Principal, head and channel: the same object for every request of the connection. */
+    private readonly base: Omit<CallContext, 'connection'>,
+  ) {}
+
+  get id(): RequestId | undefined {
+    return typeof this.key === 'symbol' ? undefined : this.key;
+  }
+
+  get principal(): string {
+    return this.base.principal;
+  }
+
+  get head(): CallContext['head'] {
+    return this.base.head;
+  }
+
+  get channel(): string | undefined {
+    return this.base.channel;
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.endedAs !== undefined) this.controller.abort(this.endedAs.reason);
+    }
+    return this.controller.signal;
+  }
+
+  peer(): Promise<DecisionPeer> {
+    return this.connection.peer();
+  }
+
+  onEnd(listener: RequestEndListener): void {
+    if (this.endedAs !== undefined) {
+      listener.requestEnded(this.endedAs.how);
+      return;
+    }
+    if (this.endListener === undefined) this.endListener = listener;
+    else if (Array.isArray(this.endListener)) this.endListener.push(listener);
+    else this.endListener = [this.endListener, listener];
+  }
+
+  /** The request ended before its reply: tells whoever listens, once. */
+  end(how: RequestEnd, reason: AssentError): void {
+    if (this.endedAs !== undefined) return;
+    this.endedAs = { how, reason };
+    this.controller?.abort(reason);
+    const listeners = this.endListener;
+    this.endListener = undefined;
+    for (const listener of Array.isArray(listeners) ? listeners : listeners === undefined ? [] : [listeners]) {
+      try {
+        listener.requestEnded(how);
+      } catch (error) {
+        this.connection.logError('request end listener failed', error);
+      }
+    }
+  }
+}
+
 class Connection implements ConnectionHandle {
   readonly id: string;
   private readonly closeListeners: (() => void)[] = [];
-  private readonly inFlight = new Map<RequestId | symbol, AbortController>();
+  private readonly inFlight = new Map<RequestId | symbol, InFlightRequest>();
   private isClosed = false;
   /** Set once the daemon decided to close this connection; its further frames are ignored. */
   private isEnding = false;
@@ -106,6 +180,8 @@ class Connection implements ConnectionHandle {
   private peerLookup: Promise<DecisionPeer> | undefined;
   private readonly decoder: LineDecoder;
   private readonly log: Logger;
+  /** Principal, head and channel of every call on this connection, asked of the server on first use. */
+  private context: Omit<CallContext, 'connection'> | undefined;
 
   constructor(
     id: string,
@@ -210,12 +286,18 @@ class Connection implements ConnectionHandle {
     this.socket.destroy();
   }
 
+  logError(message: string, error: unknown): void {
+    this.log.error(message, { error });
+  }
+
   private finish(): void {
     if (this.isClosed) return;
     this.isClosed = true;
     this.clearHandshakeTimer();
-    for (const controller of this.inFlight.values()) controller.abort(new AssentError('unavailable', 'The client disconnected.'));
+    const requests = [...this.inFlight.values()];
     this.inFlight.clear();
+    const disconnected = new AssentError('unavailable', 'The client disconnected.');
+    for (const request of requests) request.end('disconnected', disconnected);
     this.server.forget(this);
     for (const listener of this.closeListeners.splice(0)) {
       try {
@@ -234,7 +316,9 @@ class Connection implements ConnectionHandle {
       this.socket.destroy();
       return;
     }
+    this.socket.cork();
     for (const piece of pieces) this.socket.write(piece);
+    this.socket.uncork();
   }
 
   private write(message: unknown): void {
@@ -304,10 +388,10 @@ class Connection implements ConnectionHandle {
     }
     if (method === CANCEL_METHOD) {
       const target = params?.['id'];
-      if (isValidId(target)) this.inFlight.get(target)?.abort(new AssentError('timeout', 'The client cancelled the request.'));
+      if (isValidId(target)) this.inFlight.get(target)?.end('cancelled', new AssentError('timeout', 'The client cancelled the request.'));
       return;
     }
-    void this.dispatch(id, method, params ?? {});
+    this.dispatch(id, method, params ?? {});
   }
 
   /** Answers an error to a request; a notification (no id) gets nothing back, as JSON-RPC says. */
@@ -317,7 +401,7 @@ class Connection implements ConnectionHandle {
     this.sendError(id, error);
   }
 
-  private async dispatch(id: RequestId | undefined, method: string, params: Record<string, unknown>): Promise<void> {
+  private dispatch(id: RequestId | undefined, method: string, params: Record<string, unknown>): void {
     const operation = this.server.lookup(method);
     if (!operation) {
       this.reject(
@@ -346,13 +430,30 @@ class Connection implements ConnectionHandle {
       this.reject(id, new AssentError('unavailable', `This connection already has ${MAX_IN_FLIGHT_PER_CONNECTION} requests running; wait for some to finish.`));
       return;
     }
-    const controller = new AbortController();
-    const key: RequestId | symbol = id ?? Symbol('notification');
-    this.inFlight.set(key, controller);
+    // The operation's own name, not the parsed string: one copy for every request.
+    this.context ??= this.server.contextFor(this);
+    const request = new InFlightRequest(id ?? Symbol('notification'), operation.name, this, this.context);
+    this.inFlight.set(request.key, request);
+    let running: Promise<unknown>;
     try {
-      const context: CallContext = { ...this.server.contextFor(this), connection: this, signal: controller.signal, peer: () => this.peer() };
-      const result: unknown = await operation.handler(parsed.data, context);
-      if (method === HELLO_METHOD && !this.handshaken) {
+      running = operation.handler(parsed.data, request);
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    // Nothing of the request (its params, the parsed copy) stays referenced while the handler runs:
+    // a call waiting for a person holds only the request record (SPEC §14).
+    running.then(
+      (result: unknown) => this.settle(request, result),
+      (error: unknown) => this.fail(request, error),
+    );
+  }
+
+  /** Sends a handler's result, after admitting a connection whose hello it was. */
+  private settle(request: InFlightRequest, result: unknown): void {
+    this.forgetRequest(request);
+    const { id } = request;
+    try {
+      if (request.method === HELLO_METHOD && !this.handshaken) {
         // Checked and marked together, after the handler, so concurrent hellos cannot both take the last place.
         const refusal = this.server.admit(this);
         if (refusal !== undefined) {
@@ -363,18 +464,25 @@ class Connection implements ConnectionHandle {
         }
       }
       if (id === undefined) return;
-      // Large ready-made results go out in three writes, never copied into one frame string.
-      if (result instanceof JsonText) this.writeFrame(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, result.text, '}\n');
+      // Large ready-made results go out piece by piece, never copied into one frame string.
+      if (result instanceof JsonText) this.writeFrame(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, ...result.pieces, '}\n');
       else this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
     } catch (error) {
-      if (error instanceof AssentError) {
-        this.reject(id, error);
-      } else {
-        this.log.error('operation failed', { method, error });
-        this.reject(id, new AssentError('internal', `The daemon failed while running ${method}; details are in daemon.log.`));
-      }
-    } finally {
-      this.inFlight.delete(key);
+      this.fail(request, error);
+    }
+  }
+
+  private forgetRequest(request: InFlightRequest): void {
+    if (this.inFlight.get(request.key) === request) this.inFlight.delete(request.key);
+  }
+
+  private fail(request: InFlightRequest, error: unknown): void {
+    this.forgetRequest(request);
+    if (error instanceof AssentError) {
+      this.reject(request.id, error);
+    } else {
+      this.log.error('operation failed', { method: request.method, error });
+      this.reject(request.id, new AssentError('internal', `The daemon failed while running ${request.method}; details are in daemon.log.`));
     }
   }
 }
