@@ -54,6 +54,17 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** Sent on every answer, refusals included, also those the listener gives before the app runs. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+};
+
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -79,7 +90,7 @@ const PRIVATE_EVENT_FIELDS = ['args', 'action'];
 const SECRET_SHAPE = /(asp1|ast1)_[A-Za-z0-9_-]*/g;
 
 /** A request path as it may appear in a log line: no query, credential shapes masked, bounded length. */
-function loggablePath(path: string): string {
+export function loggablePath(path: string): string {
   return path.replace(SECRET_SHAPE, '$1_[redacted]').slice(0, 200);
 }
 
@@ -138,13 +149,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     const started = monotonic();
     await next();
     const caller = (c.get('callerKind' as never) as string | undefined) ?? 'none';
-    c.res.headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-    c.res.headers.set('X-Content-Type-Options', 'nosniff');
-    c.res.headers.set('Referrer-Policy', 'no-referrer');
-    c.res.headers.set('X-Frame-Options', 'DENY');
-    c.res.headers.set('Cross-Origin-Opener-Policy', 'same-origin');
-    c.res.headers.set('Cross-Origin-Resource-Policy', 'same-origin');
-    c.res.headers.set('Cache-Control', 'no-store');
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
     options.logger.info('http request', {
       method: c.req.method,
       path: loggablePath(c.req.path),
