@@ -16,6 +16,7 @@ export const ERROR_TYPES = {
   unauthorized: { exitCode: 77, httpStatus: 401, summary: 'The caller is not authenticated.' },
   forbidden: { exitCode: 77, httpStatus: 403, summary: 'The caller may not do this.' },
   timeout: { exitCode: 75, httpStatus: 504, summary: 'The operation did not finish in time.' },
+  rate_limited: { exitCode: 75, httpStatus: 429, summary: 'Too many tries in a short time; wait for details.retryAfterMs, then try again.' },
   unavailable: { exitCode: 69, httpStatus: 503, summary: 'The daemon or an upstream cannot be reached.' },
   version_mismatch: { exitCode: 69, httpStatus: 503, summary: 'Client and daemon versions differ.' },
   state_insecure: { exitCode: 65, httpStatus: 500, summary: 'The state directory or a file in it has unsafe ownership or permissions.' },

@@ -72,6 +72,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not Found',
   409: 'Conflict',
   413: 'Payload Too Large',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
   504: 'Gateway Timeout',
@@ -142,7 +143,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return text;
   };
 
-  const fail = (c: Context, error: AssentError): Response => c.json(errorBody(error), httpStatusOf(error) as 400);
+  const fail = (c: Context, error: AssentError): Response => {
+    const retryAfterMs = error.details?.['retryAfterMs'];
+    if (typeof retryAfterMs === 'number') c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+    return c.json(errorBody(error), httpStatusOf(error) as 400);
+  };
 
   // Headers on every response, refusals included; access log without headers, cookies or query.
   app.use('*', async (c, next) => {
