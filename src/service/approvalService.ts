@@ -628,7 +628,7 @@ export class ApprovalService {
     this.rememberPending(view);
     this.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
     const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
-    this.notifier.notify({ title: `assent: approval ${id}`, body: `${subject} is waiting for your decision. Run: assent approve ${id}` });
+    this.notifier.notify({ title: `assent: approval ${id}`, body: `${subject} is waiting for your decision. Run: assent approve ${id}`, approvalId: id });
     return record;
   }
 

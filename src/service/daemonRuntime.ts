@@ -200,16 +200,20 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   };
   ctx.status['web'] = () => (httpHead !== undefined ? { url: httpHead.url, sessions: webAuth.sessionCount } : { url: null, error: httpError ?? 'not started' });
   const serveHttp = async (registry: () => readonly Operation[]): Promise<HttpHead | undefined> => {
-    http ??= startHttpHead(service.config.config.web.listen, (address) =>
-      createHttpApp({
-        operations: registry,
-        auth: webAuth,
-        bus,
-        listenAddress: address,
-        logger: ctx.logger.child({ head: 'http' }),
-        webRoot: WEB_ROOT,
-        eventMatches,
-      }),
+    const httpLogger = ctx.logger.child({ head: 'http' });
+    http ??= startHttpHead(
+      service.config.config.web.listen,
+      (address) =>
+        createHttpApp({
+          operations: registry,
+          auth: webAuth,
+          bus,
+          listenAddress: address,
+          logger: httpLogger,
+          webRoot: WEB_ROOT,
+          eventMatches,
+        }),
+      { logger: httpLogger },
     );
     try {
       httpHead = await http;
