@@ -110,6 +110,8 @@ async function runDemo(options: DemoOptions): Promise<void> {
   const say = (text: string): void => void (options.json ? process.stderr : process.stdout).write(text);
   const upstream = everythingEntry();
   const { paths, env } = demoEnvironment();
+  // The demo's home lives inside the user's state dir, which a first run may not have created yet.
+  ensureStateDir(resolveStatePaths(process.env));
   ensureStateDir(paths);
   writeDemoConfig(paths, upstream);
   const prefix = `ASSENT_HOME=${shellQuote(paths.home)} ${assentCommand()}`;
