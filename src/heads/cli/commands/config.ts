@@ -4,7 +4,7 @@ import type { ConfigProblem } from '../../../core/config.js';
 import { AssentError, exitCodeFor } from '../../../core/errors.js';
 import { inspectConfigFile } from '../../../journal/configFile.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
-import { ExitWith, printJsonError, printJsonOk } from '../output.js';
+import { ExitWith, printJsonError, printJsonOk, reportFailure } from '../output.js';
 import { registerConfigReload } from './configReload.js';
 
 interface CheckOptions {
@@ -16,10 +16,20 @@ function problemLine(problem: ConfigProblem): string {
   return `${problem.severity} ${problem.path === '' ? '(document)' : problem.path}: ${problem.message}`;
 }
 
-/** Validates a config file and prints every problem; exit 0 when valid, 65 when not. */
+/**
+ * Validates a config file and prints every problem; exit 0 when valid, 65 when
+ * not. Without --file a missing config.json means the defaults; a file named
+ * with --file must exist, since checking a mistyped path would otherwise report
+ * "valid" about a file nobody wrote.
+ */
 function runCheck(options: CheckOptions): void {
   const file = options.file ?? resolveStatePaths().config;
   const { problems, exists } = inspectConfigFile(file);
+  if (!exists && options.file !== undefined) {
+    throw new AssentError('invalid_input', `no config file at ${file} (--file); check the path, or leave out --file to check $ASSENT_HOME/config.json`, {
+      details: { path: file },
+    });
+  }
   const errors = problems.filter((p) => p.severity === 'error');
   const valid = errors.length === 0;
   if (options.json) {
@@ -53,7 +63,12 @@ export function registerConfigCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .option('--file <path>', 'check this file instead of $ASSENT_HOME/config.json')
     .action((options: CheckOptions) => {
-      runCheck(options);
+      try {
+        runCheck(options);
+      } catch (error) {
+        if (error instanceof ExitWith) throw error;
+        throw new ExitWith(reportFailure(error, options));
+      }
     });
   registerConfigReload(config);
 }
