@@ -6,6 +6,9 @@ import { inspectConfigFile } from '../../../journal/configFile.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { ExitWith, printJsonError, printJsonOk, reportFailure } from '../output.js';
 import { registerConfigReload } from './configReload.js';
+import { escapeText } from '../../../core/escape.js';
+import { fetchUnconfirmedChange, unconfirmedChangeNote } from '../pinnedConfig.js';
+import * as path from 'node:path';
 
 interface CheckOptions {
   json?: boolean;
@@ -22,8 +25,9 @@ function problemLine(problem: ConfigProblem): string {
  * with --file must exist, since checking a mistyped path would otherwise report
  * "valid" about a file nobody wrote.
  */
-function runCheck(options: CheckOptions): void {
-  const file = options.file ?? resolveStatePaths().config;
+async function runCheck(options: CheckOptions): Promise<void> {
+  const stateConfig = resolveStatePaths().config;
+  const file = options.file ?? stateConfig;
   const { problems, exists } = inspectConfigFile(file);
   if (!exists && options.file !== undefined) {
     throw new AssentError('invalid_input', `no config file at ${file} (--file); check the path, or leave out --file to check $ASSENT_HOME/config.json`, {
@@ -47,6 +51,9 @@ function runCheck(options: CheckOptions): void {
     else if (valid) {
       const warnings = problems.length;
       process.stdout.write(`${file} is valid${warnings > 0 ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''}\n`);
+      // Valid is not yet in force: a running daemon keeps its pinned revision until a reload (R-CFG-4).
+      const unconfirmed = path.resolve(file) === stateConfig ? await fetchUnconfirmedChange() : undefined;
+      if (unconfirmed !== undefined) process.stdout.write(`note: ${escapeText(unconfirmedChangeNote(unconfirmed))}\n`);
     } else {
       process.stdout.write(`${file} is invalid: ${errors.length} error${errors.length === 1 ? '' : 's'}; fix each listed key and run the check again\n`);
     }
@@ -62,9 +69,9 @@ export function registerConfigCommands(program: Command): void {
     .description('Validate config.json and print every problem; exit 0 when valid, 65 when not.')
     .option('--json', 'print one JSON document')
     .option('--file <path>', 'check this file instead of $ASSENT_HOME/config.json')
-    .action((options: CheckOptions) => {
+    .action(async (options: CheckOptions) => {
       try {
-        runCheck(options);
+        await runCheck(options);
       } catch (error) {
         if (error instanceof ExitWith) throw error;
         throw new ExitWith(reportFailure(error, options));
