@@ -41,7 +41,7 @@ function makeFixture(): Fixture {
   const root = mkdtempSync(join(tmpdir(), 'as-http-'));
   const paths = resolveStatePaths({ ASSENT_HOME: join(root, 'h') });
   ensureStateDir(paths);
-  writeFileSync(paths.config, JSON.stringify({ notifications: false, policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } }), { mode: 0o600 });
+  writeFileSync(paths.config, JSON.stringify({ notifications: false, servers: { fs: { command: 'true' } }, policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } }), { mode: 0o600 });
   const logLines: string[] = [];
   const logger = createLogger({ write: (line: string) => logLines.push(line) });
   const hooks: (() => Promise<void> | void)[] = [];

@@ -49,11 +49,19 @@ interface SettledCall {
 }
 
 const DENIAL_REASONS = new Set<DenialReason>(['policy', 'consent_denied', 'consent_timeout', 'no_consent_channel', 'cancelled', 'approval_pending']);
+/** Denials nobody decided (R-D-6): the daemon names them in `details.detail`; the agent must not read them as a refusal. */
+const LIFECYCLE_DETAILS = new Set<DenialReason>(['shutdown', 'session_ended']);
 
 function denialFrom(call: GateCall, error: unknown, configPath: string): GateDecision {
   if (error instanceof AssentError && error.type === 'policy_denied') {
     const raw = error.details?.['reason'];
-    const reason = typeof raw === 'string' && DENIAL_REASONS.has(raw as DenialReason) ? (raw as DenialReason) : 'consent_denied';
+    const rawDetail = error.details?.['detail'];
+    const reason =
+      typeof rawDetail === 'string' && LIFECYCLE_DETAILS.has(rawDetail as DenialReason)
+        ? (rawDetail as DenialReason)
+        : typeof raw === 'string' && DENIAL_REASONS.has(raw as DenialReason)
+          ? (raw as DenialReason)
+          : 'consent_denied';
     const approvalId = typeof error.details?.['approvalId'] === 'string' ? (error.details['approvalId'] as string) : undefined;
     const key = typeof error.details?.['key'] === 'string' ? (error.details['key'] as string) : undefined;
     const operatorReason = error.details?.['operatorReason'];
@@ -72,6 +80,10 @@ function denialFrom(call: GateCall, error: unknown, configPath: string): GateDec
     return decision;
   }
   const why = error instanceof Error ? error.message : String(error);
+  if (error instanceof AssentError && error.type === 'unavailable') {
+    // The daemon went away while the call waited and did not come back: nobody decided it.
+    return { allowed: false, reason: 'unavailable', message: describeDenial('unavailable', { server: call.server, tool: call.tool, configPath, hint: why }) };
+  }
   return {
     allowed: false,
     reason: 'no_consent_channel',

@@ -4,8 +4,21 @@
 import { toolId } from '../../core/action.js';
 import { evaluateToolPolicy, type PolicySnapshot } from '../../core/toolPolicy.js';
 
-/** Reasons a call is refused; the agent sees the reason by name (R-MCP-3). */
-export type DenialReason = 'policy' | 'consent_denied' | 'consent_timeout' | 'no_consent_channel' | 'cancelled' | 'approval_pending';
+/**
+ * Reasons a call is refused; the agent sees the reason by name (R-MCP-3).
+ * `shutdown`, `session_ended` and `unavailable` are lifecycle endings: nobody
+ * decided the call, so the agent may retry it.
+ */
+export type DenialReason =
+  | 'policy'
+  | 'consent_denied'
+  | 'consent_timeout'
+  | 'no_consent_channel'
+  | 'cancelled'
+  | 'approval_pending'
+  | 'shutdown'
+  | 'session_ended'
+  | 'unavailable';
 
 /** Tool annotations as the upstream declared them (hints, not guarantees; R-POL-3). */
 export interface ToolAnnotationHints {
@@ -171,5 +184,21 @@ export function describeDenial(reason: DenialReason, context: DenialContext): st
       );
     case 'cancelled':
       return `assent did not run ${id}: cancelled${approval}. The call was cancelled while it waited for a decision; the server never received it.`;
+    case 'shutdown':
+      return (
+        `assent did not run ${id}: shutdown${approval}. The assent daemon shut down while the call waited for a decision, so nobody declined it ` +
+        `and the server never received it. Retrying the identical call is fine once the daemon runs again (it starts on demand; the operator can check with \`assent daemon status\`).`
+      );
+    case 'session_ended':
+      return (
+        `assent did not run ${id}: session_ended${approval}. This MCP session ended while the call waited for a decision, so nobody declined it ` +
+        `and the server never received it. Retrying the identical call in a new session is fine.`
+      );
+    case 'unavailable':
+      return (
+        `assent did not run ${id}: unavailable${approval}. The connection to the assent daemon was lost while the call waited for a decision` +
+        `${context.hint ? ` (${context.hint})` : ''}, so nobody declined it and the server never received it. ` +
+        `Retrying the identical call is fine once the daemon is back; the operator can check with \`assent daemon status\`.`
+      );
   }
 }
