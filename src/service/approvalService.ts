@@ -9,7 +9,7 @@ import { AssentError } from '../core/errors.js';
 import { newApprovalId, type RandomBytes } from '../core/ids.js';
 import { compilePolicy, evaluateToolPolicy, type PolicySnapshot, type Rule } from '../core/toolPolicy.js';
 import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
-import type { ApprovalRecord, Journal } from '../journal/journal.js';
+import type { ApprovalRecord, CallInProgressRecord, Journal } from '../journal/journal.js';
 import type { Notifier } from '../channels/notifier.js';
 import { JsonText } from '../core/jsonText.js';
 import { Deadlines } from './deadlines.js';
@@ -233,12 +233,45 @@ export class ApprovalService {
     this.snapshot = compilePolicy(this.pinned.config.policy, this.journal.listRules({}));
   }
 
-  /** Re-arms deadlines of approvals that survived a restart and expires the stale ones (R-D-7). */
+  /**
+   * Re-arms deadlines of approvals that survived a restart and expires the stale
+   * ones (R-D-7), and audits every call a previous run admitted but never saw
+   * finish as `uncertain` (R-J-5 for calls): it may or may not have run.
+   */
   start(): void {
     for (const record of this.journal.listApprovals({ state: 'pending' })) {
       this.rememberPending(toApprovalView(record));
       this.armExpiry(record);
     }
+    this.reconcileCallsInProgress();
+  }
+
+  private reconcileCallsInProgress(): void {
+    const leftover = this.journal.listCallsInProgress();
+    if (leftover.length === 0) return;
+    for (const call of leftover) {
+      const record: Omit<AuditRecord, 'ts' | 'principal'> = {
+        sessionId: call.sessionId,
+        server: call.server,
+        tool: call.tool,
+        argsSha256: call.argsSha256,
+        outcome: 'uncertain',
+        waitedForConsentMs: call.waitedForConsentMs,
+        caller: call.caller,
+      };
+      if (call.channel !== undefined) record.channel = call.channel as NonNullable<AuditRecord['channel']>;
+      if (call.approvalId !== undefined) record.approvalId = call.approvalId;
+      if (call.ruleId !== undefined) record.ruleId = call.ruleId;
+      this.writeAudit(record);
+    }
+    this.logger.warn('calls admitted before a restart never reported their end; audited as uncertain', { count: leftover.length });
+    // Cleared only once their audit lines are written: a crash before that audits them again rather than never.
+    void this.audit
+      .flush()
+      .then(() => {
+        for (const call of leftover) this.journal.endCallInProgress(call.callId);
+      })
+      .catch((error: unknown) => this.logger.warn('could not clear reconciled calls from the journal', { error }));
   }
 
   get config(): PinnedConfig {
@@ -448,6 +481,18 @@ export class ApprovalService {
     const callId = this.newCallId();
     const call: CallRecord = { ...base, consent, waitedForConsentMs: waited, authorizedAtMono: this.clock.monotonic() };
     if (effectId !== undefined) call.effectId = effectId;
+    else {
+      // Durable before the caller may run it: a crash before its end is recorded leaves it
+      // here, and the next start audits it as uncertain (R-J-5 for calls). A handoff retry
+      // needs no row: its effect intent in the proof store already plays that part.
+      const durable: CallInProgressRecord = { callId, ...base, waitedForConsentMs: waited, authorizedAt: this.clock.now() };
+      if (consent !== undefined) {
+        durable.channel = consent.channel;
+        if (consent.approvalId !== undefined) durable.approvalId = consent.approvalId;
+        if (consent.ruleId !== undefined) durable.ruleId = consent.ruleId;
+      }
+      this.journal.recordCallInProgress(durable);
+    }
     this.calls.set(callId, call);
     this.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
     const result: AuthorizeResult = { callId, decision: 'allow', waitedForConsentMs: waited };
@@ -524,6 +569,14 @@ export class ApprovalService {
     const call = this.calls.get(params.callId);
     if (call === undefined) throw new AssentError('not_found', `no call ${params.callId} is in progress; it was finished already or never authorized`);
     this.calls.delete(params.callId);
+    if (call.effectId === undefined) {
+      try {
+        this.journal.endCallInProgress(params.callId);
+      } catch (error) {
+        // The audit line below still records the outcome; a restart may add an uncertain line for it.
+        this.logger.warn('could not clear a finished call from the journal', { callId: params.callId, error });
+      }
+    }
     if (call.effectId !== undefined && this.proofs !== undefined) {
       try {
         const outcome: { ok: boolean; result?: unknown } = { ok: params.outcome === 'ok' };
