@@ -550,6 +550,34 @@ export class Journal {
   }
 }
 
+/**
+ * Reads one daemon setting without the daemon: the journal is opened read-only,
+ * never created and never migrated, so a reader (a gateway with no daemon) cannot
+ * change it. Undefined when the key is absent; throws `unavailable` when the
+ * journal does not exist or cannot be read as one.
+ */
+export function readJournalMeta(path: string, key: string): string | undefined {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 1000');
+    const table = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'daemon_meta'").get();
+    if (table === undefined) return undefined;
+    return db.prepare<[string], { value: string }>('SELECT value FROM daemon_meta WHERE key = ?').get(key)?.value;
+  } catch (cause) {
+    const missing = !fs.existsSync(path);
+    throw new AssentError(
+      'unavailable',
+      missing
+        ? `there is no journal at ${path}: no assent daemon has run for this state directory yet`
+        : `the journal ${path} cannot be read (${(cause as Error).message})`,
+      { cause, details: { path, reason: missing ? 'no-journal' : 'unreadable' } },
+    );
+  } finally {
+    db?.close();
+  }
+}
+
 /** A bearer token as stored: metadata and the SHA-256 of the secret (R-WEB-4). */
 export interface TokenRecord {
   id: string;
