@@ -75,6 +75,13 @@ export interface AuthorizeResult {
 
 export type CallOutcome = 'ok' | 'error' | 'cancelled';
 
+/** A `policy.tools` key that names a tool its upstream does not list, as a gateway reported it. */
+export interface UnlistedPolicyToolReport {
+  key: string;
+  server: string;
+  listed: string[];
+}
+
 export interface DecideParams {
   id: string;
   behavior: 'allow' | 'deny';
@@ -210,6 +217,8 @@ export class ApprovalService {
   private readonly calls = new Map<string, CallRecord>();
   private readonly sessionGrants = new Map<string, Map<string, string>>();
   private readonly sessions = new Map<string, SessionInfo>();
+  /** Per session: `policy.tools` keys its gateway found no upstream tool for (shown by daemon.status). */
+  private readonly unlistedTools = new Map<string, { token: object; entries: UnlistedPolicyToolReport[] }>();
   private callCounter = 0;
   private stopped = false;
 
@@ -845,6 +854,7 @@ export class ApprovalService {
     const session = this.sessions.get(sessionId);
     if (session !== undefined) session.ended = true;
     this.sessionGrants.delete(sessionId);
+    this.unlistedTools.delete(sessionId);
     let denied = 0;
     for (const record of this.journal.listApprovals({ state: 'pending' })) {
       if (record.sessionId === sessionId && !record.handoff) {
@@ -852,6 +862,34 @@ export class ApprovalService {
       }
     }
     return { denied };
+  }
+
+  /**
+   * A gateway's report of `policy.tools` keys that name no tool of their upstream
+   * (a typo never decides anything, so the operator should see it). Replaces the
+   * session's earlier report; the returned function withdraws this report (when
+   * the gateway's connection closes) unless a newer one replaced it.
+   */
+  reportUnlistedPolicyTools(sessionId: string, entries: UnlistedPolicyToolReport[]): () => void {
+    const token = {};
+    if (entries.length === 0) this.unlistedTools.delete(sessionId);
+    else this.unlistedTools.set(sessionId, { token, entries });
+    return () => {
+      if (this.unlistedTools.get(sessionId)?.token === token) this.unlistedTools.delete(sessionId);
+    };
+  }
+
+  /** Every reported key once, with what its server lists and how many gateways reported it. */
+  private unlistedPolicyTools(): (UnlistedPolicyToolReport & { sessions: number })[] {
+    const byKey = new Map<string, UnlistedPolicyToolReport & { sessions: number }>();
+    for (const { entries } of this.unlistedTools.values()) {
+      for (const entry of entries) {
+        const seen = byKey.get(entry.key);
+        if (seen === undefined) byKey.set(entry.key, { ...entry, sessions: 1 });
+        else seen.sessions += 1;
+      }
+    }
+    return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   listSessions(): SessionInfo[] {
@@ -902,6 +940,7 @@ export class ApprovalService {
       configPath: this.pinned.path,
       notifications: { sent: this.notifier.sent, failures: this.notifier.failures },
       audit: { failures: this.audit.failures },
+      policyToolsNotListed: this.unlistedPolicyTools(),
     };
   }
 }
