@@ -12,6 +12,13 @@ import { createLogger } from '../../../../src/service/logger.js';
 function fakeClient(error: AssentError): DaemonClient {
   const client = {
     call: (method: string) => {
+      if (method === 'config.get') {
+        return Promise.resolve({
+          path: '/home/me/.assent/config.json',
+          revision: 'v1',
+          config: { servers: {}, policy: { default: 'prompt', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90 }, channels: { elicitation: false, tty: false } },
+        });
+      }
       if (method === 'policy.get') {
         return Promise.resolve({ path: '/home/me/.assent/config.json', revision: 'v1', rules: [], policy: { default: 'prompt', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90 } });
       }
