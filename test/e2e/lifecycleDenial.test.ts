@@ -42,7 +42,8 @@ describe('R-MCP-3 R-D-6 (hardening 1) lifecycle endings are not refusals by the 
   });
 
   it('the daemon is lost (kill -9, no restart) while a call waits: the result names unavailable, not a refusal', async () => {
-    const { home, dir } = await startFsStack(cleanups, { policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } });
+    // The waiting call looks for a new daemon until its approval's deadline (R-D-7); a short one keeps the test short.
+    const { home, dir } = await startFsStack(cleanups, { policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' }, consentTimeoutSeconds: 4 } });
     const { client } = await connectGateway(cleanups, home);
     const target = join(dir, 'never.txt');
     const call = client.callTool({ name: 'write_file', arguments: { path: target, content: 'x' } }, undefined, { timeout: 60_000 });

@@ -110,6 +110,7 @@ describe('SECURITY: the daemon, not the CLI, is what a same-user process talks t
       'rules.add',
       'rules.revoke',
       'sessions.end',
+      'sessions.report',
       'tokens.create',
       'tokens.revoke',
       'web.pair',

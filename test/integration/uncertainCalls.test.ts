@@ -22,7 +22,7 @@ async function setup(): Promise<TempHome> {
   const home = makeTempHome();
   homes.push(home);
   mkdirSync(home.home, { recursive: true, mode: 0o700 });
-  writeFileSync(home.paths.config, JSON.stringify({ notifications: false, policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } }), { mode: 0o600 });
+  writeFileSync(home.paths.config, JSON.stringify({ notifications: false, servers: { fs: { command: 'true' } }, policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } }), { mode: 0o600 });
   await home.startDaemon();
   return home;
 }

@@ -155,7 +155,7 @@ describe('R-D-10 the daemon runtime feeds the coalescing notifier (hardening 3)'
     roots.push(root);
     const paths = resolveStatePaths({ ASSENT_HOME: join(root, 'h') });
     ensureStateDir(paths);
-    writeFileSync(paths.config, JSON.stringify({ notifications: true, policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } }), { mode: 0o600 });
+    writeFileSync(paths.config, JSON.stringify({ notifications: true, servers: { fs: { command: 'true' } }, policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } }), { mode: 0o600 });
     const hooks: (() => Promise<void> | void)[] = [];
     const ctx: DaemonContext = {
       paths,

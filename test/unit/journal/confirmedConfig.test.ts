@@ -17,7 +17,7 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-const TEXT = JSON.stringify({ policy: { default: 'deny', tools: { 'fs/read_file': 'allow' } } });
+const TEXT = JSON.stringify({ servers: { fs: { command: 'true' } }, policy: { default: 'deny', tools: { 'fs/read_file': 'allow' } } });
 
 describe('R-CFG-4 readConfirmedConfig (hardening 3)', () => {
   it('returns the configuration the daemon pinned, with its revision', () => {
