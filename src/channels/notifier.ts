@@ -1,11 +1,16 @@
 // Best-effort OS notifications for new approvals (R-D-10). They name the tool
 // and the approval id, never an argument or any authority. A notifier never
-// blocks the call path and never throws; failures are only counted.
+// blocks the call path and never throws; failures are only counted. Bursts are
+// coalesced (hardening 3): at most one notifier process runs at a time and at
+// most one starts per window; requests that arrive meanwhile are announced
+// together by one summary naming their count and the newest ids.
 import { spawn as nodeSpawn } from 'node:child_process';
 
 export interface Notification {
   title: string;
   body: string;
+  /** The approval announced; a summary of a burst names the newest of these. */
+  approvalId?: string;
 }
 
 export interface Notifier {
@@ -16,11 +21,41 @@ export interface Notifier {
 
 export type SpawnLike = typeof nodeSpawn;
 
+/** The timers the notifier waits with (the approval service's Timers fit). */
+export interface NotifierTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
 export interface OsNotifierOptions {
   platform?: NodeJS.Platform;
   spawn?: SpawnLike;
   env?: NodeJS.ProcessEnv;
+  /** A notifier process still running after this long is killed and counted as failed; 5 s. */
   timeoutMs?: number;
+  /** At most one notifier process starts per window; 2 s. */
+  windowMs?: number;
+  timers?: NotifierTimers;
+  monotonic?: () => number;
+}
+
+/** Ids a summary names, newest first; the rest are only counted, so the text stays short. */
+export const SUMMARY_IDS = 5;
+
+const realTimers: NotifierTimers = {
+  setTimeout: (callback, ms) => {
+    const handle = setTimeout(callback, ms);
+    handle.unref();
+    return handle;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** What one notifier process announces: the request itself, or a count and the newest ids. */
+export function summarizeBurst(first: Notification, count: number, newestIds: readonly string[]): Notification {
+  if (count === 1) return first;
+  const named = newestIds.length === 0 ? '' : ` Newest: ${newestIds.join(', ')}${count > newestIds.length ? ` and ${count - newestIds.length} more` : ''}.`;
+  return { title: `assent: ${count} more approvals waiting`, body: `${count} approval requests came in since the last notification.${named} Run: assent pending` };
 }
 
 function commandFor(platform: NodeJS.Platform, n: Notification): { file: string; args: string[] } | undefined {
@@ -48,29 +83,96 @@ export function createOsNotifier(options: OsNotifierOptions = {}): Notifier {
   const platform = options.platform ?? process.platform;
   const spawn = options.spawn ?? nodeSpawn;
   const timeoutMs = options.timeoutMs ?? 5_000;
+  const windowMs = options.windowMs ?? 2_000;
+  const timers = options.timers ?? realTimers;
+  const monotonic = options.monotonic ?? (() => performance.now());
   let sent = 0;
   let failures = 0;
+  let running = false;
+  let lastStart: number | undefined;
+  let wake: unknown;
+  // The requests not yet announced: the oldest as it was, a count and the newest ids.
+  let first: Notification | undefined;
+  let count = 0;
+  let newestIds: string[] = [];
+
+  const launch = (notification: Notification): void => {
+    const command = commandFor(platform, notification);
+    if (command === undefined) {
+      failures += 1;
+      return;
+    }
+    running = true;
+    lastStart = monotonic();
+    let settled = false;
+    let child: ReturnType<SpawnLike> | undefined;
+    const settle = (ok: boolean): void => {
+      if (settled) return;
+      settled = true;
+      timers.clearTimeout(watchdog);
+      if (ok) sent += 1;
+      else failures += 1;
+      running = false;
+      try {
+        schedule();
+      } catch {
+        failures += 1;
+      }
+    };
+    // spawn's own timeout sends SIGTERM; a child that ignores it is killed and given up here.
+    const watchdog = timers.setTimeout(() => {
+      try {
+        child?.kill('SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      settle(false);
+    }, timeoutMs + 1_000);
+    try {
+      child = spawn(command.file, command.args, { stdio: 'ignore', env: options.env ?? process.env, timeout: timeoutMs });
+      child.once('error', () => settle(false));
+      child.once('exit', (code) => settle(code === 0));
+      child.unref();
+    } catch {
+      settle(false);
+    }
+  };
+
+  const flush = (): void => {
+    if (first === undefined) return;
+    const notification = summarizeBurst(first, count, newestIds);
+    first = undefined;
+    count = 0;
+    newestIds = [];
+    launch(notification);
+  };
+
+  // Starts the next process when none runs and the window since the last start has passed.
+  function schedule(): void {
+    if (running || wake !== undefined || first === undefined) return;
+    const waitMs = lastStart === undefined ? 0 : lastStart + windowMs - monotonic();
+    if (waitMs <= 0) {
+      flush();
+      return;
+    }
+    // Nothing else starts a process while this waits, so when it fires the window is over.
+    wake = timers.setTimeout(() => {
+      wake = undefined;
+      try {
+        flush();
+      } catch {
+        failures += 1;
+      }
+    }, waitMs);
+  }
+
   return {
     notify(notification) {
-      const command = commandFor(platform, notification);
-      if (command === undefined) {
-        failures += 1;
-        return;
-      }
       try {
-        const child = spawn(command.file, command.args, {
-          stdio: 'ignore',
-          env: options.env ?? process.env,
-          timeout: timeoutMs,
-        });
-        child.once('error', () => {
-          failures += 1;
-        });
-        child.once('exit', (code) => {
-          if (code === 0) sent += 1;
-          else failures += 1;
-        });
-        child.unref();
+        first ??= notification;
+        count += 1;
+        if (notification.approvalId !== undefined) newestIds = [notification.approvalId, ...newestIds].slice(0, SUMMARY_IDS);
+        schedule();
       } catch {
         failures += 1;
       }

@@ -1,6 +1,7 @@
 // The shape of config.json (SPEC §4) and its validation. Pure: the file is read
 // by src/journal/configFile.ts; this module only judges values and diffs them.
 import { z } from 'zod';
+import { escapedJson, escapeText } from './escape.js';
 
 /** A policy decision as written in config.json (R-CFG-2). */
 export const PolicyValueSchema = z.enum(['allow', 'deny', 'prompt'], { error: '"allow", "deny" or "prompt"' });
@@ -212,7 +213,29 @@ function editDistance(a: string, b: string): number {
   return previous[b.length] ?? 0;
 }
 
-/** Walks the input beside the schema and reports keys the schema does not know (warnings, R-CFG-1). */
+/**
+ * Agent tool ids `<agent>/<tool>` (SPEC §17) are valid `policy.tools` keys
+ * without a server of that name: the hook heads decide them by these aliases.
+ */
+export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'codex', 'gemini']);
+
+/**
+ * Keys of the agent-action policy (SPEC §18) that this version does not
+ * enforce. Accepting one would let an operator believe, say, a `commands`
+ * deny rule protects them, so each is refused with a message that says so.
+ */
+const UNENFORCED_POLICY_KEYS: readonly string[] = Object.freeze(['agents', 'commands', 'paths', 'urls', 'presence', 'quorum']);
+
+/**
+ * Whether an unknown key at this path is an error: inside `policy` a typo
+ * (`"defualt"`, `"tool"`) silently drops what the operator meant and so
+ * loosens policy (R-CFG-1). Elsewhere it is a warning.
+ */
+function unknownKeyIsError(path: readonly PropertyKey[]): boolean {
+  return path[0] === 'policy';
+}
+
+/** Walks the input beside the schema and reports keys the schema does not know (R-CFG-1). */
 function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], out: ConfigProblem[]): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
   const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
@@ -235,11 +258,26 @@ function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], ou
           const names = Object.keys(shape);
           const near = names.find((name) => editDistance(name.toLowerCase(), key.toLowerCase()) <= 2);
           const known = names.map((k) => JSON.stringify(k)).join(', ');
-          out.push({
-            severity: 'warning',
-            path: formatPath([...path, key]),
-            message: `unknown key, ignored${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}; known keys here: ${known}`,
-          });
+          const here = [...path, key];
+          if (path.length === 1 && path[0] === 'policy' && UNENFORCED_POLICY_KEYS.includes(key)) {
+            out.push({
+              severity: 'error',
+              path: formatPath(here),
+              message: `agent-action policy ("${key}") is not supported by this version of assent; nothing would enforce it, so it is refused rather than ignored. Remove it; known keys here: ${known}`,
+            });
+          } else if (unknownKeyIsError(path)) {
+            out.push({
+              severity: 'error',
+              path: formatPath(here),
+              message: `unknown key${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}; inside "policy" a misspelt key would silently loosen policy, so it is refused. Known keys here: ${known}`,
+            });
+          } else {
+            out.push({
+              severity: 'warning',
+              path: formatPath(here),
+              message: `unknown key, ignored${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}; known keys here: ${known}`,
+            });
+          }
         } else {
           unknownKeys(child, item, [...path, key], out);
         }
@@ -251,13 +289,50 @@ function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], ou
   }
 }
 
+function plainObject(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+/**
+ * R-CFG-1: a `policy.tools` id whose alias names no configured server (nor an
+ * agent, §17) can never match a call, so the operator's intended `deny` or
+ * `prompt` does nothing; that is an error. Judged on the raw document so it is
+ * reported beside every other problem, even when a server entry is invalid.
+ */
+function unknownToolAliases(value: unknown): ConfigProblem[] {
+  const root = plainObject(value);
+  const tools = plainObject(plainObject(root?.['policy'])?.['tools']);
+  if (tools === undefined) return [];
+  const aliases = Object.keys(plainObject(root?.['servers']) ?? {});
+  const configured = aliases.length === 0 ? 'no servers are configured' : `configured servers: ${aliases.map((a) => JSON.stringify(a)).join(', ')}`;
+  const agents = AGENT_TOOL_ALIASES.map((a) => JSON.stringify(a)).join(', ');
+  const problems: ConfigProblem[] = [];
+  for (const id of Object.keys(tools)) {
+    const slash = id.indexOf('/');
+    if (slash <= 0 || slash === id.length - 1) continue; // reported by the schema as "not a tool id"
+    const alias = id.slice(0, slash);
+    if (aliases.includes(alias) || AGENT_TOOL_ALIASES.includes(alias)) continue;
+    const near = aliases.find((name) => editDistance(name.toLowerCase(), alias.toLowerCase()) <= 2);
+    problems.push({
+      severity: 'error',
+      path: formatPath(['policy', 'tools', id]),
+      message:
+        `${JSON.stringify(alias)} is not a server alias${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}, so this entry would never match a call; ` +
+        `${configured} (agent tool ids start with ${agents}). Fix the alias or add the server under "servers"`,
+    });
+  }
+  return problems;
+}
+
 /**
  * Judges a parsed config.json. Collects every problem instead of stopping at the
  * first, so `assent config check` can list them all (R-CFG-5); `config` is
- * undefined when there is at least one error. Unknown keys are warnings.
+ * undefined when there is at least one error. Unknown keys are warnings, except
+ * inside `policy`, where they are errors, as are `policy.tools` ids naming an
+ * unknown server alias (R-CFG-1).
  */
 export function validateConfig(value: unknown): { config: Config | undefined; problems: ConfigProblem[] } {
-  const problems: ConfigProblem[] = [];
+  const problems: ConfigProblem[] = [...unknownToolAliases(value)];
   const result = ConfigSchema.safeParse(value);
   if (!result.success) {
     for (const issue of result.error.issues) {
@@ -272,18 +347,20 @@ export function validateConfig(value: unknown): { config: Config | undefined; pr
   }
   unknownKeys(ConfigSchema, value, [], problems);
   problems.sort((a, b) => (a.severity === b.severity ? a.path.localeCompare(b.path) : a.severity === 'error' ? -1 : 1));
-  return { config: result.success ? result.data : undefined, problems };
+  const valid = result.success && !problems.some((p) => p.severity === 'error');
+  return { config: valid ? result.data : undefined, problems };
 }
 
+/** A value from the file, rendered terminal-safe (R-TTY-3): the file may have been written by an agent. */
 function show(value: unknown): string {
-  return value === undefined ? '(unset)' : JSON.stringify(value);
+  return value === undefined ? '(unset)' : escapedJson(value);
 }
 
 /** Describes a server without its env or header values, which may hold secrets. */
 function serverSummary(server: Server): string {
-  if (server.url !== undefined) return `url ${server.url}`;
-  const args = server.args === undefined ? '' : ` ${JSON.stringify(server.args)}`;
-  return `command ${JSON.stringify(server.command)}${args}`;
+  if (server.url !== undefined) return `url ${escapeText(server.url)}`;
+  const args = server.args === undefined ? '' : ` ${escapedJson(server.args)}`;
+  return `command ${escapedJson(server.command)}${args}`;
 }
 
 function serverChanges(a: Server, b: Server): string[] {
@@ -296,7 +373,7 @@ function serverChanges(a: Server, b: Server): string[] {
     const after = b[key] ?? {};
     const names = new Set([...Object.keys(before), ...Object.keys(after)]);
     const touched = [...names].filter((name) => before[name] !== after[name]).sort();
-    if (touched.length > 0) changed.push(`${key} values changed for ${touched.join(', ')}`);
+    if (touched.length > 0) changed.push(`${key} values changed for ${touched.map(escapeText).join(', ')}`);
   }
   return changed;
 }
@@ -304,7 +381,9 @@ function serverChanges(a: Server, b: Server): string[] {
 /**
  * Human lines describing what a reload would change, so the operator sees a
  * widening before confirming it (R-CFG-4). Env and header values are never
- * shown, only their names. An empty array means nothing that matters changed.
+ * shown, only their names. Everything taken from the file is escaped
+ * (R-TTY-3), so the only non-ASCII text in a line is the arrow `→` this
+ * function writes itself. An empty array means nothing that matters changed.
  */
 export function diffPolicy(a: Config, b: Config): string[] {
   const lines: string[] = [];
@@ -318,19 +397,21 @@ export function diffPolicy(a: Config, b: Config): string[] {
     const before = a.policy.tools[id];
     const after = b.policy.tools[id];
     if (before === after) continue;
-    if (before === undefined) lines.push(`policy.tools.${id}: added ${show(after)}`);
-    else if (after === undefined) lines.push(`policy.tools.${id}: removed (was ${show(before)})`);
-    else lines.push(`policy.tools.${id}: ${show(before)} → ${show(after)}`);
+    const key = `policy.tools.${escapeText(id)}`;
+    if (before === undefined) lines.push(`${key}: added ${show(after)}`);
+    else if (after === undefined) lines.push(`${key}: removed (was ${show(before)})`);
+    else lines.push(`${key}: ${show(before)} → ${show(after)}`);
   }
   scalar('policy.consentTimeoutSeconds', a.policy.consentTimeoutSeconds, b.policy.consentTimeoutSeconds);
   const aliases = [...new Set([...Object.keys(a.servers), ...Object.keys(b.servers)])].sort();
   for (const alias of aliases) {
     const before = a.servers[alias];
     const after = b.servers[alias];
-    if (before === undefined && after !== undefined) lines.push(`servers.${alias}: added (${serverSummary(after)})`);
-    else if (before !== undefined && after === undefined) lines.push(`servers.${alias}: removed (was ${serverSummary(before)})`);
+    const key = `servers.${escapeText(alias)}`;
+    if (before === undefined && after !== undefined) lines.push(`${key}: added (${serverSummary(after)})`);
+    else if (before !== undefined && after === undefined) lines.push(`${key}: removed (was ${serverSummary(before)})`);
     else if (before !== undefined && after !== undefined) {
-      for (const change of serverChanges(before, after)) lines.push(`servers.${alias}: ${change}`);
+      for (const change of serverChanges(before, after)) lines.push(`${key}: ${change}`);
     }
   }
   scalar('channels.elicitation', a.channels.elicitation, b.channels.elicitation);

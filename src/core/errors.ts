@@ -17,6 +17,7 @@ export const ERROR_TYPES = {
   forbidden: { exitCode: 77, httpStatus: 403, summary: 'The caller may not do this.' },
   timeout: { exitCode: 75, httpStatus: 504, summary: 'The operation did not finish in time.' },
   limit_reached: { exitCode: 75, httpStatus: 429, summary: 'A cap on pending work was reached (e.g. handoff approvals per session); decide or wait for what is pending, then retry.' },
+  rate_limited: { exitCode: 75, httpStatus: 429, summary: 'Too many tries in a short time; wait for details.retryAfterMs, then try again.' },
   unavailable: { exitCode: 69, httpStatus: 503, summary: 'The daemon or an upstream cannot be reached.' },
   version_mismatch: { exitCode: 69, httpStatus: 503, summary: 'Client and daemon versions differ.' },
   state_insecure: { exitCode: 65, httpStatus: 500, summary: 'The state directory or a file in it has unsafe ownership or permissions.' },

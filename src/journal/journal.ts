@@ -45,6 +45,53 @@ export interface EventRecord {
   data: Record<string, unknown>;
 }
 
+/** A call the daemon admitted whose end it has not been told yet (kept durably, so a crash cannot hide it). */
+export interface CallInProgressRecord {
+  callId: string;
+  sessionId: string;
+  server: string;
+  tool: string;
+  argsSha256: string;
+  caller: Record<string, unknown>;
+  channel?: string;
+  approvalId?: string;
+  ruleId?: string;
+  waitedForConsentMs: number;
+  /** Wall-clock ms when the daemon admitted it. */
+  authorizedAt: number;
+}
+
+interface CallInProgressRow {
+  call_id: string;
+  session_id: string;
+  server: string;
+  tool: string;
+  args_sha256: string;
+  caller: string;
+  channel: string | null;
+  approval_id: string | null;
+  rule_id: string | null;
+  waited_ms: number;
+  authorized_at: number;
+}
+
+function rowToCallInProgress(row: CallInProgressRow): CallInProgressRecord {
+  const record: CallInProgressRecord = {
+    callId: row.call_id,
+    sessionId: row.session_id,
+    server: row.server,
+    tool: row.tool,
+    argsSha256: row.args_sha256,
+    caller: JSON.parse(row.caller) as Record<string, unknown>,
+    waitedForConsentMs: row.waited_ms,
+    authorizedAt: row.authorized_at,
+  };
+  if (row.channel !== null) record.channel = row.channel;
+  if (row.approval_id !== null) record.approvalId = row.approval_id;
+  if (row.rule_id !== null) record.ruleId = row.rule_id;
+  return record;
+}
+
 export interface JournalOptions {
   clock?: Clock;
   /** How long a writer waits for another process's lock before failing, in ms. */
@@ -100,6 +147,20 @@ const MIGRATIONS: readonly string[] = [
      created_at INTEGER NOT NULL,
      expires_at INTEGER NOT NULL,
      revoked_at INTEGER
+   );`,
+  // Calls the daemon admitted and has not seen finish (R-J-5 for calls): a restart audits each as uncertain.
+  `CREATE TABLE calls_in_progress (
+     call_id TEXT PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     server TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     args_sha256 TEXT NOT NULL,
+     caller TEXT NOT NULL,
+     channel TEXT,
+     approval_id TEXT,
+     rule_id TEXT,
+     waited_ms INTEGER NOT NULL,
+     authorized_at INTEGER NOT NULL
    );`,
 ];
 
@@ -243,6 +304,12 @@ export class Journal {
         `SELECT * FROM rules WHERE (revoked_at IS NULL OR revoked_at > ?) AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at, id`,
       ),
       revokeRule: db.prepare('UPDATE rules SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      insertCallInProgress: db.prepare(
+        `INSERT INTO calls_in_progress (call_id, session_id, server, tool, args_sha256, caller, channel, approval_id, rule_id, waited_ms, authorized_at)
+         VALUES (@call_id, @session_id, @server, @tool, @args_sha256, @caller, @channel, @approval_id, @rule_id, @waited_ms, @authorized_at)`,
+      ),
+      deleteCallInProgress: db.prepare('DELETE FROM calls_in_progress WHERE call_id = ?'),
+      listCallsInProgress: db.prepare<[], CallInProgressRow>('SELECT * FROM calls_in_progress ORDER BY authorized_at, call_id'),
     };
   }
 
@@ -404,6 +471,33 @@ export class Journal {
     return this.statements.revokeRule.run(at, id).changes === 1;
   }
 
+  /** Records an admitted call before the caller may run it; it stays until `endCallInProgress`. */
+  recordCallInProgress(record: CallInProgressRecord): void {
+    this.statements.insertCallInProgress.run({
+      call_id: record.callId,
+      session_id: record.sessionId,
+      server: record.server,
+      tool: record.tool,
+      args_sha256: record.argsSha256,
+      caller: JSON.stringify(record.caller),
+      channel: record.channel ?? null,
+      approval_id: record.approvalId ?? null,
+      rule_id: record.ruleId ?? null,
+      waited_ms: Math.round(record.waitedForConsentMs),
+      authorized_at: record.authorizedAt,
+    });
+  }
+
+  /** The call's end was recorded; false when it was not (or no longer) in progress. */
+  endCallInProgress(callId: string): boolean {
+    return this.statements.deleteCallInProgress.run(callId).changes === 1;
+  }
+
+  /** Admitted calls whose end was never recorded, oldest first. */
+  listCallsInProgress(): CallInProgressRecord[] {
+    return this.statements.listCallsInProgress.all().map(rowToCallInProgress);
+  }
+
   /** A daemon setting kept across restarts (e.g. the confirmed config), or undefined. */
   readMeta(key: string): string | undefined {
     return this.db.prepare<[string], { value: string }>('SELECT value FROM daemon_meta WHERE key = ?').get(key)?.value;
@@ -453,6 +547,34 @@ export class Journal {
   /** Marks a token revoked at `at`; false when it does not exist or was already revoked. */
   revokeToken(id: string, at: number): boolean {
     return this.db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+  }
+}
+
+/**
+ * Reads one daemon setting without the daemon: the journal is opened read-only,
+ * never created and never migrated, so a reader (a gateway with no daemon) cannot
+ * change it. Undefined when the key is absent; throws `unavailable` when the
+ * journal does not exist or cannot be read as one.
+ */
+export function readJournalMeta(path: string, key: string): string | undefined {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 1000');
+    const table = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'daemon_meta'").get();
+    if (table === undefined) return undefined;
+    return db.prepare<[string], { value: string }>('SELECT value FROM daemon_meta WHERE key = ?').get(key)?.value;
+  } catch (cause) {
+    const missing = !fs.existsSync(path);
+    throw new AssentError(
+      'unavailable',
+      missing
+        ? `there is no journal at ${path}: no assent daemon has run for this state directory yet`
+        : `the journal ${path} cannot be read (${(cause as Error).message})`,
+      { cause, details: { path, reason: missing ? 'no-journal' : 'unreadable' } },
+    );
+  } finally {
+    db?.close();
   }
 }
 

@@ -73,6 +73,8 @@ export function resolveStatePaths(
 export interface StateDirOptions {
   stat?: (target: string) => { uid: number; mode: number; isDirectory(): boolean };
   getuid?: () => number;
+  /** The user's home directory, which advice must never suggest changing; default os.homedir(). */
+  homedir?: () => string;
   random?: (n: number) => Uint8Array;
   now?: () => number;
 }
@@ -82,13 +84,39 @@ export interface Identity {
   createdAt: number;
 }
 
+/** Directories shared by design: changing their owner or mode would break the system or other users. */
+const SYSTEM_DIRECTORIES = new Set(['/', '/tmp', '/var/tmp', '/dev/shm', '/private/tmp', '/private/var/tmp', '/var', '/usr', '/etc', '/home', '/Users', '/opt', '/srv', '/mnt', '/media', '/run']);
+
+/**
+ * Whether advice may suggest chmod/chown of `dir`: never for a shared
+ * directory — a system directory, a top-level one, the user's home itself, or
+ * any directory with the sticky bit or writable by everyone (others may own
+ * files in it, and may already have planted some).
+ */
+function isSharedDirectory(dir: string, mode: number, homedir: string): boolean {
+  const resolved = path.resolve(dir);
+  if (SYSTEM_DIRECTORIES.has(resolved) || path.dirname(resolved) === '/' || resolved === path.resolve(homedir)) return true;
+  return (mode & 0o1000) !== 0 || (mode & 0o002) !== 0;
+}
+
+/** What to do instead of changing a shared directory: use a private one (assent creates it 0700). */
+function privateDirAdvice(dir: string, homedir: string): string {
+  const fallback = path.join(homedir, '.assent');
+  if (path.resolve(dir) === fallback) {
+    return `do not trust files in it: move it aside (e.g. \`mv ~/.assent ~/.assent.untrusted\`) so assent creates a fresh private one (0700), or set ASSENT_HOME to another private directory`;
+  }
+  return `do not change this directory; set ASSENT_HOME to a private directory of your own such as ~/.assent (assent creates it 0700), or unset ASSENT_HOME to use ~/.assent`;
+}
+
 /**
  * Refuses a directory that another user owns or that group/others can write
- * (R-STATE-1): either could plant a config, a socket or a journal entry.
+ * (R-STATE-1): either could plant a config, a socket or a journal entry. The
+ * fix it names never changes a shared directory (/tmp, /, $HOME…).
  */
 export function checkPrivateDir(dir: string, options: StateDirOptions = {}): void {
   const stat = options.stat ?? fs.statSync;
   const getuid = options.getuid ?? (() => (typeof process.getuid === 'function' ? process.getuid() : -1));
+  const homedir = (options.homedir ?? os.homedir)();
   const info = stat(dir);
   if (!info.isDirectory()) {
     throw new AssentError('state_insecure', `state path ${dir} is not a directory; move it away or point ASSENT_HOME at a directory`, {
@@ -96,17 +124,23 @@ export function checkPrivateDir(dir: string, options: StateDirOptions = {}): voi
     });
   }
   const uid = getuid();
+  const shared = isSharedDirectory(dir, info.mode, homedir);
   if (uid !== -1 && info.uid !== uid) {
     throw new AssentError(
       'state_insecure',
-      `state directory ${dir} is owned by uid ${info.uid}, not by you (uid ${uid}); use your own directory (set ASSENT_HOME) or run \`chown ${uid} ${dir}\``,
+      shared
+        ? `state directory ${dir} is owned by uid ${info.uid}, not by you (uid ${uid}), and is shared with others; ${privateDirAdvice(dir, homedir)}`
+        : `state directory ${dir} is owned by uid ${info.uid}, not by you (uid ${uid}); use your own directory (set ASSENT_HOME) or run \`chown ${uid} ${dir}\``,
       { details: { path: dir, ownerUid: info.uid, uid } },
     );
   }
   if ((info.mode & 0o022) !== 0) {
+    const mode = (info.mode & 0o7777).toString(8).padStart(3, '0');
     throw new AssentError(
       'state_insecure',
-      `state directory ${dir} is writable by group or others (mode ${(info.mode & 0o777).toString(8).padStart(3, '0')}); run \`chmod 700 ${dir}\``,
+      shared
+        ? `state directory ${dir} is writable by group or others (mode ${mode}) and may hold files someone else put there; ${privateDirAdvice(dir, homedir)}`
+        : `state directory ${dir} is writable by group or others (mode ${mode}); run \`chmod 700 ${dir}\``,
       { details: { path: dir, mode: info.mode & 0o777 } },
     );
   }
@@ -115,10 +149,31 @@ export function checkPrivateDir(dir: string, options: StateDirOptions = {}): voi
 /**
  * Creates the state directory (0700) and its audit directory, refuses an
  * insecure existing one, and writes identity.json once with a random owner id.
+ * Only the state directory itself is created: a missing parent is an error
+ * naming it, since a mistyped ASSENT_HOME would otherwise silently grow a deep
+ * path that nothing else uses.
  */
 export function ensureStateDir(paths: StatePaths, options: StateDirOptions = {}): void {
   if (!fs.existsSync(paths.home)) {
-    fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 });
+    const parent = path.dirname(paths.home);
+    if (!fs.existsSync(parent)) {
+      throw new AssentError(
+        'invalid_input',
+        `the state directory ${paths.home} cannot be created: its parent ${parent} does not exist; check ASSENT_HOME (unset it to use ~/.assent) or create ${parent} first`,
+        { details: { path: paths.home, parent } },
+      );
+    }
+    try {
+      fs.mkdirSync(paths.home, { mode: 0o700 });
+    } catch (error) {
+      // Created by another process meanwhile: checked below like any existing one.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new AssentError('invalid_input', `cannot create the state directory ${paths.home} (${(error as NodeJS.ErrnoException).code ?? 'error'}); check ASSENT_HOME and the permissions of ${parent}`, {
+          cause: error,
+          details: { path: paths.home, parent },
+        });
+      }
+    }
     fs.chmodSync(paths.home, 0o700);
   }
   checkPrivateDir(paths.home, options);

@@ -73,6 +73,7 @@ export function policySnapshotData(service: ApprovalService): PolicySnapshotData
 }
 
 export function policyOperations(deps: PolicyOperationDeps): Operation[] {
+  const reportListeners = new WeakMap<object, Map<string, () => void>>();
   return [
     defineOperation({
       name: 'policy.get',
@@ -91,6 +92,32 @@ export function policyOperations(deps: PolicyOperationDeps): Operation[] {
           connection.onClose(unsubscribe);
         }
         return policySnapshotData(deps.service);
+      },
+    }),
+    defineOperation({
+      name: 'sessions.report',
+      summary:
+        'A gateway reports `policy.tools` keys that name a tool its upstream does not list (such a key never decides anything); daemon.status lists them under approvals.policyToolsNotListed while the gateway stays connected.',
+      params: z.strictObject({
+        sessionId: z.string().min(1).max(200),
+        policyToolsNotListed: z
+          .array(z.strictObject({ key: z.string().min(1).max(401), server: z.string().min(1).max(200), listed: z.array(z.string().max(200)).max(1000) }))
+          .max(1000),
+      }),
+      result: z.object({ recorded: z.number() }),
+      class: 'write',
+      exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
+      handler: async ({ sessionId, policyToolsNotListed }, context) => {
+        const withdraw = deps.service.reportUnlistedPolicyTools(sessionId, policyToolsNotListed);
+        const connection = context.connection;
+        if (connection !== undefined) {
+          // One close listener per connection and session, however often the gateway reports again.
+          let listeners = reportListeners.get(connection);
+          if (listeners === undefined) reportListeners.set(connection, (listeners = new Map()));
+          listeners.get(sessionId)?.();
+          listeners.set(sessionId, connection.onClose(withdraw));
+        }
+        return { recorded: policyToolsNotListed.length };
       },
     }),
     defineOperation({

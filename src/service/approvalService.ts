@@ -9,7 +9,7 @@ import { AssentError } from '../core/errors.js';
 import { newApprovalId, type RandomBytes } from '../core/ids.js';
 import { compilePolicy, evaluateToolPolicy, type PolicySnapshot, type Rule } from '../core/toolPolicy.js';
 import type { AuditLog, AuditPeer, AuditRecord } from '../journal/auditLog.js';
-import type { ApprovalRecord, Journal } from '../journal/journal.js';
+import type { ApprovalRecord, CallInProgressRecord, Journal } from '../journal/journal.js';
 import type { Notifier } from '../channels/notifier.js';
 import { JsonText } from '../core/jsonText.js';
 import { Deadlines } from './deadlines.js';
@@ -104,6 +104,13 @@ export type WatchRequest = (listener: RequestEndListener) => void;
 
 /** Handoff approvals one session may keep pending before further prompt calls are refused (R-MCP-8). */
 export const MAX_PENDING_HANDOFF_PER_SESSION = 32;
+
+/** A `policy.tools` key that names a tool its upstream does not list, as a gateway reported it. */
+export interface UnlistedPolicyToolReport {
+  key: string;
+  server: string;
+  listed: string[];
+}
 
 export interface DecideParams {
   id: string;
@@ -388,6 +395,8 @@ export class ApprovalService {
   private readonly calls = new Map<string, CallRecord>();
   private readonly sessionGrants = new Map<string, Map<string, string>>();
   private readonly sessions = new Map<string, SessionInfo>();
+  /** Per session: `policy.tools` keys its gateway found no upstream tool for (shown by daemon.status). */
+  private readonly unlistedTools = new Map<string, { token: object; entries: UnlistedPolicyToolReport[] }>();
   private callCounter = 0;
   private stopped = false;
 
@@ -412,12 +421,45 @@ export class ApprovalService {
     this.snapshot = compilePolicy(this.pinned.config.policy, this.journal.listRules({}));
   }
 
-  /** Re-arms deadlines of approvals that survived a restart and expires the stale ones (R-D-7). */
+  /**
+   * Re-arms deadlines of approvals that survived a restart and expires the stale
+   * ones (R-D-7), and audits every call a previous run admitted but never saw
+   * finish as `uncertain` (R-J-5 for calls): it may or may not have run.
+   */
   start(): void {
     for (const record of this.journal.listApprovals({ state: 'pending' })) {
       this.rememberPending(toApprovalView(record));
       this.armExpiry(record);
     }
+    this.reconcileCallsInProgress();
+  }
+
+  private reconcileCallsInProgress(): void {
+    const leftover = this.journal.listCallsInProgress();
+    if (leftover.length === 0) return;
+    for (const call of leftover) {
+      const record: Omit<AuditRecord, 'ts' | 'principal'> = {
+        sessionId: call.sessionId,
+        server: call.server,
+        tool: call.tool,
+        argsSha256: call.argsSha256,
+        outcome: 'uncertain',
+        waitedForConsentMs: call.waitedForConsentMs,
+        caller: call.caller,
+      };
+      if (call.channel !== undefined) record.channel = call.channel as NonNullable<AuditRecord['channel']>;
+      if (call.approvalId !== undefined) record.approvalId = call.approvalId;
+      if (call.ruleId !== undefined) record.ruleId = call.ruleId;
+      this.writeAudit(record);
+    }
+    this.logger.warn('calls admitted before a restart never reported their end; audited as uncertain', { count: leftover.length });
+    // Cleared only once their audit lines are written: a crash before that audits them again rather than never.
+    void this.audit
+      .flush()
+      .then(() => {
+        for (const call of leftover) this.journal.endCallInProgress(call.callId);
+      })
+      .catch((error: unknown) => this.logger.warn('could not clear reconciled calls from the journal', { error }));
   }
 
   get config(): PinnedConfig {
@@ -641,6 +683,18 @@ export class ApprovalService {
       authorizedAtMono: this.clock.monotonic(),
     };
     if (effectId !== undefined) call.effectId = effectId;
+    else {
+      // Durable before the caller may run it: a crash before its end is recorded leaves it
+      // here, and the next start audits it as uncertain (R-J-5 for calls). A handoff retry
+      // needs no row: its effect intent in the proof store already plays that part.
+      const durable: CallInProgressRecord = { callId, ...base, waitedForConsentMs: waited, authorizedAt: this.clock.now() };
+      if (consent !== undefined) {
+        durable.channel = consent.channel;
+        if (consent.approvalId !== undefined) durable.approvalId = consent.approvalId;
+        if (consent.ruleId !== undefined) durable.ruleId = consent.ruleId;
+      }
+      this.journal.recordCallInProgress(durable);
+    }
     if (decidedBy !== undefined) call.decidedBy = decidedBy;
     this.calls.set(callId, call);
     this.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
@@ -730,6 +784,14 @@ export class ApprovalService {
     const call = this.calls.get(params.callId);
     if (call === undefined) throw new AssentError('not_found', `no call ${params.callId} is in progress; it was finished already or never authorized`);
     this.calls.delete(params.callId);
+    if (call.effectId === undefined) {
+      try {
+        this.journal.endCallInProgress(params.callId);
+      } catch (error) {
+        // The audit line below still records the outcome; a restart may add an uncertain line for it.
+        this.logger.warn('could not clear a finished call from the journal', { callId: params.callId, error });
+      }
+    }
     if (call.effectId !== undefined && this.proofs !== undefined) {
       try {
         const outcome: { ok: boolean; result?: unknown } = { ok: params.outcome === 'ok' };
@@ -795,7 +857,7 @@ export class ApprovalService {
     this.rememberPending(view);
     this.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
     const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
-    this.notifier.notify({ title: `assent: approval ${id}`, body: `${subject} is waiting for your decision. Run: assent approve ${id}` });
+    this.notifier.notify({ title: `assent: approval ${id}`, body: `${subject} is waiting for your decision. Run: assent approve ${id}`, approvalId: id });
     return record;
   }
 
@@ -1056,6 +1118,7 @@ export class ApprovalService {
     const session = this.sessions.get(sessionId);
     if (session !== undefined) session.ended = true;
     this.sessionGrants.delete(sessionId);
+    this.unlistedTools.delete(sessionId);
     let denied = 0;
     for (const record of this.journal.listApprovals({ state: 'pending' })) {
       if (record.sessionId === sessionId && !record.handoff) {
@@ -1063,6 +1126,34 @@ export class ApprovalService {
       }
     }
     return { denied };
+  }
+
+  /**
+   * A gateway's report of `policy.tools` keys that name no tool of their upstream
+   * (a typo never decides anything, so the operator should see it). Replaces the
+   * session's earlier report; the returned function withdraws this report (when
+   * the gateway's connection closes) unless a newer one replaced it.
+   */
+  reportUnlistedPolicyTools(sessionId: string, entries: UnlistedPolicyToolReport[]): () => void {
+    const token = {};
+    if (entries.length === 0) this.unlistedTools.delete(sessionId);
+    else this.unlistedTools.set(sessionId, { token, entries });
+    return () => {
+      if (this.unlistedTools.get(sessionId)?.token === token) this.unlistedTools.delete(sessionId);
+    };
+  }
+
+  /** Every reported key once, with what its server lists and how many gateways reported it. */
+  private unlistedPolicyTools(): (UnlistedPolicyToolReport & { sessions: number })[] {
+    const byKey = new Map<string, UnlistedPolicyToolReport & { sessions: number }>();
+    for (const { entries } of this.unlistedTools.values()) {
+      for (const entry of entries) {
+        const seen = byKey.get(entry.key);
+        if (seen === undefined) byKey.set(entry.key, { ...entry, sessions: 1 });
+        else seen.sessions += 1;
+      }
+    }
+    return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   listSessions(): SessionInfo[] {
@@ -1119,6 +1210,7 @@ export class ApprovalService {
       configPath: this.pinned.path,
       notifications: { sent: this.notifier.sent, failures: this.notifier.failures },
       audit: { failures: this.audit.failures },
+      policyToolsNotListed: this.unlistedPolicyTools(),
     };
   }
 }

@@ -7,11 +7,11 @@ import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { disabledNotifier, createOsNotifier, type Notifier } from '../channels/notifier.js';
 import type { Clock } from '../core/clock.js';
-import { DEFAULT_CONFIG } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
 import type { RandomBytes } from '../core/ids.js';
 import { AuditLog } from '../journal/auditLog.js';
-import { inspectConfigFile, inspectConfigText, loadConfigFile } from '../journal/configFile.js';
+import { inspectConfigFile, loadConfigFile } from '../journal/configFile.js';
+import { decodePin, encodePin, PINNED_CONFIG_KEY, type StoredPin } from '../journal/confirmedConfig.js';
 import { Journal } from '../journal/journal.js';
 import { ProofStore } from '../journal/proofs.js';
 import type { DaemonContext } from '../heads/daemon/daemonMain.js';
@@ -48,17 +48,9 @@ export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
 
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
 
-const PINNED_CONFIG_KEY = 'pinned_config';
-
-interface StoredPin {
-  revision: string;
-  /** The confirmed text; null for the defaults of a missing config.json. */
-  text: string | null;
-}
-
 /** Records the configuration the operator confirmed, so a restart runs it again (R-CFG-4). */
 export function storePinnedConfig(journal: Journal, pin: StoredPin): void {
-  journal.writeMeta(PINNED_CONFIG_KEY, JSON.stringify(pin));
+  journal.writeMeta(PINNED_CONFIG_KEY, encodePin(pin));
 }
 
 /**
@@ -70,17 +62,7 @@ export function storePinnedConfig(journal: Journal, pin: StoredPin): void {
  */
 export function pinConfig(path: string, journal: Journal): PinnedConfig {
   const stored = journal.readMeta(PINNED_CONFIG_KEY);
-  if (stored !== undefined) {
-    const pin = JSON.parse(stored) as StoredPin;
-    if (pin.text === null) return { config: DEFAULT_CONFIG, revision: pin.revision, path };
-    const inspected = inspectConfigText(pin.text);
-    if (inspected.config === undefined) {
-      throw new AssentError('config_invalid', `the confirmed configuration stored in the journal no longer validates; fix ${path}, then run \`assent config reload\``, {
-        details: { problems: inspected.problems },
-      });
-    }
-    return { config: inspected.config, revision: pin.revision, path };
-  }
+  if (stored !== undefined) return { ...decodePin(stored, path), path };
   const loaded = loadConfigFile(path);
   storePinnedConfig(journal, { revision: loaded.revision, text: loaded.text ?? null });
   return { config: loaded.config, revision: loaded.revision, path };
@@ -200,16 +182,20 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   };
   ctx.status['web'] = () => (httpHead !== undefined ? { url: httpHead.url, sessions: webAuth.sessionCount } : { url: null, error: httpError ?? 'not started' });
   const serveHttp = async (registry: () => readonly Operation[]): Promise<HttpHead | undefined> => {
-    http ??= startHttpHead(service.config.config.web.listen, (address) =>
-      createHttpApp({
-        operations: registry,
-        auth: webAuth,
-        bus,
-        listenAddress: address,
-        logger: ctx.logger.child({ head: 'http' }),
-        webRoot: WEB_ROOT,
-        eventMatches,
-      }),
+    const httpLogger = ctx.logger.child({ head: 'http' });
+    http ??= startHttpHead(
+      service.config.config.web.listen,
+      (address) =>
+        createHttpApp({
+          operations: registry,
+          auth: webAuth,
+          bus,
+          listenAddress: address,
+          logger: httpLogger,
+          webRoot: WEB_ROOT,
+          eventMatches,
+        }),
+      { logger: httpLogger },
     );
     try {
       httpHead = await http;

@@ -95,7 +95,7 @@ describe('R-CFG-5 assent config check (built binary)', () => {
   });
 
   it('a valid file exits 0; --json says valid with its warnings', () => {
-    const file = write('config.json', { policy: { default: 'deny', tools: { 'fs/read_file': 'allow' } }, extra: 1 });
+    const file = write('config.json', { servers: { fs: { command: 'npx' } }, policy: { default: 'deny', tools: { 'fs/read_file': 'allow' } }, extra: 1 });
     const human = run(['config', 'check', '--file', file]);
     expect(human.status).toBe(0);
     expect(human.stdout).toContain('is valid (1 warning)');
@@ -116,5 +116,29 @@ describe('R-CFG-5 assent config check (built binary)', () => {
     const bad = run(['config', 'check']);
     expect(bad.status).toBe(65);
     expect(bad.stdout).toMatch(/error \(document\): not valid JSON.*line 1, column/);
+  });
+
+  it('R-CFG-5 (hardening 1) --file naming a missing file is an error naming the path, not "the defaults apply"', () => {
+    const missing = path.join(tmp, 'no-such-config.json');
+    const human = run(['config', 'check', '--file', missing]);
+    expect(human.status).toBe(65);
+    expect(human.stderr).toContain(missing);
+    expect(human.stdout).not.toContain('defaults apply');
+    const json = run(['config', 'check', '--json', '--file', missing]);
+    expect(json.status).toBe(65);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { type: 'invalid_input', details: { path: missing } } });
+  });
+
+  it('R-CFG-1 (hardening 1) a policy typo and a policy.tools key for an unknown server are errors (exit 65), not warnings', () => {
+    const file = write('config.json', {
+      servers: { fs: { command: 'npx' } },
+      policy: { defualt: 'deny', tools: { 'fss/write_file': 'deny', 'fs/move_file': 'deny', 'claude/Bash': 'prompt' } },
+    });
+    const result = run(['config', 'check', '--file', file]);
+    expect(result.status).toBe(65);
+    expect(result.stdout).toContain('error policy.defualt: unknown key (did you mean "default"?)');
+    expect(result.stdout).toContain('error policy.tools.fss/write_file: "fss" is not a server alias (did you mean "fs"?)');
+    expect(result.stdout).not.toContain('policy.tools.fs/move_file');
+    expect(result.stdout).not.toContain('policy.tools.claude/Bash');
   });
 });

@@ -6,6 +6,10 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { inspectConfigFile } from '../../src/journal/configFile.js';
+import { encodePin, PINNED_CONFIG_KEY } from '../../src/journal/confirmedConfig.js';
+import { Journal } from '../../src/journal/journal.js';
+import { resolveStatePaths } from '../../src/journal/statePaths.js';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 export const assentBin = join(repoRoot, 'dist/bin/assent.js');
@@ -52,8 +56,26 @@ function withStderr(transport: StdioClientTransport): SpawnedTransport {
   return { transport, stderr: () => text };
 }
 
-/** The built `assent mcp` with a private home, no daemon socket and auto-spawn off. */
+/**
+ * Pins the home's config.json as confirmed, the way a daemon's first start does
+ * (R-CFG-4): a gateway without a daemon obeys only a confirmed configuration.
+ * A config.json that does not validate is left unconfirmed, as a daemon would refuse it.
+ */
+export function confirmConfig(home: string): void {
+  const paths = resolveStatePaths({ ASSENT_HOME: home });
+  const inspected = inspectConfigFile(paths.config);
+  if (inspected.config === undefined) return;
+  const journal = Journal.open(paths.journal);
+  try {
+    journal.writeMeta(PINNED_CONFIG_KEY, encodePin({ revision: inspected.revision, text: inspected.text ?? null }));
+  } finally {
+    journal.close();
+  }
+}
+
+/** The built `assent mcp` with a private home whose config.json is confirmed, no daemon socket and auto-spawn off. */
 export function gatewayTransport(home: string, args: string[] = [], env: Record<string, string> = {}): SpawnedTransport {
+  confirmConfig(home);
   return withStderr(
     new StdioClientTransport({
       command: process.execPath,

@@ -238,7 +238,8 @@ describe('assent mcp refuses arguments the approver and the upstream could read 
     const gated = await gateway.request('tools/call', { name: 'drop', arguments: { path: '/srv/z' } });
     expect(gated.result?.['isError']).toBe(true);
     expect(toolCalls(stack)).toEqual([]);
-    expect(stack.received().map((m) => m['method'])).toEqual(['initialize', 'notifications/initialized', 'tools/list']);
+    // The gateway lists tools once itself after initialize (to warn about policy keys naming unlisted tools).
+    expect(new Set(stack.received().map((m) => m['method']))).toEqual(new Set(['initialize', 'notifications/initialized', 'tools/list']));
   }, 60_000);
 
   it('R-MCP-8 (hardening 1) in handoff mode a retry that adds "__proto__" is refused and does not consume the approved call\u2019s proof', async () => {

@@ -42,7 +42,12 @@ export function cleanEnv(overrides: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 /** Pids of live processes whose environment names this ASSENT_HOME (Linux /proc). */
 export function processesForHome(home: string): number[] {
-  const needle = `ASSENT_HOME=${home}\0`;
+  return processesWithEnv(`ASSENT_HOME=${home}`);
+}
+
+/** Pids of live processes (not zombies, not this one) whose environment holds `variable` (`NAME=value`), read from Linux /proc. */
+export function processesWithEnv(variable: string): number[] {
+  const needle = `${variable}\0`;
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;

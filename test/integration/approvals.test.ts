@@ -32,7 +32,8 @@ async function connect(home: TempHome): Promise<DaemonClient> {
   return client;
 }
 
-const PROMPT_WRITE = { notifications: false, policy: { default: 'allow', tools: { 'fs/write_file': 'prompt', 'fs/move_file': 'deny' } } };
+// `servers.fs` names the alias the policy keys use (R-CFG-1); no gateway starts it here.
+const PROMPT_WRITE = { notifications: false, servers: { fs: { command: 'true' } }, policy: { default: 'allow', tools: { 'fs/write_file': 'prompt', 'fs/move_file': 'deny' } } };
 
 interface Pending {
   id: string;

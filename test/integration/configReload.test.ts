@@ -43,8 +43,9 @@ async function status(home: TempHome): Promise<{ pinnedRevision: string; fileRev
   return (JSON.parse(result.stdout) as { data: { config: { pinnedRevision: string; fileRevision: string; changedOnDisk: boolean } } }).data.config;
 }
 
-const BEFORE = { notifications: false, policy: { default: 'allow', tools: { 'fs/delete': 'deny' } } };
-const AFTER = { notifications: false, policy: { default: 'allow', tools: { 'fs/delete': 'allow' } } };
+// `servers.fs` names the alias the policy keys use (R-CFG-1); no gateway starts it here.
+const BEFORE = { notifications: false, servers: { fs: { command: 'true' } }, policy: { default: 'allow', tools: { 'fs/delete': 'deny' } } };
+const AFTER = { notifications: false, servers: { fs: { command: 'true' } }, policy: { default: 'allow', tools: { 'fs/delete': 'allow' } } };
 
 describe('R-CFG-4 config revision pinning', () => {
   it('an edited config.json is reported but not applied until `assent config reload` is confirmed at the terminal', async () => {

@@ -143,6 +143,7 @@ describe('HTTP head in a running daemon', () => {
     const proof = `asp1_${'Z'.repeat(43)}`;
 
     await send(url, '/api/v1/pair', { headers: json, body: JSON.stringify({ code: 'wrongwro' }) });
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // the wait after a wrong code (hardening 2)
     const paired = await send(url, '/api/v1/pair', { headers: json, body: JSON.stringify({ code }) });
     expect(paired.status).toBe(200);
     const setCookie = String(paired.headers['set-cookie'] ?? '');

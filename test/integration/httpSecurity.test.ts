@@ -41,7 +41,7 @@ function makeFixture(): Fixture {
   const root = mkdtempSync(join(tmpdir(), 'as-http-'));
   const paths = resolveStatePaths({ ASSENT_HOME: join(root, 'h') });
   ensureStateDir(paths);
-  writeFileSync(paths.config, JSON.stringify({ notifications: false, policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } }), { mode: 0o600 });
+  writeFileSync(paths.config, JSON.stringify({ notifications: false, servers: { fs: { command: 'true' } }, policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } }), { mode: 0o600 });
   const logLines: string[] = [];
   const logger = createLogger({ write: (line: string) => logLines.push(line) });
   const hooks: (() => Promise<void> | void)[] = [];
@@ -190,10 +190,32 @@ describe('HTTP head guards', () => {
 
   it('R-WEB-2 burns the code after 5 wrong tries: the right code on the 6th try is refused', async () => {
     const { code } = fixture.runtime.webAuth.issuePairingCode();
-    for (let i = 0; i < 5; i += 1) await expectRefused(await call('/api/v1/pair', { body: { code: `wrong${i}xx` } }), 401, 'unauthorized');
+    for (let i = 0; i < 5; i += 1) {
+      await expectRefused(await call('/api/v1/pair', { body: { code: `wrong${i}xx` } }), 401, 'unauthorized');
+      fixture.clock.advance(8000); // past each wait (hardening 2)
+    }
     await expectRefused(await call('/api/v1/pair', { body: { code } }), 401, 'unauthorized');
     expect(fixture.runtime.webAuth.sessionCount).toBe(0);
     expect(fixture.runtime.webAuth.pairingActive).toBe(false);
+  });
+
+  it('R-WEB-2 (hardening 2) after a wrong code every try is 429 with Retry-After until the wait is over, even with the right code; then the code pairs', async () => {
+    const { code } = fixture.runtime.webAuth.issuePairingCode();
+    await expectRefused(await call('/api/v1/pair', { body: { code: 'wrongxxx' } }), 401, 'unauthorized');
+    for (let i = 0; i < 50; i += 1) {
+      const limited = await call('/api/v1/pair', { body: { code: i % 2 === 0 ? code : `guess${i}x` } });
+      await expectRefused(limited, 429, 'rate_limited');
+      expect(limited.headers.get('retry-after')).toBe('1');
+    }
+    fixture.clock.advance(1000);
+    await expectRefused(await call('/api/v1/pair', { body: { code: 'wrongyyy' } }), 401, 'unauthorized');
+    const second = await call('/api/v1/pair', { body: { code } });
+    await expectRefused(second, 429, 'rate_limited');
+    expect(second.headers.get('retry-after')).toBe('2');
+    expect(fixture.runtime.webAuth.sessionCount).toBe(0);
+    fixture.clock.advance(2000);
+    expect((await call('/api/v1/pair', { body: { code } })).status).toBe(200);
+    expect(fixture.runtime.webAuth.sessionCount).toBe(1);
   });
 
   it('R-WEB-2 sets an HttpOnly, SameSite=Strict, Path=/ session cookie and never echoes it in the body', async () => {
@@ -344,6 +366,7 @@ describe('HTTP head guards', () => {
   it('R-J-7 no cookie value, token, pairing code or proof appears in any response body or log line', async () => {
     const { code } = fixture.runtime.webAuth.issuePairingCode();
     await call('/api/v1/pair', { body: { code: code.split('').reverse().join('') } });
+    fixture.clock.advance(1000);
     const pairResponse = await call('/api/v1/pair', { body: { code } });
     const cookieValue = /assent_session=([^;]+)/.exec(pairResponse.headers.get('set-cookie') ?? '')?.[1] ?? '';
     const cookie = `assent_session=${cookieValue}`;

@@ -92,7 +92,7 @@ function decideFromScript(home: TempHome, id: string, behavior: 'allow' | 'deny'
   });
 }
 
-const PROMPT_WRITE = { policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } };
+const PROMPT_WRITE = { servers: { fs: { command: 'true' } }, policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' } } };
 
 describe('channel stamping over the socket (hardening 1)', () => {
   it('R-D-4b R-AUD-1 (hardening 1) a headless script claiming "tty" is recorded as channel cli, its claim as claimedChannel, with its own pid from the kernel', async () => {

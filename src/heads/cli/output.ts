@@ -32,3 +32,8 @@ export function reportFailure(error: unknown, options: OutputOptions): number {
 export function useColor(): boolean {
   return Boolean(process.stdout.isTTY) && !process.env['NO_COLOR'];
 }
+
+/** Quotes a value for a POSIX shell so a printed command can be pasted as is. */
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}

@@ -54,6 +54,17 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** Sent on every answer, refusals included, also those the listener gives before the app runs. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+};
+
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -61,6 +72,7 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not Found',
   409: 'Conflict',
   413: 'Payload Too Large',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
   504: 'Gateway Timeout',
@@ -79,7 +91,7 @@ const PRIVATE_EVENT_FIELDS = ['args', 'action'];
 const SECRET_SHAPE = /(asp1|ast1)_[A-Za-z0-9_-]*/g;
 
 /** A request path as it may appear in a log line: no query, credential shapes masked, bounded length. */
-function loggablePath(path: string): string {
+export function loggablePath(path: string): string {
   return path.replace(SECRET_SHAPE, '$1_[redacted]').slice(0, 200);
 }
 
@@ -131,20 +143,18 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return text;
   };
 
-  const fail = (c: Context, error: AssentError): Response => c.json(errorBody(error), httpStatusOf(error) as 400);
+  const fail = (c: Context, error: AssentError): Response => {
+    const retryAfterMs = error.details?.['retryAfterMs'];
+    if (typeof retryAfterMs === 'number') c.header('Retry-After', String(Math.max(1, Math.ceil(retryAfterMs / 1000))));
+    return c.json(errorBody(error), httpStatusOf(error) as 400);
+  };
 
   // Headers on every response, refusals included; access log without headers, cookies or query.
   app.use('*', async (c, next) => {
     const started = monotonic();
     await next();
     const caller = (c.get('callerKind' as never) as string | undefined) ?? 'none';
-    c.res.headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-    c.res.headers.set('X-Content-Type-Options', 'nosniff');
-    c.res.headers.set('Referrer-Policy', 'no-referrer');
-    c.res.headers.set('X-Frame-Options', 'DENY');
-    c.res.headers.set('Cross-Origin-Opener-Policy', 'same-origin');
-    c.res.headers.set('Cross-Origin-Resource-Policy', 'same-origin');
-    c.res.headers.set('Cache-Control', 'no-store');
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
     options.logger.info('http request', {
       method: c.req.method,
       path: loggablePath(c.req.path),

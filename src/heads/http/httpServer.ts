@@ -1,12 +1,31 @@
 // Listens with the HTTP app on `web.listen` (R-WEB-1). Kept apart from the app
 // factory so tests drive the app without a port. Port 0 picks a free port; the
-// address actually bound is what the Host guard and `assent web` use.
-import { createServer, type Server } from 'node:http';
+// address actually bound is what the Host guard and `assent web` use. Every
+// request's body is admitted here, capped and timed, before the app runs.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { parseListen } from '../../core/config.js';
 import { AssentError } from '../../core/errors.js';
-import type { HttpApp } from './httpApp.js';
+import type { Logger } from '../../service/logger.js';
+import { errorBody, loggablePath, MAX_BODY_BYTES, SECURITY_HEADERS, type HttpApp } from './httpApp.js';
+import { admitRequestBody } from './requestBody.js';
+
+export interface HttpHeadOptions {
+  /** Largest request body, declared or streamed; 1 MiB. */
+  maxBodyBytes?: number;
+  /** Time to receive a whole request, headers and body; 30 s. A body that trickles is cut with 408. */
+  requestTimeoutMs?: number;
+  /** Time to receive the headers; 10 s (at most the request timeout). */
+  headersTimeoutMs?: number;
+  /** Open connections served at once; more are dropped. Bounds what held bodies can pin: 64. */
+  maxConnections?: number;
+  /** Receives the access line of answers the listener gives itself (413). */
+  logger?: Logger;
+}
+
+/** How long a refused request's connection may drain before it is destroyed. */
+const REFUSAL_LINGER_MS = 1000;
 
 export interface HttpHead {
   /** `host:port` actually bound. */
@@ -25,7 +44,7 @@ function formatAddress(host: string, port: number): string {
  * Binds the app. `bind` receives the final address before the first request
  * is served, so the Host guard never sees a placeholder port.
  */
-export async function startHttpHead(listen: string, build: (address: () => string) => HttpApp): Promise<HttpHead> {
+export async function startHttpHead(listen: string, build: (address: () => string) => HttpApp, options: HttpHeadOptions = {}): Promise<HttpHead> {
   const parsed = parseListen(listen);
   if (parsed === undefined) {
     throw new AssentError('config_invalid', `web.listen "${listen}" is not host:port; set it to e.g. "127.0.0.1:7788" in config.json`);
@@ -33,9 +52,55 @@ export async function startHttpHead(listen: string, build: (address: () => strin
   const host = parsed.host.startsWith('[') ? parsed.host.slice(1, -1) : parsed.host;
   let address = formatAddress(host, parsed.port);
   const http = build(() => address);
-  const server: Server = createServer(getRequestListener(http.app.fetch));
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  const listener = getRequestListener(http.app.fetch);
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  const refuseTooLarge = (request: IncomingMessage, response: ServerResponse, started: number): void => {
+    const body = JSON.stringify(
+      errorBody(
+        new AssentError(
+          'frame_too_large',
+          `The request body is larger than ${maxBodyBytes} bytes, the limit of this API; nothing was done and the connection is closed. Send a smaller JSON body.`,
+        ),
+      ),
+    );
+    response.writeHead(413, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=UTF-8', 'Content-Length': Buffer.byteLength(body) });
+    // Closed by a half-close, not at once: a client still sending would get a reset that can
+    // swallow the 413 before it reads it. The rest of the body is discarded as it comes, for at
+    // most a second; then the connection goes whatever the client does.
+    response.end(body, () => {
+      const socket = request.socket;
+      socket.end();
+      const linger = setTimeout(() => socket.destroy(), REFUSAL_LINGER_MS);
+      linger.unref();
+      socket.once('close', () => clearTimeout(linger));
+    });
+    options.logger?.info('http request', {
+      method: request.method,
+      path: loggablePath((request.url ?? '').split('?')[0] ?? ''),
+      status: 413,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      caller: 'none',
+    });
+  };
+  // The app sees a request only once its whole body is in, within the cap: no route,
+  // guard or handler reads a body of its own. The adapter serves a Buffer `rawBody` on
+  // the request instead of reading the (already consumed) stream; the under-cap tests
+  // in httpServer.test.ts and httpLimits.test.ts fail if it ever stops doing so.
+  const server: Server = createServer(
+    { requestTimeout, headersTimeout: Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout), connectionsCheckingInterval: 1000 },
+    (request, response) => {
+      const started = performance.now();
+      admitRequestBody(request, maxBodyBytes, {
+        admitted: (body) => {
+          (request as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
+          void listener(request, response);
+        },
+        refused: () => refuseTooLarge(request, response, started),
+      });
+    },
+  );
+  server.maxConnections = options.maxConnections ?? 64;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       reject(

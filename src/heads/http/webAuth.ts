@@ -25,6 +25,8 @@ export interface WebAuthOptions {
   pairingTtlMs?: number;
   /** Wrong codes tolerated before the code is burnt; 5 (R-WEB-2). */
   maxPairingFailures?: number;
+  /** Wait after the n-th wrong code before the next try is looked at; 1 s doubling (1, 2, 4, 8 s). */
+  pairingBackoffMs?: (failures: number) => number;
   /** Absolute lifetime of a browser session. */
   sessionTtlMs?: number;
 }
@@ -67,17 +69,32 @@ function base64url(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64url');
 }
 
+/** 1 s after the first wrong code, doubling: burning a code takes at least 15 s of waits. */
+export function defaultPairingBackoffMs(failures: number): number {
+  return 1000 * 2 ** Math.max(0, failures - 1);
+}
+
+interface ActivePairing {
+  hash: Buffer;
+  expiresAt: number;
+  failures: number;
+  /** Monotonic time before which no try is looked at. */
+  nextTryAt: number;
+}
+
 export class WebAuth {
-  private pairing: { hash: Buffer; expiresAt: number; failures: number } | undefined;
+  private pairing: ActivePairing | undefined;
   private readonly sessions = new Map<string, WebSession>();
   private readonly pairingTtlMs: number;
   private readonly maxPairingFailures: number;
+  private readonly pairingBackoffMs: (failures: number) => number;
   private readonly sessionTtlMs: number;
   readonly audience: string;
 
   constructor(private readonly options: WebAuthOptions) {
     this.pairingTtlMs = options.pairingTtlMs ?? 120_000;
     this.maxPairingFailures = options.maxPairingFailures ?? 5;
+    this.pairingBackoffMs = options.pairingBackoffMs ?? defaultPairingBackoffMs;
     this.sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
     this.audience = options.tokens.instanceId();
   }
@@ -86,14 +103,17 @@ export class WebAuth {
   issuePairingCode(): PairingCode {
     const code = randomString(this.options.random, ID_ALPHABET, PAIRING_CODE_LENGTH);
     const expiresAt = this.options.clock.now() + this.pairingTtlMs;
-    this.pairing = { hash: sha256(code), expiresAt, failures: 0 };
+    this.pairing = { hash: sha256(code), expiresAt, failures: 0, nextTryAt: this.options.clock.monotonic() };
     return { code, expiresAt };
   }
 
   /**
-   * Exchanges the pairing code for a session cookie value. Every refusal is the
-   * same `unauthorized` answer; a wrong guess counts, and the one after the
-   * last tolerated failure finds the code burnt even when it is right.
+   * Exchanges the pairing code for a session cookie value. A wrong guess is
+   * `unauthorized` and counts; after it, every try is `rate_limited` without the
+   * code being looked at until a wait that doubles with each wrong guess has
+   * passed, so a burst of guesses counts once and burning the operator's code
+   * takes seconds, not milliseconds. The try after the last tolerated failure
+   * finds the code burnt even when it is right.
    */
   redeemPairingCode(candidate: string): { cookie: string; session: WebSession } {
     const pairing = this.pairing;
@@ -108,10 +128,22 @@ export class WebAuth {
       this.pairing = undefined;
       throw refuse('too many wrong codes; the code is burnt');
     }
+    const waitMs = pairing.nextTryAt - this.options.clock.monotonic();
+    if (waitMs > 0) {
+      const seconds = Math.ceil(waitMs / 1000);
+      throw new AssentError(
+        'rate_limited',
+        `A wrong pairing code was entered moments ago, so this try was not checked. Wait ${seconds} s, then enter the code again (each wrong code doubles the wait; ${this.maxPairingFailures} wrong codes burn it).`,
+        { details: { retryAfterMs: waitMs } },
+      );
+    }
     const matches = timingSafeEqual(sha256(candidate.trim().toLowerCase()), pairing.hash);
     if (!matches) {
       pairing.failures += 1;
-      throw refuse('wrong code');
+      if (pairing.failures >= this.maxPairingFailures) throw refuse('wrong code; that was the last try, the code is burnt');
+      const backoffMs = this.pairingBackoffMs(pairing.failures);
+      pairing.nextTryAt = this.options.clock.monotonic() + backoffMs;
+      throw refuse(`wrong code; the next try is checked after ${Math.ceil(backoffMs / 1000)} s`);
     }
     this.pairing = undefined;
     const cookie = base64url(this.options.random(32));

@@ -2,8 +2,10 @@
 // daemon's pinned policy snapshot (pushed to it on every change), settles allow
 // and deny itself with the same pure evaluation, and reports those calls to the
 // daemon afterwards for audit. Only `prompt` goes through `calls.authorize`,
-// which waits for a human on any channel. Without a daemon the gateway uses its
-// local gate instead, where prompt fails closed (R-MCP-5).
+// which waits for a human on any channel. A snapshot is only as current as the
+// connection it came with: when the daemon goes away the gate refuses every
+// call, reconnects (auto-spawn restarts the daemon), fetches config and rules
+// again, re-attaches waiting calls and sends the audit records it kept.
 import { randomBytes } from 'node:crypto';
 import { askOnControllingTerminal } from '../../channels/ttyApproval.js';
 import { renderApprovalPreview } from '../../core/approvalPreview.js';
@@ -15,7 +17,16 @@ import { compilePolicy, evaluateToolPolicy, type PolicySnapshot } from '../../co
 import type { PolicySnapshotData } from '../../operations/policyOperations.js';
 import type { Logger } from '../../service/logger.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
-import { describeDenial, type CallGate, type DenialReason, type GateCall, type GateDecision } from './gate.js';
+import {
+  describeDenial,
+  describeUnlistedPolicyTool,
+  policyToolsNotListed,
+  type CallGate,
+  type DenialReason,
+  type GateCall,
+  type GateDecision,
+  type UnlistedPolicyTool,
+} from './gate.js';
 
 interface AuthorizeResult {
   callId: string;
@@ -48,12 +59,20 @@ interface SettledCall {
   caller: Record<string, unknown>;
 }
 
-const DENIAL_REASONS = new Set<DenialReason>(['policy', 'consent_denied', 'consent_timeout', 'no_consent_channel', 'cancelled', 'approval_pending']);
+const DENIAL_REASONS = new Set<DenialReason>(['policy', 'consent_denied', 'consent_timeout', 'no_consent_channel', 'unavailable', 'cancelled', 'approval_pending']);
+/** Denials nobody decided (R-D-6): the daemon names them in `details.detail`; the agent must not read them as a refusal. */
+const LIFECYCLE_DETAILS = new Set<DenialReason>(['shutdown', 'session_ended']);
 
 function denialFrom(call: GateCall, error: unknown, configPath: string): GateDecision {
   if (error instanceof AssentError && error.type === 'policy_denied') {
     const raw = error.details?.['reason'];
-    const reason = typeof raw === 'string' && DENIAL_REASONS.has(raw as DenialReason) ? (raw as DenialReason) : 'consent_denied';
+    const rawDetail = error.details?.['detail'];
+    const reason =
+      typeof rawDetail === 'string' && LIFECYCLE_DETAILS.has(rawDetail as DenialReason)
+        ? (rawDetail as DenialReason)
+        : typeof raw === 'string' && DENIAL_REASONS.has(raw as DenialReason)
+          ? (raw as DenialReason)
+          : 'consent_denied';
     const approvalId = typeof error.details?.['approvalId'] === 'string' ? (error.details['approvalId'] as string) : undefined;
     const key = typeof error.details?.['key'] === 'string' ? (error.details['key'] as string) : undefined;
     const operatorReason = error.details?.['operatorReason'];
@@ -72,6 +91,10 @@ function denialFrom(call: GateCall, error: unknown, configPath: string): GateDec
     return decision;
   }
   const why = error instanceof Error ? error.message : String(error);
+  if (error instanceof AssentError && error.type === 'unavailable') {
+    // The daemon went away while the call waited and did not come back: nobody decided it.
+    return { allowed: false, reason: 'unavailable', message: describeDenial('unavailable', { server: call.server, tool: call.tool, configPath, hint: why }) };
+  }
   return {
     allowed: false,
     reason: 'no_consent_channel',
@@ -82,19 +105,6 @@ function denialFrom(call: GateCall, error: unknown, configPath: string): GateDec
       hint: `the assent daemon could not decide this call (${why}); check \`assent daemon status\``,
     }),
   };
-}
-
-export interface DaemonGateOptions {
-  client: DaemonClient;
-  sessionId: string;
-  logger: Logger;
-  now?: () => number;
-  /** `channels.elicitation`: also ask through the MCP client's form (R-MCP-6), racing the other channels. */
-  elicitation?: boolean;
-  /** `channels.tty`: also ask on the controlling terminal, when one can be opened (R-MCP-7). */
-  tty?: boolean;
-  /** Opens a new daemon connection after the old one dropped, so waiting calls re-attach (R-D-7). */
-  reconnect?: () => Promise<DaemonClient>;
 }
 
 /** The form an MCP client shows for the elicitation channel: the complete escaped call and one yes/no. */
@@ -111,63 +121,333 @@ export function elicitationRequest(call: GateCall, approvalId: string): Record<s
   };
 }
 
-/** Connects the gate: fetches the pinned policy and subscribes to its changes. */
-export async function connectDaemonGate(options: DaemonGateOptions): Promise<CallGate> {
+export interface DaemonGateTimers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: DaemonGateTimers = {
+  setTimeout: (callback, ms) => {
+    const handle = setTimeout(callback, ms);
+    handle.unref?.();
+    return handle;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+export interface DaemonGateOptions {
+  client: DaemonClient;
+  sessionId: string;
+  logger: Logger;
+  now?: () => number;
+  /** `channels.elicitation`: also ask through the MCP client's form (R-MCP-6). Default: the daemon's pinned config. */
+  elicitation?: boolean;
+  /** `channels.tty`: also ask on the controlling terminal, when one can be opened (R-MCP-7). Default: the daemon's pinned config. */
+  tty?: boolean;
+  /**
+   * Opens a new daemon connection after the old one dropped (auto-spawning the daemon
+   * like any client unless ASSENT_NO_AUTOSPAWN=1). Without it a lost connection
+   * leaves the gate refusing every call.
+   */
+  reconnect?: () => Promise<DaemonClient>;
+  /** Said in the refusal of a call that arrives while the gate reconnects (e.g. that auto-spawn is off). */
+  reconnectHint?: string;
+  /** Backoff between reconnect attempts: the first wait, doubled after each failure up to `max`. */
+  reconnectDelayMs?: { first: number; max: number };
+  /** How long a call that arrives with no current policy snapshot waits for a reconnect before it is refused. */
+  gapWaitMs?: number;
+  /** Audit records kept while the daemon cannot be reached; beyond it new records are dropped, counted and logged. */
+  maxAuditBacklog?: number;
+  timers?: DaemonGateTimers;
+}
+
+/** The pinned configuration a daemon answers `config.get` with. */
+export interface PinnedConfigData {
+  config: Config;
+  revision: string;
+  path: string;
+}
+
+export interface DaemonGate extends CallGate {
+  /** The pinned config of the daemon the gate first attached to: the gateway's servers come from it. */
+  readonly pinned: PinnedConfigData;
+  /** Whether the gate holds a current policy snapshot from a live daemon connection. */
+  readonly attached: boolean;
+  /** Settled calls waiting to be reported for audit (kept across a lost connection). */
+  readonly auditBacklog: number;
+  /** Settled calls never reported: backlog full, arguments that cannot be digested, or refused by the daemon. */
+  readonly auditDropped: number;
+}
+
+/** One daemon connection and what the gate learnt from it. */
+interface Attachment {
+  client: DaemonClient;
+  snapshot: PolicySnapshot;
+  configPath: string;
+  pinned: PinnedConfigData;
+}
+
+interface QueuedRecord {
+  call: SettledCall;
+  outcome: 'ok' | 'error' | 'denied';
+  durationMs: number | undefined;
+  /** The wire record, built once at the first send; null when the call's arguments cannot be digested. */
+  params?: Record<string, unknown> | null;
+}
+
+const AUDIT_BATCH = 1000;
+const AUDIT_FLUSH_MS = 20;
+/** How long closing waits for the last audit records and `sessions.end`. */
+const CLOSE_WAIT_MS = 2000;
+
+/** The daemon went away (connection closed, or it is shutting down): worth waiting for the next one. */
+function isConnectionLoss(error: unknown): boolean {
+  return error instanceof AssentError && error.type === 'unavailable';
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Connects the gate: fetches the daemon's pinned config and policy snapshot and
+ * subscribes to its changes. When the connection drops, the gate refuses every
+ * call (it has no current snapshot), reconnects with backoff, fetches config and
+ * rules again, re-attaches waiting calls and sends the audit records it kept.
+ */
+export async function connectDaemonGate(options: DaemonGateOptions): Promise<DaemonGate> {
   const { sessionId, logger } = options;
   const now = options.now ?? Date.now;
-  let client = options.client;
-  let snapshot: PolicySnapshot = compilePolicy({ default: 'deny', destructive: 'deny', tools: {}, consentTimeoutSeconds: 90 }, []);
-  let configPath = '';
-  const useSnapshot = (data: PolicySnapshotData): void => {
-    snapshot = compilePolicy(data.policy, data.rules);
-    configPath = data.path;
+  const timers = options.timers ?? realTimers;
+  const firstDelay = options.reconnectDelayMs?.first ?? 100;
+  const maxDelay = options.reconnectDelayMs?.max ?? 10_000;
+  const gapWaitMs = options.gapWaitMs ?? 3000;
+  const maxBacklog = options.maxAuditBacklog ?? 10_000;
+
+  let current: Attachment | undefined;
+  let first: PinnedConfigData | undefined;
+  let closed = false;
+  /** Woken whenever `current` changes or the gate closes: calls waiting for a snapshot. */
+  const attachmentWaiters = new Set<() => void>();
+  const notifyAttachmentWaiters = (): void => {
+    for (const waiter of [...attachmentWaiters]) waiter();
   };
-  /** Adopts a daemon connection: its pinned policy, and every later change pushed to it. */
-  const attach = async (next: DaemonClient): Promise<void> => {
-    useSnapshot(await next.call<PolicySnapshotData>('policy.get', { watch: true }));
+
+  // ------------------------------------------------------------ upstream tools vs. policy.tools (hardening 5)
+  const listedTools = new Map<string, readonly string[]>();
+  const warned = new Set<string>();
+  let reportedText = '';
+  let reportedTo: DaemonClient | undefined;
+  const checkUnlistedTools = (): void => {
+    try {
+      const attached = current;
+      if (attached === undefined) return;
+      const entries: UnlistedPolicyTool[] = [];
+      for (const [server, tools] of listedTools) entries.push(...policyToolsNotListed(attached.snapshot.tools.keys(), server, tools));
+      for (const entry of entries) {
+        const id = `${entry.key}\u0000${entry.listed.join('\u0000')}`;
+        if (warned.has(id)) continue;
+        warned.add(id);
+        logger.warn(describeUnlistedPolicyTool(entry, attached.configPath), { key: entry.key, server: entry.server });
+      }
+      const text = JSON.stringify(entries);
+      if (text === reportedText && (reportedTo === attached.client || entries.length === 0)) return;
+      reportedText = text;
+      reportedTo = attached.client;
+      attached.client
+        .call('sessions.report', { sessionId, policyToolsNotListed: entries })
+        .catch((error: unknown) => logger.debug('could not report unlisted policy tools to the daemon', { error: errorText(error) }));
+    } catch (error) {
+      logger.warn('could not check policy.tools against the upstream tools', { error: errorText(error) });
+    }
+  };
+
+  // ------------------------------------------------------------ attaching to a daemon connection
+  const elicitationOn = (): boolean => options.elicitation ?? current?.pinned.config.channels.elicitation ?? false;
+  const ttyOn = (): boolean => options.tty ?? current?.pinned.config.channels.tty ?? false;
+
+  /** Adopts a daemon connection: its pinned config and policy, and every later change pushed to it. */
+  const attach = async (next: DaemonClient): Promise<Attachment> => {
+    // Filled in once the answers are in; a push that arrives before then is kept for it.
+    const state: { attachment?: Attachment; pushed?: PolicySnapshotData } = {};
     next.onNotification('policy', (params) => {
-      useSnapshot(params as PolicySnapshotData);
-      logger.info('policy snapshot updated', { revision: (params as PolicySnapshotData).revision });
+      const data = params as PolicySnapshotData;
+      state.pushed = data;
+      const attachment = state.attachment;
+      if (attachment === undefined) return;
+      try {
+        attachment.snapshot = compilePolicy(data.policy, data.rules);
+        attachment.configPath = data.path;
+        logger.info('policy snapshot updated', { revision: data.revision });
+        checkUnlistedTools();
+      } catch (error) {
+        // A snapshot that does not compile must not leave the old one deciding: fail closed.
+        logger.error('the daemon pushed a policy snapshot that does not compile; refusing calls until the next one', { error: errorText(error) });
+        attachment.snapshot = compilePolicy({ default: 'deny', destructive: 'deny', tools: {}, consentTimeoutSeconds: 90 }, []);
+      }
     });
-    client = next;
+    const pinned = await next.call<PinnedConfigData>('config.get', {});
+    const data = await next.call<PolicySnapshotData>('policy.get', { watch: true });
+    // A push that arrived with the answer is newer than it.
+    const latest = state.pushed ?? data;
+    const attachment: Attachment = { client: next, snapshot: compilePolicy(latest.policy, latest.rules), configPath: latest.path, pinned };
+    state.attachment = attachment;
+    if (next.closed) throw new AssentError('unavailable', 'The daemon connection closed while the gateway attached to it.', { details: { reason: 'closed' } });
+    return attachment;
   };
-  await attach(client);
-  let reconnecting: Promise<DaemonClient | undefined> | undefined;
-  /** After the daemon went away: one new connection (auto-spawn restarts it), shared by every waiting call. */
-  const reconnect = (): Promise<DaemonClient | undefined> => {
+
+  /** Makes an attachment current; called once it is complete. */
+  const adoptAttachment = (attachment: Attachment): void => {
+    current = attachment;
+    attachment.client.onClose(() => lost(attachment));
+    if (first === undefined) first = attachment.pinned;
+    else if (JSON.stringify(attachment.pinned.config.servers) !== JSON.stringify(first.config.servers)) {
+      logger.warn(
+        'the daemon now runs a confirmed configuration whose servers differ from the ones this gateway started; restart the MCP client to start them',
+        { revision: attachment.pinned.revision },
+      );
+    }
+    notifyAttachmentWaiters();
+    checkUnlistedTools();
+    void flush();
+  };
+
+  // ------------------------------------------------------------ losing the daemon and reconnecting
+  let reconnecting: Promise<void> | undefined;
+  let wakeReconnect: (() => void) | undefined;
+  let lastAttemptAt = 0;
+
+  const lost = (attachment: Attachment): void => {
+    if (current !== attachment) return;
+    current = undefined;
+    notifyAttachmentWaiters();
+    if (closed) return;
+    logger.warn(
+      options.reconnect === undefined
+        ? 'lost the connection to the assent daemon; every call is refused from now on (restart the MCP client)'
+        : 'lost the connection to the assent daemon; refusing every call until it is back, reconnecting',
+      { pendingAuditRecords: queue.length },
+    );
+    startReconnect();
+  };
+
+  const sleepUnlessWoken = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const done = (): void => {
+        timers.clearTimeout(handle);
+        wakeReconnect = undefined;
+        resolve();
+      };
+      const handle = timers.setTimeout(done, ms);
+      wakeReconnect = done;
+    });
+
+  /** A call arrived in the gap: try now instead of at the end of a long backoff (at most about once a second). */
+  const kickReconnect = (): void => {
+    if (wakeReconnect !== undefined && performance.now() - lastAttemptAt >= 1000) wakeReconnect();
+  };
+
+  const startReconnect = (): void => {
     const connect = options.reconnect;
-    if (connect === undefined) return Promise.resolve(undefined);
-    reconnecting ??= (async () => {
-      for (let attempt = 0; attempt < 40; attempt += 1) {
+    if (connect === undefined || closed || reconnecting !== undefined) return;
+    reconnecting = (async () => {
+      let delay = firstDelay;
+      for (let attempt = 1; !closed; attempt += 1) {
+        lastAttemptAt = performance.now();
+        let next: DaemonClient | undefined;
         try {
-          const next = await connect();
-          await attach(next);
-          logger.info('re-attached to the assent daemon');
-          return next;
-        } catch {
-          await new Promise((resolve) => setTimeout(resolve, 250));
+          next = await connect();
+          if (closed) {
+            next.close();
+            return;
+          }
+          const attachment = await attach(next);
+          logger.warn('re-attached to the assent daemon; calls are decided by its current policy again', {
+            attempts: attempt,
+            revision: attachment.pinned.revision,
+          });
+          adoptAttachment(attachment);
+          return;
+        } catch (error) {
+          next?.close();
+          if (attempt === 1 || attempt % 10 === 0) {
+            logger.warn('could not reach the assent daemon yet; still refusing calls and retrying', { attempt, retryInMs: delay, error: errorText(error) });
+          }
+          await sleepUnlessWoken(delay);
+          delay = Math.min(delay * 2, maxDelay);
         }
       }
-      return undefined;
-    })().finally(() => {
-      reconnecting = undefined;
-    });
-    return reconnecting;
+    })()
+      .catch((error: unknown) => logger.error('the reconnect loop failed', { error: errorText(error) }))
+      .finally(() => {
+        reconnecting = undefined;
+        // The connection it made may already be gone again.
+        if (current === undefined && !closed) startReconnect();
+        notifyAttachmentWaiters();
+      });
   };
+
+  /** The current attachment, waiting up to `ms` for a reconnect when there is none. */
+  const attachmentWithin = (ms: number, signal?: AbortSignal): Promise<Attachment | undefined> => {
+    if (current !== undefined || closed || ms <= 0) return Promise.resolve(current);
+    kickReconnect();
+    return new Promise((resolve) => {
+      const done = (): void => {
+        timers.clearTimeout(handle);
+        signal?.removeEventListener('abort', done);
+        attachmentWaiters.delete(check);
+        resolve(current);
+      };
+      const check = (): void => {
+        if (current !== undefined || closed || (reconnecting === undefined && options.reconnect === undefined)) done();
+      };
+      const handle = timers.setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+      attachmentWaiters.add(check);
+    });
+  };
+
+  const gapRefusal = (call: GateCall, what?: string): GateDecision => ({
+    allowed: false,
+    reason: 'unavailable',
+    message: describeDenial('unavailable', {
+      server: call.server,
+      tool: call.tool,
+      hint:
+        (what ?? 'The gateway lost its connection to the assent daemon and has no current policy to decide by') +
+        (options.reconnect === undefined ? '' : '; it is reconnecting') +
+        (options.reconnectHint === undefined ? '' : ` (${options.reconnectHint})`),
+    }),
+  });
+
+  // ------------------------------------------------------------ audit of locally settled calls
   const settled = new Map<string, SettledCall>();
   /** Calls that run under a handoff proof: their result is recorded with the effect. */
   const effectCalls = new Set<string>();
   let counter = 0;
 
-  // Locally settled calls are audited in batches, off the call path: the digest
-  // and the socket write happen after the client already has its answer.
-  const queue: { call: SettledCall; outcome: 'ok' | 'error' | 'denied'; durationMs: number | undefined }[] = [];
-  let flushTimer: ReturnType<typeof setTimeout> | undefined;
-  const flush = (): Promise<unknown> => {
-    if (flushTimer !== undefined) clearTimeout(flushTimer);
-    flushTimer = undefined;
-    if (queue.length === 0) return Promise.resolve();
-    const records = queue.splice(0, 1000).map(({ call, outcome, durationMs }) => {
+  // Locally settled calls are audited in batches, off the call path: the digest and
+  // the socket write happen after the client already has its answer. A batch the
+  // daemon did not take (its connection dropped) stays queued and goes to the next
+  // daemon; the backlog is bounded.
+  const queue: QueuedRecord[] = [];
+  let dropped = 0;
+  let flushTimer: unknown;
+  let inFlight: Promise<void> | undefined;
+
+  const drop = (count: number, why: string, fields: Record<string, unknown> = {}): void => {
+    const before = dropped;
+    dropped += count;
+    // The first drop, then one line per hundred: a long outage must not flood stderr.
+    if (before === 0 || Math.floor(before / 100) !== Math.floor(dropped / 100)) {
+      logger.error(`settled calls were not audited: ${why}`, { ...fields, count, droppedSoFar: dropped });
+    }
+  };
+
+  const encode = (entry: QueuedRecord): Record<string, unknown> | null => {
+    if (entry.params !== undefined) return entry.params;
+    const { call, outcome, durationMs } = entry;
+    try {
       const params: Record<string, unknown> = {
         sessionId: call.sessionId,
         server: call.server,
@@ -179,18 +459,91 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
       if (outcome === 'denied') params['deniedReason'] = 'policy';
       if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
       if (durationMs !== undefined) params['durationMs'] = Math.round(durationMs);
-      return params;
-    });
-    const sent = client.call('calls.record', { records }).catch((error: unknown) => logger.warn('could not report calls to the daemon for audit', { error, count: records.length }));
-    return queue.length > 0 ? sent.then(flush) : sent;
-  };
-  const record = (call: SettledCall, outcome: 'ok' | 'error' | 'denied', durationMs?: number): void => {
-    queue.push({ call, outcome, durationMs });
-    if (queue.length >= 1000) void flush();
-    else if (flushTimer === undefined) {
-      flushTimer = setTimeout(() => void flush(), 20);
-      flushTimer.unref?.();
+      entry.params = params;
+    } catch (error) {
+      entry.params = null;
+      drop(1, 'the call arguments cannot be canonicalized for their digest', { server: call.server, tool: call.tool, error: errorText(error) });
     }
+    return entry.params;
+  };
+
+  /** Sends the queue front to back; what the daemon took leaves the queue, a lost connection keeps the rest. */
+  const drain = async (): Promise<void> => {
+    for (;;) {
+      const attached = current;
+      if (attached === undefined || queue.length === 0) return;
+      const batch = queue.slice(0, AUDIT_BATCH);
+      const records = batch.map(encode).filter((params): params is Record<string, unknown> => params !== null);
+      try {
+        if (records.length > 0) await attached.client.call('calls.record', { records });
+        queue.splice(0, batch.length);
+        continue;
+      } catch (error) {
+        if (isConnectionLoss(error) || attached.client.closed) {
+          logger.info('audit records kept until the daemon is back', { count: queue.length });
+          return;
+        }
+        logger.warn('the daemon refused a batch of audit records; sending them one by one', { error: errorText(error) });
+      }
+      // The daemon refused the batch: it would refuse it again. Find the records it refuses; keep the others.
+      for (const entry of batch) {
+        const params = entry.params;
+        try {
+          if (params !== null && params !== undefined) await attached.client.call('calls.record', { records: [params] });
+        } catch (error) {
+          if (isConnectionLoss(error) || attached.client.closed) return;
+          drop(1, 'the daemon refused the record', { server: entry.call.server, tool: entry.call.tool, error: errorText(error) });
+        }
+        queue.shift();
+      }
+    }
+  };
+
+  /** Sends what is queued; never rejects (it runs from a timer, R-AUD-3: audit never fails a call). */
+  const flush = (): Promise<void> => {
+    if (flushTimer !== undefined) {
+      timers.clearTimeout(flushTimer);
+      flushTimer = undefined;
+    }
+    inFlight ??= drain()
+      .catch((error: unknown) => logger.error('sending audit records failed', { error: errorText(error), kept: queue.length }))
+      .finally(() => {
+        inFlight = undefined;
+        if (queue.length > 0 && current !== undefined) scheduleFlush();
+      });
+    return inFlight;
+  };
+
+  const scheduleFlush = (): void => {
+    if (flushTimer !== undefined || current === undefined) return;
+    flushTimer = timers.setTimeout(() => {
+      flushTimer = undefined;
+      try {
+        void flush();
+      } catch (error) {
+        logger.error('the audit timer failed', { error: errorText(error) });
+      }
+    }, AUDIT_FLUSH_MS);
+  };
+
+  const record = (call: SettledCall, outcome: 'ok' | 'error' | 'denied', durationMs?: number): void => {
+    if (queue.length >= maxBacklog) {
+      drop(1, `the daemon has been unreachable for ${maxBacklog} settled calls and the backlog is full`, { server: call.server, tool: call.tool });
+      return;
+    }
+    queue.push({ call, outcome, durationMs });
+    if (queue.length >= AUDIT_BATCH && current !== undefined) void flush();
+    else scheduleFlush();
+  };
+
+  // ------------------------------------------------------------ the other channels of a waiting call
+  /** A call on the current daemon connection; refused at once when there is none. */
+  const daemonCall = <T>(method: string, params: Record<string, unknown>): Promise<T> => {
+    const attached = current;
+    if (attached === undefined) {
+      return Promise.reject(new AssentError('unavailable', `No daemon connection right now; ${method} was not sent.`, { details: { reason: 'closed' } }));
+    }
+    return attached.client.call<T>(method, params);
   };
 
   const askThroughElicitation = async (
@@ -204,29 +557,107 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
       if (signal.aborted || answer['action'] === 'cancel') return;
       const content = answer['content'] as Record<string, unknown> | undefined;
       const approve = answer['action'] === 'accept' && content?.['approve'] === true;
-      await client.call('approvals.decide', { id: approvalId, behavior: approve ? 'allow' : 'deny', channel: 'elicitation' });
+      await daemonCall('approvals.decide', { id: approvalId, behavior: approve ? 'allow' : 'deny', channel: 'elicitation' });
     } catch (error) {
       // Cancelled because another channel won, or the client failed: the other channels still decide.
-      if (!signal.aborted) logger.info('elicitation channel gave no decision', { approvalId, error: error instanceof Error ? error.message : String(error) });
+      if (!signal.aborted) logger.info('elicitation channel gave no decision', { approvalId, error: errorText(error) });
     }
   };
 
   const askThroughTerminal = async (call: GateCall, approvalId: string, expiresAt: number, signal: AbortSignal): Promise<void> => {
-    const preview = renderApprovalPreview(
-      { id: approvalId, sessionId: call.sessionId || sessionId, kind: 'tool', server: call.server, tool: call.tool, args: call.args, requestedAt: now(), expiresAt, caller: call.caller },
-      now(),
-    );
-    const answer = await askOnControllingTerminal({ preview, random: (n) => randomBytes(n), signal });
-    if (answer !== 'allow' || signal.aborted) return;
-    await client
-      .call('approvals.decide', { id: approvalId, behavior: 'allow', channel: 'tty' })
-      .catch((error: unknown) => logger.info('tty channel could not decide', { approvalId, error: error instanceof Error ? error.message : String(error) }));
+    try {
+      const preview = renderApprovalPreview(
+        { id: approvalId, sessionId: call.sessionId || sessionId, kind: 'tool', server: call.server, tool: call.tool, args: call.args, requestedAt: now(), expiresAt, caller: call.caller },
+        now(),
+      );
+      const answer = await askOnControllingTerminal({ preview, random: (n) => randomBytes(n), signal });
+      if (answer !== 'allow' || signal.aborted) return;
+      await daemonCall('approvals.decide', { id: approvalId, behavior: 'allow', channel: 'tty' });
+    } catch (error) {
+      logger.info('tty channel could not decide', { approvalId, error: errorText(error) });
+    }
   };
 
+  // ------------------------------------------------------------ prompt: through the daemon
+  const cancelled: GateDecision = { allowed: false, reason: 'cancelled', message: 'the client cancelled the call while it waited for a decision' };
+
+  const authorizeWithDaemon = async (call: GateCall, attached: Attachment, local: SettledCall): Promise<GateDecision> => {
+    const params: Record<string, unknown> = { sessionId: local.sessionId, server: call.server, tool: call.tool, args: call.args, caller: call.caller };
+    if (call.annotations !== undefined) params['annotations'] = call.annotations;
+    const elicitAbort = new AbortController();
+    const elicit = elicitationOn() ? call.elicit : undefined;
+    const tty = ttyOn();
+    // The approval id arrives as soon as it is filed: the other channels need it,
+    // and so does re-attaching after a daemon restart.
+    counter += 1;
+    const requestKey = `e${counter.toString(36)}`;
+    let approvalId: string | undefined;
+    let expiresAt: number | undefined;
+    const stopListening = attached.client.onNotification('calls.pending', (notification) => {
+      const pending = notification as { requestKey?: string; approval?: { id?: string; expiresAt?: number } };
+      if (pending.requestKey !== requestKey || typeof pending.approval?.id !== 'string') return;
+      approvalId = pending.approval.id;
+      expiresAt = pending.approval.expiresAt;
+      if (elicit !== undefined) void askThroughElicitation(elicit, call, approvalId, elicitAbort.signal);
+      if (tty) void askThroughTerminal(call, approvalId, expiresAt ?? now(), elicitAbort.signal);
+    });
+    try {
+      const result = await attached.client.call<AuthorizeResult>('calls.authorize', { ...params, requestKey }, { signal: call.signal });
+      if (result.replay !== undefined) return { allowed: true, replay: replayResult(call, result.replay, result.consent?.approvalId) };
+      if (result.effectId !== undefined) effectCalls.add(result.callId);
+      return { allowed: true, callId: result.callId };
+    } catch (error) {
+      if (call.signal.aborted) return cancelled;
+      if (!isConnectionLoss(error)) return denialFrom(call, error, attached.configPath);
+      if (approvalId === undefined) return gapRefusal(call, 'The connection to the assent daemon dropped before it filed an approval for this call');
+      // R-D-7: the daemon went away while this call waited; its approval survives in the
+      // journal. Wait for the next daemon (until the approval's deadline) and re-attach.
+      const deadline = (expiresAt ?? now() + 30_000) + 1000;
+      let lastError: unknown = error;
+      for (let attempt = 0; attempt < 5 && !call.signal.aborted; attempt += 1) {
+        const next = await attachmentWithin(Math.max(0, deadline - now()), call.signal);
+        if (call.signal.aborted) return cancelled;
+        if (next === undefined) break;
+        try {
+          const result = await next.client.call<AuthorizeResult>('calls.resume', { ...params, approvalId }, { signal: call.signal });
+          return { allowed: true, callId: result.callId };
+        } catch (resumeError) {
+          if (call.signal.aborted) return cancelled;
+          if (!isConnectionLoss(resumeError)) return denialFrom(call, resumeError, next.configPath);
+          lastError = resumeError;
+        }
+      }
+      return isConnectionLoss(lastError)
+        ? gapRefusal(call, `The assent daemon went away while this call waited for approval ${approvalId} and did not come back in time`)
+        : denialFrom(call, lastError, attached.configPath);
+    } finally {
+      // Whichever channel won, a form still open on the client is withdrawn (R-MCP-6).
+      elicitAbort.abort();
+      stopListening();
+    }
+  };
+
+  const initial = await attach(options.client);
+  adoptAttachment(initial);
+  const pinned = initial.pinned;
+
   return {
+    pinned,
+    get attached() {
+      return current !== undefined;
+    },
+    get auditBacklog() {
+      return queue.length;
+    },
+    get auditDropped() {
+      return dropped;
+    },
     async authorize(call) {
+      // No current snapshot (the daemon went away): nothing is decided from an old one.
+      const attached = current ?? (await attachmentWithin(gapWaitMs, call.signal));
+      if (attached === undefined) return call.signal.aborted ? cancelled : gapRefusal(call);
       const verdict = evaluateToolPolicy(
-        snapshot,
+        attached.snapshot,
         call.annotations === undefined
           ? { server: call.server, tool: call.tool, args: call.args }
           : { server: call.server, tool: call.tool, args: call.args, annotations: call.annotations },
@@ -245,55 +676,10 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
         return {
           allowed: false,
           reason: 'policy',
-          message: describeDenial('policy', { server: call.server, tool: call.tool, key: verdict.key ?? 'policy.default', configPath }),
+          message: describeDenial('policy', { server: call.server, tool: call.tool, key: verdict.key ?? 'policy.default', configPath: attached.configPath }),
         };
       }
-      const params: Record<string, unknown> = {
-        sessionId: local.sessionId,
-        server: call.server,
-        tool: call.tool,
-        args: call.args,
-        caller: call.caller,
-      };
-      if (call.annotations !== undefined) params['annotations'] = call.annotations;
-      const elicitAbort = new AbortController();
-      const elicit = options.elicitation === true ? call.elicit : undefined;
-      // The approval id arrives as soon as it is filed: the other channels need it,
-      // and so does re-attaching after a daemon restart.
-      counter += 1;
-      const requestKey = `e${counter.toString(36)}`;
-      params['requestKey'] = requestKey;
-      let approvalId: string | undefined;
-      const stopListening = client.onNotification('calls.pending', (notification) => {
-        const pending = notification as { requestKey?: string; approval?: { id?: string; expiresAt?: number } };
-        if (pending.requestKey !== requestKey || typeof pending.approval?.id !== 'string') return;
-        approvalId = pending.approval.id;
-        if (elicit !== undefined) void askThroughElicitation(elicit, call, approvalId, elicitAbort.signal);
-        if (options.tty === true) void askThroughTerminal(call, approvalId, pending.approval.expiresAt ?? now(), elicitAbort.signal);
-      });
-      const cancelled: GateDecision = { allowed: false, reason: 'cancelled', message: 'the client cancelled the call while it waited for a decision' };
-      try {
-        const result = await client.call<AuthorizeResult>('calls.authorize', params, { signal: call.signal });
-        if (result.replay !== undefined) return { allowed: true, replay: replayResult(call, result.replay, result.consent?.approvalId) };
-        if (result.effectId !== undefined) effectCalls.add(result.callId);
-        return { allowed: true, callId: result.callId };
-      } catch (error) {
-        if (call.signal.aborted) return cancelled;
-        const next = error instanceof AssentError && error.type === 'unavailable' && approvalId !== undefined ? await reconnect() : undefined;
-        if (next === undefined || approvalId === undefined) return denialFrom(call, error, configPath);
-        // R-D-7: the daemon restarted while this call waited; its approval survived in the journal.
-        const { requestKey: _requestKey, ...resumeParams } = params;
-        try {
-          const result = await next.call<AuthorizeResult>('calls.resume', { ...resumeParams, approvalId }, { signal: call.signal });
-          return { allowed: true, callId: result.callId };
-        } catch (resumeError) {
-          return call.signal.aborted ? cancelled : denialFrom(call, resumeError, configPath);
-        }
-      } finally {
-        // Whichever channel won, a form still open on the client is withdrawn (R-MCP-6).
-        elicitAbort.abort();
-        stopListening();
-      }
+      return authorizeWithDaemon(call, attached, local);
     },
     finish(callId, outcome) {
       const local = settled.get(callId);
@@ -304,23 +690,37 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Cal
       }
       const params: Record<string, unknown> = { callId, outcome: outcome.ok ? 'ok' : 'error', durationMs: Math.round(outcome.durationMs) };
       if (effectCalls.delete(callId) && outcome.result !== undefined) params['result'] = outcome.result;
-      client
-        .call('calls.finish', params)
-        .catch((error: unknown) => logger.warn('could not report a finished call to the daemon', { error }));
+      daemonCall('calls.finish', params).catch((error: unknown) =>
+        logger.warn('could not report a finished call to the daemon; a restarted daemon audits it as uncertain', { callId, error: errorText(error) }),
+      );
+    },
+    toolsListed(server, tools) {
+      listedTools.set(server, [...tools]);
+      checkUnlistedTools();
     },
     async close() {
+      closed = true;
+      wakeReconnect?.();
+      notifyAttachmentWaiters();
+      const attached = current;
+      // Bounded: a daemon that stopped reading must not keep the gateway from exiting.
+      let handle: unknown;
+      const giveUp = new Promise<void>((resolve) => (handle = timers.setTimeout(resolve, CLOSE_WAIT_MS)));
       try {
-        await flush();
-        await client.call('sessions.end', { sessionId });
+        await Promise.race([
+          (async () => {
+            await flush();
+            await attached?.client.call('sessions.end', { sessionId });
+          })(),
+          giveUp,
+        ]);
       } catch {
         // The daemon may be gone already; its timeouts resolve what is left.
+      } finally {
+        timers.clearTimeout(handle);
       }
-      client.close();
+      if (queue.length > 0) logger.warn('the gateway closed with settled calls the daemon was never told of', { count: queue.length });
+      attached?.client.close();
     },
   };
-}
-
-/** The pinned config the daemon runs with (servers and policy come from it, never from re-reading config.json). */
-export async function fetchPinnedConfig(client: DaemonClient): Promise<{ config: Config; revision: string; path: string }> {
-  return client.call<{ config: Config; revision: string; path: string }>('config.get', {});
 }

@@ -4,8 +4,21 @@
 import { toolId } from '../../core/action.js';
 import { evaluateToolPolicy, type PolicySnapshot } from '../../core/toolPolicy.js';
 
-/** Reasons a call is refused; the agent sees the reason by name (R-MCP-3). */
-export type DenialReason = 'policy' | 'consent_denied' | 'consent_timeout' | 'no_consent_channel' | 'cancelled' | 'approval_pending';
+/**
+ * Reasons a call is refused; the agent sees the reason by name (R-MCP-3).
+ * `shutdown`, `session_ended` and `unavailable` are lifecycle endings: nobody
+ * decided the call, so the agent may retry it.
+ */
+export type DenialReason =
+  | 'policy'
+  | 'consent_denied'
+  | 'consent_timeout'
+  | 'no_consent_channel'
+  | 'cancelled'
+  | 'approval_pending'
+  | 'shutdown'
+  | 'session_ended'
+  | 'unavailable';
 
 /** Tool annotations as the upstream declared them (hints, not guarantees; R-POL-3). */
 export interface ToolAnnotationHints {
@@ -55,6 +68,45 @@ export interface CallGate {
   finish?(callId: string, outcome: { ok: boolean; durationMs: number; result?: Record<string, unknown> }): void;
   /** Releases what the gate holds (e.g. a daemon connection); called by whoever created it, after the gateway closed. */
   close?(): Promise<void> | void;
+  /**
+   * The complete tool list of one upstream became known (at start, and again after
+   * `list_changed`), so the gate can point out `policy.tools` keys that name a tool
+   * the upstream does not list: such a key never matches. Must not throw.
+   */
+  toolsListed?(server: string, tools: readonly string[]): void;
+}
+
+/** A `policy.tools` key that names a tool its upstream does not list. */
+export interface UnlistedPolicyTool {
+  /** The policy key, `<alias>/<tool>`. */
+  key: string;
+  server: string;
+  /** What the upstream does list, sorted. */
+  listed: string[];
+}
+
+/**
+ * The `policy.tools` keys of `server` that name no tool in `listed`. Such a key
+ * decides nothing (a typo, or a tool the server renamed), so the operator is told.
+ */
+export function policyToolsNotListed(policyKeys: Iterable<string>, server: string, listed: readonly string[]): UnlistedPolicyTool[] {
+  const prefix = `${server}/`;
+  const names = new Set(listed);
+  const found: UnlistedPolicyTool[] = [];
+  for (const key of policyKeys) {
+    if (!key.startsWith(prefix) || names.has(key.slice(prefix.length))) continue;
+    found.push({ key, server, listed: [...names].sort() });
+  }
+  return found.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** The stderr line for one such key: which key, why it never matches, and what the server does list. */
+export function describeUnlistedPolicyTool(entry: UnlistedPolicyTool, configPath: string): string {
+  const listed = entry.listed.length > 0 ? entry.listed.join(', ') : '(none)';
+  return (
+    `policy.tools.${entry.key} in ${configPath} names a tool that MCP server "${entry.server}" does not list, so it never decides anything. ` +
+    `Check the spelling; "${entry.server}" lists: ${listed}.`
+  );
 }
 
 /** The pure evaluation a local gate delegates to; shaped like `evaluateToolPolicy` bound to a snapshot. */
@@ -118,6 +170,24 @@ export function localPolicyGate(snapshot: PolicySnapshot, options: EvaluatorGate
   return evaluatorGate((call, nowMs) => evaluateToolPolicy(snapshot, call, nowMs), options);
 }
 
+/**
+ * A gate that refuses every call with `unavailable`: for a gateway that has no
+ * daemon and no confirmed configuration, so no policy it may decide by (R-CFG-4:
+ * an unconfirmed config.json never decides). `why` says what is missing.
+ */
+export function refuseAllGate(why: string, configPath: string): CallGate {
+  return {
+    authorize(call) {
+      const message =
+        `assent refused ${toolId(call.server, call.tool)}: unavailable. No assent daemon was reachable when this gateway started and there is ` +
+        `no confirmed configuration to decide by (${why}); an unconfirmed ${configPath} never decides, so every call fails closed and the ` +
+        'server never received this one. The operator can start the daemon with `assent daemon run` (its first start confirms config.json), ' +
+        'then restart the MCP client.';
+      return Promise.resolve({ allowed: false, reason: 'unavailable', message });
+    },
+  };
+}
+
 const ALLOWED: GateDecision = Object.freeze({ allowed: true });
 
 export interface DenialContext {
@@ -171,5 +241,21 @@ export function describeDenial(reason: DenialReason, context: DenialContext): st
       );
     case 'cancelled':
       return `assent did not run ${id}: cancelled${approval}. The call was cancelled while it waited for a decision; the server never received it.`;
+    case 'shutdown':
+      return (
+        `assent did not run ${id}: shutdown${approval}. The assent daemon shut down while the call waited for a decision, so nobody declined it ` +
+        `and the server never received it. Retrying the identical call is fine once the daemon runs again (it starts on demand; the operator can check with \`assent daemon status\`).`
+      );
+    case 'session_ended':
+      return (
+        `assent did not run ${id}: session_ended${approval}. This MCP session ended while the call waited for a decision, so nobody declined it ` +
+        `and the server never received it. Retrying the identical call in a new session is fine.`
+      );
+    case 'unavailable':
+      return (
+        `assent did not run ${id}: unavailable${approval}. ${context.hint ?? 'assent has no current policy to decide this call by (the connection to the assent daemon was lost)'}, ` +
+        `so nobody declined it and the server never received it. Retrying the identical call in a few seconds is fine; if this persists, ` +
+        `the operator can check \`assent daemon status\` and daemon.log.`
+      );
   }
 }

@@ -1,16 +1,19 @@
 // Which gate and which configuration `assent mcp` runs with. With a daemon
 // (started on demand unless ASSENT_NO_AUTOSPAWN=1): its pinned config and the
 // daemon gate, so servers and policy never come from re-reading config.json
-// (R-D-5). Without one: config.json read once and the local gate, where
-// `prompt` fails closed with no_consent_channel (R-MCP-5).
+// (R-D-5). Without one: the configuration last confirmed with the daemon, read
+// read-only from the journal, and the local gate, where `prompt` fails closed
+// with no_consent_channel (R-MCP-5); when no confirmed configuration can be
+// read, every call is refused (R-CFG-4: an unconfirmed edit never decides).
 import type { Config } from '../../core/config.js';
 import { compilePolicy } from '../../core/toolPolicy.js';
-import { loadConfigFile } from '../../journal/configFile.js';
+import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
+import { readConfirmedConfig } from '../../journal/confirmedConfig.js';
 import type { StatePaths } from '../../journal/statePaths.js';
 import type { Logger } from '../../service/logger.js';
-import { connectForCli } from '../cli/daemonConnection.js';
-import { connectDaemonGate, fetchPinnedConfig } from './daemonGate.js';
-import { localPolicyGate, type CallGate } from './gate.js';
+import { autoSpawnDisabled, connectForCli } from '../cli/daemonConnection.js';
+import { connectDaemonGate } from './daemonGate.js';
+import { describeUnlistedPolicyTool, localPolicyGate, policyToolsNotListed, refuseAllGate, type CallGate } from './gate.js';
 
 export interface GateFactoryContext {
   paths: StatePaths;
@@ -24,37 +27,83 @@ export interface GatewaySetup {
   config: Config;
   configPath: string;
   gate: CallGate;
-  /** `daemon` when calls are decided with the daemon, `local` when it could not be reached. */
-  mode: 'daemon' | 'local';
+  /**
+   * `daemon` when calls are decided with the daemon; `confirmed` without one, from the
+   * configuration last confirmed with it; `refuse-all` when not even that can be read.
+   */
+  mode: 'daemon' | 'confirmed' | 'refuse-all';
 }
 
-/** Connects to the daemon if possible; falls back to the local, fail-closed gate. */
+/** Connects to the daemon if possible; falls back to the confirmed configuration, else refuses every call. */
 export async function createGateForCli(context: GateFactoryContext): Promise<GatewaySetup> {
   let client: Awaited<ReturnType<typeof connectForCli>> | undefined;
   try {
     client = await connectForCli({ env: context.env });
-    const pinned = await fetchPinnedConfig(client);
     const gate = await connectDaemonGate({
       client,
       sessionId: context.sessionId,
       logger: context.logger,
-      elicitation: pinned.config.channels.elicitation,
-      tty: pinned.config.channels.tty,
       reconnect: () => connectForCli({ env: context.env }),
+      ...(autoSpawnDisabled(context.env)
+        ? { reconnectHint: 'ASSENT_NO_AUTOSPAWN=1 keeps it from starting a daemon; the operator can start one with `assent daemon run`' }
+        : {}),
     });
-    return { config: pinned.config, configPath: pinned.path, gate, mode: 'daemon' };
+    return { config: gate.pinned.config, configPath: gate.pinned.path, gate, mode: 'daemon' };
   } catch (error) {
     client?.close();
-    context.logger.warn('no assent daemon; prompt calls will be refused (no_consent_channel)', {
+    context.logger.warn('no assent daemon could be reached; prompt calls will be refused (no_consent_channel)', {
       socket: context.paths.socket,
       error: error instanceof Error ? error.message : String(error),
     });
   }
-  const loaded = loadConfigFile(context.paths.config);
-  for (const problem of loaded.problems) context.logger.warn('config warning', { path: problem.path, problem: problem.message });
-  const gate = localPolicyGate(compilePolicy(loaded.config.policy, []), {
-    configPath: context.paths.config,
-    noChannelHint: `no assent daemon at ${context.paths.socket}`,
-  });
-  return { config: loaded.config, configPath: context.paths.config, gate, mode: 'local' };
+  return createGateWithoutDaemon(context);
+}
+
+/**
+ * The gate of a gateway that found no daemon. It obeys only what the operator
+ * confirmed: the configuration the daemon pinned, kept in the journal. Every
+ * choice is said on stderr, which MCP clients keep in their server log.
+ */
+export function createGateWithoutDaemon(context: GateFactoryContext): GatewaySetup {
+  const { paths, logger } = context;
+  const confirmed = readConfirmedConfig(paths.journal, paths.config);
+  if (!confirmed.ok) {
+    logger.warn(
+      `no assent daemon and no confirmed configuration (${confirmed.why}); every tools/call is refused, because ${paths.config} as it is on disk was never confirmed. ` +
+        'Start the daemon with `assent daemon run` (its first start confirms config.json), then restart the MCP client.',
+    );
+    // The servers still start, so the client sees their tools; no call reaches them.
+    const loaded = loadConfigFile(paths.config);
+    const gate = refuseAllGate(confirmed.why, paths.config);
+    return { config: loaded.config, configPath: paths.config, gate, mode: 'refuse-all' };
+  }
+  let fileRevision: string | undefined;
+  try {
+    fileRevision = inspectConfigFile(paths.config).revision;
+  } catch {
+    fileRevision = undefined;
+  }
+  logger.warn(
+    `no assent daemon: using the configuration last confirmed with the daemon (kept in ${paths.journal}), not ${paths.config} as it is on disk; ` +
+      'allow and deny follow it, prompt calls are refused (no_consent_channel)',
+    { confirmedRevision: confirmed.revision },
+  );
+  if (fileRevision !== confirmed.revision) {
+    logger.warn(
+      `${paths.config} differs from the confirmed configuration; its changes apply only after a daemon runs and \`assent config reload\` confirms them`,
+      { confirmedRevision: confirmed.revision, fileRevision: fileRevision ?? 'unreadable' },
+    );
+  }
+  const snapshot = compilePolicy(confirmed.config.policy, []);
+  const configPath = `${paths.config} (as last confirmed)`;
+  const gate = localPolicyGate(snapshot, { configPath, noChannelHint: `no assent daemon at ${paths.socket}` });
+  const warned = new Set<string>();
+  gate.toolsListed = (server, tools) => {
+    for (const entry of policyToolsNotListed(snapshot.tools.keys(), server, tools)) {
+      if (warned.has(entry.key)) continue;
+      warned.add(entry.key);
+      logger.warn(describeUnlistedPolicyTool(entry, configPath), { key: entry.key, server });
+    }
+  };
+  return { config: confirmed.config, configPath: paths.config, gate, mode: 'confirmed' };
 }

@@ -298,6 +298,7 @@ class GatewayCore implements Gateway {
       }
     }
     for (const link of this.links) link.send(notification);
+    if (notification.method === 'notifications/initialized') this.preloadTools();
   }
 
   private onClientResponse(response: WireMessage): void {
@@ -619,6 +620,7 @@ class GatewayCore implements Gateway {
         link.tools.clear();
         for (const tool of tools) learnTool(link, tool);
         link.toolsComplete = true;
+        this.toolsKnown(link);
       })
       .finally(() => {
         link.toolsLoading = undefined;
@@ -631,7 +633,31 @@ class GatewayCore implements Gateway {
     if (!Array.isArray(tools)) return;
     if (request.params?.['cursor'] === undefined) link.tools.clear();
     for (const tool of tools) learnTool(link, tool);
-    if (response.result?.['nextCursor'] === undefined) link.toolsComplete = true;
+    if (response.result?.['nextCursor'] === undefined) {
+      link.toolsComplete = true;
+      this.toolsKnown(link);
+    }
+  }
+
+  /**
+   * Once the client is initialized, each upstream's tools are listed once: the
+   * gate then knows their names (a `policy.tools` key naming none of them is
+   * pointed out at start) and the first call needs no list for its annotations.
+   */
+  private preloadTools(): void {
+    for (const link of this.links) {
+      if (!link.alive || link.toolsComplete || link.capabilities['tools'] === undefined) continue;
+      this.loadTools(link).catch((error: unknown) => this.log.debug('could not list tools at start', { server: link.alias, error }));
+    }
+  }
+
+  /** Tells the gate an upstream's complete tool list. */
+  private toolsKnown(link: UpstreamLink): void {
+    try {
+      this.gate.toolsListed?.(link.alias, [...link.tools.keys()]);
+    } catch (error) {
+      this.log.warn('gate.toolsListed threw', { error });
+    }
   }
 
   /** Progress notifications while a call waits for a human, so the client does not abort it as idle (R-MCP-4). */
@@ -895,7 +921,10 @@ class GatewayCore implements Gateway {
         }
         items.push(item);
       }
-      if (key === 'tools') link.toolsComplete = true;
+      if (key === 'tools') {
+        link.toolsComplete = true;
+        this.toolsKnown(link);
+      }
     });
     return items;
   }

@@ -84,12 +84,13 @@ describe('R-CFG-1..3 config validation', () => {
   });
 
   it('R-CFG-2 every policy value is allow, deny or prompt, and nothing else (not even "ask" or a different case)', () => {
+    const servers = { fs: { command: 'x' } };
     for (const value of ['allow', 'deny', 'prompt']) {
-      const { problems } = validateConfig({ policy: { default: value, destructive: value, tools: { 'fs/x': value } } });
+      const { problems } = validateConfig({ servers, policy: { default: value, destructive: value, tools: { 'fs/x': value } } });
       expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
     }
     for (const value of ['ask', 'Allow', 'PROMPT', '', true, null]) {
-      const { config, problems } = validateConfig({ policy: { tools: { 'fs/x': value } } });
+      const { config, problems } = validateConfig({ servers, policy: { tools: { 'fs/x': value } } });
       expect(config).toBeUndefined();
       expect(problems.map((p) => p.path)).toContain('policy.tools.fs/x');
     }
@@ -104,16 +105,63 @@ describe('R-CFG-1..3 config validation', () => {
     expect(paths).toEqual(expect.arrayContaining(['policy.default', 'policy.consentTimeoutSeconds', 'notifications']));
   });
 
-  it('R-CFG-1 unknown keys are warnings and the config still loads', () => {
+  it('R-CFG-1 unknown keys outside policy are warnings and the config still loads', () => {
     const value = base();
     value['polcy'] = {};
-    (value['policy'] as Record<string, unknown>)['defualt'] = 'deny';
+    (value['channels'] as Record<string, unknown>)['ttty'] = true;
     const { config, problems } = validateConfig(value);
     expect(config).toBeDefined();
     expect(problems).toEqual([
+      expect.objectContaining({ severity: 'warning', path: 'channels.ttty', message: expect.stringContaining('did you mean "tty"') }),
       expect.objectContaining({ severity: 'warning', path: 'polcy', message: expect.stringContaining('did you mean "policy"') }),
-      expect.objectContaining({ severity: 'warning', path: 'policy.defualt', message: expect.stringMatching(/unknown key, ignored \(did you mean "default"\?\)/) }),
     ]);
+  });
+
+  it('R-CFG-1 (hardening 1) an unknown key inside policy is an error, since the typo loosens policy', () => {
+    const value = base();
+    (value['policy'] as Record<string, unknown>)['defualt'] = 'deny';
+    const { config, problems } = validateConfig(value);
+    expect(config).toBeUndefined();
+    expect(problems).toEqual([
+      expect.objectContaining({ severity: 'error', path: 'policy.defualt', message: expect.stringMatching(/unknown key \(did you mean "default"\?\)/) }),
+    ]);
+  });
+
+  it('R-CFG-1 (hardening 1) policy keys of agent policy that this version cannot enforce are errors that say so', () => {
+    for (const key of ['agents', 'commands', 'paths', 'urls', 'presence', 'quorum']) {
+      const value = base();
+      (value['policy'] as Record<string, unknown>)[key] = { default: 'deny' };
+      const { config, problems } = validateConfig(value);
+      expect(config, key).toBeUndefined();
+      expect(problems).toEqual([
+        expect.objectContaining({ severity: 'error', path: `policy.${key}`, message: expect.stringContaining('not supported by this version') }),
+      ]);
+    }
+  });
+
+  it('R-CFG-1 (hardening 1) a policy.tools key naming an unknown server alias is an error naming the configured aliases', () => {
+    const value = base();
+    (value['policy'] as Record<string, unknown>)['tools'] = { 'fss/write_file': 'deny', 'fs/move_file': 'deny' };
+    const { config, problems } = validateConfig(value);
+    expect(config).toBeUndefined();
+    expect(problems).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        path: 'policy.tools.fss/write_file',
+        message: expect.stringMatching(/"fss" is not a server alias.*did you mean "fs".*"fs", "remote"/),
+      }),
+    ]);
+    // With no servers at all, every server-scoped key is unknown.
+    const bare = validateConfig({ policy: { tools: { 'fs/write_file': 'deny' } } });
+    expect(bare.config).toBeUndefined();
+    expect(bare.problems[0]).toMatchObject({ severity: 'error', path: 'policy.tools.fs/write_file' });
+    expect(bare.problems[0]?.message).toContain('no servers are configured');
+  });
+
+  it('R-CFG-1 (hardening 1) agent tool ids (claude/…, codex/…, gemini/…) are known prefixes of policy.tools', () => {
+    const { config, problems } = validateConfig({ policy: { tools: { 'claude/Bash': 'prompt', 'codex/apply_patch': 'deny', 'gemini/run_shell_command': 'prompt' } } });
+    expect(problems).toEqual([]);
+    expect(config?.policy.tools['claude/Bash']).toBe('prompt');
   });
 
   it('R-CFG-1 a non-object document is an error at the root, never a throw', () => {
@@ -150,5 +198,23 @@ describe('R-CFG-4 diffPolicy', () => {
     ]);
     expect(lines.join('\n')).not.toContain('secret-value');
     expect(diffPolicy(before, parsed(base()))).toEqual([]);
+  });
+
+  it('R-TTY-3 (hardening 1) values taken from the file are escaped in the diff; the arrow is the only raw non-ASCII', () => {
+    const before = parsed(base());
+    const after = parsed({
+      ...base(),
+      servers: { fs: { command: 'npx', args: ['-y', 'server'], env: { 'T\u202e': 'v' } }, remote: { url: 'https://example.invalid/mcp' }, extra: { command: 'x\u202e' } },
+      policy: { default: 'allow', destructive: 'prompt', tools: { 'fs/write_file': 'prompt', 'fs/\u202ewrite': 'allow' }, consentTimeoutSeconds: 90 },
+    });
+    const lines = diffPolicy(before, after);
+    expect(lines).toEqual([
+      'policy.tools.fs/\\u202ewrite: added "allow"',
+      'servers.extra: added (command "x\\u202e")',
+      'servers.fs: env values changed for T\\u202e',
+    ]);
+    const changed = diffPolicy(before, parsed({ ...base(), policy: { default: 'deny' } }));
+    expect(changed[0]).toBe('policy.default: "allow" → "deny"');
+    for (const line of [...lines, ...changed]) expect(line.replace(/→/g, '')).toMatch(/^[\x20-\x7e]*$/);
   });
 });

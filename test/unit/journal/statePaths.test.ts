@@ -87,12 +87,23 @@ describe('R-STATE-1 ensureStateDir', () => {
     expect(readIdentity(paths).ownerId).toBe('ab'.repeat(16));
   });
 
-  it('refuses a state directory with mode 0777, naming the path and the chmod fix', () => {
+  it('refuses a state directory with mode 0770, naming the path and the chmod fix', () => {
+    fs.mkdirSync(paths.home, { mode: 0o700 });
+    fs.chmodSync(paths.home, 0o770);
+    const error = caught(() => ensureStateDir(paths));
+    expect(error.type).toBe('state_insecure');
+    expect(error.message).toContain(`chmod 700 ${paths.home}`);
+    expect(fs.existsSync(paths.identity)).toBe(false);
+  });
+
+  it('R-STATE-1 (hardening 1) refuses a world-writable state directory without advising chmod: files may have been planted there', () => {
     fs.mkdirSync(paths.home, { mode: 0o700 });
     fs.chmodSync(paths.home, 0o777);
     const error = caught(() => ensureStateDir(paths));
     expect(error.type).toBe('state_insecure');
-    expect(error.message).toContain(`chmod 700 ${paths.home}`);
+    expect(error.message).toContain(paths.home);
+    expect(error.message).not.toContain('chmod');
+    expect(error.message).toContain('private directory');
     expect(fs.existsSync(paths.identity)).toBe(false);
   });
 
@@ -103,6 +114,40 @@ describe('R-STATE-1 ensureStateDir', () => {
     expect(error.type).toBe('state_insecure');
     expect(error.message).toContain(paths.home);
     expect(error.message).toMatch(/uid 4242.*ASSENT_HOME|chown/);
+  });
+
+  it('R-STATE-1 (hardening 1) never advises changing a shared system directory: /tmp, /var/tmp, / and $HOME get "choose a private directory"', () => {
+    const dirStat = (uid: number, mode: number) => (): { uid: number; mode: number; isDirectory(): boolean } => ({ uid, mode, isDirectory: () => true });
+    const cases: Array<[string, number, number]> = [
+      ['/tmp', 0, 0o41777],
+      ['/var/tmp', 0, 0o41777],
+      ['/', 0, 0o40755],
+      ['/home/me', 1000, 0o40775],
+      [path.join(tmp, 'shared'), 1000, 0o41777],
+      [path.join(tmp, 'open'), 1000, 0o40777 | 0o002],
+    ];
+    for (const [dir, uid, mode] of cases) {
+      const error = caught(() => checkPrivateDir(dir, { stat: dirStat(uid, mode), getuid: () => 1000, homedir: () => '/home/me' }));
+      expect(error.type, dir).toBe('state_insecure');
+      expect(error.message, dir).toContain(dir);
+      expect(error.message, dir).not.toMatch(/chmod|chown/);
+      expect(error.message, dir).toContain('~/.assent');
+    }
+    // A private directory of the user's own still gets the exact fix.
+    const own = path.join(tmp, 'mine');
+    expect(caught(() => checkPrivateDir(own, { stat: dirStat(1000, 0o40770), getuid: () => 1000, homedir: () => '/home/me' })).message).toContain(`chmod 700 ${own}`);
+  });
+
+  it('R-STATE-1 (hardening 1) a missing parent of ASSENT_HOME is an error naming it; nothing is created', () => {
+    const deep = resolveStatePaths({ ASSENT_HOME: path.join(tmp, 'a', 'b', 'state') }, tmp, 'linux');
+    const error = caught(() => ensureStateDir(deep));
+    expect(error.type).toBe('invalid_input');
+    expect(error.message).toContain(path.join(tmp, 'a', 'b'));
+    expect(error.message).toContain('ASSENT_HOME');
+    expect(fs.existsSync(path.join(tmp, 'a'))).toBe(false);
+    // The state dir itself is created when its parent exists.
+    ensureStateDir(paths);
+    expect(fs.statSync(paths.home).isDirectory()).toBe(true);
   });
 
   it('accepts 0755 (not writable by others) and refuses a file where the directory should be', () => {

@@ -132,6 +132,35 @@ function parseSince(text: string | undefined): number | undefined {
   return parsed;
 }
 
+/**
+ * Checks every `rules add` flag the way the daemon will, before the preview
+ * and the code: a person must not type a code for a rule that is then refused
+ * (or, worse, learn of a typo only after confirming). Throws `usage`.
+ */
+async function validateRuleFlags(options: { tool: string; arg: string[]; ttl?: string }): Promise<void> {
+  const { parseRuleArg } = await import('../../../core/toolPolicy.js');
+  const { parseTtl } = await import('../../../operations/approvalOperations.js');
+  const flag = (name: string, check: () => unknown): void => {
+    try {
+      check();
+    } catch (error) {
+      throw new AssentError('usage', `${name}: ${error instanceof Error ? error.message : String(error)}; nothing was added`, { details: { flag: name } });
+    }
+  };
+  flag('--tool', () => {
+    if (!/^[^/\s]+\/[^\s]+$/.test(options.tool)) {
+      throw new AssentError('usage', `${JSON.stringify(options.tool)} is not a tool id; expected <server alias>/<tool name>, e.g. fs/read_file`);
+    }
+  });
+  for (const arg of options.arg) flag('--arg', () => parseRuleArg(arg));
+  if (options.ttl !== undefined) {
+    const ttl = options.ttl;
+    flag('--ttl', () => {
+      if (parseTtl(ttl) <= 0) throw new AssentError('usage', `ttl "${ttl}" is zero; give a positive duration such as 30m, 8h or 7d`);
+    });
+  }
+}
+
 export function registerApprovalCommands(program: Command): void {
   program
     .command('pending [selector]')
@@ -203,6 +232,11 @@ export function registerApprovalCommands(program: Command): void {
     .option('--ttl <duration>', 'expire after a duration such as 30m, 8h, 7d')
     .option('--json', 'print one JSON document')
     .action(async (options: JsonFlag & { tool: string; arg: string[]; ttl?: string }) => {
+      try {
+        await validateRuleFlags(options);
+      } catch (error) {
+        throw new ExitWith(reportFailure(error, options));
+      }
       await withDaemon(options, async (client) => {
         // A rule widens what agents may do without asking: like approving, it needs a person
         // at a terminal typing a fresh code, so an agent's shell cannot add one (R-CLI-2, R-POL-4).

@@ -22,6 +22,16 @@ interface ConfigStatus {
 
 const RELOAD_DEADLINE_MS = 60_000;
 
+/**
+ * A diff line made safe for the terminal. diffPolicy already escapes every
+ * value it takes from the file, so its own `→` is the only non-ASCII text it
+ * writes; that arrow is shown as is, everything else is escaped once more in
+ * case a line came from anywhere else (R-TTY-3).
+ */
+export function diffLineForTerminal(line: string): string {
+  return line.split(' → ').map(escapeText).join(' → ');
+}
+
 export function registerConfigReload(config: Command): void {
   config
     .command('reload')
@@ -47,7 +57,7 @@ export function registerConfigReload(config: Command): void {
         requireInteractiveTerminal('`assent config reload`');
         const code = newApprovalCode((n) => randomBytes(n));
         const lines = status.diff.length > 0 ? status.diff : ['(no policy change; other settings differ)'];
-        process.stderr.write(`Changes in ${escapeText(status.path)} since the daemon pinned it:\n${lines.map((l) => `  ${escapeText(l)}`).join('\n')}\n`);
+        process.stderr.write(`Changes in ${escapeText(status.path)} since the daemon pinned it:\n${lines.map((l) => `  ${diffLineForTerminal(l)}`).join('\n')}\n`);
         process.stderr.write(`Type ${code} to apply these changes (60 s), anything else keeps the current policy: `);
         const answer = await readTerminalLine({ deadlineMs: RELOAD_DEADLINE_MS });
         if (answer?.trim() !== code) {

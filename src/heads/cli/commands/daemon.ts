@@ -11,6 +11,7 @@ import { DaemonClient } from '../../daemon/rpcClient.js';
 import { connectForCli } from '../daemonConnection.js';
 import { VERSION } from '../../../version.js';
 import { printJsonOk } from '../output.js';
+import { pinnedConfigStatus, unconfirmedChangeNote } from '../pinnedConfig.js';
 
 interface JsonFlag {
   json?: boolean;
@@ -36,6 +37,8 @@ function printStatus(status: DaemonStatus): void {
     `  connections  ${connections}`,
   ];
   for (const [name, value] of Object.entries(sections)) lines.push(...statusSection(name, value));
+  const config = pinnedConfigStatus(status);
+  if (config?.changedOnDisk === true) lines.push('', `note: ${escapeText(unconfirmedChangeNote(config))}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { AssentError } from '../../../core/errors.js';
 import { ensureStateDir, resolveStatePaths } from '../../../journal/statePaths.js';
 import type { StatePaths } from '../../../journal/statePaths.js';
-import { ExitWith, printJsonOk } from '../output.js';
+import { ExitWith, printJsonOk, shellQuote } from '../output.js';
 
 /** The tool the demo gates, and what it sends. */
 const DEMO_SERVER = 'everything';
@@ -34,11 +34,6 @@ export function registerDemoCommands(program: Command): void {
         'Needs @modelcontextprotocol/server-everything (a dev dependency: run `npm ci` in a clone). Ctrl+C stops the demo.',
     )
     .action((options: DemoOptions) => runDemo(options));
-}
-
-/** Quotes a value for a POSIX shell so the printed command can be pasted as is. */
-function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_./:@%+=-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The demo's private home under the user's state dir, and an env pointing only at it. */
@@ -110,6 +105,8 @@ async function runDemo(options: DemoOptions): Promise<void> {
   const say = (text: string): void => void (options.json ? process.stderr : process.stdout).write(text);
   const upstream = everythingEntry();
   const { paths, env } = demoEnvironment();
+  // The demo's home lives inside the user's state dir, which a first run may not have created yet.
+  ensureStateDir(resolveStatePaths(process.env));
   ensureStateDir(paths);
   writeDemoConfig(paths, upstream);
   const prefix = `ASSENT_HOME=${shellQuote(paths.home)} ${assentCommand()}`;

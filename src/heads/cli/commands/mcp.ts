@@ -12,6 +12,9 @@ import { startGateway } from '../../mcp/gateway.js';
 import { connectOperationTools } from '../../mcp/operationTools.js';
 import { createLevelLogger, logLevelFrom } from '../../mcp/stderrLogger.js';
 import type { UpstreamSpec } from '../../mcp/upstream.js';
+import { escapeText } from '../../../core/escape.js';
+import { shellQuote } from '../output.js';
+import { fetchUnconfirmedChange, unconfirmedChangeNote } from '../pinnedConfig.js';
 
 interface McpOptions {
   server: string[];
@@ -37,16 +40,28 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** Where the servers come from: the file itself, or the revision the daemon pinned (and whether the file differs). */
+export interface ConfigSource {
+  path: string;
+  /** Set when the servers come from the daemon's pinned revision. */
+  pinned?: { unconfirmedChange: string | undefined };
+}
+
 /** The upstreams to start: the named aliases in the order given, or every configured server. */
-export function selectUpstreams(config: Config, aliases: string[], configPath: string): UpstreamSpec[] {
+export function selectUpstreams(config: Config, aliases: string[], source: ConfigSource): UpstreamSpec[] {
   const servers = config.servers;
   const configured = Object.keys(servers);
   const chosen = aliases.length > 0 ? [...new Set(aliases)] : configured;
+  const where = source.pinned === undefined ? `in ${source.path}` : `in the configuration the daemon pinned from ${source.path}`;
+  const note = source.pinned?.unconfirmedChange === undefined ? '' : ` ${source.pinned.unconfirmedChange}`;
   if (chosen.length === 0) {
+    const add = `add one under "servers" (e.g. "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv/data"]})`;
     throw new AssentError(
       'config_invalid',
-      `No MCP servers configured in ${configPath}; add one under "servers" (e.g. "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/srv/data"]}).`,
-      { details: { path: configPath } },
+      note === ''
+        ? `No MCP servers configured ${where}; ${add}${source.pinned === undefined ? '' : ', then apply it with `assent config reload`'}.`
+        : `No MCP servers configured ${where}.${note}`,
+      { details: { path: source.path } },
     );
   }
   return chosen.map((alias) => {
@@ -54,7 +69,7 @@ export function selectUpstreams(config: Config, aliases: string[], configPath: s
     if (server === undefined) {
       throw new AssentError(
         'usage',
-        `--server ${alias}: no such server in ${configPath}; configured: ${configured.length > 0 ? configured.join(', ') : '(none)'}.`,
+        `--server ${alias}: no such server ${where}; configured: ${configured.length > 0 ? configured.join(', ') : '(none)'}.${note}`,
         { details: { alias } },
       );
     }
@@ -70,15 +85,40 @@ export function selectUpstreams(config: Config, aliases: string[], configPath: s
   });
 }
 
+/**
+ * For a person who typed `assent mcp` into a terminal: it is a server that an
+ * MCP client launches. It still runs (a person may be testing it by hand), so
+ * the note says how to register it and how to stop it.
+ */
+export function launchedByHandNote(node: string, entry: string): string {
+  const json = JSON.stringify({ mcpServers: { assent: { command: node, args: [entry, 'mcp'] } } });
+  return [
+    'assent mcp is meant to be launched by an MCP client: it speaks the MCP protocol on stdin and stdout, so typing here does nothing useful.',
+    'Register it with your client instead, for example:',
+    `  claude mcp add --scope user assent -- ${shellQuote(node)} ${shellQuote(entry)} mcp`,
+    `  or in the client's JSON config: ${json}`,
+    'See docs/mcp.md for Claude Code, Claude Desktop and Codex. It keeps running here, reading MCP messages from this terminal; Ctrl+D or Ctrl+C stops it.',
+    '',
+  ]
+    .map((line) => escapeText(line))
+    .join('\n');
+}
+
 async function runMcp(options: McpOptions): Promise<void> {
   const env = process.env;
+  if (process.stdin.isTTY) process.stderr.write(launchedByHandNote(process.execPath, process.argv[1] ?? 'assent'));
   const logger = createLevelLogger(process.stderr, logLevelFrom(env), { component: 'assent-mcp' });
   const paths = resolveStatePaths(env);
   const sessionId = randomUUID();
-  const { config, configPath, gate } = await createGateForCli({ paths, env, logger, sessionId });
+  const { config, configPath, gate, mode } = await createGateForCli({ paths, env, logger, sessionId });
   let upstreams: UpstreamSpec[];
   try {
-    upstreams = selectUpstreams(config, options.server, configPath);
+    // Servers come from the daemon's pinned revision (R-D-5); a newer file is named, never silently used.
+    const unconfirmed = mode === 'daemon' ? await fetchUnconfirmedChange(env) : undefined;
+    const unconfirmedChange = unconfirmed === undefined ? undefined : unconfirmedChangeNote(unconfirmed);
+    const source: ConfigSource = mode === 'daemon' ? { path: configPath, pinned: { unconfirmedChange } } : { path: configPath };
+    upstreams = selectUpstreams(config, options.server, source);
+    if (unconfirmedChange !== undefined) logger.warn(unconfirmedChange, { path: configPath });
   } catch (error) {
     await gate.close?.();
     throw error;

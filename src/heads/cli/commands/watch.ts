@@ -62,7 +62,8 @@ export async function runWatch(client: DaemonClient, options: WatchOptions): Pro
   requireInteractiveTerminal('`assent watch`');
   const write = (text: string): void => void process.stderr.write(text);
   const queue = new Map<string, ApprovalView>();
-  const decidedHere = new Set<string>();
+  /** Approvals whose decision this view sent and has not yet confirmed. */
+  const deciding = new Set<string>();
   let current: { id: string; code: string } | undefined;
   let buffer = '';
 
@@ -97,10 +98,11 @@ export async function runWatch(client: DaemonClient, options: WatchOptions): Pro
       const item = queue.get(id);
       if (item === undefined) return;
       queue.delete(id);
-      if (!decidedHere.has(id)) {
-        const via = event.data['channel'] === undefined ? '' : ` via ${String(event.data['channel'])}`;
-        write(`\n${id} (${approvalSubject(item)}) was ${String(event.data['state'])}${via} elsewhere; removed.\n`);
-      }
+      // Decided here: decide() prints the confirmation and then moves on, so the
+      // operator reads "Approved …" before the next prompt, not after it.
+      if (deciding.has(id)) return;
+      const via = event.data['channel'] === undefined ? '' : ` via ${String(event.data['channel'])}`;
+      write(`\n${id} (${approvalSubject(item)}) was ${String(event.data['state'])}${via} elsewhere; removed.\n`);
       if (current?.id === id) advance();
     }
   });
@@ -111,16 +113,27 @@ export async function runWatch(client: DaemonClient, options: WatchOptions): Pro
   for (const approval of pending) write(renderApprovalPreview(approval, Date.now()));
   advance();
 
+  /**
+   * Sends one decision, then says how it went, then shows the next prompt — in
+   * that order, whichever of the reply and the `approval_resolved` event
+   * arrives first.
+   */
   const decide = async (id: string, behavior: 'allow' | 'deny', scope: 'call' | 'session'): Promise<void> => {
-    decidedHere.add(id);
+    deciding.add(id);
     try {
       const params: Record<string, unknown> = { id, behavior, channel: 'watch' };
       if (behavior === 'allow') params['scope'] = scope;
       await client.call('approvals.decide', params);
       write(`${behavior === 'allow' ? 'Approved' : 'Denied'} ${id}${behavior === 'allow' && scope === 'session' ? ' for the session' : ''}.\n`);
+      queue.delete(id);
     } catch (error) {
       write(`Could not decide ${id}: ${error instanceof Error ? error.message : String(error)}\n`);
+    } finally {
+      deciding.delete(id);
     }
+    if (current?.id !== id) return;
+    if (queue.has(id)) prompt();
+    else advance();
   };
 
   await untilStopped(client, (stop) => {
@@ -129,7 +142,7 @@ export async function runWatch(client: DaemonClient, options: WatchOptions): Pro
       for (const byte of chunk) {
         if (byte === 0x03 || byte === 0x04) return stop();
         if (buffer === '' && byte === 0x71 /* q */) return stop();
-        if (current === undefined) continue;
+        if (current === undefined || deciding.has(current.id)) continue;
         if (buffer === '' && (byte === 0x6e /* n */ || byte === 0x4e)) {
           write('n\n');
           void decide(current.id, 'deny', 'call');

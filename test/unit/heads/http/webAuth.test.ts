@@ -45,22 +45,88 @@ describe('WebAuth', () => {
   });
 
   it('R-WEB-2 a newer code replaces the older one', () => {
-    const auth = new WebAuth({ tokens: memoryStore(), clock: new FakeClock(), random });
+    const clock = new FakeClock();
+    const auth = new WebAuth({ tokens: memoryStore(), clock, random });
     const first = auth.issuePairingCode().code;
     const second = auth.issuePairingCode().code;
     expect(first).not.toBe(second);
     expect(() => auth.redeemPairingCode(first)).toThrow(expect.objectContaining({ type: 'unauthorized' }));
+    clock.advance(1000); // the older code was a wrong try for the newer one
     expect(auth.redeemPairingCode(second).cookie.length).toBeGreaterThanOrEqual(43);
   });
 
   it('R-WEB-2 four wrong tries leave the code usable; the fifth burns it', () => {
-    const auth = new WebAuth({ tokens: memoryStore(), clock: new FakeClock(), random });
+    const clock = new FakeClock();
+    const auth = new WebAuth({ tokens: memoryStore(), clock, random });
     const { code } = auth.issuePairingCode();
-    for (let i = 0; i < 4; i += 1) expect(() => auth.redeemPairingCode('xxxxxxxx')).toThrow();
+    for (let i = 0; i < 4; i += 1) {
+      expect(() => auth.redeemPairingCode('xxxxxxxx')).toThrow(expect.objectContaining({ type: 'unauthorized' }));
+      clock.advance(8000); // past each wait (hardening 2)
+    }
     expect(auth.pairingActive).toBe(true);
-    expect(() => auth.redeemPairingCode('xxxxxxxx')).toThrow();
+    expect(() => auth.redeemPairingCode('xxxxxxxx')).toThrow(expect.objectContaining({ type: 'unauthorized' }));
     expect(auth.pairingActive).toBe(false);
     expect(() => auth.redeemPairingCode(code)).toThrow(/burnt/);
+  });
+
+  it('R-WEB-2 (hardening 2) each wrong code makes the next try wait longer: 1, 2, 4, 8 s, then the 5th wrong code burns it', () => {
+    const clock = new FakeClock();
+    const auth = new WebAuth({ tokens: memoryStore(), clock, random });
+    const { code } = auth.issuePairingCode();
+    for (const waitMs of [1000, 2000, 4000, 8000]) {
+      expect(() => auth.redeemPairingCode('xxxxxxxx')).toThrow(expect.objectContaining({ type: 'unauthorized' }));
+      // Inside the wait even the right code is not looked at.
+      expect(() => auth.redeemPairingCode(code)).toThrow(expect.objectContaining({ type: 'rate_limited', details: { retryAfterMs: waitMs } }));
+      clock.advance(waitMs - 1);
+      expect(() => auth.redeemPairingCode(code)).toThrow(expect.objectContaining({ type: 'rate_limited', details: { retryAfterMs: 1 } }));
+      clock.advance(1);
+      expect(auth.pairingActive).toBe(true);
+    }
+    expect(() => auth.redeemPairingCode('xxxxxxxx')).toThrow(expect.objectContaining({ type: 'unauthorized' }));
+    expect(auth.pairingActive).toBe(false);
+    clock.advance(60_000);
+    expect(() => auth.redeemPairingCode(code)).toThrow(/burnt/);
+  });
+
+  it('R-WEB-2 (hardening 2) a burst of 1,000 wrong codes counts as one: the code still pairs after the wait', () => {
+    const clock = new FakeClock();
+    const auth = new WebAuth({ tokens: memoryStore(), clock, random });
+    const { code } = auth.issuePairingCode();
+    const types = new Map<string, number>();
+    for (let i = 0; i < 1000; i += 1) {
+      try {
+        auth.redeemPairingCode(`wrong${String(i).padStart(3, '0')}`);
+      } catch (error) {
+        const type = (error as { type: string }).type;
+        types.set(type, (types.get(type) ?? 0) + 1);
+      }
+    }
+    expect(Object.fromEntries(types)).toEqual({ unauthorized: 1, rate_limited: 999 });
+    expect(auth.pairingActive).toBe(true);
+    clock.advance(1000);
+    expect(auth.redeemPairingCode(code).cookie.length).toBeGreaterThanOrEqual(43);
+  });
+
+  it('R-WEB-2 (hardening 2) burning a code takes at least 15 s of waits, and a new code starts without a wait', () => {
+    const clock = new FakeClock();
+    const auth = new WebAuth({ tokens: memoryStore(), clock, random });
+    auth.issuePairingCode();
+    const started = clock.monotonic();
+    let wrong = 0;
+    while (auth.pairingActive) {
+      try {
+        auth.redeemPairingCode('xxxxxxxx');
+      } catch (error) {
+        if ((error as { type: string }).type === 'unauthorized') wrong += 1;
+      }
+      clock.advance(100);
+    }
+    expect(wrong).toBe(5);
+    expect(clock.monotonic() - started).toBeGreaterThanOrEqual(15_000);
+    auth.issuePairingCode();
+    expect(() => auth.redeemPairingCode('xxxxxxxx')).toThrow(expect.objectContaining({ type: 'unauthorized' }));
+    const fresh = auth.issuePairingCode();
+    expect(auth.redeemPairingCode(fresh.code).cookie.length).toBeGreaterThanOrEqual(43);
   });
 
   it('R-WEB-2 sessions expire and can be ended; only hashes are kept', () => {

@@ -52,3 +52,14 @@ describe('describeDenial', () => {
     expect(text).toContain(hint);
   });
 });
+
+describe('describeDenial for lifecycle endings (hardening 1)', () => {
+  it.each(['shutdown', 'session_ended', 'unavailable'] as const)('R-MCP-3 %s says nobody declined the call and that retrying is fine', (reason) => {
+    const text = describeDenial(reason, { server: 'fs', tool: 'write_file', approvalId: 'abcde' });
+    expect(text).toContain(reason);
+    expect(text).toContain('fs/write_file');
+    expect(text).toContain('nobody declined');
+    expect(text).toMatch(/retry/i);
+    expect(text).not.toMatch(/operator declined|Do not retry/);
+  });
+});

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Installs the real agent CLIs the agent-hook end-to-end tests drive (test/agents:
+# Claude Code, Codex, Gemini CLI, ~850 MB with native binaries) at the versions
+# test/agents/package-lock.json pins, and strace for the no-outbound-connection
+# test. Idempotent: does nothing when both are already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=test/agents
+
+# Every package of the lockfile that is on disk must be at its locked version,
+# and the three entry points the tests run must exist (test/helpers/agentClis.ts
+# checks the same before running anything).
+installed() {
+  node -e '
+    const fs = require("node:fs");
+    const path = require("node:path");
+    const dir = process.argv[1];
+    const lock = JSON.parse(fs.readFileSync(path.join(dir, "package-lock.json"), "utf8"));
+    let ok = true;
+    for (const [key, entry] of Object.entries(lock.packages)) {
+      if (key === "") continue;
+      const file = path.join(dir, key, "package.json");
+      if (!fs.existsSync(file)) {
+        if (!entry.optional) { console.error(`missing: ${key}`); ok = false; }
+        continue;
+      }
+      const version = JSON.parse(fs.readFileSync(file, "utf8")).version;
+      if (version !== entry.version) { console.error(`${key}: ${version}, locked ${entry.version}`); ok = false; }
+    }
+    for (const entry of [
+      "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+      "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+      "node_modules/@google/gemini-cli/bundle/gemini.js",
+    ]) if (!fs.existsSync(path.join(dir, entry))) { console.error(`missing: ${entry}`); ok = false; }
+    process.exit(ok ? 0 : 1);
+  ' "$dir" 2>/dev/null
+}
+
+if installed; then
+  echo "agent CLIs already installed in $dir at the locked versions"
+else
+  # --ignore-scripts: no install-time downloads outside the registry (keytar
+  # fetches prebuilt binaries from GitHub) and no native builds. The tests run
+  # Claude Code's binary from its platform package, which needs no postinstall.
+  npm ci --prefix "$dir" --ignore-scripts --no-audit --no-fund
+  if ! installed; then
+    echo "agent CLIs in $dir are still not at the locked versions after npm ci (linux x64 only)" >&2
+    exit 1
+  fi
+fi
+
+if ! command -v strace >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y strace
+  else
+    echo "strace is missing: the agent tests that check for outbound connections will be skipped (apt-get install strace)" >&2
+  fi
+fi

@@ -1,0 +1,249 @@
+// The daemon gate on its own, with a scripted daemon connection: what it does
+// with its audit batch (hardening 2, R-AUD-3) and with a lost connection
+// (hardening 1, R-D-5: no decision from an old snapshot, a kept backlog).
+import { afterEach, describe, expect, it } from 'vitest';
+import { digestOf } from '../../../../src/core/canonical.js';
+import { AssentError } from '../../../../src/core/errors.js';
+import type { DaemonClient } from '../../../../src/heads/daemon/rpcClient.js';
+import { connectDaemonGate, type DaemonGate, type DaemonGateOptions } from '../../../../src/heads/mcp/daemonGate.js';
+import type { GateCall } from '../../../../src/heads/mcp/gate.js';
+import type { Logger } from '../../../../src/service/logger.js';
+
+type Handler = (params: Record<string, unknown>) => unknown;
+
+/** One scripted daemon connection: answers by method, records every call, can be closed like a dying daemon. */
+class FakeConnection {
+  closed = false;
+  readonly sent: { method: string; params: Record<string, unknown> }[] = [];
+  private readonly accepted: Record<string, unknown>[] = [];
+  private readonly rejects = new Set<(error: unknown) => void>();
+  private readonly closeListeners: (() => void)[] = [];
+  private readonly listeners = new Map<string, Set<(params: unknown) => void>>();
+
+  constructor(private readonly handlers: Record<string, Handler>) {}
+
+  call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+    if (this.closed) return Promise.reject(new AssentError('unavailable', 'closed', { details: { reason: 'closed' } }));
+    this.sent.push({ method, params });
+    return new Promise<T>((resolve, reject) => {
+      this.rejects.add(reject);
+      Promise.resolve()
+        .then(() => (this.handlers[method] ?? (() => ({})))(params))
+        .then(
+          (value) => {
+            if (value === NEVER) return;
+            this.rejects.delete(reject);
+            if (method === 'calls.record') this.accepted.push(...(params['records'] as Record<string, unknown>[]));
+            resolve(value as T);
+          },
+          (error: unknown) => {
+            this.rejects.delete(reject);
+            reject(error);
+          },
+        );
+    });
+  }
+
+  onNotification(method: string, listener: (params: unknown) => void): () => void {
+    let set = this.listeners.get(method);
+    if (set === undefined) this.listeners.set(method, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  onClose(listener: () => void): void {
+    if (this.closed) queueMicrotask(listener);
+    else this.closeListeners.push(listener);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const reject of this.rejects) reject(new AssentError('unavailable', 'the daemon closed the connection', { details: { reason: 'closed' } }));
+    this.rejects.clear();
+    for (const listener of this.closeListeners.splice(0)) listener();
+  }
+
+  notify(method: string, params: unknown): void {
+    for (const listener of this.listeners.get(method) ?? []) listener(params);
+  }
+
+  /** Every audit record the daemon took with calls.record. */
+  records(): Record<string, unknown>[] {
+    return [...this.accepted];
+  }
+
+  asClient(): DaemonClient {
+    return this as unknown as DaemonClient;
+  }
+}
+
+/** A handler answer that never comes: a daemon that is frozen or has died without closing yet. */
+const NEVER = Symbol('never');
+
+function daemon(policy: { default?: string; tools?: Record<string, string> } = {}, extra: Record<string, Handler> = {}): FakeConnection {
+  const fullPolicy = { default: policy.default ?? 'allow', destructive: 'allow', tools: policy.tools ?? {}, consentTimeoutSeconds: 90 };
+  return new FakeConnection({
+    'config.get': () => ({ revision: 'v1:sha256:r', path: '/home/me/.assent/config.json', config: { servers: {}, policy: fullPolicy, channels: { elicitation: false, tty: false } } }),
+    'policy.get': () => ({ revision: 'v1:sha256:r', path: '/home/me/.assent/config.json', policy: fullPolicy, rules: [] }),
+    'calls.record': (params) => ({ recorded: (params['records'] as unknown[]).length }),
+    ...extra,
+  });
+}
+
+function call(tool: string, args: Record<string, unknown> = {}): GateCall {
+  return { sessionId: 's1', server: 'fs', tool, args, caller: {}, signal: new AbortController().signal, annotations: { readOnlyHint: true } };
+}
+
+const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
+const logger: Logger = {
+  debug: (message, fields) => lines.push({ level: 'debug', message, ...(fields ? { fields } : {}) }),
+  info: (message, fields) => lines.push({ level: 'info', message, ...(fields ? { fields } : {}) }),
+  warn: (message, fields) => lines.push({ level: 'warn', message, ...(fields ? { fields } : {}) }),
+  error: (message, fields) => lines.push({ level: 'error', message, ...(fields ? { fields } : {}) }),
+  child: () => logger,
+};
+
+const gates: DaemonGate[] = [];
+afterEach(async () => {
+  for (const gate of gates.splice(0)) await gate.close?.();
+  lines.length = 0;
+});
+
+async function gateOn(first: FakeConnection, options: Partial<DaemonGateOptions> = {}): Promise<DaemonGate> {
+  const gate = await connectDaemonGate({ client: first.asClient(), sessionId: 's1', logger, reconnectDelayMs: { first: 5, max: 20 }, ...options });
+  gates.push(gate);
+  return gate;
+}
+
+/** Runs one locally allowed call through the gate and reports its end. */
+async function runAllowed(gate: DaemonGate, tool: string, args: Record<string, unknown>): Promise<void> {
+  const decision = await gate.authorize(call(tool, args));
+  expect(decision.allowed).toBe(true);
+  if (decision.allowed && decision.callId !== undefined) gate.finish?.(decision.callId, { ok: true, durationMs: 1 });
+}
+
+function deeplyNested(depth: number): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  let node = root;
+  for (let i = 0; i < depth; i += 1) {
+    const child: Record<string, unknown> = {};
+    node['a'] = child;
+    node = child;
+  }
+  return root;
+}
+
+describe('R-AUD-3 the gateway audit batch survives bad records (hardening 2)', () => {
+  it('arguments the canonicalizer rejects (a lone surrogate, very deep nesting) never throw in the batch timer; the rest of the batch is recorded', async () => {
+    const conn = daemon();
+    const gate = await gateOn(conn);
+    await runAllowed(gate, 'first', { a: 1 });
+    await runAllowed(gate, 'surrogate', { s: '\ud800' });
+    await runAllowed(gate, 'deep', deeplyNested(100_000));
+    await runAllowed(gate, 'last', { b: 2 });
+    await expect.poll(() => conn.records().map((r) => r['tool']), { timeout: 2000 }).toEqual(['first', 'last']);
+    expect(conn.records().map((r) => r['argsSha256'])).toEqual([digestOf({ a: 1 }), digestOf({ b: 2 })]);
+    expect(gate.auditDropped).toBe(2);
+    expect(gate.auditBacklog).toBe(0);
+    const logged = lines.filter((l) => l.level === 'error' && l.message.includes('not audited'));
+    expect(logged[0]?.fields).toMatchObject({ server: 'fs', tool: 'surrogate' });
+    expect(JSON.stringify(lines)).not.toContain('\ud800');
+  });
+
+  it('a batch the daemon refuses is retried record by record: only the refused record is dropped', async () => {
+    const conn = daemon({}, {
+      'calls.record': (params) => {
+        const records = params['records'] as Record<string, unknown>[];
+        if (records.some((r) => r['tool'] === 'refused')) throw new AssentError('invalid_params', 'records.0.tool: too long');
+        return { recorded: records.length };
+      },
+    });
+    const gate = await gateOn(conn);
+    await runAllowed(gate, 'one', { n: 1 });
+    await runAllowed(gate, 'refused', { n: 2 });
+    await runAllowed(gate, 'three', { n: 3 });
+    await expect.poll(() => conn.records().map((r) => r['tool']), { timeout: 2000 }).toEqual(['one', 'three']);
+    expect(gate.auditDropped).toBe(1);
+  });
+});
+
+describe('R-D-5 a lost daemon connection (hardening 1)', () => {
+  it('the batch in flight when the connection dropped is kept and sent to the next daemon', async () => {
+    const frozen = daemon({}, { 'calls.record': () => NEVER });
+    const next = daemon();
+    let connected: FakeConnection | undefined;
+    const gate = await gateOn(frozen, {
+      reconnect: () => {
+        connected = next;
+        return Promise.resolve(next.asClient());
+      },
+    });
+    await runAllowed(gate, 'before_loss', { n: 1 });
+    await runAllowed(gate, 'before_loss', { n: 2 });
+    await expect.poll(() => frozen.sent.some((c) => c.method === 'calls.record'), { timeout: 2000 }).toBe(true);
+    frozen.close();
+    await expect.poll(() => connected === next && next.records().length, { timeout: 2000 }).toBe(2);
+    expect(next.records().map((r) => r['argsSha256'])).toEqual([digestOf({ n: 1 }), digestOf({ n: 2 })]);
+    expect(gate.auditBacklog).toBe(0);
+  });
+
+  it('without a connection every call is refused (unavailable, naming the reconnect); never decided from the old snapshot; the new daemon decides after', async () => {
+    const old = daemon({ default: 'allow' });
+    const next = daemon({ default: 'allow', tools: { 'fs/write_file': 'deny' } });
+    let release: (() => void) | undefined;
+    const gate = await gateOn(old, {
+      gapWaitMs: 50,
+      reconnectHint: 'auto-spawn is off',
+      reconnect: () => new Promise<DaemonClient>((resolve) => (release = () => resolve(next.asClient()))),
+    });
+    expect(await gate.authorize(call('write_file'))).toMatchObject({ allowed: true });
+    old.close();
+    const refused = await gate.authorize(call('write_file'));
+    expect(refused).toMatchObject({ allowed: false, reason: 'unavailable' });
+    expect(refused.allowed ? '' : refused.message).toMatch(/reconnecting \(auto-spawn is off\)/);
+    expect(gate.attached).toBe(false);
+    await expect.poll(() => release !== undefined, { timeout: 2000 }).toBe(true);
+    release?.();
+    await expect.poll(() => gate.attached, { timeout: 2000 }).toBe(true);
+    const denied = await gate.authorize(call('write_file'));
+    expect(denied).toMatchObject({ allowed: false, reason: 'policy' });
+    expect(await gate.authorize(call('read_file'))).toMatchObject({ allowed: true });
+  });
+
+  it('a call arriving in the gap waits briefly and is decided by the new daemon when it comes back in time', async () => {
+    const old = daemon({ default: 'allow' });
+    const next = daemon({ default: 'deny' });
+    let attempts = 0;
+    const gate = await gateOn(old, {
+      gapWaitMs: 5000,
+      reconnect: () => {
+        attempts += 1;
+        return attempts < 3 ? Promise.reject(new AssentError('unavailable', 'not yet')) : Promise.resolve(next.asClient());
+      },
+    });
+    old.close();
+    expect(await gate.authorize(call('read_file'))).toMatchObject({ allowed: false, reason: 'policy' });
+    expect(attempts).toBe(3);
+  });
+
+  it('the kept backlog is bounded: beyond maxAuditBacklog records are dropped, counted and logged; the rest reach the next daemon', async () => {
+    const old = daemon();
+    const next = daemon();
+    let release: (() => void) | undefined;
+    const gate = await gateOn(old, {
+      maxAuditBacklog: 3,
+      reconnect: () => new Promise<DaemonClient>((resolve) => (release = () => resolve(next.asClient()))),
+    });
+    const decisions = [];
+    for (let n = 0; n < 5; n += 1) decisions.push(await gate.authorize(call('running', { n })));
+    old.close();
+    for (const decision of decisions) if (decision.allowed && decision.callId !== undefined) gate.finish?.(decision.callId, { ok: true, durationMs: 1 });
+    expect(gate.auditBacklog).toBe(3);
+    expect(gate.auditDropped).toBe(2);
+    expect(lines.some((l) => l.level === 'error' && l.message.includes('backlog is full'))).toBe(true);
+    await expect.poll(() => release !== undefined, { timeout: 2000 }).toBe(true);
+    release?.();
+    await expect.poll(() => next.records().length, { timeout: 2000 }).toBe(3);
+  });
+});
