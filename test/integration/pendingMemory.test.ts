@@ -12,7 +12,7 @@ import { runDaemon } from '../../src/heads/daemon/daemonMain.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { resolveStatePaths, type StatePaths } from '../../src/journal/statePaths.js';
 import { daemonOperations } from '../../src/operations/daemonOperations.js';
-import { createApprovalRuntime } from '../../src/service/daemonRuntime.js';
+import { createApprovalRuntime } from '../../src/heads/daemon/daemonRuntime.js';
 import { VERSION } from '../../src/version.js';
 
 setFlagsFromString('--expose-gc');
