@@ -768,6 +768,8 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       );
     },
     toolsListed(server, tools) {
+      // Until a daemon is attached, the fallback's own check speaks for the configuration it decides by.
+      if (!attachedOnce) detached?.fallback.toolsListed?.(server, tools);
       listedTools.set(server, [...tools]);
       checkUnlistedTools();
     },

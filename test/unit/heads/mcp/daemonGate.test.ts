@@ -295,6 +295,21 @@ describe('R-MCP-5 a gateway that started without a daemon attaches to one later 
     expect(lines.some((l) => l.message.includes('attached to the assent daemon'))).toBe(true);
   });
 
+  it('until it attaches, the upstream tool lists go to the fallback, which checks them against the configuration it decides by', async () => {
+    const seen: string[] = [];
+    const fallback = { authorize: () => Promise.resolve({ allowed: true as const }), toolsListed: (server: string, tools: readonly string[]) => void seen.push(`${server}:${tools.join(',')}`) };
+    const gate = await connectDaemonGate({
+      sessionId: 's1',
+      logger,
+      reconnectDelayMs: { first: 5, max: 20 },
+      reconnect: () => Promise.reject(new AssentError('unavailable', 'no daemon')),
+      detached: { started: { config: DEFAULT_CONFIG, revision: 'v1:sha256:c', path: '/c.json' }, fallback },
+    });
+    gates.push(gate);
+    gate.toolsListed?.('fs', ['read_file']);
+    expect(seen).toEqual(['fs:read_file']);
+  });
+
   it('a detached gate that never finds a daemon keeps refusing prompts with its fallback text and closes cleanly', async () => {
     const gate = await detachedGate(() => Promise.reject(new AssentError('unavailable', 'no daemon')), { gapWaitMs: 30 });
     const refused = await gate.authorize(call('write_file'));
