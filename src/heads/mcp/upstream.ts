@@ -6,7 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AssentError } from '../../core/errors.js';
-import type { RpcErrorBody, RpcId, WireMessage } from './wire.js';
+import { isRecord, type RpcErrorBody, type RpcId, type WireMessage } from './wire.js';
 
 /** How to reach one configured upstream (config.json `servers.<alias>`): a stdio command or a Streamable HTTP URL. */
 export interface UpstreamSpec {
@@ -57,6 +57,9 @@ export type PendingUpstreamRequest =
 export interface KnownTool {
   annotations?: Record<string, unknown>;
 }
+
+/** The list methods' result keys: what `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list` return their items under. */
+export type ListKey = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
 export class UpstreamLink {
   alive = false;
@@ -138,6 +141,58 @@ export class UpstreamLink {
       const id = this.forward(message, { kind: 'internal', method, resolve, reject });
       if (id === undefined) reject(this.unavailableError(method));
     });
+  }
+
+  /** Every page of one list method, as far as 1000 pages go (a cursor loop cannot hold the gateway for ever). */
+  async requestAllPages(method: string, key: ListKey): Promise<unknown[]> {
+    const items: unknown[] = [];
+    let cursor: unknown;
+    for (let page = 0; page < 1000; page++) {
+      const result = await this.request(method, cursor === undefined ? undefined : { cursor });
+      const list = result[key];
+      if (Array.isArray(list)) items.push(...(list as unknown[]));
+      cursor = result['nextCursor'];
+      if (typeof cursor !== 'string') break;
+    }
+    return items;
+  }
+
+  /** Remembers one tool of a tools/list result, with the annotations policy reads (R-POL-3). */
+  learnTool(tool: unknown): void {
+    if (!isRecord(tool) || typeof tool['name'] !== 'string') return;
+    const annotations = tool['annotations'];
+    this.tools.set(tool['name'], isRecord(annotations) ? { annotations } : {});
+  }
+
+  /** Learns from one tools/list page the client asked for; the first page starts the list afresh. */
+  learnToolsPage(cursor: unknown, result: Record<string, unknown> | undefined): void {
+    const tools = result?.['tools'];
+    if (!Array.isArray(tools)) return;
+    if (cursor === undefined) this.tools.clear();
+    for (const tool of tools) this.learnTool(tool);
+    if (result?.['nextCursor'] === undefined) this.toolsComplete = true;
+  }
+
+  /** Fetches the whole tool list (all pages); concurrent callers share one fetch. */
+  loadTools(): Promise<void> {
+    this.toolsLoading ??= this.requestAllPages('tools/list', 'tools')
+      .then((tools) => {
+        this.tools.clear();
+        for (const tool of tools) this.learnTool(tool);
+        this.toolsComplete = true;
+      })
+      .finally(() => {
+        this.toolsLoading = undefined;
+      });
+    return this.toolsLoading;
+  }
+
+  /** Adopts what initialize answered: the capabilities routing relies on, and the protocol version for the transport. */
+  adoptInitializeResult(result: Record<string, unknown> | undefined): void {
+    if (!result) return;
+    if (isRecord(result['capabilities'])) this.capabilities = result['capabilities'];
+    const version = result['protocolVersion'];
+    if (typeof version === 'string') this.transport.setProtocolVersion?.(version);
   }
 
   /** Marks the link down and fails everything in flight on it. */

@@ -34,6 +34,11 @@ export function isNotification(message: WireMessage): boolean {
   return typeof message.method === 'string' && message.id === undefined;
 }
 
+/** A JSON object (not null, not an array): the only shape params, results and most fields may take. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 export function resultMessage(id: RpcId, result: Record<string, unknown>): WireMessage {
   return { jsonrpc: '2.0', id, result };
 }

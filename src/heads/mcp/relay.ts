@@ -1,0 +1,371 @@
+// The JSON-RPC relay at the centre of the gateway (SPEC §10): one MCP client on
+// one side, the upstream links on the other, request ids mapped per direction.
+// Each client request goes to whoever owns its method (routing with several
+// upstreams, the tools/call pipeline); everything else is relayed as it is.
+import { randomUUID } from 'node:crypto';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { AssentError, toAssentError } from '../../core/errors.js';
+import { toWellFormed } from '../../core/jsonLimits.js';
+import type { Logger } from '../../service/logger.js';
+import { ToolCallPipeline } from './callPipeline.js';
+import type { Gateway, GatewayOptions } from './gateway.js';
+import type { OperationToolHost } from './operationTools.js';
+import { MultiUpstreamRouter } from './routing.js';
+import { ServerRequestRelay } from './serverRequests.js';
+import { createUpstreamTransport, UpstreamLink } from './upstream.js';
+import {
+  errorMessage,
+  gatedLookalikeOf,
+  isRecord,
+  isRequest,
+  resultMessage,
+  RPC_METHOD_NOT_FOUND,
+  type RpcErrorBody,
+  type RpcId,
+  type WireMessage,
+  type WireRequest,
+} from './wire.js';
+
+/** A client request the gateway has not answered yet. */
+export interface ClientInflight {
+  method: string;
+  /** Set while a tools/call waits at the gate. */
+  gate?: AbortController;
+  link?: UpstreamLink;
+  upstreamId?: RpcId;
+  /** Reports an allowed call's outcome (and its result, for the gate that records it) to the gate exactly once. */
+  finish?: (ok: boolean, result?: Record<string, unknown>) => void;
+}
+
+export class GatewayRelay implements Gateway {
+  readonly sessionId: string;
+  readonly closed: Promise<void>;
+  readonly links: UpstreamLink[];
+  /** Several upstreams: tool names are prefixed and list methods aggregated (R-MCP-2). */
+  readonly multi: boolean;
+  readonly log: Logger;
+  readonly operationTools: OperationToolHost | undefined;
+  /** Client requests not answered yet, by the client's id. */
+  readonly clientInflight = new Map<RpcId, ClientInflight>();
+  /** Who the client said it is in initialize; informative only, it travels with every gated call. */
+  caller: Record<string, unknown> = {};
+  /** Whether the client declared the elicitation capability (R-MCP-6). */
+  clientCanElicit = false;
+  private resolveClosed!: () => void;
+  private closing = false;
+  private readonly client: Transport;
+  private readonly towardsClient = new ServerRequestRelay((message) => this.sendToClient(message));
+  private readonly routing: MultiUpstreamRouter;
+  private readonly calls: ToolCallPipeline;
+
+  constructor(options: GatewayOptions, keepAliveMs: number) {
+    this.sessionId = options.sessionId ?? randomUUID();
+    this.closed = new Promise((resolve) => {
+      this.resolveClosed = resolve;
+    });
+    this.client = options.clientTransport;
+    this.log = options.logger.child({ head: 'mcp', sessionId: this.sessionId });
+    this.operationTools = options.operationTools;
+    const factory = options.createUpstreamTransport ?? createUpstreamTransport;
+    this.links = options.upstreams.map((spec) => new UpstreamLink(spec, factory(spec)));
+    for (const link of this.links) link.failClient = (clientId, error) => this.failForwarded(clientId, error);
+    this.multi = this.links.length > 1;
+    this.routing = new MultiUpstreamRouter(this);
+    this.calls = new ToolCallPipeline(this, this.routing, {
+      gate: options.gate,
+      keepAliveMs,
+      now: options.now ?? (() => performance.now()),
+      setInterval: options.setInterval ?? ((fn, ms) => setInterval(fn, ms)),
+      clearInterval: options.clearInterval ?? ((handle) => clearInterval(handle as ReturnType<typeof setInterval>)),
+    });
+  }
+
+  /** True once close() began; nothing more is sent or relayed. */
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
+  async start(): Promise<void> {
+    const started = await Promise.allSettled(this.links.map((link) => this.startLink(link)));
+    const failed = started.findIndex((outcome) => outcome.status === 'rejected');
+    if (failed !== -1) {
+      const link = this.links[failed] as UpstreamLink;
+      const reason = (started[failed] as PromiseRejectedResult).reason;
+      await this.closeUpstreams();
+      const what = link.spec.url ?? [link.spec.command, ...(link.spec.args ?? [])].join(' ');
+      throw new AssentError(
+        'unavailable',
+        `Could not start MCP server "${link.alias}" (${what}): ${toAssentError(reason).message}. ` +
+          `Check servers.${link.alias} in config.json (command on PATH, url reachable).`,
+        { details: { server: link.alias }, cause: reason },
+      );
+    }
+    this.client.onmessage = (message) => this.onClientMessage(message as unknown as WireMessage);
+    this.client.onerror = (error) => this.log.warn('client transport error', { error });
+    this.client.onclose = () => {
+      void this.close();
+    };
+    await this.client.start();
+    this.log.debug('gateway started', { upstreams: this.links.map((l) => l.alias) });
+  }
+
+  private async startLink(link: UpstreamLink): Promise<void> {
+    const transport = link.transport;
+    transport.onmessage = (message) => this.onUpstreamMessage(link, message as unknown as WireMessage);
+    transport.onerror = (error) => this.log.warn('upstream transport error', { server: link.alias, error });
+    transport.onclose = () => this.onUpstreamClosed(link);
+    await transport.start();
+    link.alive = true;
+  }
+
+  // ---------------------------------------------------------------- client → gateway
+
+  private onClientMessage(message: WireMessage): void {
+    if (this.closing) return;
+    if (typeof message.method === 'string' && this.refusedLookalike(message)) return;
+    if (isRequest(message)) this.onClientRequest(message);
+    else if (typeof message.method === 'string') this.onClientNotification(message);
+    else this.onClientResponse(message);
+  }
+
+  /**
+   * A method that folds to a gated one but is not it exactly would pass the
+   * switch below ungated, and a lenient upstream might still run it as a tool
+   * call: a request is refused (method not found), a notification dropped.
+   */
+  private refusedLookalike(message: WireMessage): boolean {
+    const method = message.method as string;
+    const gated = gatedLookalikeOf(method);
+    if (gated === undefined) return false;
+    const shown = JSON.stringify(method.slice(0, 80));
+    if (isRequest(message)) {
+      this.fail(message.id, {
+        code: RPC_METHOD_NOT_FOUND,
+        message:
+          `assent refused the method ${shown}: it is not exactly "${gated}" but reads as it once case, spaces and punctuation are ignored, ` +
+          `so a server might run it without the gate. It was not forwarded; send exactly "${gated}".`,
+        data: { type: 'method_not_found', details: { method: method.slice(0, 80), lookalikeOf: gated } },
+      });
+    } else {
+      this.log.warn(`dropped a notification whose method only looks unlike ${gated}; it never reaches an upstream`, { method: method.slice(0, 80) });
+    }
+    return true;
+  }
+
+  private onClientRequest(request: WireRequest): void {
+    switch (request.method) {
+      case 'initialize':
+        this.rememberCaller(request);
+        if (this.multi) void this.routing.initializeAll(request);
+        else this.forward(this.first(), request, (response) => this.first().adoptInitializeResult(response.result));
+        return;
+      case 'tools/call':
+        this.calls.onToolCall(request);
+        return;
+      case 'tools/list':
+        if (this.multi) void this.routing.aggregateList(request, 'tools/list', 'tools');
+        else
+          this.forward(this.first(), request, (response) => {
+            this.first().learnToolsPage(request.params?.['cursor'], response.result);
+            this.appendOperationTools(request, response.result);
+          });
+        return;
+      default:
+        if (this.multi) this.routing.route(request);
+        else this.forward(this.first(), request);
+    }
+  }
+
+  private onClientNotification(notification: WireMessage): void {
+    const params = notification.params ?? {};
+    if (notification.method === 'tools/call') {
+      // A call sent as a notification would skip the gate; it never reaches an upstream.
+      this.log.warn('dropped a tools/call sent as a notification (no id); calls must be requests');
+      return;
+    }
+    if (notification.method === 'notifications/cancelled') {
+      const inflight = this.clientInflight.get(params['requestId'] as RpcId);
+      if (inflight === undefined) return;
+      if (inflight.gate) {
+        // Cancelled while waiting at the gate: stop waiting, send nothing upstream.
+        inflight.gate.abort();
+        return;
+      }
+      if (inflight.link && inflight.upstreamId !== undefined) {
+        inflight.finish?.(false);
+        inflight.link.send({ ...notification, params: { ...params, requestId: inflight.upstreamId } });
+      }
+      return;
+    }
+    // Progress from the client belongs to a server-to-client request; its token was chosen by that upstream.
+    if (notification.method === 'notifications/progress' && this.towardsClient.relayClientProgress(notification)) return;
+    for (const link of this.links) link.send(notification);
+  }
+
+  private onClientResponse(response: WireMessage): void {
+    if (response.id === undefined) return;
+    if (!this.towardsClient.onClientResponse(response.id, response)) this.log.debug('response from client for an unknown request', { id: response.id });
+  }
+
+  private rememberCaller(request: WireRequest): void {
+    const capabilities = request.params?.['capabilities'];
+    this.clientCanElicit = isRecord(capabilities) && capabilities['elicitation'] !== undefined;
+    const info = request.params?.['clientInfo'];
+    if (isRecord(info)) {
+      // Informative only, but it travels with every audited call: kept short and encodable.
+      const field = (value: unknown): string | undefined => (typeof value === 'string' ? toWellFormed(value.slice(0, 200)) : undefined);
+      this.caller = { head: 'mcp', clientName: field(info['name']), clientVersion: field(info['version']) };
+    }
+  }
+
+  /** Adds the `assent__*` operation tools to the first page of tools/list (opt-in). */
+  appendOperationTools(request: WireRequest, result: Record<string, unknown> | undefined): void {
+    const host = this.operationTools;
+    if (host === undefined || result === undefined || request.params?.['cursor'] !== undefined || !Array.isArray(result['tools'])) return;
+    result['tools'] = [...(result['tools'] as unknown[]), ...host.tools()];
+  }
+
+  // ---------------------------------------------------------------- upstream → gateway
+
+  private onUpstreamMessage(link: UpstreamLink, message: WireMessage): void {
+    if (this.closing) return;
+    if (isRequest(message)) {
+      this.towardsClient.relayRequest(link, message);
+    } else if (typeof message.method === 'string') {
+      this.relayServerNotification(link, message);
+    } else {
+      this.onUpstreamResponse(link, message);
+    }
+  }
+
+  private onUpstreamResponse(link: UpstreamLink, response: WireMessage): void {
+    if (response.id === undefined) return;
+    const pending = link.pending.get(response.id);
+    if (pending === undefined) {
+      this.log.debug('response from upstream for an unknown request', { server: link.alias, id: response.id });
+      return;
+    }
+    link.pending.delete(response.id);
+    if (pending.kind === 'internal') {
+      if (response.error) {
+        pending.reject(
+          new AssentError('unavailable', `MCP server "${link.alias}" answered ${pending.method} with an error: ${response.error.message}`, {
+            details: { server: link.alias, code: response.error.code },
+          }),
+        );
+      } else {
+        pending.resolve(response.result ?? {});
+      }
+      return;
+    }
+    pending.onResponse?.(response);
+    this.clientInflight.delete(pending.clientId);
+    this.sendToClient({ ...response, id: pending.clientId });
+  }
+
+  private relayServerNotification(link: UpstreamLink, notification: WireMessage): void {
+    if (notification.method === 'notifications/cancelled') {
+      this.towardsClient.onUpstreamCancelled(link, notification);
+      return;
+    }
+    if (notification.method === 'notifications/tools/list_changed') {
+      link.tools.clear();
+      link.toolsComplete = false;
+    }
+    this.sendToClient(notification);
+  }
+
+  private onUpstreamClosed(link: UpstreamLink): void {
+    if (this.closing) {
+      link.alive = false;
+      return;
+    }
+    this.log.warn('upstream closed', { server: link.alias });
+    link.markDown('stopped (its process exited or its connection closed)');
+    this.towardsClient.dropRequestsOf(link);
+  }
+
+  /** Answers a forwarded client request whose upstream cannot answer it. */
+  private failForwarded(clientId: RpcId, error: RpcErrorBody): void {
+    const inflight = this.clientInflight.get(clientId);
+    this.clientInflight.delete(clientId);
+    inflight?.finish?.(false);
+    this.sendToClient(errorMessage(clientId, error));
+  }
+
+  // ---------------------------------------------------------------- forwarding
+
+  first(): UpstreamLink {
+    return this.links[0] as UpstreamLink;
+  }
+
+  /** Relays a client request to one upstream under a fresh id; the response comes back under the client's id. */
+  forward(link: UpstreamLink, request: WireRequest, onResponse?: (response: WireMessage) => void, inflight: ClientInflight = { method: request.method }): void {
+    inflight.link = link;
+    this.clientInflight.set(request.id, inflight);
+    const upstreamId = link.forward(request, {
+      kind: 'client',
+      clientId: request.id,
+      method: request.method,
+      ...(onResponse === undefined ? {} : { onResponse }),
+    });
+    if (upstreamId === undefined) {
+      this.clientInflight.delete(request.id);
+      this.sendToClient(errorMessage(request.id, link.unavailableBody(request.method)));
+      return;
+    }
+    inflight.upstreamId = upstreamId;
+  }
+
+  sendToClient(message: WireMessage): void {
+    if (this.closing) return;
+    this.client.send(message as unknown as JSONRPCMessage).catch((error: unknown) => {
+      this.log.warn('could not write to the client', { error });
+    });
+  }
+
+  reply(id: RpcId, result: Record<string, unknown>): void {
+    this.sendToClient(resultMessage(id, result));
+  }
+
+  fail(id: RpcId, error: RpcErrorBody): void {
+    this.sendToClient(errorMessage(id, error));
+  }
+
+  /** Sends `elicitation/create` to the client under a gateway-owned id; an abort cancels it on the client. */
+  elicit(params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    return this.towardsClient.elicit(params, signal, this.closing);
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  async close(): Promise<void> {
+    if (this.closing) return this.closed;
+    this.closing = true;
+    for (const inflight of this.clientInflight.values()) {
+      inflight.gate?.abort();
+      inflight.finish?.(false);
+    }
+    this.clientInflight.clear();
+    this.towardsClient.close();
+    await this.closeUpstreams();
+    try {
+      await this.client.close();
+    } catch (error) {
+      this.log.debug('client transport close failed', { error });
+    }
+    this.log.debug('gateway closed');
+    this.resolveClosed();
+    return this.closed;
+  }
+
+  private async closeUpstreams(): Promise<void> {
+    await Promise.allSettled(
+      this.links.map(async (link) => {
+        link.alive = false;
+        await link.transport.close();
+      }),
+    );
+  }
+}
