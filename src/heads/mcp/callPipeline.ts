@@ -3,9 +3,9 @@
 // annotations, keeps the client from timing out while a human decides
 // (R-MCP-4), offers the elicitation channel (R-MCP-6), and only then forwards
 // the call; its outcome goes back to the gate for audit.
-import { AssentError, toAssentError } from '../../core/errors.js';
+import { toAssentError } from '../../core/errors.js';
 import { findJsonProblem, hasLoneSurrogate, jsonPointerOf, MAX_JSON_DEPTH } from '../../core/jsonLimits.js';
-import { describeDenial, type CallGate, type GateDecision, type ToolAnnotationHints } from './gate.js';
+import { describeDenial, type CallGate, type GateCall, type GateDecision, type ToolAnnotationHints } from './gate.js';
 import type { OperationToolHost } from './operationTools.js';
 import type { ClientInflight, GatewayRelay } from './relay.js';
 import { TOOL_NAME_SEPARATOR, type MultiUpstreamRouter } from './routing.js';
@@ -32,7 +32,7 @@ export class ToolCallPipeline {
   onToolCall(request: WireRequest): void {
     const host = this.relay.operationTools;
     if (host?.handles(String(request.params?.['name']))) void this.callOperationTool(request, host);
-    else void this.callTool(request);
+    else this.callTool(request);
   }
 
   /** An `assent__*` tool: answered from the daemon for this session, never forwarded upstream and never gated (it only exposes non-decision operations). */
@@ -42,7 +42,7 @@ export class ToolCallPipeline {
     this.relay.reply(request.id, await host.call(String(params['name']), args, { sessionId: this.relay.sessionId }));
   }
 
-  private async callTool(request: WireRequest): Promise<void> {
+  private callTool(request: WireRequest): void {
     const relay = this.relay;
     const params = request.params ?? {};
     const name = params['name'];
@@ -90,50 +90,66 @@ export class ToolCallPipeline {
       });
       return;
     }
-    const controller = new AbortController();
-    const inflight: ClientInflight = { method: request.method, gate: controller };
+    const wait = new GateWait();
+    const inflight: ClientInflight = { method: request.method, gate: wait, link: undefined, upstreamId: undefined, finish: undefined };
     relay.clientInflight.set(request.id, inflight);
+    const call: PendingCall = { request, inflight, wait, link, tool, args };
+    // Known annotations (the usual case once tools/list was seen) decide in this very turn.
+    if (link.tools.has(tool) || link.toolsComplete || !link.alive) this.decide(call, link.tools.get(tool)?.annotations as ToolAnnotationHints | undefined);
+    else void this.annotationsFor(link, tool).then((annotations) => this.decide(call, annotations));
+  }
 
-    const annotations = await this.annotationsFor(link, tool);
-    const meta = params['_meta'];
+  private decide(call: PendingCall, annotations: ToolAnnotationHints | undefined): void {
+    const { request, inflight, wait, link, tool, args } = call;
+    const relay = this.relay;
+    if (wait.cancelled) {
+      relay.clientInflight.delete(request.id);
+      return;
+    }
+    const meta = request.params?.['_meta'];
     const progressToken = isRecord(meta) ? meta['progressToken'] : undefined;
-    const keepAlive = progressToken === undefined || controller.signal.aborted ? undefined : this.startKeepAlive(progressToken, link.alias, tool);
-
-    const gate = this.options.gate;
-    let decision: GateDecision | typeof ABORTED;
-    try {
-      decision = controller.signal.aborted
-        ? ABORTED
-        : await raceAbort(
-            gate.authorize({
-              sessionId: relay.sessionId,
-              server: link.alias,
-              tool,
-              args,
-              ...(annotations === undefined ? {} : { annotations }),
-              caller: relay.caller,
-              signal: controller.signal,
-              ...(relay.clientCanElicit ? { elicit: (elicitParams, signal) => relay.elicit(elicitParams, signal) } : {}),
-            }),
-            controller.signal,
-          );
-    } catch (error) {
+    const keepAlive = progressToken === undefined ? undefined : this.startKeepAlive(progressToken, link.alias, tool);
+    let done = false;
+    const conclude = (decision: GateDecision | typeof ABORTED): void => {
+      if (done) return;
+      done = true;
+      if (keepAlive !== undefined) this.options.clearInterval(keepAlive);
+      inflight.gate = undefined;
+      this.afterDecision(call, decision);
+    };
+    const failClosed = (error: unknown): void => {
       // A gate that fails cannot have allowed anything: fail closed (R-MCP-5).
       relay.log.error('gate failed; refusing the call', { server: link.alias, tool, error });
-      decision = {
+      conclude({
         allowed: false,
         reason: 'no_consent_channel',
-        message: describeDenial('no_consent_channel', {
-          server: link.alias,
-          tool,
-          hint: `the approval service failed: ${toAssentError(error).type}`,
-        }),
-      };
-    } finally {
-      if (keepAlive !== undefined) this.options.clearInterval(keepAlive);
+        message: describeDenial('no_consent_channel', { server: link.alias, tool, hint: `the approval service failed: ${toAssentError(error).type}` }),
+      });
+    };
+    // A gate that ignores its signal still cannot hold a cancelled call.
+    wait.onCancel = () => conclude(ABORTED);
+    const gateCall: GateCall = {
+      sessionId: relay.sessionId,
+      server: link.alias,
+      tool,
+      args,
+      caller: relay.caller,
+      get signal(): AbortSignal {
+        return wait.signal;
+      },
+    };
+    if (annotations !== undefined) gateCall.annotations = annotations;
+    if (relay.clientCanElicit) gateCall.elicit = (elicitParams, signal) => relay.elicit(elicitParams, signal);
+    try {
+      this.options.gate.authorize(gateCall).then(conclude, failClosed);
+    } catch (error) {
+      failClosed(error);
     }
-    delete inflight.gate;
+  }
 
+  private afterDecision(call: PendingCall, decision: GateDecision | typeof ABORTED): void {
+    const { request, inflight, link, tool } = call;
+    const relay = this.relay;
     if (decision === ABORTED || relay.isClosing) {
       relay.clientInflight.delete(request.id);
       return;
@@ -150,6 +166,7 @@ export class ToolCallPipeline {
       return;
     }
 
+    const gate = this.options.gate;
     const callId = decision.callId;
     const now = this.options.now;
     const startedAt = now();
@@ -163,7 +180,9 @@ export class ToolCallPipeline {
         relay.log.warn('gate.finish threw', { error });
       }
     };
-    const forwarded = relay.multi ? { ...request, params: { ...params, name: tool } } : request;
+    // Written from the parsed request, whose arguments are exactly what was checked and decided:
+    // never the client's original bytes, which another JSON reader might read differently (hardening 1).
+    const forwarded = relay.multi ? { ...request, params: { ...request.params, name: tool } } : request;
     relay.forward(
       link,
       forwarded,
@@ -211,22 +230,42 @@ export class ToolCallPipeline {
 
 const ABORTED = Symbol('aborted');
 
-/** Settles with the promise, or with ABORTED as soon as the signal aborts (a gate that ignores its signal cannot hold a cancelled call). */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new AssentError('internal', String(error)));
-      },
-    );
-  });
+/** One tools/call from the moment it reaches the gate. */
+interface PendingCall {
+  request: WireRequest;
+  inflight: ClientInflight;
+  wait: GateWait;
+  link: UpstreamLink;
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+/**
+ * A call's wait at the gate, cancellable by the client or by close. Its
+ * AbortSignal is made only when the gate reads it: an allow or deny settled
+ * from the policy snapshot never does, so the allow path allocates none.
+ */
+class GateWait {
+  onCancel: (() => void) | undefined;
+  private controller: AbortController | undefined;
+  private isCancelled = false;
+
+  get cancelled(): boolean {
+    return this.isCancelled;
+  }
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.isCancelled) this.controller.abort();
+    return this.controller.signal;
+  }
+
+  cancel(): void {
+    if (this.isCancelled) return;
+    this.isCancelled = true;
+    this.controller?.abort();
+    this.onCancel?.();
+  }
 }
 
 /** The tool result of a refused call: a text naming the reason and what to do, `isError: true` (R-MCP-3), nothing else (R-MCP-9). */

@@ -17,6 +17,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AssentError } from '../../core/errors.js';
 import type { Logger } from '../../service/logger.js';
 import type { CallGate } from './gate.js';
+import type { MessageLink } from './messageLink.js';
 import type { OperationToolHost } from './operationTools.js';
 import { GatewayRelay } from './relay.js';
 import type { UpstreamSpec, UpstreamTransportFactory } from './upstream.js';
@@ -25,8 +26,8 @@ import type { UpstreamSpec, UpstreamTransportFactory } from './upstream.js';
 export const MAX_KEEP_ALIVE_MS = 15_000;
 
 export interface GatewayOptions {
-  /** Towards the MCP client (stdio in production, in-memory in tests). */
-  clientTransport: Transport;
+  /** Towards the MCP client: a line link over stdio in production, an SDK transport (in-memory) in tests. */
+  clientTransport: Transport | MessageLink;
   upstreams: UpstreamSpec[];
   gate: CallGate;
   logger: Logger;

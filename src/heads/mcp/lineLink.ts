@@ -85,7 +85,8 @@ export class LineLink implements MessageLink {
       }
     }
     this.queued.push(text);
-    if (onLateFailure !== undefined) this.lateFailures.push(onLateFailure);
+    // One sender's handler hears a failed write once, however many of its messages it carried.
+    if (onLateFailure !== undefined && this.lateFailures[this.lateFailures.length - 1] !== onLateFailure) this.lateFailures.push(onLateFailure);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       this.defer(this.flush);

@@ -1,15 +1,18 @@
 // The JSON-RPC relay at the centre of the gateway (SPEC §10): one MCP client on
-// one side, the upstream links on the other, request ids mapped per direction.
-// Each client request goes to whoever owns its method (routing with several
-// upstreams, the tools/call pipeline); everything else is relayed as it is.
+// one side, the upstream links on the other. Each client request goes to whoever
+// owns its method (routing with several upstreams, the tools/call pipeline);
+// everything else is relayed as it is. Ids pass through unless they would
+// collide (then only that one is mapped). Towards the client, a message the
+// gateway does not change goes on as the upstream's own line; towards an
+// upstream, every message with a method is written from what the gateway read,
+// so an upstream never reads a method or params the gateway did not see.
 import { randomUUID } from 'node:crypto';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AssentError, toAssentError } from '../../core/errors.js';
 import { toWellFormed } from '../../core/jsonLimits.js';
 import type { Logger } from '../../service/logger.js';
 import { ToolCallPipeline } from './callPipeline.js';
 import type { Gateway, GatewayOptions } from './gateway.js';
+import { asMessageLink, type MessageLink } from './messageLink.js';
 import type { OperationToolHost } from './operationTools.js';
 import { MultiUpstreamRouter } from './routing.js';
 import { ServerRequestRelay } from './serverRequests.js';
@@ -27,15 +30,19 @@ import {
   type WireRequest,
 } from './wire.js';
 
-/** A client request the gateway has not answered yet. */
+/** A client request the gateway has not answered yet. Every field is always present, so all of them share one object shape. */
 export interface ClientInflight {
   method: string;
-  /** Set while a tools/call waits at the gate. */
-  gate?: AbortController;
-  link?: UpstreamLink;
-  upstreamId?: RpcId;
+  /** Set while a tools/call waits at the gate; cancelling stops the wait and nothing goes upstream. */
+  gate: { cancel(): void } | undefined;
+  link: UpstreamLink | undefined;
+  upstreamId: RpcId | undefined;
   /** Reports an allowed call's outcome (and its result, for the gate that records it) to the gate exactly once. */
-  finish?: (ok: boolean, result?: Record<string, unknown>) => void;
+  finish: ((ok: boolean, result?: Record<string, unknown>) => void) | undefined;
+}
+
+function newInflight(method: string, gate?: { cancel(): void }): ClientInflight {
+  return { method, gate, link: undefined, upstreamId: undefined, finish: undefined };
 }
 
 export class GatewayRelay implements Gateway {
@@ -54,8 +61,8 @@ export class GatewayRelay implements Gateway {
   clientCanElicit = false;
   private resolveClosed!: () => void;
   private closing = false;
-  private readonly client: Transport;
-  private readonly towardsClient = new ServerRequestRelay((message) => this.sendToClient(message));
+  private readonly client: MessageLink;
+  private readonly towardsClient = new ServerRequestRelay((message, line) => this.sendToClient(message, line));
   private readonly routing: MultiUpstreamRouter;
   private readonly calls: ToolCallPipeline;
 
@@ -64,7 +71,7 @@ export class GatewayRelay implements Gateway {
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve;
     });
-    this.client = options.clientTransport;
+    this.client = asMessageLink(options.clientTransport);
     this.log = options.logger.child({ head: 'mcp', sessionId: this.sessionId });
     this.operationTools = options.operationTools;
     const factory = options.createUpstreamTransport ?? createUpstreamTransport;
@@ -101,7 +108,7 @@ export class GatewayRelay implements Gateway {
         { details: { server: link.alias }, cause: reason },
       );
     }
-    this.client.onmessage = (message) => this.onClientMessage(message as unknown as WireMessage);
+    this.client.onmessage = (message, line) => this.onClientMessage(message, line);
     this.client.onerror = (error) => this.log.warn('client transport error', { error });
     this.client.onclose = () => {
       void this.close();
@@ -112,7 +119,7 @@ export class GatewayRelay implements Gateway {
 
   private async startLink(link: UpstreamLink): Promise<void> {
     const transport = link.transport;
-    transport.onmessage = (message) => this.onUpstreamMessage(link, message as unknown as WireMessage);
+    transport.onmessage = (message, line) => this.onUpstreamMessage(link, message, line);
     transport.onerror = (error) => this.log.warn('upstream transport error', { server: link.alias, error });
     transport.onclose = () => this.onUpstreamClosed(link);
     await transport.start();
@@ -121,12 +128,13 @@ export class GatewayRelay implements Gateway {
 
   // ---------------------------------------------------------------- client → gateway
 
-  private onClientMessage(message: WireMessage): void {
+  /** `line` is the message's original text, passed on only for answers (which carry no method). */
+  private onClientMessage(message: WireMessage, line: string | undefined): void {
     if (this.closing) return;
     if (typeof message.method === 'string' && this.refusedLookalike(message)) return;
     if (isRequest(message)) this.onClientRequest(message);
     else if (typeof message.method === 'string') this.onClientNotification(message);
-    else this.onClientResponse(message);
+    else this.onClientResponse(message, line);
   }
 
   /**
@@ -158,7 +166,7 @@ export class GatewayRelay implements Gateway {
       case 'initialize':
         this.rememberCaller(request);
         if (this.multi) void this.routing.initializeAll(request);
-        else this.forward(this.first(), request, (response) => this.first().adoptInitializeResult(response.result));
+        else this.forward(this.first(), request, (response) => void this.first().adoptInitializeResult(response.result));
         return;
       case 'tools/call':
         this.calls.onToolCall(request);
@@ -168,7 +176,7 @@ export class GatewayRelay implements Gateway {
         else
           this.forward(this.first(), request, (response) => {
             this.first().learnToolsPage(request.params?.['cursor'], response.result);
-            this.appendOperationTools(request, response.result);
+            return this.appendOperationTools(request, response.result);
           });
         return;
       default:
@@ -189,7 +197,7 @@ export class GatewayRelay implements Gateway {
       if (inflight === undefined) return;
       if (inflight.gate) {
         // Cancelled while waiting at the gate: stop waiting, send nothing upstream.
-        inflight.gate.abort();
+        inflight.gate.cancel();
         return;
       }
       if (inflight.link && inflight.upstreamId !== undefined) {
@@ -203,9 +211,9 @@ export class GatewayRelay implements Gateway {
     for (const link of this.links) link.send(notification);
   }
 
-  private onClientResponse(response: WireMessage): void {
+  private onClientResponse(response: WireMessage, line: string | undefined): void {
     if (response.id === undefined) return;
-    if (!this.towardsClient.onClientResponse(response.id, response)) this.log.debug('response from client for an unknown request', { id: response.id });
+    if (!this.towardsClient.onClientResponse(response.id, response, line)) this.log.debug('response from client for an unknown request', { id: response.id });
   }
 
   private rememberCaller(request: WireRequest): void {
@@ -219,27 +227,29 @@ export class GatewayRelay implements Gateway {
     }
   }
 
-  /** Adds the `assent__*` operation tools to the first page of tools/list (opt-in). */
-  appendOperationTools(request: WireRequest, result: Record<string, unknown> | undefined): void {
+  /** Adds the `assent__*` operation tools to the first page of tools/list (opt-in); true when it changed the result. */
+  appendOperationTools(request: WireRequest, result: Record<string, unknown> | undefined): boolean {
     const host = this.operationTools;
-    if (host === undefined || result === undefined || request.params?.['cursor'] !== undefined || !Array.isArray(result['tools'])) return;
+    if (host === undefined || result === undefined || request.params?.['cursor'] !== undefined || !Array.isArray(result['tools'])) return false;
     result['tools'] = [...(result['tools'] as unknown[]), ...host.tools()];
+    return true;
   }
 
   // ---------------------------------------------------------------- upstream → gateway
 
-  private onUpstreamMessage(link: UpstreamLink, message: WireMessage): void {
+  /** `line` is the message's original text (line-framed links only), written on when nothing in it changes. */
+  private onUpstreamMessage(link: UpstreamLink, message: WireMessage, line: string | undefined): void {
     if (this.closing) return;
     if (isRequest(message)) {
-      this.towardsClient.relayRequest(link, message);
+      this.towardsClient.relayRequest(link, message, line);
     } else if (typeof message.method === 'string') {
-      this.relayServerNotification(link, message);
+      this.relayServerNotification(link, message, line);
     } else {
-      this.onUpstreamResponse(link, message);
+      this.onUpstreamResponse(link, message, line);
     }
   }
 
-  private onUpstreamResponse(link: UpstreamLink, response: WireMessage): void {
+  private onUpstreamResponse(link: UpstreamLink, response: WireMessage, line: string | undefined): void {
     if (response.id === undefined) return;
     const pending = link.pending.get(response.id);
     if (pending === undefined) {
@@ -259,21 +269,22 @@ export class GatewayRelay implements Gateway {
       }
       return;
     }
-    pending.onResponse?.(response);
+    const changed = pending.onResponse?.(response) === true;
     this.clientInflight.delete(pending.clientId);
-    this.sendToClient({ ...response, id: pending.clientId });
+    if (response.id === pending.clientId && !changed) this.sendToClient(response, line);
+    else this.sendToClient({ ...response, id: pending.clientId });
   }
 
-  private relayServerNotification(link: UpstreamLink, notification: WireMessage): void {
+  private relayServerNotification(link: UpstreamLink, notification: WireMessage, line: string | undefined): void {
     if (notification.method === 'notifications/cancelled') {
-      this.towardsClient.onUpstreamCancelled(link, notification);
+      this.towardsClient.onUpstreamCancelled(link, notification, line);
       return;
     }
     if (notification.method === 'notifications/tools/list_changed') {
       link.tools.clear();
       link.toolsComplete = false;
     }
-    this.sendToClient(notification);
+    this.sendToClient(notification, line);
   }
 
   private onUpstreamClosed(link: UpstreamLink): void {
@@ -300,16 +311,19 @@ export class GatewayRelay implements Gateway {
     return this.links[0] as UpstreamLink;
   }
 
-  /** Relays a client request to one upstream under a fresh id; the response comes back under the client's id. */
-  forward(link: UpstreamLink, request: WireRequest, onResponse?: (response: WireMessage) => void, inflight: ClientInflight = { method: request.method }): void {
+  /**
+   * Relays a client request to one upstream (under the client's id unless it collides there); the response comes
+   * back under the client's id. `onResponse` returns true when it changed the response.
+   */
+  forward(
+    link: UpstreamLink,
+    request: WireRequest,
+    onResponse?: (response: WireMessage) => boolean | void,
+    inflight: ClientInflight = newInflight(request.method),
+  ): void {
     inflight.link = link;
     this.clientInflight.set(request.id, inflight);
-    const upstreamId = link.forward(request, {
-      kind: 'client',
-      clientId: request.id,
-      method: request.method,
-      ...(onResponse === undefined ? {} : { onResponse }),
-    });
+    const upstreamId = link.forward(request, { kind: 'client', clientId: request.id, method: request.method, onResponse });
     if (upstreamId === undefined) {
       this.clientInflight.delete(request.id);
       this.sendToClient(errorMessage(request.id, link.unavailableBody(request.method)));
@@ -318,12 +332,15 @@ export class GatewayRelay implements Gateway {
     inflight.upstreamId = upstreamId;
   }
 
-  sendToClient(message: WireMessage): void {
+  /** `line`, when given, is this very message as an upstream wrote it, passed on unchanged. */
+  sendToClient(message: WireMessage, line?: string): void {
     if (this.closing) return;
-    this.client.send(message as unknown as JSONRPCMessage).catch((error: unknown) => {
-      this.log.warn('could not write to the client', { error });
-    });
+    if (!this.client.send(message, line, this.onClientWriteFailed)) this.log.warn('could not write to the client: its connection is closed');
   }
+
+  private readonly onClientWriteFailed = (error: unknown): void => {
+    this.log.warn('could not write to the client', { error });
+  };
 
   reply(id: RpcId, result: Record<string, unknown>): void {
     this.sendToClient(resultMessage(id, result));
@@ -344,7 +361,7 @@ export class GatewayRelay implements Gateway {
     if (this.closing) return this.closed;
     this.closing = true;
     for (const inflight of this.clientInflight.values()) {
-      inflight.gate?.abort();
+      inflight.gate?.cancel();
       inflight.finish?.(false);
     }
     this.clientInflight.clear();

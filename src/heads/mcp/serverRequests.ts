@@ -1,12 +1,13 @@
 // Requests that travel towards the MCP client, in one client-facing id space:
 // an upstream's own requests (sampling, elicitation, roots; R-MCP-2), relayed
-// under a gateway-chosen id and answered back under the upstream's, and the
-// gateway's own `elicitation/create` for the elicitation channel (R-MCP-6).
+// under the upstream's id (a gateway-chosen one only when that id is taken) and
+// answered back under the upstream's, and the gateway's own
+// `elicitation/create` for the elicitation channel (R-MCP-6).
 import { AssentError } from '../../core/errors.js';
 import type { UpstreamLink } from './upstream.js';
-import { isRecord, type RpcId, type WireMessage, type WireRequest } from './wire.js';
+import { GATEWAY_ID_PREFIX, isGatewayId, isRecord, type RpcId, type WireMessage, type WireRequest } from './wire.js';
 
-/** A server-to-client request relayed under a gateway-chosen id. */
+/** A server-to-client request relayed to the client, under its upstream's id or a gateway-chosen one. */
 interface ServerRequestRoute {
   link: UpstreamLink;
   upstreamId: RpcId;
@@ -26,22 +27,31 @@ export class ServerRequestRelay {
   /** Requests the gateway itself made of the client (elicitation channel), by client-facing id. */
   private readonly own = new Map<RpcId, OwnRequest>();
 
-  /** @param sendToClient writes one message to the client (nothing once the gateway closes). */
-  constructor(private readonly sendToClient: (message: WireMessage) => void) {}
+  /** @param sendToClient writes one message to the client (nothing once the gateway closes); `line` is its original text when unchanged. */
+  constructor(private readonly sendToClient: (message: WireMessage, line?: string) => void) {}
 
-  /** Relays an upstream's request to the client under a fresh client-facing id. */
-  relayRequest(link: UpstreamLink, request: WireRequest): void {
-    const id = this.nextClientFacingId++;
+  /**
+   * Relays an upstream's request to the client under the upstream's own id, so
+   * it goes on as the upstream's line; a fresh client-facing id only when that
+   * id is already in use here (another upstream's request) or is in the gateway's namespace.
+   */
+  relayRequest(link: UpstreamLink, request: WireRequest, line: string | undefined): void {
+    const keep = !isGatewayId(request.id) && !this.routes.has(request.id);
+    const id = keep ? request.id : this.freshId();
     const key = routeKey(link, request.id);
     const meta = request.params?.['_meta'];
     const progressToken = isRecord(meta) ? meta['progressToken'] : undefined;
     this.routes.set(id, { link, upstreamId: request.id, key, ...(progressToken === undefined ? {} : { progressToken }) });
     this.idsByRoute.set(key, id);
-    this.sendToClient({ ...request, id });
+    if (keep) this.sendToClient(request, line);
+    else this.sendToClient({ ...request, id });
   }
 
-  /** The client's answer to one of these requests; false when it answers nothing this side asked (the caller logs it). */
-  onClientResponse(id: RpcId, response: WireMessage): boolean {
+  /**
+   * The client's answer to one of these requests; false when it answers nothing this side asked (the caller logs it).
+   * An answer carries no method, so its original `line` may go upstream as it is when the id needs no mapping.
+   */
+  onClientResponse(id: RpcId, response: WireMessage, line: string | undefined): boolean {
     const own = this.own.get(id);
     if (own !== undefined) {
       this.own.delete(id);
@@ -53,7 +63,8 @@ export class ServerRequestRelay {
     if (route === undefined) return false;
     this.routes.delete(id);
     this.idsByRoute.delete(route.key);
-    route.link.send({ ...response, id: route.upstreamId });
+    if (route.upstreamId === id) route.link.send(response, undefined, line);
+    else route.link.send({ ...response, id: route.upstreamId });
     return true;
   }
 
@@ -70,14 +81,15 @@ export class ServerRequestRelay {
   }
 
   /** An upstream withdrew one of its requests: the client hears it under the client-facing id. */
-  onUpstreamCancelled(link: UpstreamLink, notification: WireMessage): void {
+  onUpstreamCancelled(link: UpstreamLink, notification: WireMessage, line: string | undefined): void {
     const params = notification.params ?? {};
     const key = routeKey(link, params['requestId'] as RpcId);
     const id = this.idsByRoute.get(key);
     if (id === undefined) return;
     this.idsByRoute.delete(key);
     this.routes.delete(id);
-    this.sendToClient({ ...notification, params: { ...params, requestId: id } });
+    if (id === params['requestId']) this.sendToClient(notification, line);
+    else this.sendToClient({ ...notification, params: { ...params, requestId: id } });
   }
 
   /** Requests a stopped upstream made of the client can never be answered: the client is told to drop them. */
@@ -101,7 +113,7 @@ export class ServerRequestRelay {
         reject(new AssentError('timeout', 'The elicitation was cancelled before it was sent.'));
         return;
       }
-      const id = this.nextClientFacingId++;
+      const id = this.freshId();
       const onAbort = (): void => {
         if (!this.own.delete(id)) return;
         this.sendToClient({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'decided on another channel' } });
@@ -120,6 +132,10 @@ export class ServerRequestRelay {
       });
       this.sendToClient({ jsonrpc: '2.0', id, method: 'elicitation/create', params });
     });
+  }
+
+  private freshId(): string {
+    return `${GATEWAY_ID_PREFIX}${this.nextClientFacingId++}`;
   }
 
   /** The gateway closes: its own requests fail; relayed ones die with their upstreams. */
