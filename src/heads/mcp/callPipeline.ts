@@ -10,7 +10,7 @@ import type { OperationToolHost } from './operationTools.js';
 import type { ClientInflight, GatewayRelay } from './relay.js';
 import { TOOL_NAME_SEPARATOR, type MultiUpstreamRouter } from './routing.js';
 import type { UpstreamLink } from './upstream.js';
-import { isRecord, RPC_INVALID_PARAMS, type WireRequest } from './wire.js';
+import { isRecord, RPC_INVALID_PARAMS, type WireMessage, type WireRequest } from './wire.js';
 
 export interface ToolCallPipelineOptions {
   gate: CallGate;
@@ -23,9 +23,9 @@ export interface ToolCallPipelineOptions {
 
 export class ToolCallPipeline {
   constructor(
-    private readonly relay: GatewayRelay,
-    private readonly routing: MultiUpstreamRouter,
-    private readonly options: ToolCallPipelineOptions,
+    readonly relay: GatewayRelay,
+    readonly routing: MultiUpstreamRouter,
+    readonly options: ToolCallPipelineOptions,
   ) {}
 
   /** Every `tools/call` request from the client. */
@@ -90,109 +90,11 @@ export class ToolCallPipeline {
       });
       return;
     }
-    const wait = new GateWait();
-    const inflight: ClientInflight = { method: request.method, gate: wait, link: undefined, upstreamId: undefined, finish: undefined };
-    relay.clientInflight.set(request.id, inflight);
-    const call: PendingCall = { request, inflight, wait, link, tool, args };
+    const run = new ToolCallRun(this, request, link, tool, args);
+    relay.clientInflight.set(request.id, run.inflight);
     // Known annotations (the usual case once tools/list was seen) decide in this very turn.
-    if (link.tools.has(tool) || link.toolsComplete || !link.alive) this.decide(call, link.tools.get(tool)?.annotations as ToolAnnotationHints | undefined);
-    else void this.annotationsFor(link, tool).then((annotations) => this.decide(call, annotations));
-  }
-
-  private decide(call: PendingCall, annotations: ToolAnnotationHints | undefined): void {
-    const { request, inflight, wait, link, tool, args } = call;
-    const relay = this.relay;
-    if (wait.cancelled) {
-      relay.clientInflight.delete(request.id);
-      return;
-    }
-    const meta = request.params?.['_meta'];
-    const progressToken = isRecord(meta) ? meta['progressToken'] : undefined;
-    const keepAlive = progressToken === undefined ? undefined : this.startKeepAlive(progressToken, link.alias, tool);
-    let done = false;
-    const conclude = (decision: GateDecision | typeof ABORTED): void => {
-      if (done) return;
-      done = true;
-      if (keepAlive !== undefined) this.options.clearInterval(keepAlive);
-      inflight.gate = undefined;
-      this.afterDecision(call, decision);
-    };
-    const failClosed = (error: unknown): void => {
-      // A gate that fails cannot have allowed anything: fail closed (R-MCP-5).
-      relay.log.error('gate failed; refusing the call', { server: link.alias, tool, error });
-      conclude({
-        allowed: false,
-        reason: 'no_consent_channel',
-        message: describeDenial('no_consent_channel', { server: link.alias, tool, hint: `the approval service failed: ${toAssentError(error).type}` }),
-      });
-    };
-    // A gate that ignores its signal still cannot hold a cancelled call.
-    wait.onCancel = () => conclude(ABORTED);
-    const gateCall: GateCall = {
-      sessionId: relay.sessionId,
-      server: link.alias,
-      tool,
-      args,
-      caller: relay.caller,
-      get signal(): AbortSignal {
-        return wait.signal;
-      },
-    };
-    if (annotations !== undefined) gateCall.annotations = annotations;
-    if (relay.clientCanElicit) gateCall.elicit = (elicitParams, signal) => relay.elicit(elicitParams, signal);
-    try {
-      this.options.gate.authorize(gateCall).then(conclude, failClosed);
-    } catch (error) {
-      failClosed(error);
-    }
-  }
-
-  private afterDecision(call: PendingCall, decision: GateDecision | typeof ABORTED): void {
-    const { request, inflight, link, tool } = call;
-    const relay = this.relay;
-    if (decision === ABORTED || relay.isClosing) {
-      relay.clientInflight.delete(request.id);
-      return;
-    }
-    if (!decision.allowed) {
-      relay.clientInflight.delete(request.id);
-      relay.reply(request.id, deniedResult(decision));
-      return;
-    }
-    if (decision.replay !== undefined) {
-      // R-MCP-8 / R-J-4: the identical call already ran under its approval; the upstream never sees it again.
-      relay.clientInflight.delete(request.id);
-      relay.reply(request.id, decision.replay);
-      return;
-    }
-
-    const gate = this.options.gate;
-    const callId = decision.callId;
-    const now = this.options.now;
-    const startedAt = now();
-    let finished = false;
-    inflight.finish = (ok, result) => {
-      if (finished || callId === undefined || gate.finish === undefined) return;
-      finished = true;
-      try {
-        gate.finish(callId, result === undefined ? { ok, durationMs: now() - startedAt } : { ok, durationMs: now() - startedAt, result });
-      } catch (error) {
-        relay.log.warn('gate.finish threw', { error });
-      }
-    };
-    // Written from the parsed request, whose arguments are exactly what was checked and decided:
-    // never the client's original bytes, which another JSON reader might read differently (hardening 1).
-    const forwarded = relay.multi ? { ...request, params: { ...request.params, name: tool } } : request;
-    relay.forward(
-      link,
-      forwarded,
-      (response) => {
-        inflight.finish?.(response.error === undefined && response.result?.['isError'] !== true, response.result);
-        if (relay.multi) this.routing.learnTask(link, response);
-      },
-      inflight,
-    );
-    if (!relay.clientInflight.has(request.id)) inflight.finish(false);
+    if (link.tools.has(tool) || link.toolsComplete || !link.alive) run.decide(link.tools.get(tool)?.annotations as ToolAnnotationHints | undefined);
+    else void this.annotationsFor(link, tool).then((annotations) => run.decide(annotations));
   }
 
   /** The upstream's annotations for a tool; fetches tools/list first when the tool has not been seen. */
@@ -210,7 +112,7 @@ export class ToolCallPipeline {
   }
 
   /** Progress notifications while a call waits for a human, so the client does not abort it as idle (R-MCP-4). */
-  private startKeepAlive(progressToken: unknown, server: string, tool: string): unknown {
+  startKeepAlive(progressToken: unknown, server: string, tool: string): unknown {
     let beats = 0;
     return this.options.setInterval(() => {
       beats += 1;
@@ -230,41 +132,155 @@ export class ToolCallPipeline {
 
 const ABORTED = Symbol('aborted');
 
-/** One tools/call from the moment it reaches the gate. */
-interface PendingCall {
-  request: WireRequest;
-  inflight: ClientInflight;
-  wait: GateWait;
-  link: UpstreamLink;
-  tool: string;
-  args: Record<string, unknown>;
-}
-
 /**
- * A call's wait at the gate, cancellable by the client or by close. Its
- * AbortSignal is made only when the gate reads it: an allow or deny settled
- * from the policy snapshot never does, so the allow path allocates none.
+ * One tools/call from the moment its input was checked: its wait at the gate
+ * (cancellable by the client or by close), the decision, the forwarding and
+ * the outcome report. One object with its callbacks as fields, so the allow
+ * path allocates little; its AbortSignal is made only when the gate reads it,
+ * which an allow or deny settled from the policy snapshot never does.
  */
-class GateWait {
-  onCancel: (() => void) | undefined;
+class ToolCallRun {
+  readonly inflight: ClientInflight;
   private controller: AbortController | undefined;
-  private isCancelled = false;
+  private cancelled = false;
+  private decided = false;
+  private keepAlive: unknown;
+  private callId: string | undefined;
+  private startedAt = 0;
+  private finished = false;
 
-  get cancelled(): boolean {
-    return this.isCancelled;
+  constructor(
+    private readonly pipeline: ToolCallPipeline,
+    private readonly request: WireRequest,
+    private readonly link: UpstreamLink,
+    private readonly tool: string,
+    readonly args: Record<string, unknown>,
+  ) {
+    this.inflight = { method: request.method, gate: this, link: undefined, upstreamId: undefined, finish: undefined };
   }
 
   get signal(): AbortSignal {
     this.controller ??= new AbortController();
-    if (this.isCancelled) this.controller.abort();
+    if (this.cancelled) this.controller.abort();
     return this.controller.signal;
   }
 
+  /** The client cancelled or the gateway closes: stop waiting; a gate that ignores its signal still cannot hold the call. */
   cancel(): void {
-    if (this.isCancelled) return;
-    this.isCancelled = true;
+    if (this.cancelled) return;
+    this.cancelled = true;
     this.controller?.abort();
-    this.onCancel?.();
+    this.conclude(ABORTED);
+  }
+
+  decide(annotations: ToolAnnotationHints | undefined): void {
+    const relay = this.pipeline.relay;
+    if (this.cancelled) {
+      relay.clientInflight.delete(this.request.id);
+      return;
+    }
+    const meta = this.request.params?.['_meta'];
+    const progressToken = isRecord(meta) ? meta['progressToken'] : undefined;
+    if (progressToken !== undefined) this.keepAlive = this.pipeline.startKeepAlive(progressToken, this.link.alias, this.tool);
+    const call = new GateCallView(this, relay.sessionId, this.link.alias, this.tool, relay.caller);
+    if (annotations !== undefined) call.annotations = annotations;
+    if (relay.clientCanElicit) call.elicit = (elicitParams, signal) => relay.elicit(elicitParams, signal);
+    try {
+      this.pipeline.options.gate.authorize(call).then(this.onDecision, this.onGateFailure);
+    } catch (error) {
+      this.onGateFailure(error);
+    }
+  }
+
+  private readonly onDecision = (decision: GateDecision): void => this.conclude(decision);
+
+  private readonly onGateFailure = (error: unknown): void => {
+    // A gate that fails cannot have allowed anything: fail closed (R-MCP-5).
+    const { link, tool } = this;
+    this.pipeline.relay.log.error('gate failed; refusing the call', { server: link.alias, tool, error });
+    this.conclude({
+      allowed: false,
+      reason: 'no_consent_channel',
+      message: describeDenial('no_consent_channel', { server: link.alias, tool, hint: `the approval service failed: ${toAssentError(error).type}` }),
+    });
+  };
+
+  private conclude(decision: GateDecision | typeof ABORTED): void {
+    if (this.decided) return;
+    this.decided = true;
+    if (this.keepAlive !== undefined) this.pipeline.options.clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
+    this.inflight.gate = undefined;
+    const { relay, options } = this.pipeline;
+    const request = this.request;
+    if (decision === ABORTED || relay.isClosing) {
+      relay.clientInflight.delete(request.id);
+      return;
+    }
+    if (!decision.allowed) {
+      relay.clientInflight.delete(request.id);
+      relay.reply(request.id, deniedResult(decision));
+      return;
+    }
+    if (decision.replay !== undefined) {
+      // R-MCP-8 / R-J-4: the identical call already ran under its approval; the upstream never sees it again.
+      relay.clientInflight.delete(request.id);
+      relay.reply(request.id, decision.replay);
+      return;
+    }
+    this.callId = decision.callId;
+    this.startedAt = options.now();
+    this.inflight.finish = this.finish;
+    // Written from the parsed request, whose arguments are exactly what was checked and decided:
+    // never the client's original bytes, which another JSON reader might read differently (hardening 1).
+    const forwarded = relay.multi ? { ...request, params: { ...request.params, name: this.tool } } : request;
+    relay.forward(this.link, forwarded, relay.multi ? this.onMultiResponse : this.onResponse, this.inflight);
+    if (!relay.clientInflight.has(request.id)) this.finish(false);
+  }
+
+  private readonly onResponse = (response: WireMessage): void => {
+    this.finish(response.error === undefined && response.result?.['isError'] !== true, response.result);
+  };
+
+  private readonly onMultiResponse = (response: WireMessage): void => {
+    this.onResponse(response);
+    this.pipeline.routing.learnTask(this.link, response);
+  };
+
+  /** Reports the allowed call's outcome (and its result, for the gate that records it) to the gate exactly once. */
+  private readonly finish = (ok: boolean, result?: Record<string, unknown>): void => {
+    const gate = this.pipeline.options.gate;
+    if (this.finished || this.callId === undefined || gate.finish === undefined) return;
+    this.finished = true;
+    const durationMs = this.pipeline.options.now() - this.startedAt;
+    try {
+      gate.finish(this.callId, result === undefined ? { ok, durationMs } : { ok, durationMs, result });
+    } catch (error) {
+      this.pipeline.relay.log.warn('gate.finish threw', { error });
+    }
+  };
+}
+
+/** The call as the gate sees it; `signal` is read through to the run, which makes it only on demand. */
+class GateCallView implements GateCall {
+  declare annotations?: ToolAnnotationHints;
+  declare elicit?: GateCall['elicit'];
+  readonly args: Record<string, unknown>;
+  readonly #run: ToolCallRun;
+
+  constructor(
+    run: ToolCallRun,
+    readonly sessionId: string,
+    readonly server: string,
+    readonly tool: string,
+    readonly caller: Record<string, unknown>,
+  ) {
+    this.#run = run;
+    this.args = run.args;
+  }
+
+  get signal(): AbortSignal {
+    return this.#run.signal;
   }
 }
 
