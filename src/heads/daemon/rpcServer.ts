@@ -328,7 +328,7 @@ class Connection implements ConnectionHandle {
       );
       return;
     }
-    const parsed = operation.params.safeParse(params);
+    const parsed = operation.accepts?.(params) === true ? { success: true as const, data: params } : operation.params.safeParse(params);
     if (!parsed.success) {
       this.reject(
         id,
