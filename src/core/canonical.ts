@@ -25,11 +25,17 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
-export function sha256Hex(text: string | Uint8Array): string {
-  return bytesToHex(sha256(typeof text === 'string' ? utf8ToBytes(text) : text));
-}
+/**
+ * Lowercase hex SHA-256 of a string's UTF-8 bytes (or of bytes). Core's own is
+ * pure JavaScript; a process with a native one (node:crypto, several times
+ * faster) passes it where it hashes on a hot path. Both give the same hex.
+ */
+export type Sha256Hex = (text: string | Uint8Array) => string;
+
+/** The pure SHA-256 (`@noble/hashes`); what core uses unless a caller injects another. */
+export const sha256Hex: Sha256Hex = (text) => bytesToHex(sha256(typeof text === 'string' ? utf8ToBytes(text) : text));
 
 /** `v1:sha256:<hex>` over the canonical bytes; the prefix versions the encoding. */
-export function digestOf(value: unknown): string {
-  return `v1:sha256:${sha256Hex(canonicalJson(value))}`;
+export function digestOf(value: unknown, hash: Sha256Hex = sha256Hex): string {
+  return `v1:sha256:${hash(canonicalJson(value))}`;
 }

@@ -40,6 +40,8 @@ export function toWellFormed(text: string): string {
  * function). Undefined when the value is plain, portable JSON.
  */
 export function findJsonProblem(value: unknown, maxDepth: number = MAX_JSON_DEPTH): JsonProblem | undefined {
+  // Almost every value is clean: say so without building a path per node, then look for the problem only when there is one.
+  if (isPortable(value, maxDepth)) return undefined;
   // Iterative, so the check itself has no stack limit; depth is bounded anyway.
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
   while (stack.length > 0) {
@@ -74,6 +76,37 @@ export function findJsonProblem(value: unknown, maxDepth: number = MAX_JSON_DEPT
     }
   }
   return undefined;
+}
+
+/**
+ * True exactly when findJsonProblem finds nothing, allocating nothing on the
+ * way (it runs per call on the gateway and per audit record in the daemon).
+ * Recursion is bounded: it stops at `levelsLeft` levels, at most MAX_JSON_DEPTH in practice.
+ */
+function isPortable(value: unknown, levelsLeft: number): boolean {
+  switch (typeof value) {
+    case 'string':
+      return !hasLoneSurrogate(value);
+    case 'number':
+      return Number.isFinite(value);
+    case 'boolean':
+      return true;
+    case 'object': {
+      if (value === null) return true;
+      if (levelsLeft < 1) return false;
+      if (Array.isArray(value)) {
+        for (const item of value as unknown[]) if (!isPortable(item, levelsLeft - 1)) return false;
+        return true;
+      }
+      for (const key of Object.keys(value)) {
+        if (key === '__proto__' || hasLoneSurrogate(key)) return false;
+        if (!isPortable((value as Record<string, unknown>)[key], levelsLeft - 1)) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 /** A path as a JSON Pointer for messages; lone surrogates are shown as `\uXXXX` and very long paths are shortened. */

@@ -1,10 +1,11 @@
 // The audit log (SPEC §15): one hash-chained JSON line per gated call or effect
 // in audit/<YYYY-MM-DD>.jsonl. Writes are queued and asynchronous so they never
-// block or fail a call; failures are counted for daemon.status.
+// block or fail a call; failures are counted for daemon.status. The day's file
+// stays open for appending; each batch leaves in one write, then an fsync.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { sha256Hex } from '../core/canonical.js';
 import type { Clock } from '../core/clock.js';
+import { nativeSha256Hex } from './nativeHash.js';
 
 export type AuditOutcome = 'ok' | 'error' | 'denied' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'uncertain';
 export type AuditChannel = 'tty' | 'cli' | 'watch' | 'web' | 'elicitation' | 'rule' | 'session';
@@ -81,14 +82,26 @@ export const AUDIT_GENESIS = `v1:sha256:${'0'.repeat(64)}`;
 const ANCHOR_FILE = 'anchor.json';
 const FILE_PATTERN = /^\d{4}-\d{2}-\d{2}\.jsonl$/;
 const DAY_MS = 86_400_000;
+const NEWLINE = 0x0a;
+
+/** A day file opened for appending (created 0600); the writer keeps it open between batches. */
+export interface AuditFile {
+  /** Appends every byte: one write, repeated for the rest only if the system took part of it. */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Waits until what was written is on disk. */
+  sync(): Promise<void>;
+  /** False once the path names another file or none (deleted or replaced since it was opened). */
+  isCurrent(): Promise<boolean>;
+  close(): Promise<void>;
+}
 
 export interface AuditLogOptions {
   dir: string;
   clock?: Clock;
   retentionDays?: number;
   onFailure?: (error: unknown) => void;
-  /** The write primitive; tests inject a failing one. */
-  appendFile?: (file: string, text: string) => Promise<void>;
+  /** Opens a day file for appending; tests inject failing ones. */
+  openFile?: (file: string) => Promise<AuditFile>;
 }
 
 interface ChainState {
@@ -98,7 +111,7 @@ interface ChainState {
 
 /** The digest a line's successor names as `prev`: over the exact text of the line, without its newline. */
 export function lineDigest(line: string): string {
-  return `v1:sha256:${sha256Hex(line)}`;
+  return `v1:sha256:${nativeSha256Hex(line)}`;
 }
 
 function dayOf(ms: number): string {
@@ -128,37 +141,71 @@ function readAnchor(dir: string): ChainState | undefined {
   return undefined;
 }
 
-/** Picks the R-AUD-1 fields and drops everything else, so a stray `args` never reaches disk. */
-export function sanitizeAuditRecord(record: AuditRecord): AuditRecord {
+/** Copies the R-AUD-1 fields into `out` in their order and drops everything else, so a stray `args` never reaches disk. */
+function copyAuditFields(record: AuditRecord, out: Record<string, unknown>): Record<string, unknown> {
   const source = record as unknown as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
   for (const field of AUDIT_FIELDS) {
     const value = source[field];
     if (value !== undefined) out[field] = value;
   }
-  return out as unknown as AuditRecord;
+  return out;
 }
 
-const defaultAppendFile = async (file: string, text: string): Promise<void> => {
+/** Picks the R-AUD-1 fields and drops everything else, so a stray `args` never reaches disk. */
+export function sanitizeAuditRecord(record: AuditRecord): AuditRecord {
+  return copyAuditFields(record, {}) as unknown as AuditRecord;
+}
+
+/** A queued line: `seq` and `prev` first (filled in when written), then the record's fields, copied once. */
+interface PendingLine {
+  seq: number;
+  prev: string;
+  [field: string]: unknown;
+}
+
+/** The default `openFile`: an O_APPEND descriptor, so every write lands at the end whatever else wrote there. */
+export async function openAuditFile(file: string): Promise<AuditFile> {
   const handle = await fs.promises.open(file, 'a', 0o600);
+  let opened: fs.Stats;
   try {
-    await handle.appendFile(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    opened = await handle.stat();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
   }
-};
+  return {
+    async write(bytes) {
+      for (let offset = 0; offset < bytes.length; ) {
+        const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+        offset += bytesWritten;
+      }
+    },
+    sync: () => handle.sync(),
+    async isCurrent() {
+      try {
+        const now = await fs.promises.stat(file);
+        return now.ino === opened.ino && now.dev === opened.dev;
+      } catch {
+        return false;
+      }
+    },
+    close: () => handle.close(),
+  };
+}
 
 export class AuditLog {
   private readonly dir: string;
   private readonly clock: Clock;
   private readonly retentionDays: number;
   private readonly onFailure: (error: unknown) => void;
-  private readonly appendFile: (file: string, text: string) => Promise<void>;
-  private queue: AuditRecord[] = [];
+  private readonly openFile: (file: string) => Promise<AuditFile>;
+  private queue: PendingLine[] = [];
   private draining: Promise<void> | undefined;
+  /** Where the chain continues; undefined until read from disk, and again after a failed write (the disk is the truth). */
   private chain: ChainState | undefined;
   private currentDay = '';
+  /** The open day file, kept between batches; replaced on a new day or when its path no longer names it. */
+  private file: { day: string; handle: AuditFile } | undefined;
   /** Set when the last existing file lacks a final newline (a torn write); the next write starts a new line. */
   private needsNewline = false;
   private failureCount = 0;
@@ -168,7 +215,7 @@ export class AuditLog {
     this.clock = options.clock ?? { now: () => Date.now(), monotonic: () => performance.now() };
     this.retentionDays = options.retentionDays ?? 30;
     this.onFailure = options.onFailure ?? (() => undefined);
-    this.appendFile = options.appendFile ?? defaultAppendFile;
+    this.openFile = options.openFile ?? openAuditFile;
   }
 
   /** Records that failed to be written (R-AUD-3), for daemon.status. */
@@ -179,7 +226,7 @@ export class AuditLog {
   /** Queues a record; never throws and never waits for the disk (R-AUD-3). */
   append(record: AuditRecord): void {
     try {
-      this.queue.push(sanitizeAuditRecord(record));
+      this.queue.push(copyAuditFields(record, { seq: 0, prev: '' }) as PendingLine);
       if (this.draining === undefined) {
         this.draining = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
       }
@@ -191,6 +238,16 @@ export class AuditLog {
   /** Resolves once every record appended so far is written (or counted as failed). */
   async flush(): Promise<void> {
     while (this.draining !== undefined) await this.draining;
+  }
+
+  /** Flushes, then closes the day file; a record appended later opens it again. Never rejects. */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.closeFile();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 
   /**
@@ -207,7 +264,7 @@ export class AuditLog {
       let anchor: ChainState | undefined;
       const firstKept = kept[0];
       if (firstKept !== undefined) {
-        const first = splitLines(fs.readFileSync(path.join(this.dir, firstKept), 'utf8'))[0];
+        const first = readFirstLine(path.join(this.dir, firstKept));
         const parsed = first === undefined ? undefined : (JSON.parse(first) as { seq?: unknown; prev?: unknown });
         if (parsed && typeof parsed.seq === 'number' && typeof parsed.prev === 'string') anchor = { seq: parsed.seq, prev: parsed.prev };
       } else {
@@ -250,31 +307,133 @@ export class AuditLog {
         const batch = this.queue;
         this.queue = [];
         try {
-          const start = this.init();
-          const today = dayOf(this.clock.now());
-          // Never go back to an earlier file if the wall clock steps back: the chain reads in file order.
-          const day = today > this.currentDay ? today : this.currentDay;
-          const rolled = day !== this.currentDay && this.currentDay !== '';
-          let { seq, prev } = start;
-          let text = this.needsNewline && day === this.currentDay ? '\n' : '';
-          for (const record of batch) {
-            seq += 1;
-            const line = JSON.stringify({ seq, prev, ...record });
-            text += `${line}\n`;
-            prev = lineDigest(line);
-          }
-          await this.appendFile(path.join(this.dir, `${day}.jsonl`), text);
-          this.chain = { seq, prev };
-          this.currentDay = day;
-          this.needsNewline = false;
-          if (rolled) this.prune();
+          await this.write(batch);
         } catch (error) {
           this.fail(error, batch.length);
+          // Part of the batch may be in the file (or all of it, unsynced): continue the chain from what is there.
+          this.chain = undefined;
+          await this.closeFile();
         }
       }
     } finally {
       this.draining = undefined;
     }
+  }
+
+  private async write(batch: readonly PendingLine[]): Promise<void> {
+    const start = this.init();
+    const today = dayOf(this.clock.now());
+    // Never go back to an earlier file if the wall clock steps back: the chain reads in file order.
+    const day = today > this.currentDay ? today : this.currentDay;
+    const rolled = day !== this.currentDay && this.currentDay !== '';
+    let { seq, prev } = start;
+    const lines: string[] = [];
+    let units = 0;
+    for (const pending of batch) {
+      seq += 1;
+      pending.seq = seq;
+      pending.prev = prev;
+      const line = JSON.stringify(pending);
+      lines.push(line);
+      units += line.length;
+      prev = lineDigest(line);
+    }
+    // Each line goes straight into one buffer (a UTF-16 unit is at most 3 UTF-8 bytes): no joined string to flatten and re-encode.
+    const bytes = Buffer.allocUnsafe(units * 3 + lines.length + 1);
+    let length = 0;
+    if (this.needsNewline && day === this.currentDay) bytes[length++] = NEWLINE;
+    for (const line of lines) {
+      length += bytes.write(line, length, 'utf8');
+      bytes[length++] = NEWLINE;
+    }
+    const file = await this.fileFor(day);
+    await file.write(bytes.subarray(0, length));
+    await file.sync();
+    this.chain = { seq, prev };
+    this.currentDay = day;
+    this.needsNewline = false;
+    if (rolled) this.prune();
+  }
+
+  /** The open file for `day`: the one kept from the last batch while its path still names it, else newly opened. */
+  private async fileFor(day: string): Promise<AuditFile> {
+    const kept = this.file;
+    if (kept !== undefined && kept.day === day && (await kept.handle.isCurrent())) return kept.handle;
+    await this.closeFile();
+    const handle = await this.openFile(path.join(this.dir, `${day}.jsonl`));
+    this.file = { day, handle };
+    return handle;
+  }
+
+  private async closeFile(): Promise<void> {
+    const kept = this.file;
+    this.file = undefined;
+    if (kept === undefined) return;
+    try {
+      await kept.handle.close();
+    } catch (error) {
+      // Everything in it was synced before; a failed close loses nothing, but it is worth knowing.
+      this.fail(error, 0);
+    }
+  }
+}
+
+/** How much of a day file is read at a time when only its first or last lines are needed. */
+const EDGE_CHUNK = 64 * 1024;
+
+/**
+ * The last two lines of a file (`last` may be torn) and whether it ends with a
+ * newline, read from the end in growing chunks: a day file can be large, and
+ * this runs on start and after a failed write, on the daemon's event loop.
+ */
+function readLastLines(file: string): { last?: string; before?: string; endsWithNewline: boolean } {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    for (let length = Math.min(size, EDGE_CHUNK); ; length = Math.min(size, length * 2)) {
+      const buffer = Buffer.alloc(length);
+      const read = fs.readSync(fd, buffer, 0, length, size - length);
+      // A chunk that starts inside a character garbles only its first, partial line, which is never used.
+      const text = buffer.subarray(0, read).toString('utf8');
+      const lines = splitLines(text);
+      const whole = length >= size;
+      if (whole || lines.length >= 3) {
+        const last = lines[lines.length - 1];
+        const before = lines.length >= 2 ? lines[lines.length - 2] : undefined;
+        const result: { last?: string; before?: string; endsWithNewline: boolean } = { endsWithNewline: text.endsWith('\n') };
+        if (last !== undefined) result.last = last;
+        if (before !== undefined) result.before = before;
+        return result;
+      }
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The first line of a file (undefined when empty), read from the start in growing chunks. */
+function readFirstLine(file: string): string | undefined {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    for (let length = Math.min(size, EDGE_CHUNK); ; length = Math.min(size, length * 2)) {
+      const buffer = Buffer.alloc(length);
+      const read = fs.readSync(fd, buffer, 0, length, 0);
+      const newline = buffer.subarray(0, read).indexOf(NEWLINE);
+      if (newline !== -1 || length >= size) return read === 0 ? undefined : buffer.subarray(0, newline === -1 ? read : newline).toString('utf8');
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function seqOf(line: string | undefined): number | undefined {
+  if (line === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(line) as { seq?: unknown };
+    return typeof parsed.seq === 'number' ? parsed.seq : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -283,18 +442,14 @@ function loadChainState(dir: string): { state: ChainState; lastDay: string; torn
   const files = listLogFiles(dir);
   for (let i = files.length - 1; i >= 0; i -= 1) {
     const name = files[i] ?? '';
-    const text = fs.readFileSync(path.join(dir, name), 'utf8');
-    const lines = splitLines(text);
-    const last = lines[lines.length - 1];
+    const file = path.join(dir, name);
+    const tail = readLastLines(file);
+    const last = tail.last;
     if (last === undefined) continue;
-    let seq = lines.length;
-    try {
-      const parsed = JSON.parse(last) as { seq?: unknown };
-      if (typeof parsed.seq === 'number') seq = parsed.seq;
-    } catch {
-      // A torn or edited last line still anchors the chain; verify reports it.
-    }
-    return { state: { seq, prev: lineDigest(last) }, lastDay: name.slice(0, 10), tornTail: !text.endsWith('\n') };
+    // A torn or edited last line still anchors the chain (verify reports it); its seq follows the line before.
+    const before = seqOf(tail.before);
+    const seq = seqOf(last) ?? (before !== undefined ? before + 1 : splitLines(fs.readFileSync(file, 'utf8')).length);
+    return { state: { seq, prev: lineDigest(last) }, lastDay: name.slice(0, 10), tornTail: !tail.endsWithNewline };
   }
   const anchor = readAnchor(dir);
   const state = anchor === undefined ? { seq: 0, prev: AUDIT_GENESIS } : { seq: anchor.seq - 1, prev: anchor.prev };

@@ -50,6 +50,13 @@ export interface Operation<P extends z.ZodType = z.ZodType, R extends z.ZodType 
   result: R;
   class: OperationClass;
   exposure: Record<HeadName, Exposure>;
+  /**
+   * Optional hand-written check for an operation on a hot path: true only for
+   * params that `params` accepts and would return unchanged, so they are used
+   * as they arrived without the schema's per-field work. False is no verdict:
+   * `params` then decides, with its messages.
+   */
+  accepts?(params: Record<string, unknown>): boolean;
   handler(params: z.infer<P>, context: CallContext): Promise<z.infer<R>>;
 }
 

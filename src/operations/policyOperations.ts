@@ -3,7 +3,7 @@
 // with the same pure evaluation, and reports those calls here for audit. Only
 // `prompt` waits on the daemon. A gateway never re-reads config.json.
 import { z } from 'zod';
-import { portableJson } from '../core/jsonLimits.js';
+import { findJsonProblem, portableJson } from '../core/jsonLimits.js';
 import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import type { EventBus } from '../service/eventBus.js';
@@ -25,12 +25,16 @@ export const PolicySnapshotDataSchema = z.object({
 });
 export type PolicySnapshotData = z.infer<typeof PolicySnapshotDataSchema>;
 
+const DIGEST_PATTERN = /^v1:sha256:[0-9a-f]{64}$/;
+const SETTLED_OUTCOMES = ['ok', 'error', 'denied', 'cancelled'] as const;
+const MAX_SETTLED_BATCH = 1000;
+
 const SettledCallSchema = z.strictObject({
   sessionId: z.string().min(1).max(200),
   server: z.string().min(1).max(200),
   tool: z.string().min(1).max(200),
-  argsSha256: z.string().regex(/^v1:sha256:[0-9a-f]{64}$/),
-  outcome: z.enum(['ok', 'error', 'denied', 'cancelled']),
+  argsSha256: z.string().regex(DIGEST_PATTERN),
+  outcome: z.enum(SETTLED_OUTCOMES),
   deniedReason: z.string().max(100).optional(),
   ruleId: z.string().max(100).optional(),
   durationMs: z.number().nonnegative().optional(),
@@ -38,10 +42,72 @@ const SettledCallSchema = z.strictObject({
 });
 type SettledCall = z.infer<typeof SettledCallSchema>;
 
-function toAuditRecord(settled: SettledCall, deps: PolicyOperationDeps): AuditRecord {
+export const CallsRecordParamsSchema = z.strictObject({ records: z.array(SettledCallSchema).min(1).max(MAX_SETTLED_BATCH) });
+
+const text = (value: unknown, min: number, max: number): boolean => typeof value === 'string' && value.length >= min && value.length <= max;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype;
+}
+
+/** One record as the schema reads it, field by field; any key the schema does not name makes it false. */
+function isSettledCall(value: unknown): boolean {
+  if (!isPlainObject(value)) return false;
+  let required = 0;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) return false;
+    const field = value[key];
+    switch (key) {
+      case 'sessionId':
+      case 'server':
+      case 'tool':
+        if (!text(field, 1, 200)) return false;
+        required += 1;
+        break;
+      case 'argsSha256':
+        if (typeof field !== 'string' || !DIGEST_PATTERN.test(field)) return false;
+        required += 1;
+        break;
+      case 'outcome':
+        if (!(SETTLED_OUTCOMES as readonly unknown[]).includes(field)) return false;
+        required += 1;
+        break;
+      case 'deniedReason':
+      case 'ruleId':
+        if (!text(field, 0, 100)) return false;
+        break;
+      case 'durationMs':
+        if (typeof field !== 'number' || !Number.isFinite(field) || !(field >= 0)) return false;
+        break;
+      case 'caller':
+        if (!isPlainObject(field) || findJsonProblem(field) !== undefined) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return required === 5;
+}
+
+/**
+ * `calls.record` runs for every call a gateway settled, in batches of hundreds:
+ * this check reads a batch as CallsRecordParamsSchema does without its
+ * per-field work and copies. Anything it is unsure of goes to the schema.
+ */
+export function acceptsSettledBatch(params: Record<string, unknown>): boolean {
+  const records = params['records'];
+  if (!Array.isArray(records) || records.length < 1 || records.length > MAX_SETTLED_BATCH) return false;
+  for (const key in params) if (key !== 'records') return false;
+  for (const record of records as unknown[]) if (!isSettledCall(record)) return false;
+  return true;
+}
+
+function toAuditRecord(settled: SettledCall, ts: string, principal: string): AuditRecord {
   const record: AuditRecord = {
-    ts: new Date(deps.now()).toISOString(),
-    principal: deps.principal,
+    ts,
+    principal,
     sessionId: settled.sessionId,
     server: settled.server,
     tool: settled.tool,
@@ -123,12 +189,15 @@ export function policyOperations(deps: PolicyOperationDeps): Operation[] {
     defineOperation({
       name: 'calls.record',
       summary: 'Audit calls a gateway settled itself from its policy snapshot (allow or deny), after they ended; gateways send them in batches.',
-      params: z.strictObject({ records: z.array(SettledCallSchema).min(1).max(1000) }),
+      params: CallsRecordParamsSchema,
       result: z.object({ recorded: z.number() }),
       class: 'write',
       exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
+      accepts: acceptsSettledBatch,
       handler: async ({ records }) => {
-        for (const settled of records) deps.audit.append(toAuditRecord(settled, deps));
+        // One timestamp per batch: the records arrive together, and the ISO string costs more than the rest of a record.
+        const ts = new Date(deps.now()).toISOString();
+        for (const settled of records) deps.audit.append(toAuditRecord(settled, ts, deps.principal));
         return { recorded: records.length };
       },
     }),

@@ -232,6 +232,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   ctx.onShutdown(async () => {
     watcher?.close();
     await service.shutdown();
+    await audit.close();
     proofStore.close();
     journal.close();
   });

@@ -314,7 +314,7 @@ export class Connection implements RequestConnection {
       );
       return;
     }
-    const parsed = operation.params.safeParse(params);
+    const parsed = operation.accepts?.(params) === true ? { success: true as const, data: params } : operation.params.safeParse(params);
     if (!parsed.success) {
       this.reject(
         id,

@@ -11,11 +11,11 @@
 import { randomBytes } from 'node:crypto';
 import { askOnControllingTerminal } from '../../channels/ttyApproval.js';
 import { renderApprovalPreview } from '../../core/approvalPreview.js';
-import { digestOf } from '../../core/canonical.js';
 import type { Config } from '../../core/config.js';
 import { AssentError } from '../../core/errors.js';
 import { escapedJson, escapeText } from '../../core/escape.js';
 import { compilePolicy, evaluateToolPolicy, type PolicySnapshot } from '../../core/toolPolicy.js';
+import { nativeDigestOf } from '../../journal/nativeHash.js';
 import type { PolicySnapshotData } from '../../operations/policyOperations.js';
 import type { Logger } from '../../service/logger.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
@@ -495,7 +495,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
         sessionId: call.sessionId,
         server: call.server,
         tool: call.tool,
-        argsSha256: digestOf(call.args),
+        argsSha256: nativeDigestOf(call.args),
         outcome,
         caller: call.caller,
       };
@@ -520,7 +520,10 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       try {
         if (records.length > 0) await attached.client.call('calls.record', { records });
         queue.splice(0, batch.length);
-        continue;
+        // What arrived meanwhile waits for the timer, so batches stay large (each costs the daemon a
+        // write and an fsync); a full batch, or a gateway closing, goes at once.
+        if (queue.length >= AUDIT_BATCH || closed) continue;
+        return;
       } catch (error) {
         if (isConnectionLoss(error) || attached.client.closed) {
           logger.info('audit records kept until the daemon is back', { count: queue.length });

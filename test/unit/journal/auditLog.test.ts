@@ -9,7 +9,9 @@ import {
   auditToCsv,
   exportAudit,
   lineDigest,
+  openAuditFile,
   verifyAudit,
+  type AuditFile,
   type AuditRecord,
 } from '../../../src/journal/auditLog.js';
 
@@ -30,6 +32,39 @@ function record(overrides: Partial<AuditRecord> = {}): AuditRecord {
     durationMs: 3,
     ...overrides,
   };
+}
+
+/** The real day files, with every open, write, sync and close counted; `fault` can make one call fail. */
+function countingFiles(fault: { write?: 'half' | 'none'; sync?: boolean } = {}) {
+  const calls = { open: [] as string[], write: 0, sync: 0, close: 0 };
+  const openFile = async (file: string): Promise<AuditFile> => {
+    calls.open.push(path.basename(file));
+    const real = await openAuditFile(file);
+    return {
+      write: async (bytes) => {
+        calls.write += 1;
+        const mode = fault.write;
+        if (mode === undefined) return real.write(bytes);
+        fault.write = undefined;
+        if (mode === 'half') await real.write(bytes.subarray(0, Math.floor(bytes.length / 2)));
+        throw new Error('EIO: write failed');
+      },
+      sync: async () => {
+        calls.sync += 1;
+        if (fault.sync === true) {
+          fault.sync = false;
+          throw new Error('EIO: fsync failed');
+        }
+        return real.sync();
+      },
+      isCurrent: () => real.isCurrent(),
+      close: async () => {
+        calls.close += 1;
+        return real.close();
+      },
+    };
+  };
+  return { calls, openFile };
 }
 
 function readLines(file: string): string[] {
@@ -90,7 +125,7 @@ describe('R-AUD-1..3 audit log', () => {
       dir,
       clock,
       onFailure: (error) => seen.push(error),
-      appendFile: () => Promise.reject(new Error('disk full')),
+      openFile: () => Promise.reject(new Error('disk full')),
     });
     expect(() => log.append(record())).not.toThrow();
     log.append(record());
@@ -207,5 +242,102 @@ describe('R-AUD-1..3 audit log', () => {
     expect(csv[2]).toContain("'=cmd()");
     expect(csv[2]).toContain('"{""name"":""a,b""}"');
     expect(exportAudit(path.join(tmp, 'missing'))).toEqual([]);
+  });
+
+  it('R-AUD-3 keeps the day file open across batches: one open, one write and one fsync per batch', async () => {
+    const { calls, openFile } = countingFiles();
+    const log = new AuditLog({ dir, clock, openFile });
+    for (let batch = 0; batch < 3; batch += 1) {
+      for (let i = 0; i < 4; i += 1) log.append(record({ durationMs: batch * 10 + i }));
+      await log.flush();
+    }
+    expect(calls).toEqual({ open: ['2026-01-01.jsonl'], write: 3, sync: 3, close: 0 });
+    expect(readLines(path.join(dir, '2026-01-01.jsonl'))).toHaveLength(12);
+    expect(verifyAudit(dir)).toEqual({ ok: true, lines: 12 });
+    await log.close();
+    expect(calls.close).toBe(1);
+    // A record after close opens the file again and continues the chain.
+    log.append(record());
+    await log.close();
+    expect(calls.open).toEqual(['2026-01-01.jsonl', '2026-01-01.jsonl']);
+    expect(verifyAudit(dir)).toEqual({ ok: true, lines: 13 });
+  });
+
+  it('R-AUD-2 a new day closes the open file and continues the chain in the new one', async () => {
+    const { calls, openFile } = countingFiles();
+    const log = new AuditLog({ dir, clock, openFile });
+    log.append(record());
+    await log.flush();
+    clock.advance(DAY);
+    log.append(record());
+    await log.close();
+    expect(calls.open).toEqual(['2026-01-01.jsonl', '2026-01-02.jsonl']);
+    expect(calls.close).toBe(2);
+    expect(readLines(path.join(dir, '2026-01-02.jsonl')).map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([2]);
+    expect(verifyAudit(dir)).toEqual({ ok: true, lines: 2 });
+  });
+
+  it('R-AUD-3 a day file deleted while open is created again, so later records are not written into a deleted file', async () => {
+    const log = new AuditLog({ dir, clock });
+    log.append(record());
+    await log.flush();
+    const file = path.join(dir, '2026-01-01.jsonl');
+    fs.rmSync(file);
+    log.append(record({ durationMs: 99 }));
+    await log.close();
+    const lines = readLines(file);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ seq: 2, durationMs: 99 });
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('R-AUD-3 after a torn write the next batch starts its own line and chains from what is on disk', async () => {
+    const fault: { write?: 'half' | 'none' } = {};
+    const { openFile } = countingFiles(fault);
+    const failures: unknown[] = [];
+    const log = new AuditLog({ dir, clock, openFile, onFailure: (error) => failures.push(error) });
+    log.append(record());
+    await log.flush();
+    fault.write = 'half';
+    log.append(record({ durationMs: 1 }));
+    await log.flush();
+    expect(log.failures).toBe(1);
+    log.append(record({ durationMs: 3 }));
+    await log.close();
+    const lines = readLines(path.join(dir, '2026-01-01.jsonl'));
+    expect(lines).toHaveLength(3);
+    const torn = lines[1] ?? '';
+    expect(() => JSON.parse(torn) as unknown).toThrow();
+    expect(JSON.parse(lines[2] ?? '')).toMatchObject({ seq: 3, prev: lineDigest(torn), durationMs: 3 });
+    expect(verifyAudit(dir).firstBroken).toMatchObject({ line: 2, reason: expect.stringMatching(/not valid JSON/) });
+    expect(failures.map(String)).toEqual([expect.stringContaining('write failed')]);
+  });
+
+  it('R-AUD-3 a failed fsync counts the batch as failed and the chain still follows the lines in the file', async () => {
+    const fault = { sync: false };
+    const { openFile } = countingFiles(fault);
+    const log = new AuditLog({ dir, clock, openFile });
+    log.append(record());
+    await log.flush();
+    fault.sync = true;
+    log.append(record({ durationMs: 1 }));
+    await log.flush();
+    expect(log.failures).toBe(1);
+    log.append(record({ durationMs: 2 }));
+    await log.close();
+    // The unsynced line was written; the next one chains onto it instead of repeating its seq.
+    expect(readLines(path.join(dir, '2026-01-01.jsonl')).map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([1, 2, 3]);
+    expect(verifyAudit(dir)).toEqual({ ok: true, lines: 3 });
+  });
+
+  it('R-AUD-2 a restart continues the chain from the end of a large day file', async () => {
+    const log = new AuditLog({ dir, clock });
+    // Lines longer than one read chunk, so the end of the file is found in growing chunks.
+    for (let i = 0; i < 40; i += 1) log.append(record({ caller: { pad: 'é'.repeat(2000 + i) } }));
+    await log.close();
+    const next = new AuditLog({ dir, clock });
+    next.append(record());
+    await next.close();
+    expect(verifyAudit(dir)).toEqual({ ok: true, lines: 41 });
   });
 });

@@ -170,6 +170,43 @@ describe('R-AUD-3 the gateway audit batch survives bad records (hardening 2)', (
   });
 });
 
+describe('R-AUD-3 audit batches stay large under load', () => {
+  it('calls settled while a batch is in flight wait for the next flush timer, not for the reply', async () => {
+    const replies: (() => void)[] = [];
+    const conn = daemon({}, {
+      'calls.record': (params) => new Promise((resolve) => replies.push(() => resolve({ recorded: (params['records'] as unknown[]).length }))),
+    });
+    const armed: (() => void)[] = [];
+    const timers = {
+      setTimeout: (callback: () => void) => (armed.push(callback), callback),
+      clearTimeout: (handle: unknown) => {
+        const index = armed.indexOf(handle as () => void);
+        if (index !== -1) armed.splice(index, 1);
+      },
+    };
+    const fire = (): void => {
+      for (const callback of armed.splice(0)) callback();
+    };
+    const gate = await gateOn(conn, { timers });
+    const batches = (): number[] => conn.sent.filter((c) => c.method === 'calls.record').map((c) => (c.params['records'] as unknown[]).length);
+    await runAllowed(gate, 'first', { n: 1 });
+    fire();
+    await expect.poll(() => replies.length).toBe(1);
+    for (let n = 2; n <= 5; n += 1) await runAllowed(gate, 'later', { n });
+    replies.shift()?.();
+    await expect.poll(() => conn.records().length).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    // The four later calls are not sent on the heels of the reply: they wait for the armed timer.
+    expect(batches()).toEqual([1]);
+    expect(armed).toHaveLength(1);
+    fire();
+    await expect.poll(() => replies.length).toBe(1);
+    replies.shift()?.();
+    await expect.poll(() => conn.records().length).toBe(5);
+    expect(batches()).toEqual([1, 4]);
+  });
+});
+
 describe('R-D-5 a lost daemon connection (hardening 1)', () => {
   it('the batch in flight when the connection dropped is kept and sent to the next daemon', async () => {
     const frozen = daemon({}, { 'calls.record': () => NEVER });
