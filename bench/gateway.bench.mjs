@@ -73,7 +73,7 @@ async function startDaemon(home) {
 }
 
 /** Rows `{ name, value, unit, target, ok }` for the bench runner. */
-export async function benchGateway({ calls = 2000, block = 100, warmup = 300, rounds = 5, perRound = 1000 } = {}) {
+export async function benchGateway({ calls = 2000, block = 100, warmup = 300, rounds = 5, perRound = 4000 } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'assent-bench-mcp-'));
   chmodSync(home, 0o700);
   writeFileSync(
