@@ -125,7 +125,7 @@ export function installNotes(target: AgentTarget): string[] {
     case 'codex':
       return [
         'Codex runs a hook only after you have trusted it: open codex and review the new hooks with /hooks. Until then Codex runs every call without asking assent, and `codex exec` says nothing about it.',
-        ...(target.scope === 'project' ? [`Codex reads ${target.hooksFile} only in a project it trusts (codex --trust).`] : []),
+        ...(target.scope === 'project' ? [`Codex reads ${target.hooksFile} only in a project it trusts (accept when codex asks, or run \`codex exec --trust\` once).`] : []),
       ];
     case 'gemini':
       return ['Gemini CLI runs no hook in a folder it does not trust (security.folderTrust); trust the folder when it asks.'];
