@@ -103,6 +103,13 @@ describe('R-HOOK-7 settings edits keep the rest of the file', () => {
     expect(uninstall(shared)).toBe('{\n  "hooks": {\n    "PreToolUse": [\n      {\n        "matcher": "*",\n        "hooks": [\n          { "type": "command", "command": "echo mine" }\n        ]\n      }\n    ]\n  }\n}\n');
   });
 
+  it('if a text edit would not mean exactly the merged settings, the merged object is written instead, in the file\'s indentation', () => {
+    const text = '{\n    "a": 1\n}\n';
+    const wrong = editedJsonText('f', text, (s) => ({ ...s, hooks: {} }), (t) => t.replace('"a": 1', '"a": 2, "hooks": {}'));
+    expect(wrong).toBe('{\n    "a": 1,\n    "hooks": {}\n}\n');
+    expect(editedJsonText('f', text, (s) => ({ ...s, hooks: {} }), () => 'not json')).toBe('{\n    "a": 1,\n    "hooks": {}\n}\n');
+  });
+
   it('refuses settings it cannot merge into, naming the file: invalid JSON, "hooks" not an object, an event that is not a list', () => {
     expect(() => install('{"hooks": ')).toThrow(/settings\.json is not valid JSON/);
     expect(() => install('[1]')).toThrow(/not an object/);
