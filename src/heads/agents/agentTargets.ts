@@ -118,10 +118,10 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
 }
 
 /** What a person should know after installing into this target: the agent's own switches that keep hooks from running. */
-export function installNotes(target: AgentTarget): string[] {
+export function installNotes(target: AgentTarget, mcp: boolean): string[] {
   switch (target.agent) {
     case 'claude-code':
-      return target.scope === 'project' ? ['Claude Code asks you once to approve an MCP server from a project .mcp.json (only with --mcp).'] : [];
+      return target.scope === 'project' && mcp ? [`Claude Code asks you once to approve the MCP server in ${target.mcp.file} before it starts it.`] : [];
     case 'codex':
       return [
         'Codex runs a hook only after you have trusted it: open codex and review the new hooks with /hooks. Until then Codex runs every call without asking assent, and `codex exec` says nothing about it.',

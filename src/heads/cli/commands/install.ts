@@ -58,7 +58,7 @@ async function runInstall(agentName: string, options: InstallOptions): Promise<v
   const changed = plan.files.some((f) => f.changed);
   const backups = changed && options.dryRun !== true ? applyInstall(plan, { paths, now: new Date() }) : {};
   const hooks = desiredHooks(plan.target, installation, hookTimeoutSeconds);
-  const notes = installNotes(plan.target);
+  const notes = installNotes(plan.target, options.mcp === true);
   const title = `${AGENT_TITLES[agent]} (${scope})`;
   if (options.json) {
     printJsonOk({
