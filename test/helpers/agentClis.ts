@@ -135,6 +135,13 @@ export interface AgentRunOptions {
   timeoutMs?: number;
   /** Runs the CLI under `strace -f -e trace=connect` and reports every inet connection (needs straceAvailable()). */
   traceConnections?: boolean;
+  /**
+   * Called with the temp HOME after the harness has written its settings and
+   * before the CLI starts, e.g. to run `assent install <agent>` into it; the
+   * settings files are then what the CLI reads ($HOME/.claude/settings.json,
+   * $HOME/.codex (CODEX_HOME), $HOME/.gemini/settings.json).
+   */
+  prepareHome?: (home: string) => void | Promise<void>;
 }
 
 export interface InetConnection {
@@ -343,6 +350,7 @@ export async function runAgent(agent: AgentName, options: AgentRunOptions): Prom
   const requestsBefore = options.model.requests.length;
   try {
     const launch = PREPARE[agent](home, options, options.prompt ?? 'Run the tool.');
+    await options.prepareHome?.(home);
     const proxy = `http://127.0.0.1:${trap.port}`;
     const loopback = '127.0.0.1,localhost,::1';
     const env: Record<string, string> = {

@@ -1,0 +1,192 @@
+// assent's entries inside an agent's settings object: the before-tool and
+// after-tool hook groups and the `assent` MCP server. Pure edits over parsed
+// JSON that add, find or remove only what is assent's and keep every other key
+// and hook where it was.
+import { AssentError } from '../../core/errors.js';
+import type { AgentTarget } from './agentTargets.js';
+import { isAssentHookCommand } from './hookCommand.js';
+import { isJsonObject, type JsonObject } from './settingsFiles.js';
+
+/** The MCP server name of the gateway in every agent's config (hooks-common interface). */
+export const MCP_SERVER_NAME = 'assent';
+
+/** One hook entry as the agents read it: `{"type":"command","command":…,"timeout":…}`. */
+export interface HookEntry {
+  type: 'command';
+  command: string;
+  timeout: number;
+}
+
+/** The two commands assent installs, with the timeout in the agent's unit. */
+export interface DesiredHooks {
+  before: HookEntry;
+  after: HookEntry;
+}
+
+/** One assent entry found in a settings object. */
+export interface FoundHook {
+  event: string;
+  /** The group's matcher; undefined when the group has none. */
+  matcher: unknown;
+  command: string;
+  /** The entry's timeout as written; undefined when it has none. */
+  timeout: unknown;
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+function hookEvents(settings: JsonObject, file: string): JsonObject | undefined {
+  const hooks = settings['hooks'];
+  if (hooks === undefined) return undefined;
+  if (!isJsonObject(hooks)) {
+    throw new AssentError('invalid_input', `${file}: "hooks" is not an object, so assent cannot add its entries beside yours; fix it, then run this again. Nothing was changed`, {
+      details: { path: file },
+    });
+  }
+  return hooks;
+}
+
+/** The groups (`{matcher, hooks:[…]}`) of one event; throws when the event's value is not a list. */
+function groupsOf(events: JsonObject, event: string, file: string): unknown[] {
+  const groups = events[event];
+  if (groups === undefined) return [];
+  if (!Array.isArray(groups)) {
+    throw new AssentError('invalid_input', `${file}: "hooks.${event}" is not a list, so assent cannot add its entry beside yours; fix it, then run this again. Nothing was changed`, {
+      details: { path: file },
+    });
+  }
+  return groups;
+}
+
+function entriesOf(group: unknown): unknown[] | undefined {
+  return isJsonObject(group) && Array.isArray(group['hooks']) ? (group['hooks'] as unknown[]) : undefined;
+}
+
+function isAssentEntry(entry: unknown): boolean {
+  return isJsonObject(entry) && typeof entry['command'] === 'string' && isAssentHookCommand(entry['command']);
+}
+
+/** Every assent hook entry in the settings, under any event. */
+export function findAssentHooks(settings: JsonObject): FoundHook[] {
+  const events = settings['hooks'];
+  if (!isJsonObject(events)) return [];
+  const found: FoundHook[] = [];
+  for (const [event, groups] of Object.entries(events)) {
+    if (!Array.isArray(groups)) continue;
+    for (const group of groups) {
+      for (const entry of entriesOf(group) ?? []) {
+        if (isAssentEntry(entry)) {
+          const e = entry as JsonObject;
+          found.push({ event, matcher: (group as JsonObject)['matcher'], command: e['command'] as string, timeout: e['timeout'] });
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * The settings without any assent hook entry: a group left empty by the
+ * removal goes, then an event list left empty, then a `hooks` object left
+ * empty. Groups that hold other hooks keep them, in order.
+ */
+export function withoutAssentHooks(settings: JsonObject): JsonObject {
+  const result = clone(settings);
+  const events = result['hooks'];
+  if (!isJsonObject(events)) return result;
+  let removedEvent = false;
+  for (const [event, groups] of Object.entries(events)) {
+    if (!Array.isArray(groups)) continue;
+    let touched = false;
+    const kept = groups.filter((group) => {
+      const entries = entriesOf(group);
+      if (entries === undefined || !entries.some(isAssentEntry)) return true;
+      touched = true;
+      const others = entries.filter((entry) => !isAssentEntry(entry));
+      (group as JsonObject)['hooks'] = others;
+      return others.length > 0;
+    });
+    if (!touched) continue;
+    if (kept.length === 0) {
+      delete events[event];
+      removedEvent = true;
+    } else events[event] = kept;
+  }
+  if (removedEvent && Object.keys(events).length === 0) delete result['hooks'];
+  return result;
+}
+
+function hasExactly(groups: unknown[], matcher: string, entry: HookEntry): boolean {
+  return groups.some((group) => {
+    const entries = entriesOf(group);
+    return (
+      entries !== undefined &&
+      (group as JsonObject)['matcher'] === matcher &&
+      entries.some((e) => isJsonObject(e) && e['type'] === entry.type && e['command'] === entry.command && e['timeout'] === entry.timeout)
+    );
+  });
+}
+
+/**
+ * The settings with assent's two hook groups, appended to the agent's
+ * before-tool and after-tool lists. Settings that already hold exactly these
+ * (and no other assent entry) come back unchanged, so a second install is a
+ * no-op; stale assent entries (another path, another timeout) are replaced.
+ */
+export function withAssentHooks(settings: JsonObject, target: AgentTarget, desired: DesiredHooks, file: string): JsonObject {
+  const events = hookEvents(settings, file);
+  const before = events === undefined ? [] : groupsOf(events, target.events.before, file);
+  const after = events === undefined ? [] : groupsOf(events, target.events.after, file);
+  if (findAssentHooks(settings).length === 2 && hasExactly(before, target.matcher, desired.before) && hasExactly(after, target.matcher, desired.after)) {
+    return settings;
+  }
+  const result = withoutAssentHooks(settings);
+  const resultEvents = isJsonObject(result['hooks']) ? result['hooks'] : {};
+  result['hooks'] = resultEvents;
+  for (const [event, entry] of [
+    [target.events.before, desired.before],
+    [target.events.after, desired.after],
+  ] as const) {
+    const groups = groupsOf(resultEvents, event, file);
+    resultEvents[event] = [...groups, { matcher: target.matcher, hooks: [entry] }];
+  }
+  return result;
+}
+
+function mcpServers(settings: JsonObject, file: string): JsonObject | undefined {
+  const servers = settings['mcpServers'];
+  if (servers === undefined) return undefined;
+  if (!isJsonObject(servers)) {
+    throw new AssentError('invalid_input', `${file}: "mcpServers" is not an object, so assent cannot add its server beside yours; fix it, then run this again. Nothing was changed`, {
+      details: { path: file },
+    });
+  }
+  return servers;
+}
+
+export function findAssentMcpServer(settings: JsonObject): unknown {
+  const servers = settings['mcpServers'];
+  return isJsonObject(servers) ? servers[MCP_SERVER_NAME] : undefined;
+}
+
+/** The settings with `mcpServers.assent` set to the gateway; unchanged when it already is. */
+export function withAssentMcpServer(settings: JsonObject, server: { command: string; args: string[] }, file: string): JsonObject {
+  const servers = mcpServers(settings, file);
+  if (JSON.stringify(servers?.[MCP_SERVER_NAME]) === JSON.stringify(server)) return settings;
+  const result = clone(settings);
+  const resultServers = isJsonObject(result['mcpServers']) ? result['mcpServers'] : {};
+  resultServers[MCP_SERVER_NAME] = server;
+  result['mcpServers'] = resultServers;
+  return result;
+}
+
+/** The settings without `mcpServers.assent` (and without `mcpServers` if that left it empty). */
+export function withoutAssentMcpServer(settings: JsonObject): JsonObject {
+  const servers = settings['mcpServers'];
+  if (!isJsonObject(servers) || !(MCP_SERVER_NAME in servers)) return settings;
+  const result = clone(settings);
+  const resultServers = result['mcpServers'] as JsonObject;
+  delete resultServers[MCP_SERVER_NAME];
+  if (Object.keys(resultServers).length === 0) delete result['mcpServers'];
+  return result;
+}

@@ -1,0 +1,295 @@
+// `assent doctor`'s checks for one agent and scope (R-HOOK-7): assent's hooks
+// are in the agent's settings, point at this assent, give assent more time
+// than it takes, and really block: the installed command is run through
+// `sh -c` with a canary event the daemon always denies, running nothing.
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import { AGENT_TITLES, agentTarget, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
+import { findAssentHooks, findAssentMcpServer, type FoundHook } from './assentEntries.js';
+import { findCodexMcpBlock } from './codexToml.js';
+import { parseHookCommand, type AssentInstallation } from './hookCommand.js';
+import type { InstallRecords } from './installRecords.js';
+import { isJsonObject, parseSettings, readFileState, resolveSettingsPath, type JsonObject } from './settingsFiles.js';
+
+/** The tool name the daemon always denies (hooks-common interface). */
+export const CANARY_TOOL = 'AssentDoctorCanary';
+/** Text the daemon's canary denial carries; its absence means the block came from somewhere else (a hook failing closed). */
+export const CANARY_REASON_TEXT = 'assent doctor canary';
+/** The longest doctor waits for a hook's answer (an auto-spawned daemon included). */
+export const CANARY_TIMEOUT_MS = 30_000;
+const MAX_OUTPUT_BYTES = 1024 * 1024;
+
+export interface ShellRun {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command line the way the agents run hooks, with `input` on stdin. */
+export type CommandRunner = (command: string, input: string, options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }) => Promise<ShellRun>;
+
+/** `sh -c COMMAND` in a process group of its own, killed whole on timeout; output capped at 1 MiB per stream. */
+export const runThroughShell: CommandRunner = (command, input, options) =>
+  new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', command], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    let timedOut = false;
+    const kill = (): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, options.timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      if (stdout.length < MAX_OUTPUT_BYTES) stdout += text;
+    });
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      if (stderr.length < MAX_OUTPUT_BYTES) stderr += text;
+    });
+    child.stdin.on('error', () => undefined);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ exitCode: null, signal: null, timedOut: false, stdout, stderr: `${stderr}${error.message}` });
+    });
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      kill();
+      resolve({ exitCode, signal, timedOut, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+
+/** A before-tool event for the canary tool, in the fields each agent sends (docs/agents-testing.md). */
+export function canaryEvent(agent: AgentId, cwd: string, now: Date): JsonObject {
+  const common = { session_id: 'assent-doctor', transcript_path: '', cwd };
+  switch (agent) {
+    case 'claude-code':
+      return { ...common, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
+    case 'codex':
+      return { ...common, turn_id: 'assent-doctor', hook_event_name: 'PreToolUse', model: 'assent-doctor', permission_mode: 'default', tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
+    case 'gemini':
+      return { ...common, hook_event_name: 'BeforeTool', timestamp: now.toISOString(), tool_name: CANARY_TOOL, tool_input: {} };
+  }
+}
+
+export interface CanaryVerdict {
+  blocks: boolean;
+  /** The reason the answer carried (JSON reason, else stderr). */
+  reason: string;
+  /** Whether the block is the daemon's canary answer (so hook → socket → daemon works). */
+  fromDaemon: boolean;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text.trim());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the agent would block on this answer, as each CLI was observed to
+ * read it: exit 2 blocks everywhere; with exit 0, Claude Code and Codex need
+ * `hookSpecificOutput.permissionDecision: "deny"` (or the legacy top-level
+ * `decision: "block"`, never both), Gemini CLI `decision: "deny"`. Anything
+ * else (exit 1, empty or other output, a timeout) lets Codex and Gemini run
+ * the call, so it does not count.
+ */
+export function judgeCanaryAnswer(agent: AgentId, run: ShellRun): CanaryVerdict {
+  const answer = parseJson(run.stdout);
+  const json = isJsonObject(answer) ? answer : undefined;
+  const specific = isJsonObject(json?.['hookSpecificOutput']) ? (json['hookSpecificOutput'] as JsonObject) : undefined;
+  let reason: string;
+  let denied: boolean;
+  if (agent === 'gemini') {
+    denied = json?.['decision'] === 'deny';
+    reason = typeof json?.['reason'] === 'string' ? json['reason'] : '';
+  } else {
+    const modern = specific?.['permissionDecision'] === 'deny';
+    const legacy = json?.['decision'] === 'block';
+    denied = modern !== legacy && (modern ? json?.['decision'] === undefined : specific === undefined);
+    const said = modern ? specific?.['permissionDecisionReason'] : json?.['reason'];
+    reason = typeof said === 'string' ? said : '';
+  }
+  const blocks = !run.timedOut && (run.exitCode === 2 || (run.exitCode === 0 && denied));
+  const shown = reason !== '' ? reason : run.stderr.trim();
+  return { blocks, reason: shown, fromDaemon: blocks && `${reason}\n${run.stderr}`.includes(CANARY_REASON_TEXT) };
+}
+
+export interface AgentReport {
+  agent: AgentId;
+  scope: InstallScope;
+  installed: boolean;
+  settingsPath: string;
+  /** The installed before-tool command; null when there is none. */
+  command: string | null;
+  timeoutOk: boolean;
+  blocksCanary: boolean;
+  /** Whether the `assent` MCP server is registered in this scope. */
+  mcp: boolean;
+  problems: string[];
+  /** Things doctor cannot check and a person should know. */
+  notes: string[];
+}
+
+export interface DoctorDependencies {
+  where: TargetEnvironment;
+  installation: AssentInstallation;
+  hookTimeoutSeconds: number;
+  records: InstallRecords;
+  run: CommandRunner;
+  now: () => Date;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function sameFile(a: string, b: string): boolean {
+  return resolveSettingsPath(a) === resolveSettingsPath(b);
+}
+
+/** Seconds a hook entry's timeout gives assent; undefined when the value is not a positive number. */
+function timeoutSecondsOf(target: AgentTarget, hook: FoundHook): number | undefined {
+  if (hook.timeout === undefined) return target.defaultTimeoutSeconds;
+  if (typeof hook.timeout !== 'number' || !(hook.timeout > 0)) return undefined;
+  return target.timeoutUnit === 'milliseconds' ? hook.timeout / 1000 : hook.timeout;
+}
+
+/** What is wrong with one installed command: not this assent's, or pointing at files that are not there. */
+function commandProblems(target: AgentTarget, hook: FoundHook, installation: AssentInstallation, after: boolean): string[] {
+  const parsed = parseHookCommand(hook.command);
+  const name = `the ${hook.event} hook`;
+  if (parsed === undefined) return [`${name} runs ${JSON.stringify(hook.command)}, not a command \`assent install\` writes; run \`assent install ${target.agent}\` to replace it`];
+  const problems: string[] = [];
+  if (!isExecutable(parsed.node)) problems.push(`${name} runs node at ${parsed.node}, which is not an executable file; run \`assent install ${target.agent}\` again`);
+  if (!fs.existsSync(parsed.hookEntry)) problems.push(`${name} runs ${parsed.hookEntry}, which does not exist; run \`assent install ${target.agent}\` again`);
+  else if (!sameFile(parsed.hookEntry, installation.hookEntry)) {
+    problems.push(`${name} runs another assent (${parsed.hookEntry}), not this one (${installation.hookEntry}); run \`assent install ${target.agent}\` with the assent you mean to use`);
+  }
+  const agentOk = parsed.agent === target.agent || (target.agent === 'claude-code' && parsed.agent === 'claude');
+  if (!agentOk) problems.push(`${name} answers as ${JSON.stringify(parsed.agent)}, not ${target.agent}, so ${AGENT_TITLES[target.agent]} may not read its answer; run \`assent install ${target.agent}\` again`);
+  if (parsed.after !== after) problems.push(`${name} ${after ? 'lacks' : 'has'} --after; run \`assent install ${target.agent}\` again`);
+  return problems;
+}
+
+/** Agent switches in this file that keep every hook from running. */
+function disabledProblems(target: AgentTarget, settings: JsonObject, commands: string[]): string[] {
+  if (target.agent === 'claude-code' && settings['disableAllHooks'] === true) {
+    return ['"disableAllHooks": true in this file turns off every hook, assent\'s too; remove it'];
+  }
+  if (target.agent === 'gemini') {
+    const config = isJsonObject(settings['hooksConfig']) ? settings['hooksConfig'] : undefined;
+    if (config?.['enabled'] === false) return ['"hooksConfig.enabled": false in this file turns off every hook, assent\'s too; remove it'];
+    const disabled = Array.isArray(config?.['disabled']) ? (config['disabled'] as unknown[]) : [];
+    if (commands.some((command) => disabled.includes(command))) return ['"hooksConfig.disabled" lists assent\'s hook, so Gemini CLI does not run it; remove it from that list'];
+  }
+  return [];
+}
+
+function hasMcp(target: AgentTarget): boolean {
+  try {
+    const state = readFileState(resolveSettingsPath(target.mcp.file));
+    if (!state.exists) return false;
+    if (target.mcp.format === 'toml') return findCodexMcpBlock(state.text, target.mcp.file) !== undefined;
+    return findAssentMcpServer(parseSettings(target.mcp.file, state.text)) !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+function notesFor(target: AgentTarget): string[] {
+  if (target.agent !== 'codex') return [];
+  return ['Codex runs a hook only after you have trusted it (review hooks with /hooks in codex); doctor runs the command itself and cannot see that trust.'];
+}
+
+/** Checks one agent in one scope; never throws for what it finds, only reports it. */
+export async function checkAgent(agent: AgentId, scope: InstallScope, deps: DoctorDependencies): Promise<AgentReport> {
+  const target = agentTarget(agent, scope, deps.where);
+  const file = resolveSettingsPath(target.hooksFile);
+  const report: AgentReport = { agent, scope, installed: false, settingsPath: file, command: null, timeoutOk: false, blocksCanary: false, mcp: hasMcp(target), problems: [], notes: [] };
+  const recorded = deps.records[file]?.kinds.includes('hooks') === true;
+  let settings: JsonObject;
+  try {
+    const state = readFileState(file);
+    if (!state.exists) {
+      if (recorded) report.problems.push(`assent install wrote hooks into ${file}, but the file is gone: ${AGENT_TITLES[agent]} runs every tool call without asking assent; run \`assent install ${agent}${scope === 'project' ? ' --scope project' : ''}\` again`);
+      return report;
+    }
+    settings = parseSettings(file, state.text);
+  } catch (error) {
+    report.installed = recorded;
+    report.problems.push(`${error instanceof Error ? error.message : String(error)}; ${AGENT_TITLES[agent]} skips a settings file it cannot read, so none of its hooks run`);
+    return report;
+  }
+  const found = findAssentHooks(settings);
+  const before = found.filter((hook) => hook.event === target.events.before);
+  const after = found.filter((hook) => hook.event === target.events.after);
+  report.installed = found.length > 0;
+  const again = `run \`assent install ${agent}${scope === 'project' ? ' --scope project' : ''}\``;
+  if (!report.installed) {
+    if (recorded) report.problems.push(`assent's hooks were removed from ${file} by hand: ${AGENT_TITLES[agent]} runs every tool call without asking assent; ${again} to put them back, or \`assent uninstall ${agent}\` to forget them`);
+    return report;
+  }
+  report.notes.push(...notesFor(target));
+  report.command = before[0]?.command ?? null;
+  if (before.length === 0) report.problems.push(`no ${target.events.before} hook: ${AGENT_TITLES[agent]} runs every tool call without asking assent; ${again}`);
+  if (after.length === 0) report.problems.push(`no ${target.events.after} hook: the outcome of allowed calls is not recorded in the audit log; ${again}`);
+  for (const hook of found.filter((h) => h.event !== target.events.before && h.event !== target.events.after)) {
+    report.problems.push(`an assent hook sits under ${JSON.stringify(hook.event)}, an event assent does not install; ${again}`);
+  }
+  for (const hook of before) {
+    if (hook.matcher !== undefined && !target.allToolsMatchers.includes(hook.matcher as string)) {
+      report.problems.push(`the ${target.events.before} hook matches only ${JSON.stringify(hook.matcher)}, so other tools run without asking assent; ${again}`);
+    }
+  }
+  for (const hook of [...before, ...after]) report.problems.push(...commandProblems(target, hook, deps.installation, hook.event === target.events.after));
+  const timeouts = [...before, ...after].map((hook) => timeoutSecondsOf(target, hook));
+  report.timeoutOk = timeouts.length > 0 && timeouts.every((seconds) => seconds !== undefined && seconds > deps.hookTimeoutSeconds);
+  if (!report.timeoutOk) {
+    const shown = timeouts.map((s) => (s === undefined ? 'invalid' : `${s} s`)).join(', ');
+    report.problems.push(`hook timeout (${shown}) is not above hooks.timeoutSeconds (${deps.hookTimeoutSeconds} s): ${AGENT_TITLES[agent]} would give up on assent${agent === 'claude-code' ? '' : ' and run the call'} while a person is still deciding; ${again}`);
+  }
+  report.problems.push(...disabledProblems(target, settings, found.map((hook) => hook.command)));
+  const canary = before[0];
+  if (canary !== undefined) {
+    const run = await deps.run(canary.command, `${JSON.stringify(canaryEvent(agent, deps.where.cwd, deps.now()))}\n`, {
+      cwd: deps.where.cwd,
+      env: deps.where.env,
+      timeoutMs: Math.min(CANARY_TIMEOUT_MS, (timeoutSecondsOf(target, canary) ?? 30) * 1000),
+    });
+    const verdict = judgeCanaryAnswer(agent, run);
+    report.blocksCanary = verdict.blocks;
+    const outcome = run.timedOut ? 'did not answer in time' : `exited ${run.exitCode === null ? `on ${run.signal ?? 'an error'}` : run.exitCode}`;
+    const said = verdict.reason === '' ? (run.stdout.trim() === '' ? 'no output' : `output ${JSON.stringify(run.stdout.trim().slice(0, 200))}`) : JSON.stringify(verdict.reason.slice(0, 200));
+    if (!verdict.blocks) report.problems.push(`the installed hook did not block the canary call (it ${outcome}, ${said}): ${AGENT_TITLES[agent]} would run the call; ${again}`);
+    else if (!verdict.fromDaemon) report.problems.push(`the hook blocked the canary, but not with the daemon's answer (${said}): it fails closed, so every tool call is refused; check \`assent daemon status\``);
+  }
+  return report;
+}
+
+/** The scopes doctor looks at: the user's, and the project's in the cwd when its settings file exists and is another file. */
+export function scopesToCheck(agent: AgentId, where: TargetEnvironment): InstallScope[] {
+  const user = resolveSettingsPath(agentTarget(agent, 'user', where).hooksFile);
+  const project = resolveSettingsPath(agentTarget(agent, 'project', where).hooksFile);
+  return project !== user && fs.existsSync(project) ? ['user', 'project'] : ['user'];
+}
+
+/** A report is fine when it is not installed and nothing is amiss, or installed with no problem. */
+export function reportIsFine(report: AgentReport): boolean {
+  return report.problems.length === 0;
+}

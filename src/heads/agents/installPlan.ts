@@ -1,0 +1,327 @@
+// Plans and applies `assent install` / `assent uninstall` for one agent and
+// scope: every file's new text is computed (and every refusal raised) before
+// anything is written, each changed file gets a backup beside it and is then
+// replaced atomically, and installs.json remembers what install wrote so that
+// uninstall can restore the bytes that were there before.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AssentError } from '../../core/errors.js';
+import type { StatePaths } from '../../journal/statePaths.js';
+import { agentTarget, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
+import {
+  findAssentHooks,
+  findAssentMcpServer,
+  withAssentHooks,
+  withAssentMcpServer,
+  withoutAssentHooks,
+  withoutAssentMcpServer,
+  type DesiredHooks,
+} from './assentEntries.js';
+import { findCodexMcpBlock, withCodexMcpBlock, withoutCodexMcpBlock } from './codexToml.js';
+import { hookCommand, mcpServerCommand, type AssentInstallation } from './hookCommand.js';
+import { digestText, readInstallRecords, writeInstallRecords, type InstallRecord, type InstallRecords } from './installRecords.js';
+import {
+  createDirs,
+  detectJsonFormat,
+  NEW_FILE_FORMAT,
+  parseSettings,
+  readFileState,
+  replaceFile,
+  resolveSettingsPath,
+  serializeJson,
+  writeBackup,
+  type FileState,
+  type JsonFormat,
+  type JsonObject,
+} from './settingsFiles.js';
+import { addAssentHooksText, removeAssentHooksText, removeAssentMcpServerText, setAssentMcpServerText } from './settingsTextEdits.js';
+import { unifiedDiff } from './textDiff.js';
+
+export type EntryKind = 'hooks' | 'mcp';
+
+/** What happens to one file. */
+export interface FileChange {
+  /** The file as edited (symlinks resolved). */
+  file: string;
+  kinds: EntryKind[];
+  before: FileState;
+  /** The new text; undefined when the file is to be deleted (uninstall of a file install created). */
+  afterText: string | undefined;
+  changed: boolean;
+  diff: string[];
+  /** Uninstall: the bytes from before install are put back exactly (false: assent's entries were removed and the rest re-serialized). */
+  restoredExactly?: boolean;
+  /** Uninstall: the record this change came from, to clean up after it. */
+  record?: InstallRecord;
+}
+
+export interface AgentPlan {
+  target: AgentTarget;
+  files: FileChange[];
+}
+
+export interface InstallRequest {
+  agent: AgentId;
+  scope: InstallScope;
+  where: TargetEnvironment;
+  installation: AssentInstallation;
+  /** `hooks.timeoutSeconds` of the config. */
+  hookTimeoutSeconds: number;
+  mcp: boolean;
+}
+
+/** Seconds an agent waits for assent's hook: longer than assent waits for a person (hooks-common: + 15 s). */
+export const HOOK_TIMEOUT_MARGIN_SECONDS = 15;
+
+/** The two hook entries for an agent, with the timeout in its unit. */
+export function desiredHooks(target: AgentTarget, installation: AssentInstallation, hookTimeoutSeconds: number): DesiredHooks {
+  const seconds = hookTimeoutSeconds + HOOK_TIMEOUT_MARGIN_SECONDS;
+  const timeout = target.timeoutUnit === 'milliseconds' ? seconds * 1000 : seconds;
+  return {
+    before: { type: 'command', command: hookCommand(installation, target.agent, false), timeout },
+    after: { type: 'command', command: hookCommand(installation, target.agent, true), timeout },
+  };
+}
+
+function textOf(state: FileState): string {
+  return state.exists ? state.text : '';
+}
+
+function diffFor(file: string, before: FileState, afterText: string | undefined): string[] {
+  return unifiedDiff(textOf(before), afterText ?? '', {
+    fromLabel: before.exists ? file : '/dev/null',
+    toLabel: afterText === undefined ? '/dev/null' : file,
+  });
+}
+
+function change(file: string, kinds: EntryKind[], before: FileState, afterText: string | undefined): FileChange {
+  const changed = afterText === undefined ? before.exists : afterText !== textOf(before) || !before.exists;
+  return { file, kinds, before, afterText, changed, diff: changed ? diffFor(file, before, afterText) : [] };
+}
+
+function meansTheSame(text: string, value: JsonObject): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+  } catch {
+    return false;
+  }
+}
+
+type TextEdit = (text: string, format: JsonFormat) => string;
+
+/**
+ * The new text of a JSON settings file: `editText` changes the file's own text
+ * (every other byte kept); it must mean exactly what `edit` makes of the
+ * parsed object, else the object is serialized in the file's format instead.
+ * The text stays byte-identical when `edit` returns its input.
+ */
+export function editedJsonText(file: string, text: string, edit: (settings: JsonObject) => JsonObject, editText: TextEdit): string {
+  const blank = text.trim() === '';
+  const settings = blank ? {} : parseSettings(file, text);
+  const edited = edit(settings);
+  if (edited === settings) return text;
+  if (blank) return serializeJson(edited, NEW_FILE_FORMAT);
+  const format = detectJsonFormat(text);
+  let candidate: string | undefined;
+  try {
+    candidate = editText(text, format);
+  } catch {
+    candidate = undefined;
+  }
+  return candidate !== undefined && meansTheSame(candidate, edited) ? candidate : serializeJson(edited, format);
+}
+
+function jsonChange(file: string, kinds: EntryKind[], edit: (settings: JsonObject) => JsonObject, editText: TextEdit): FileChange {
+  const before = readFileState(file);
+  return change(file, kinds, before, editedJsonText(file, textOf(before), edit, editText));
+}
+
+/** Computes what `assent install` would write; throws (changing nothing) when a file cannot be merged. */
+export function planInstall(request: InstallRequest): AgentPlan {
+  const target = agentTarget(request.agent, request.scope, request.where);
+  const hooks = desiredHooks(target, request.installation, request.hookTimeoutSeconds);
+  const server = mcpServerCommand(request.installation);
+  const hooksFile = resolveSettingsPath(target.hooksFile);
+  const mcpFile = resolveSettingsPath(target.mcp.file);
+  const sameFile = request.mcp && target.mcp.format === 'json' && mcpFile === hooksFile;
+  const files: FileChange[] = [
+    jsonChange(
+      hooksFile,
+      sameFile ? ['hooks', 'mcp'] : ['hooks'],
+      (settings) => {
+        const withHooks = withAssentHooks(settings, target, hooks, hooksFile);
+        return sameFile ? withAssentMcpServer(withHooks, server, hooksFile) : withHooks;
+      },
+      (text, format) => {
+        const withHooks = addAssentHooksText(removeAssentHooksText(text), target, hooks, format);
+        return sameFile ? setAssentMcpServerText(withHooks, server, format) : withHooks;
+      },
+    ),
+  ];
+  if (request.mcp && !sameFile) {
+    if (target.mcp.format === 'json') {
+      files.push(jsonChange(mcpFile, ['mcp'], (settings) => withAssentMcpServer(settings, server, mcpFile), (text, format) => setAssentMcpServerText(text, server, format)));
+    }
+    else {
+      const before = readFileState(mcpFile);
+      files.push(change(mcpFile, ['mcp'], before, withCodexMcpBlock(textOf(before), server, mcpFile)));
+    }
+  }
+  return { target, files };
+}
+
+/** Whether a text still holds any assent entry of the given kinds (a restore candidate must not). */
+function holdsAssentEntries(file: string, text: string, format: 'json' | 'toml', kinds: EntryKind[]): boolean {
+  if (format === 'toml') return findCodexMcpBlock(text, file) !== undefined;
+  const settings = parseSettings(file, text);
+  return (kinds.includes('hooks') && findAssentHooks(settings).length > 0) || (kinds.includes('mcp') && findAssentMcpServer(settings) !== undefined);
+}
+
+/**
+ * The exact bytes from before install, when the file is still exactly what
+ * install wrote and install's record covers no more than what is being
+ * removed: `{ text }`, `{ delete: true }` for a file install created, or
+ * undefined when only a structural removal is sound.
+ */
+function exactRestore(file: string, current: string, record: InstallRecord | undefined, kinds: EntryKind[], format: 'json' | 'toml'): { text: string } | { delete: true } | undefined {
+  if (record === undefined || record.afterDigest !== digestText(current)) return undefined;
+  if (!record.kinds.every((kind) => kinds.includes(kind))) return undefined;
+  if (record.beforeDigest === undefined) return { delete: true };
+  if (record.backup === undefined) return undefined;
+  let text: string;
+  try {
+    text = fs.readFileSync(record.backup, 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (digestText(text) !== record.beforeDigest) return undefined;
+  try {
+    if (holdsAssentEntries(file, text, format, ['hooks', 'mcp'])) return undefined;
+  } catch {
+    return undefined;
+  }
+  return { text };
+}
+
+export interface UninstallRequest {
+  agent: AgentId;
+  scope: InstallScope;
+  where: TargetEnvironment;
+  mcp: boolean;
+  records: InstallRecords;
+}
+
+/** Computes what `assent uninstall` would write; files without assent entries are left out. */
+export function planUninstall(request: UninstallRequest): AgentPlan {
+  const target = agentTarget(request.agent, request.scope, request.where);
+  const hooksFile = resolveSettingsPath(target.hooksFile);
+  const mcpFile = resolveSettingsPath(target.mcp.file);
+  const sameFile = target.mcp.format === 'json' && mcpFile === hooksFile;
+  const jobs: { file: string; kinds: EntryKind[]; format: 'json' | 'toml' }[] = [{ file: hooksFile, kinds: request.mcp && sameFile ? ['hooks', 'mcp'] : ['hooks'], format: 'json' }];
+  if (request.mcp && !sameFile) jobs.push({ file: mcpFile, kinds: ['mcp'], format: target.mcp.format });
+  const files: FileChange[] = [];
+  for (const job of jobs) {
+    const before = readFileState(job.file);
+    if (!before.exists) continue;
+    const hooks = job.kinds.includes('hooks');
+    const mcp = job.kinds.includes('mcp');
+    const structural =
+      job.format === 'toml'
+        ? withoutCodexMcpBlock(before.text, job.file)
+        : editedJsonText(
+            job.file,
+            before.text,
+            (settings) => {
+              const edited = mcp ? withoutAssentMcpServer(hooks ? withoutAssentHooks(settings) : settings) : hooks ? withoutAssentHooks(settings) : settings;
+              return JSON.stringify(edited) === JSON.stringify(settings) ? settings : edited;
+            },
+            (text) => (mcp ? removeAssentMcpServerText(hooks ? removeAssentHooksText(text) : text) : removeAssentHooksText(text)),
+          );
+    if (structural === before.text) continue;
+    const record = request.records[job.file];
+    const exact = exactRestore(job.file, before.text, record, job.kinds, job.format);
+    const planned = exact === undefined ? change(job.file, job.kinds, before, structural) : change(job.file, job.kinds, before, 'delete' in exact ? undefined : exact.text);
+    planned.restoredExactly = exact !== undefined;
+    if (record !== undefined) planned.record = record;
+    files.push(planned);
+  }
+  return { target, files };
+}
+
+export interface ApplyOptions {
+  paths: StatePaths;
+  now: Date;
+}
+
+/** The backup written for each changed file that existed, by file. */
+export type Backups = Record<string, string>;
+
+function removeEmptyDirs(dirs: string[]): void {
+  for (const dir of [...dirs].reverse()) {
+    try {
+      fs.rmdirSync(dir);
+    } catch {
+      return; // Not empty (or gone): leave it and everything above it.
+    }
+  }
+}
+
+/**
+ * Writes an install plan: backups first, then each file atomically, then the
+ * records. A record keeps the oldest "before" it covers, so uninstall after
+ * two installs still restores the file as it was before the first.
+ */
+export function applyInstall(plan: AgentPlan, options: ApplyOptions): Backups {
+  const backups: Backups = {};
+  const records = readInstallRecords(options.paths);
+  for (const file of plan.files.filter((f) => f.changed)) {
+    const afterText = file.afterText ?? '';
+    const createdDirs = createDirs(path.dirname(file.file));
+    if (file.before.exists) backups[file.file] = writeBackup(file.file, file.before.text, options.now);
+    replaceFile(file.file, afterText, file.before);
+    const previous = records[file.file];
+    const continues = previous !== undefined && file.before.exists && previous.afterDigest === digestText(file.before.text);
+    const record: InstallRecord = continues
+      ? { ...previous, kinds: [...new Set([...previous.kinds, ...file.kinds])], afterDigest: digestText(afterText), installedAt: options.now.toISOString() }
+      : {
+          agent: plan.target.agent,
+          scope: plan.target.scope,
+          kinds: file.kinds,
+          afterDigest: digestText(afterText),
+          createdDirs,
+          installedAt: options.now.toISOString(),
+          ...(file.before.exists ? { beforeDigest: digestText(file.before.text), backup: backups[file.file] as string } : {}),
+        };
+    records[file.file] = record;
+  }
+  if (plan.files.some((f) => f.changed)) writeInstallRecords(options.paths, records);
+  return backups;
+}
+
+/**
+ * Writes an uninstall plan: a backup of each file as it is now, then the file
+ * (or its removal, for a file install created), then the records: gone when
+ * the file is back to its old bytes, else following the file's new text.
+ */
+export function applyUninstall(plan: AgentPlan, options: ApplyOptions): Backups {
+  const backups: Backups = {};
+  const records = readInstallRecords(options.paths);
+  for (const file of plan.files.filter((f) => f.changed)) {
+    // Exactly what install wrote holds nothing of the user's: only a file changed since gets a backup.
+    if (file.before.exists && file.restoredExactly !== true) backups[file.file] = writeBackup(file.file, file.before.text, options.now);
+    if (file.afterText === undefined) {
+      const current = readFileState(file.file);
+      if (!(current.exists && file.before.exists && current.text === file.before.text)) {
+        throw new AssentError('conflict', `${file.file} changed while assent was editing it (the agent may have written it); nothing was changed, run this again`, { details: { path: file.file } });
+      }
+      fs.rmSync(file.file);
+      removeEmptyDirs(file.record?.createdDirs ?? []);
+    } else replaceFile(file.file, file.afterText, file.before);
+    const previous = records[file.file];
+    const left = (previous?.kinds ?? []).filter((kind) => !file.kinds.includes(kind));
+    if (previous === undefined || left.length === 0 || file.afterText === undefined) delete records[file.file];
+    else records[file.file] = { ...previous, kinds: left, afterDigest: digestText(file.afterText) };
+  }
+  if (plan.files.some((f) => f.changed)) writeInstallRecords(options.paths, records);
+  return backups;
+}

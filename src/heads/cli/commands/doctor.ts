@@ -1,0 +1,80 @@
+// `assent doctor` (R-HOOK-7): for each agent, whether assent's hooks are
+// installed, point at this assent, have time enough, and really block (the
+// canary). Exit 0 when every installed agent is fine, 65 otherwise.
+import type { Command } from 'commander';
+import { AssentError, exitCodeFor } from '../../../core/errors.js';
+import { escapeText } from '../../../core/escape.js';
+import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { AGENT_IDS, AGENT_TITLES, currentEnvironment } from '../../agents/agentTargets.js';
+import { checkAgent, reportIsFine, runThroughShell, scopesToCheck, type AgentReport } from '../../agents/hookDoctor.js';
+import { thisInstallation } from '../../agents/hookCommand.js';
+import { configuredHookTimeoutSeconds } from '../../agents/hookTimeout.js';
+import { readInstallRecords } from '../../agents/installRecords.js';
+import { ExitWith, reportFailure } from '../output.js';
+
+interface DoctorOptions {
+  json?: boolean;
+}
+
+function out(text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+function humanLine(report: AgentReport): string {
+  const where = `${AGENT_TITLES[report.agent]} (${report.scope}, ${escapeText(report.settingsPath)})`;
+  if (report.problems.length > 0) return `${where}: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`;
+  if (!report.installed) return `${where}: not installed (\`assent install ${report.agent}\`)`;
+  return `${where}: ok, blocks the canary${report.mcp ? ', MCP server registered' : ''}`;
+}
+
+async function runDoctor(options: DoctorOptions): Promise<void> {
+  const paths = resolveStatePaths();
+  const where = currentEnvironment();
+  const deps = {
+    where,
+    installation: thisInstallation(),
+    hookTimeoutSeconds: configuredHookTimeoutSeconds(paths),
+    records: readInstallRecords(paths),
+    run: runThroughShell,
+    now: () => new Date(),
+  };
+  const reports: AgentReport[] = [];
+  for (const agent of AGENT_IDS) {
+    for (const scope of scopesToCheck(agent, where)) reports.push(await checkAgent(agent, scope, deps));
+  }
+  const failing = reports.filter((r) => !reportIsFine(r));
+  const ok = failing.length === 0;
+  if (options.json) {
+    const document: Record<string, unknown> = { ok, data: { agents: reports }, meta: { hookTimeoutSeconds: deps.hookTimeoutSeconds } };
+    if (!ok) {
+      const error = new AssentError('invalid_input', `${failing.map((r) => `${r.agent} (${r.scope})`).join(', ')}: assent's hooks are not in working order; see data.agents[].problems`, {
+        details: { agents: failing.map((r) => ({ agent: r.agent, scope: r.scope, problems: r.problems })) },
+      });
+      document['error'] = { type: error.type, message: error.message, details: error.details };
+    }
+    process.stdout.write(`${JSON.stringify(document)}\n`);
+  } else {
+    for (const report of reports) {
+      out(humanLine(report));
+      for (const problem of report.problems) out(`  - ${escapeText(problem)}`);
+      for (const note of report.notes) out(`  note: ${escapeText(note)}`);
+    }
+    out(ok ? 'All installed agents are gated by this assent.' : `${failing.length} agent setting${failing.length === 1 ? ' has' : 's have'} problems; fix them and run \`assent doctor\` again.`);
+  }
+  if (!ok) throw new ExitWith(exitCodeFor('invalid_input'));
+}
+
+export function registerDoctorCommand(program: Command): void {
+  program
+    .command('doctor')
+    .description("Check each agent's assent hooks: installed, pointing at this assent, with time enough, and blocking a canary call (nothing runs). Exit 0 when every installed agent is fine, 65 otherwise.")
+    .option('--json', 'print one JSON document: {ok, data:{agents:[…]}}')
+    .action(async (options: DoctorOptions) => {
+      try {
+        await runDoctor(options);
+      } catch (error) {
+        if (error instanceof ExitWith) throw error;
+        throw new ExitWith(reportFailure(error, options));
+      }
+    });
+}
