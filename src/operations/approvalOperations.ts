@@ -82,7 +82,7 @@ const AdmittedCallSchema = z.object({
 });
 
 /** How a waiting call follows its connection: a cancel from a live connection withdraws it; a drop gets the re-attach grace (R-D-7). */
-function waiterHooks(context: CallContext): { onWaiterDetached: (detach: () => void) => () => void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean } {
+export function waiterHooks(context: CallContext): { onWaiterDetached: (detach: () => void) => () => void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean } {
   const hooks: { onWaiterDetached: (detach: () => void) => () => void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean } = {
     onWaiterDetached: (detach) => context.connection?.onClose(detach) ?? (() => undefined),
   };

@@ -7,7 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
 import { newApprovalId, type RandomBytes } from '../core/ids.js';
-import { compilePolicy, evaluateToolPolicy, type PolicySnapshot, type Rule } from '../core/toolPolicy.js';
+import { compilePolicy, evaluateToolPolicy, type PolicySnapshot, type Rule, type ToolPolicyResult } from '../core/toolPolicy.js';
 import type { AuditLog, AuditPeer, AuditRecord } from '../journal/auditLog.js';
 import type { ApprovalRecord, CallInProgressRecord, Journal } from '../journal/journal.js';
 import type { Notifier } from '../channels/notifier.js';
@@ -51,6 +51,20 @@ export interface AuthorizeParams {
   args: Record<string, unknown>;
   annotations?: ToolAnnotations;
   caller?: Record<string, unknown>;
+  /** Present for an agent action (SPEC §17), set by the agent-action service only. */
+  agentAction?: AgentCallBinding;
+}
+
+/** How an agent action goes through the one authorize path (R-ARCH-3, R-HOOK-3). */
+export interface AgentCallBinding {
+  /** The agent's hook name; every audit line of the call carries it (R-HOOK-10). */
+  agent: string;
+  /** The agent-action policy's decision (R-POL-6), used instead of the gateway's tool policy. */
+  evaluation: ToolPolicyResult;
+  /** Lifetime of an approval the call files: `hooks.timeoutSeconds` (R-HOOK-4). */
+  consentTimeoutMs: number;
+  /** The caller as audited and listed in sessions: without the cwd, which is a path (R-AUD-1). */
+  auditCaller: Record<string, unknown>;
 }
 
 export interface Consent {
@@ -127,6 +141,8 @@ export interface ApprovalServiceOptions {
 }
 
 interface CallRecord {
+  /** Set for agent actions: their audit lines carry it and the callId (R-HOOK-10). */
+  agent?: string;
   sessionId: string;
   server: string;
   tool: string;
@@ -149,6 +165,11 @@ interface SessionInfo {
 }
 
 type Resolution = Pick<ApprovalRecord, 'state' | 'channel' | 'reason' | 'scope'> & DecidedBy;
+
+/** What an allow for the session remembers: the tool, and for an agent action its exact input too (cf. R-POL-7). */
+function sessionGrantKey(call: Pick<CallRecord, 'server' | 'tool' | 'argsSha256' | 'agent'>): string {
+  return call.agent === undefined ? `${call.server}/${call.tool}` : `${call.server}/${call.tool}#${call.argsSha256}`;
+}
 
 /** The decision attribution of a resolution, or undefined when it has none. */
 function decidedByOf(resolution: DecidedBy): DecidedBy | undefined {
@@ -372,16 +393,26 @@ export class ApprovalService {
   ): Promise<AuthorizeResult> {
     if (this.stopped) throw new AssentError('unavailable', 'the assent daemon is shutting down; retry the call in a moment');
     const caller = params.caller ?? {};
-    this.touchSession(params.sessionId, caller);
+    const agent = params.agentAction;
+    this.touchSession(params.sessionId, agent?.auditCaller ?? caller);
     const argsSha256 = digestOf(params.args);
-    const evaluation = evaluateToolPolicy(
-      this.snapshot,
-      params.annotations === undefined
-        ? { server: params.server, tool: params.tool, args: params.args }
-        : { server: params.server, tool: params.tool, args: params.args, annotations: params.annotations },
-      this.clock.now(),
-    );
-    const base = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller };
+    const evaluation =
+      agent?.evaluation ??
+      evaluateToolPolicy(
+        this.snapshot,
+        params.annotations === undefined
+          ? { server: params.server, tool: params.tool, args: params.args }
+          : { server: params.server, tool: params.tool, args: params.args, annotations: params.annotations },
+        this.clock.now(),
+      );
+    const base: Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'> = {
+      sessionId: params.sessionId,
+      server: params.server,
+      tool: params.tool,
+      argsSha256,
+      caller: agent?.auditCaller ?? caller,
+    };
+    if (agent !== undefined) base.agent = agent.agent;
 
     if (evaluation.decision === 'deny') {
       this.writeAudit({ ...base, outcome: 'denied', deniedReason: 'policy' });
@@ -399,12 +430,12 @@ export class ApprovalService {
       return this.admit(base, consent, 0);
     }
 
-    const toolKey = `${params.server}/${params.tool}`;
-    const grantedBy = this.sessionGrants.get(params.sessionId)?.get(toolKey);
+    const grantedBy = this.sessionGrants.get(params.sessionId)?.get(sessionGrantKey(base));
     if (grantedBy !== undefined) {
       return this.admit(base, { channel: 'session', approvalId: grantedBy }, 0);
     }
-    if (this.pinned.config.approvals.handoff && this.proofs !== undefined) {
+    // A hook waits for its answer; handoff (an immediate refusal and a retry) is for gateway calls only.
+    if (this.pinned.config.approvals.handoff && this.proofs !== undefined && agent === undefined) {
       return this.authorizeHandoff(params, base, this.proofs);
     }
 
@@ -417,7 +448,7 @@ export class ApprovalService {
       args: params.args,
       argsSha256,
       caller,
-    });
+    }, agent?.consentTimeoutMs);
     options.onApprovalFiled?.(toApprovalView(record));
     return this.awaitDecision(record, base, startedMono, options);
   }
@@ -486,7 +517,7 @@ export class ApprovalService {
       if (resolution.scope === 'session') {
         let grants = this.sessionGrants.get(base.sessionId);
         if (grants === undefined) this.sessionGrants.set(base.sessionId, (grants = new Map()));
-        grants.set(`${base.server}/${base.tool}`, record.id);
+        grants.set(sessionGrantKey(base), record.id);
       }
       return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: record.id }, waited, undefined, decidedByOf(resolution));
     }
@@ -524,7 +555,19 @@ export class ApprovalService {
     const callId = this.newCallId();
     const call: CallRecord = { ...base, consent, waitedForConsentMs: waited, authorizedAtMono: this.clock.monotonic() };
     if (effectId !== undefined) call.effectId = effectId;
-    else {
+    else if (base.agent !== undefined) {
+      // R-HOOK-10: an agent action's start is its own audit line; its end comes, if ever,
+      // from the after-event. Not journaled: a lost after-event leaves it `started`, never invented.
+      const started: Omit<AuditRecord, 'ts' | 'principal'> = { ...base, callId, outcome: 'started', waitedForConsentMs: waited };
+      if (consent !== undefined) {
+        started.channel = consent.channel as NonNullable<AuditRecord['channel']>;
+        if (consent.approvalId !== undefined) started.approvalId = consent.approvalId;
+        if (consent.ruleId !== undefined) started.ruleId = consent.ruleId;
+      }
+      if (decidedBy?.claimedChannel !== undefined) started.claimedChannel = decidedBy.claimedChannel;
+      if (decidedBy?.peer !== undefined) started.peer = decidedBy.peer;
+      this.writeAudit(started);
+    } else {
       // Durable before the caller may run it: a crash before its end is recorded leaves it
       // here, and the next start audits it as uncertain (R-J-5 for calls). A handoff retry
       // needs no row: its effect intent in the proof store already plays that part.
@@ -625,7 +668,7 @@ export class ApprovalService {
     const call = this.calls.get(params.callId);
     if (call === undefined) throw new AssentError('not_found', `no call ${params.callId} is in progress; it was finished already or never authorized`);
     this.calls.delete(params.callId);
-    if (call.effectId === undefined) {
+    if (call.effectId === undefined && call.agent === undefined) {
       try {
         this.journal.endCallInProgress(params.callId);
       } catch (error) {
@@ -653,6 +696,10 @@ export class ApprovalService {
       durationMs,
       caller: call.caller,
     };
+    if (call.agent !== undefined) {
+      record.agent = call.agent;
+      record.callId = params.callId;
+    }
     if (call.consent !== undefined) {
       record.channel = call.consent.channel as NonNullable<AuditRecord['channel']>;
       if (call.consent.approvalId !== undefined) record.approvalId = call.consent.approvalId;
@@ -665,11 +712,19 @@ export class ApprovalService {
     return { recorded: true };
   }
 
+  /** Drops an admitted call without auditing an end: its after-event will not come (the agent-action service bounds what it keeps). */
+  forgetCall(callId: string): void {
+    this.calls.delete(callId);
+  }
+
   private writeAudit(record: Omit<AuditRecord, 'ts' | 'principal'>): void {
     this.audit.append({ ts: new Date(this.clock.now()).toISOString(), principal: this.principal, ...record } as AuditRecord);
   }
 
-  private fileApproval(input: Omit<ApprovalRecord, 'id' | 'requestedAt' | 'expiresAt' | 'state' | 'handoff'> & { handoff?: boolean }): ApprovalRecord {
+  private fileApproval(
+    input: Omit<ApprovalRecord, 'id' | 'requestedAt' | 'expiresAt' | 'state' | 'handoff'> & { handoff?: boolean },
+    timeoutMs: number = this.consentTimeoutMs(),
+  ): ApprovalRecord {
     const requestedAt = this.clock.now();
     let id = newApprovalId(this.random);
     for (let attempt = 0; this.journal.getApproval(id) !== undefined; attempt += 1) {
@@ -680,7 +735,7 @@ export class ApprovalService {
       ...input,
       id,
       requestedAt,
-      expiresAt: requestedAt + this.consentTimeoutMs(),
+      expiresAt: requestedAt + timeoutMs,
       state: 'pending',
       handoff: input.handoff ?? false,
     };

@@ -18,12 +18,14 @@ import type { DaemonContext } from '../heads/daemon/daemonMain.js';
 import { createHttpApp } from '../heads/http/httpApp.js';
 import { startHttpHead, type HttpHead } from '../heads/http/httpServer.js';
 import { WebAuth } from '../heads/http/webAuth.js';
+import { agentOperations } from '../operations/agentOperations.js';
 import { approvalOperations, eventMatches } from '../operations/approvalOperations.js';
 import { configOperations } from '../operations/configOperations.js';
 import { policyOperations } from '../operations/policyOperations.js';
 import type { Operation } from '../operations/operation.js';
 import { webOperations } from '../operations/webOperations.js';
 import { proofOperations } from '../operations/proofOperations.js';
+import { AgentActionService } from './agentActions.js';
 import { ProofService } from './proofService.js';
 import { ApprovalService, type PinnedConfig, type Timers } from './approvalService.js';
 import { EventBus } from './eventBus.js';
@@ -70,6 +72,7 @@ export function pinConfig(path: string, journal: Journal): PinnedConfig {
 
 export interface ApprovalRuntime {
   service: ApprovalService;
+  agents: AgentActionService;
   journal: Journal;
   bus: EventBus;
   webAuth: WebAuth;
@@ -126,6 +129,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
   const service = new ApprovalService(serviceOptions);
   service.start();
+  const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }) });
   proofTtlSeconds = () => service.config.config.approvals.proofTtlSeconds;
 
   // R-CFG-4: a changed config.json is noticed and reported, never applied silently.
@@ -160,7 +164,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   }
 
   bus.publish('daemon_started', { pid: process.pid, configRevision: pinned.revision });
-  ctx.status['approvals'] = () => service.status();
+  ctx.status['approvals'] = () => ({ ...service.status(), ...agents.status() });
   ctx.status['config'] = () => {
     let fileRevision: string | undefined;
     try {
@@ -227,9 +231,10 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   const operations = [
     ...webOperations({ auth: webAuth, url: pageUrl }),
     ...approvalOperations({ service, journal, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
+    ...agentOperations({ agents }),
     ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => storePinnedConfig(journal, pin) }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
     ...proofOperations({ service, proofs }),
   ];
-  return { service, journal, bus, webAuth, operations, serveHttp };
+  return { service, agents, journal, bus, webAuth, operations, serveHttp };
 }
