@@ -233,6 +233,26 @@ describe('assent hook against a real daemon', () => {
     ]);
   });
 
+  it('R-CLI-3 R-D-6 a decision in one `assent watch` releases the waiting hook and the prompt disappears from every other open watch', async () => {
+    const home = await setup({});
+    const watchers = ['a', 'b'].map((name) => {
+      const pty = new PtySession(['watch'], { outFile: join(home.home, `watch-${name}.out`), env: { ASSENT_HOME: home.home } });
+      cleanups.push(() => pty.kill());
+      return pty;
+    });
+    for (const pty of watchers) await pty.waitFor(/Waiting for requests/);
+    const waiting = runHook(['codex'], shellEvent('codex', 'terraform apply -auto-approve'), home.env);
+    const [first, second] = watchers as [PtySession, PtySession];
+    for (const pty of watchers) await pty.waitFor(/command {3}terraform apply -auto-approve/);
+    const code = await first.waitFor(/\[([a-z]{5})\] type ([a-z]{4}) \+ Enter/);
+    first.type(`${code[2]}\r`);
+    const result = await waiting;
+    expect(result.code, result.stderr).toBe(0);
+    expect(answerOf(result.stdout).decision).toBe('allow');
+    await second.waitFor(new RegExp(`${code[1]} \\(codex/Bash\\) was approved via cli elsewhere; removed`));
+    expect(await pending(home)).toEqual([]);
+  });
+
   it('R-HOOK-2 changing one byte of tool_input between two identical-looking calls gives two approvals with different digests', async () => {
     const home = await setup({ hooks: { timeoutSeconds: 30 } });
     const a = runHook(['claude-code'], shellEvent('claude-code', 'deploy --target=prod'), home.env);
