@@ -581,7 +581,9 @@ export class ApprovalService {
     }
     if (decidedBy !== undefined) call.decidedBy = decidedBy;
     this.calls.set(callId, call);
-    this.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
+    // Agent actions are audited, not journaled as events: like the calls a gateway settles from its
+    // snapshot, they would cost an fsync each on the path every agent tool call takes (SPEC §14).
+    if (base.agent === undefined) this.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
     const result: AuthorizeResult = { callId, decision: 'allow', waitedForConsentMs: waited };
     if (consent !== undefined) result.consent = consent;
     if (effectId !== undefined) result.effectId = effectId;
@@ -708,7 +710,7 @@ export class ApprovalService {
     if (call.decidedBy?.claimedChannel !== undefined) record.claimedChannel = call.decidedBy.claimedChannel;
     if (call.decidedBy?.peer !== undefined) record.peer = call.decidedBy.peer;
     this.writeAudit(record);
-    this.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
+    if (call.agent === undefined) this.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
     return { recorded: true };
   }
 

@@ -2,11 +2,13 @@
 // and the request in one write, read the two answers. No handshake round trip
 // of its own and nothing of the CLI loaded: the hook runs before every tool call
 // an agent makes (SPEC §14). Auto-spawn (R-D-1) is loaded only when no daemon answers.
-import { lstatSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { AssentError, isErrorType } from '../../core/errors.js';
 import { VERSION } from '../../version.js';
 import { encodeFrame, HELLO_METHOD, LineDecoder } from '../daemon/framing.js';
+
+// Not `import … from 'node:fs'`: its ESM facade loads fs/promises and streams, a few ms of every hook run.
+const { lstatSync } = process.getBuiltinModule('node:fs');
+const { createConnection } = process.getBuiltinModule('node:net');
 
 const HELLO_ID = 1;
 const REQUEST_ID = 2;

@@ -46,6 +46,52 @@ export function readEvent(stdin: NodeJS.ReadableStream & { destroy?: () => void 
   });
 }
 
+const { read } = process.getBuiltinModule('node:fs');
+
+/**
+ * Reads the event straight from a file descriptor (stdin is fd 0), without
+ * setting up process.stdin's stream (a few ms of every hook run, SPEC §14).
+ * Same cap, deadline and refusals as readEvent; a non-blocking descriptor
+ * (EAGAIN) falls back to the stream.
+ */
+export function readEventFromFd(fd: number, fallback: () => Promise<StdinRead>, deadlineMs = STDIN_DEADLINE_MS): Promise<StdinRead> {
+  return new Promise((resolve, reject) => {
+    const buffer = Buffer.allocUnsafe(MAX_EVENT_BYTES + 1);
+    let bytes = 0;
+    let done = false;
+    const timer = setTimeout(() => finish(new AssentError('invalid_input', `no complete hook event arrived on stdin within ${deadlineMs / 1000} s`)), deadlineMs);
+    const finish = (result: StdinRead | AssentError | Promise<StdinRead>): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (result instanceof AssentError) reject(result);
+      else resolve(result);
+    };
+    const next = (): void => {
+      read(fd, buffer, bytes, buffer.length - bytes, null, (error, count) => {
+        if (done) return;
+        if (error !== null) {
+          if (error.code === 'EAGAIN' && bytes === 0) finish(fallback());
+          else finish(new AssentError('invalid_input', `stdin could not be read (${error.code ?? error.message})`));
+          return;
+        }
+        if (count === 0) {
+          try {
+            finish({ text: new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, bytes)), oversized: false });
+          } catch {
+            finish(new AssentError('invalid_input', 'the hook event on stdin is not valid UTF-8'));
+          }
+          return;
+        }
+        bytes += count;
+        if (bytes > MAX_EVENT_BYTES) finish({ text: '', oversized: true });
+        else next();
+      });
+    };
+    next();
+  });
+}
+
 /** The agent named on the command line, for an answer written before (or without) the full run. */
 function agentOf(argv: readonly string[]): AgentName | undefined {
   const first = argv.find((arg) => !arg.startsWith('-'));
@@ -85,7 +131,7 @@ export async function runHookProcess(argv: readonly string[]): Promise<void> {
   process.on('unhandledRejection', crashed);
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   const outcome = await runHook(argv, {
-    readStdin: () => readEvent(process.stdin),
+    readStdin: () => readEventFromFd(0, () => readEvent(process.stdin)),
     env: process.env,
     cwd: () => process.cwd(),
   });
