@@ -4,7 +4,8 @@
 // (the floor of any Node stdio proxy) and a naive SDK proxy (SDK Server →
 // SDK Client). Sequential calls are interleaved in blocks so machine noise hits
 // every side alike; throughput is measured with 32 calls in flight, in rounds
-// that alternate between the sides.
+// that alternate between the sides. BENCH_GATEWAY_LOCAL=1 adds a reference side:
+// assent without a daemon (local gate, nothing audited), to show what audit costs.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -92,6 +93,10 @@ export async function benchGateway({ calls = 2000, block = 100, warmup = 300, ro
       name: 'assent',
       client: await connect(process.execPath, [assentBin, 'mcp'], { ...getDefaultEnvironment(), ASSENT_HOME: home, ASSENT_NO_AUTOSPAWN: '1' }),
     });
+    if (process.env.BENCH_GATEWAY_LOCAL === '1') {
+      const noDaemon = { ...getDefaultEnvironment(), ASSENT_HOME: home, ASSENT_NO_AUTOSPAWN: '1', ASSENT_SOCKET: join(home, 'no-daemon.sock') };
+      sides.push({ name: 'assent without daemon (no audit)', client: await connect(process.execPath, [assentBin, 'mcp'], noDaemon) });
+    }
     for (const side of sides) {
       side.ms = [];
       side.rates = [];
@@ -124,7 +129,7 @@ export async function benchGateway({ calls = 2000, block = 100, warmup = 300, ro
     rows.push({ name: `gateway ${side.name}: mean`, value: round(side.mean), unit: 'ms', ...report });
     rows.push({ name: `gateway ${side.name}: calls/s, ${IN_FLIGHT} in flight (median of ${rounds})`, value: Math.round(side.rate), unit: 'calls/s', ...report });
   }
-  const [direct, relay, naive, assent] = sides;
+  const [direct, relay, naive, assent, ...extra] = sides;
   const overhead = (side) => side.p50 - direct.p50;
   const relayOverhead = Math.max(0, overhead(relay));
   const overheadTarget = OVERHEAD_FACTOR * relayOverhead + OVERHEAD_SLACK_MS;
@@ -138,7 +143,10 @@ export async function benchGateway({ calls = 2000, block = 100, warmup = 300, ro
     targetText: `≤ ${round(overheadTarget)} (2 × relay + 0.05)`,
     ok: overhead(assent) <= overheadTarget,
   });
-  for (const side of [relay, naive, assent]) {
+  for (const side of extra) {
+    rows.push({ name: `gateway ${side.name}: p50 overhead over direct`, value: round(overhead(side)), unit: 'ms', target: NaN, targetText: '(reference)' });
+  }
+  for (const side of [relay, naive, assent, ...extra]) {
     const share = side.rate / direct.rate;
     rows.push({
       name: `gateway ${side.name}: throughput share of direct, ${IN_FLIGHT} in flight`,

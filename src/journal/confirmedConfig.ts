@@ -1,7 +1,8 @@
 // The configuration the operator last confirmed (R-CFG-4), as the daemon keeps it
 // in the journal's meta table. The daemon writes it; a gateway that finds no
 // daemon reads it read-only, so an unconfirmed edit of config.json never decides.
-import { DEFAULT_CONFIG, type Config } from '../core/config.js';
+import { digestOf } from '../core/canonical.js';
+import { DEFAULT_CONFIG, type Config, type ConfigProblem } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
 import { inspectConfigText } from './configFile.js';
 import { readJournalMeta } from './journal.js';
@@ -43,10 +44,95 @@ export function decodePin(stored: string, configPath: string): { config: Config;
   return { config: inspected.config, revision: pin.revision };
 }
 
+/**
+ * What runs while the stored confirmed configuration no longer validates (R-CFG-4
+ * across an upgrade that tightened the rules): nothing the operator did not
+ * confirm, and nothing open. No servers; every tool call is denied (`deny` for
+ * destructive and non-destructive tools alike and for agent actions, and rules
+ * never override `deny`); no handoff, no elicitation or terminal channel. Audit lines are
+ * kept for the longest retention allowed, so this stand-in never prunes what
+ * the operator's own configuration kept.
+ */
+export const FAIL_CLOSED_CONFIG: Config = Object.freeze({
+  ...DEFAULT_CONFIG,
+  servers: {},
+  policy: { ...DEFAULT_CONFIG.policy, default: 'deny', destructive: 'deny', tools: {}, agents: { default: 'deny' } },
+  channels: { elicitation: false, tty: false },
+  approvals: { ...DEFAULT_CONFIG.approvals, handoff: false },
+  auditRetentionDays: 3650,
+}) as Config;
+
+/** Why the daemon runs FAIL_CLOSED_CONFIG: the stored confirmed configuration and what is wrong with it. */
+export interface InvalidConfirmedConfig {
+  /** The revision the operator once confirmed; absent when the stored record does not even say. */
+  revision?: string;
+  problems: ConfigProblem[];
+  /** One sentence for logs, status and events; names `assent config reload`. */
+  message: string;
+}
+
+/** The configuration a daemon runs from its stored pin, with the path denial texts name as its source. */
+export interface PinnedFromJournal {
+  config: Config;
+  revision: string;
+  /** config.json, or a description of the fail-closed stand-in that names it. */
+  path: string;
+  /** Set when the stored pin no longer validates and FAIL_CLOSED_CONFIG runs instead. */
+  invalid?: InvalidConfirmedConfig;
+}
+
+function summarize(problems: readonly ConfigProblem[]): string {
+  const errors = problems.filter((p) => p.severity === 'error');
+  const first = errors[0];
+  if (first === undefined) return '';
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  return ` (${first.path === '' ? '(document)' : first.path}: ${first.message}${more})`;
+}
+
+/**
+ * The configuration a daemon runs from the pin stored in its journal. Never
+ * throws for a pin that no longer validates: the daemon must start, or the
+ * operator could not run `assent config reload`, which needs it. It then runs
+ * FAIL_CLOSED_CONFIG under a revision of its own (so config.json, whatever it
+ * says, always differs from it and `assent config reload` shows the diff from
+ * the fail-closed state), and `invalid` says why.
+ */
+export function pinFromJournal(stored: string, configPath: string): PinnedFromJournal {
+  try {
+    return { ...decodePin(stored, configPath), path: configPath };
+  } catch (error) {
+    if (!(error instanceof AssentError) || error.type !== 'config_invalid') throw error;
+    let revision: string | undefined;
+    try {
+      const parsed = JSON.parse(stored) as Partial<StoredPin> | null;
+      if (typeof parsed?.revision === 'string') revision = parsed.revision;
+    } catch {
+      revision = undefined;
+    }
+    const detailed = error.details?.['problems'];
+    const problems: ConfigProblem[] = Array.isArray(detailed) ? (detailed as ConfigProblem[]) : [{ severity: 'error', path: '', message: error.message }];
+    const message =
+      `the configuration last confirmed with the daemon (kept in the journal${revision === undefined ? '' : `, revision ${revision}`}) no longer validates with this version of assent${summarize(problems)}; ` +
+      `the daemon runs fail-closed (no servers, every tool call denied) until you review and confirm ${configPath} with \`assent config reload\` in your terminal ` +
+      '(fix what `assent config check` reports first)';
+    const invalid: InvalidConfirmedConfig = { problems, message };
+    if (revision !== undefined) invalid.revision = revision;
+    return {
+      config: FAIL_CLOSED_CONFIG,
+      revision: digestOf({ failClosed: true, confirmedRevision: revision ?? null }),
+      path: `the fail-closed stand-in for the confirmed configuration of ${configPath}, which no longer validates (\`assent config reload\` replaces it)`,
+      invalid,
+    };
+  }
+}
+
 export type ConfirmedConfigRead =
   | { ok: true; config: Config; revision: string }
-  /** `why` says in one sentence what was missing or broken. */
-  | { ok: false; why: string };
+  /**
+   * `why` says in one sentence what was missing or broken; `invalid` is set
+   * when a confirmed configuration is stored but no longer validates.
+   */
+  | { ok: false; why: string; invalid?: boolean };
 
 /**
  * Reads the confirmed configuration without a daemon: the journal is opened
@@ -59,6 +145,7 @@ export function readConfirmedConfig(journalPath: string, configPath: string): Co
     if (stored === undefined) return { ok: false, why: `the journal ${journalPath} holds no confirmed configuration yet` };
     return { ok: true, ...decodePin(stored, configPath) };
   } catch (error) {
-    return { ok: false, why: error instanceof Error ? error.message : String(error) };
+    const why = error instanceof Error ? error.message : String(error);
+    return error instanceof AssentError && error.type === 'config_invalid' ? { ok: false, why, invalid: true } : { ok: false, why };
   }
 }

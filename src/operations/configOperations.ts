@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { diffPolicy } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
 import { inspectConfigFile, loadConfigFile } from '../journal/configFile.js';
+import type { InvalidConfirmedConfig } from '../journal/confirmedConfig.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import { defineOperation, type Operation } from './operation.js';
 
@@ -12,7 +13,11 @@ export interface ConfigOperationDeps {
   configPath: string;
   /** Persists the confirmed revision so a restart runs it (R-CFG-4). */
   onApplied?: (pin: { revision: string; text: string | null }) => void;
+  /** Set while the daemon runs fail-closed because the stored confirmed configuration no longer validates. */
+  confirmedInvalid?: () => InvalidConfirmedConfig | undefined;
 }
+
+const ProblemSchema = z.object({ severity: z.enum(['error', 'warning']), path: z.string(), message: z.string() });
 
 const ConfigStatusSchema = z.object({
   path: z.string(),
@@ -20,13 +25,16 @@ const ConfigStatusSchema = z.object({
   fileRevision: z.string(),
   changed: z.boolean(),
   diff: z.array(z.string()),
-  problems: z.array(z.object({ severity: z.enum(['error', 'warning']), path: z.string(), message: z.string() })),
+  problems: z.array(ProblemSchema),
+  /** Present while the daemon runs fail-closed: the confirmed configuration it was given no longer validates; `diff` is from the fail-closed state. */
+  confirmedInvalid: z.object({ revision: z.string().optional(), problems: z.array(ProblemSchema), message: z.string() }).optional(),
 });
 
 export function configOperations(deps: ConfigOperationDeps): Operation[] {
   const status = (): z.infer<typeof ConfigStatusSchema> => {
     const loaded = inspectConfigFile(deps.configPath);
     const pinned = deps.service.config;
+    const invalid = deps.confirmedInvalid?.();
     return {
       path: deps.configPath,
       pinnedRevision: pinned.revision,
@@ -34,6 +42,7 @@ export function configOperations(deps: ConfigOperationDeps): Operation[] {
       changed: loaded.revision !== pinned.revision,
       diff: loaded.revision === pinned.revision || loaded.config === undefined ? [] : diffPolicy(pinned.config, loaded.config),
       problems: loaded.problems,
+      ...(invalid === undefined ? {} : { confirmedInvalid: invalid }),
     };
   };
   return [

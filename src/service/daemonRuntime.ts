@@ -11,7 +11,7 @@ import { AssentError } from '../core/errors.js';
 import type { RandomBytes } from '../core/ids.js';
 import { AuditLog } from '../journal/auditLog.js';
 import { inspectConfigFile, loadConfigFile } from '../journal/configFile.js';
-import { decodePin, encodePin, PINNED_CONFIG_KEY, type StoredPin } from '../journal/confirmedConfig.js';
+import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../journal/confirmedConfig.js';
 import { Journal } from '../journal/journal.js';
 import { ProofStore } from '../journal/proofs.js';
 import type { DaemonContext } from '../heads/daemon/daemonMain.js';
@@ -60,11 +60,14 @@ export function storePinnedConfig(journal: Journal, pin: StoredPin): void {
  * journal), not whatever config.json says now. Only the very first start pins
  * the file as it is; after that a changed file is reported and waits for
  * `assent config reload` — also across restarts, so stopping the daemon is no
- * way around the review (R-CFG-4). Refuses to start on an invalid file.
+ * way around the review (R-CFG-4). Refuses to start on an invalid file. A
+ * stored revision that no longer validates (an upgrade tightened the rules)
+ * does not stop the daemon: it runs fail-closed and `invalid` says why, so
+ * `assent config reload` can replace it.
  */
-export function pinConfig(path: string, journal: Journal): PinnedConfig {
+export function pinConfig(path: string, journal: Journal): PinnedConfig & { invalid?: InvalidConfirmedConfig } {
   const stored = journal.readMeta(PINNED_CONFIG_KEY);
-  if (stored !== undefined) return { ...decodePin(stored, path), path };
+  if (stored !== undefined) return pinFromJournal(stored, path);
   const loaded = loadConfigFile(path);
   storePinnedConfig(journal, { revision: loaded.revision, text: loaded.text ?? null });
   return { config: loaded.config, revision: loaded.revision, path };
@@ -131,6 +134,10 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   service.start();
   const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }) });
   proofTtlSeconds = () => service.config.config.approvals.proofTtlSeconds;
+  /** Why the daemon runs fail-closed, while it still does (until a reload applies config.json). */
+  const confirmedInvalid = (): InvalidConfirmedConfig | undefined =>
+    pinned.invalid !== undefined && service.config.revision === pinned.revision ? pinned.invalid : undefined;
+  if (pinned.invalid !== undefined) ctx.logger.warn(pinned.invalid.message, { problems: pinned.invalid.problems });
 
   // R-CFG-4: a changed config.json is noticed and reported, never applied silently.
   let lastSeenRevision = pinned.revision;
@@ -152,7 +159,9 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   // Edited while no daemon ran? Say so now, not only at the next edit.
   lastSeenRevision = '';
   checkConfigFile();
-  if (lastSeenRevision !== pinned.revision) {
+  if (pinned.invalid !== undefined) {
+    bus.publish('config_changed', { applied: false, pinnedRevision: pinned.revision, confirmedInvalid: pinned.invalid });
+  } else if (lastSeenRevision !== pinned.revision) {
     ctx.logger.warn('config.json differs from the confirmed configuration; the daemon runs the confirmed one until `assent config reload`');
   }
   try {
@@ -172,7 +181,14 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     } catch {
       fileRevision = undefined;
     }
-    return { pinnedRevision: service.config.revision, fileRevision, changedOnDisk: fileRevision !== service.config.revision, path: ctx.paths.config };
+    const invalid = confirmedInvalid();
+    return {
+      pinnedRevision: service.config.revision,
+      fileRevision,
+      changedOnDisk: fileRevision !== service.config.revision,
+      path: ctx.paths.config,
+      ...(invalid === undefined ? {} : { confirmedInvalid: invalid }),
+    };
   };
   const webAuth = new WebAuth(
     options.pairingTtlMs === undefined ? { tokens: journal, clock, random } : { tokens: journal, clock, random, pairingTtlMs: options.pairingTtlMs },
@@ -232,7 +248,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     ...webOperations({ auth: webAuth, url: pageUrl }),
     ...approvalOperations({ service, journal, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
     ...agentOperations({ agents }),
-    ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => storePinnedConfig(journal, pin) }),
+    ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => storePinnedConfig(journal, pin), confirmedInvalid }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
     ...proofOperations({ service, proofs }),
   ];

@@ -3,6 +3,7 @@
 // the pending change shows in `daemon status`. Also R-AUD-2 through the CLI.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { makeTempHome, type TempHome } from '../helpers/daemon.js';
@@ -136,5 +137,98 @@ describe('R-AUD-2 audit verify through the CLI', () => {
     const broken = await home.runCli(['audit', 'verify']);
     expect(broken.code).toBe(65);
     expect(broken.stderr).toMatch(/:2 /);
+  });
+});
+
+/** Replaces the stored confirmed configuration in journal.db's meta table, as an older version may have left it. */
+function writeStoredPin(home: TempHome, pin: { revision: string; text: string | null }): void {
+  const db = new Database(home.paths.journal);
+  try {
+    db.prepare("INSERT INTO daemon_meta (key, value) VALUES ('pinned_config', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(JSON.stringify(pin));
+  } finally {
+    db.close();
+  }
+}
+
+/** Valid JSON that today's rules refuse: a policy key naming a server alias that is not configured (R-CFG-1). */
+const STALE_PIN = { revision: `v1:sha256:${'ab'.repeat(32)}`, text: '{"policy":{"tools":{"ghost/x":"allow"}}}' };
+
+describe('R-CFG-4 R-D-1 a confirmed configuration that no longer validates (hardening pin 1)', () => {
+  it('the daemon starts fail-closed, says so in daemon.status and as an event, denies every call, and `assent config reload` at the terminal applies config.json', async () => {
+    const { home, client } = await start(BEFORE);
+    client.close();
+    expect((await home.runCli(['daemon', 'stop'])).code).toBe(0);
+    writeStoredPin(home, STALE_PIN);
+
+    // It starts anyway (before, decodePin threw and `daemon run` exited).
+    await home.startDaemon();
+    const again = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
+    clients.push(again);
+
+    const json = await home.runCli(['daemon', 'status', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const config = (JSON.parse(json.stdout) as { data: { config: Record<string, unknown> } }).data.config;
+    const invalid = config['confirmedInvalid'] as { revision: string; problems: { path: string }[]; message: string };
+    expect(invalid.revision).toBe(STALE_PIN.revision);
+    expect(invalid.problems.map((p) => p.path)).toContain('policy.tools.ghost/x');
+    expect(invalid.message).toContain('assent config reload');
+    expect(config['pinnedRevision']).not.toBe(STALE_PIN.revision);
+    const human = await home.runCli(['daemon', 'status']);
+    expect(human.stdout).toContain('no longer validates');
+    expect(human.stdout).toContain('policy.tools.ghost/x');
+    expect(human.stdout).toContain('assent config reload');
+
+    // The config-changed event names it too.
+    const events = await again.call<{ kind: string; data: Record<string, unknown> }[]>('events.since', { cursor: 0 });
+    const reported = events.filter((e) => e.kind === 'config_changed' && e.data['confirmedInvalid'] !== undefined);
+    expect(reported.length).toBeGreaterThan(0);
+    expect(JSON.stringify(reported.at(-1)?.data)).toContain('assent config reload');
+
+    // Fail closed: `fs/read` is `allow` in config.json and in the stored text's intent, yet denied; so is everything.
+    expect(await decisionFor(again, 'read')).toBe('policy');
+    expect(await decisionFor(again, 'delete')).toBe('policy');
+    const refusal = await again.call('calls.authorize', { sessionId: 's', server: 'ghost', tool: 'x', args: {} }).catch((error: unknown) => error as { message: string; details: Record<string, unknown> });
+    expect(JSON.stringify(refusal)).toContain('assent config reload');
+    const log = readFileSync(home.paths.log, 'utf8');
+    expect(log).toContain('no longer validates');
+
+    // The reload shows the diff from the fail-closed state and applies config.json after the typed code.
+    const pty = new PtySession(['config', 'reload'], { outFile: join(home.home, 'reload.out'), env: { ASSENT_HOME: home.home } });
+    ptys.push(pty);
+    const code = await pty.waitFor(/Type ([a-z]{4}) to apply/);
+    expect(pty.screen).toContain('no longer validates');
+    expect(pty.screen).toMatch(/policy\.default: "deny" → "allow"/);
+    expect(pty.screen).toContain('servers.fs: added');
+    pty.type(`${code[1]}\r`);
+    expect((await pty.finish(join(home.home, 'reload.out'))).exitCode).toBe(0);
+    expect(await decisionFor(again, 'read')).toBe('allow');
+    expect(await decisionFor(again, 'delete')).toBe('policy');
+    const after = await home.runCli(['daemon', 'status', '--json']);
+    const afterConfig = (JSON.parse(after.stdout) as { data: { config: Record<string, unknown> } }).data.config;
+    expect(afterConfig['confirmedInvalid']).toBeUndefined();
+    expect(afterConfig['changedOnDisk']).toBe(false);
+
+    // What was applied is the new confirmed configuration: a restart runs it.
+    again.close();
+    expect((await home.runCli(['daemon', 'stop'])).code).toBe(0);
+    await home.startDaemon();
+    const third = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
+    clients.push(third);
+    expect(await decisionFor(third, 'read')).toBe('allow');
+  });
+
+  it('when config.json is the very text that no longer validates, the reload refuses and names `assent config check`; the daemon stays fail-closed', async () => {
+    const { home, client } = await start(BEFORE);
+    client.close();
+    expect((await home.runCli(['daemon', 'stop'])).code).toBe(0);
+    writeStoredPin(home, STALE_PIN);
+    writeFileSync(home.paths.config, STALE_PIN.text);
+    await home.startDaemon();
+    const again = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
+    clients.push(again);
+    const reload = await home.runCli(['config', 'reload', '--json']);
+    expect(reload.code).toBe(65);
+    expect(reload.stdout).toContain('assent config check');
+    expect(await decisionFor(again, 'read')).toBe('policy');
   });
 });

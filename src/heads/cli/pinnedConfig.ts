@@ -9,6 +9,8 @@ export interface PinnedConfigStatus {
   pinnedRevision: string;
   fileRevision?: string;
   changedOnDisk: boolean;
+  /** Set while the daemon runs fail-closed: the configuration confirmed before no longer validates. */
+  confirmedInvalid?: { message: string };
 }
 
 /** Reads the `config` section of a `daemon.status` result; undefined when it is missing or malformed. */
@@ -19,6 +21,10 @@ export function pinnedConfigStatus(status: Record<string, unknown>): PinnedConfi
   if (typeof config['path'] !== 'string' || typeof config['pinnedRevision'] !== 'string' || typeof config['changedOnDisk'] !== 'boolean') return undefined;
   const result: PinnedConfigStatus = { path: config['path'], pinnedRevision: config['pinnedRevision'], changedOnDisk: config['changedOnDisk'] };
   if (typeof config['fileRevision'] === 'string') result.fileRevision = config['fileRevision'];
+  const invalid = config['confirmedInvalid'];
+  if (invalid !== null && typeof invalid === 'object' && typeof (invalid as Record<string, unknown>)['message'] === 'string') {
+    result.confirmedInvalid = { message: (invalid as Record<string, string>)['message'] ?? '' };
+  }
   return result;
 }
 
@@ -27,6 +33,9 @@ export function pinnedConfigStatus(status: Record<string, unknown>): PinnedConfi
  * the file differs from it: what differs and the one command that applies it.
  */
 export function unconfirmedChangeNote(status: PinnedConfigStatus): string {
+  if (status.confirmedInvalid !== undefined) {
+    return `${status.confirmedInvalid.message}. \`assent config reload\` shows what applying ${status.path} changes (then restart your MCP client so it starts \`assent mcp\` again).`;
+  }
   const missing = status.fileRevision === undefined ? ' (the file cannot be read now)' : '';
   return (
     `${status.path} has changed since the daemon pinned it${missing}; the daemon and \`assent mcp\` keep running the pinned version ` +

@@ -11,8 +11,8 @@ export interface LineDecoderOptions {
   maxBytes?: number;
   /** One complete line, decoded as UTF-8 (a trailing `\r` is kept; JSON treats it as whitespace). */
   onLine(line: string): void;
-  /** A line that is not valid UTF-8; the stream stays usable. */
-  onInvalidUtf8?(): void;
+  /** A line that is not valid UTF-8, with its bytes (a lenient reader may still decode them); the stream stays usable. */
+  onInvalidUtf8?(bytes: Buffer): void;
   /** A line grew past `maxBytes`; the decoder stops accepting input for good. */
   onOversize(): void;
 }
@@ -68,7 +68,7 @@ export class LineDecoder {
     try {
       text = this.utf8.decode(bytes);
     } catch {
-      this.options.onInvalidUtf8?.();
+      this.options.onInvalidUtf8?.(bytes);
       return;
     }
     this.options.onLine(text);

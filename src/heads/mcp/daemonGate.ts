@@ -5,7 +5,9 @@
 // which waits for a human on any channel. A snapshot is only as current as the
 // connection it came with: when the daemon goes away the gate refuses every
 // call, reconnects (auto-spawn restarts the daemon), fetches config and rules
-// again, re-attaches waiting calls and sends the audit records it kept.
+// again, re-attaches waiting calls and sends the audit records it kept. A
+// gateway that found no daemon at start runs the same gate detached: its
+// fallback decides until the same loop attaches it to a daemon.
 import { randomBytes } from 'node:crypto';
 import { askOnControllingTerminal } from '../../channels/ttyApproval.js';
 import { renderApprovalPreview } from '../../core/approvalPreview.js';
@@ -135,8 +137,27 @@ const realTimers: DaemonGateTimers = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
+/**
+ * How a gateway that found no daemon at start decides until it first attaches
+ * to one (R-MCP-5): by the configuration last confirmed with the daemon, or by
+ * refusing every call when not even that can be read.
+ */
+export interface DetachedStart {
+  /** The configuration the gateway's servers come from. */
+  started: PinnedConfigData;
+  /**
+   * Decides calls until the first attachment. Its allow and `policy` deny are
+   * final (and audited once a daemon takes the record); any other refusal means
+   * only a daemon could decide, so the call first waits briefly for one.
+   */
+  fallback: CallGate;
+}
+
 export interface DaemonGateOptions {
-  client: DaemonClient;
+  /** The daemon connection to attach to. Absent with `detached`: the gate then attaches in the background. */
+  client?: DaemonClient;
+  /** A gateway without a daemon at start: keeps trying `reconnect` with the usual backoff and decides by this meanwhile. */
+  detached?: DetachedStart;
   sessionId: string;
   logger: Logger;
   now?: () => number;
@@ -169,7 +190,10 @@ export interface PinnedConfigData {
 }
 
 export interface DaemonGate extends CallGate {
-  /** The pinned config of the daemon the gate first attached to: the gateway's servers come from it. */
+  /**
+   * The configuration the gateway's servers come from: the pinned config of the
+   * daemon the gate first attached to, or for a detached start `detached.started`.
+   */
   readonly pinned: PinnedConfigData;
   /** Whether the gate holds a current policy snapshot from a live daemon connection. */
   readonly attached: boolean;
@@ -225,7 +249,9 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
   const maxBacklog = options.maxAuditBacklog ?? 10_000;
 
   let current: Attachment | undefined;
-  let first: PinnedConfigData | undefined;
+  let first: PinnedConfigData | undefined = options.detached?.started;
+  /** Whether any daemon connection was adopted yet; until then a detached gate decides by its fallback. */
+  let attachedOnce = false;
   let closed = false;
   /** Woken whenever `current` changes or the gate closes: calls waiting for a snapshot. */
   const attachmentWaiters = new Set<() => void>();
@@ -299,6 +325,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
   /** Makes an attachment current; called once it is complete. */
   const adoptAttachment = (attachment: Attachment): void => {
     current = attachment;
+    attachedOnce = true;
     attachment.client.onClose(() => lost(attachment));
     if (first === undefined) first = attachment.pinned;
     else if (JSON.stringify(attachment.pinned.config.servers) !== JSON.stringify(first.config.servers)) {
@@ -347,11 +374,17 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     if (wakeReconnect !== undefined && performance.now() - lastAttemptAt >= 1000) wakeReconnect();
   };
 
-  const startReconnect = (): void => {
+  /** `waitFirst`: the caller just failed to connect, so the first attempt waits one backoff step too. */
+  const startReconnect = (waitFirst = false): void => {
     const connect = options.reconnect;
     if (connect === undefined || closed || reconnecting !== undefined) return;
     reconnecting = (async () => {
       let delay = firstDelay;
+      if (waitFirst) {
+        lastAttemptAt = performance.now();
+        await sleepUnlessWoken(delay);
+        delay = Math.min(delay * 2, maxDelay);
+      }
       for (let attempt = 1; !closed; attempt += 1) {
         lastAttemptAt = performance.now();
         let next: DaemonClient | undefined;
@@ -362,16 +395,26 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
             return;
           }
           const attachment = await attach(next);
-          logger.warn('re-attached to the assent daemon; calls are decided by its current policy again', {
-            attempts: attempt,
-            revision: attachment.pinned.revision,
-          });
+          if (attachedOnce) {
+            logger.warn('re-attached to the assent daemon; calls are decided by its current policy again', {
+              attempts: attempt,
+              revision: attachment.pinned.revision,
+            });
+          } else {
+            logger.warn(
+              'attached to the assent daemon that now runs: calls are decided by its pinned configuration and rules from now on, prompt calls wait for approval, and every call is audited',
+              { attempts: attempt, revision: attachment.pinned.revision, auditRecordsKept: queue.length },
+            );
+          }
           adoptAttachment(attachment);
           return;
         } catch (error) {
           next?.close();
           if (attempt === 1 || attempt % 10 === 0) {
-            logger.warn('could not reach the assent daemon yet; still refusing calls and retrying', { attempt, retryInMs: delay, error: errorText(error) });
+            logger.warn(
+              attachedOnce ? 'could not reach the assent daemon yet; still refusing calls and retrying' : 'no assent daemon to attach to yet; retrying in the background',
+              { attempt, retryInMs: delay, error: errorText(error) },
+            );
           }
           await sleepUnlessWoken(delay);
           delay = Math.min(delay * 2, maxDelay);
@@ -637,11 +680,40 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     }
   };
 
-  const initial = await attach(options.client);
-  adoptAttachment(initial);
-  const pinned = initial.pinned;
+  // ------------------------------------------------------------ before the first daemon (detached start)
+  const authorizeDetached = async (call: GateCall, detached: DetachedStart): Promise<GateDecision> => {
+    const decision = await detached.fallback.authorize(call);
+    const local: SettledCall = { sessionId: call.sessionId || sessionId, server: call.server, tool: call.tool, args: call.args, caller: call.caller };
+    if (decision.allowed) {
+      counter += 1;
+      const callId = `g${counter.toString(36)}`;
+      settled.set(callId, local);
+      return { allowed: true, callId };
+    }
+    if (decision.reason === 'policy') {
+      record(local, 'denied');
+      return decision;
+    }
+    // Only a daemon can decide this call: one the operator just started is picked up now, not after the backoff.
+    const attached = await attachmentWithin(gapWaitMs, call.signal);
+    if (call.signal.aborted) return cancelled;
+    return attached === undefined ? decision : gate.authorize(call);
+  };
 
-  return {
+  let pinned: PinnedConfigData;
+  if (options.client !== undefined) {
+    const initial = await attach(options.client);
+    adoptAttachment(initial);
+    pinned = initial.pinned;
+  } else if (options.detached !== undefined) {
+    pinned = options.detached.started;
+    startReconnect(true);
+  } else {
+    throw new AssentError('internal', 'connectDaemonGate needs a daemon connection or a detached start');
+  }
+  const detached = options.detached;
+
+  const gate: DaemonGate = {
     pinned,
     get attached() {
       return current !== undefined;
@@ -653,6 +725,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       return dropped;
     },
     async authorize(call) {
+      if (!attachedOnce && detached !== undefined) return authorizeDetached(call, detached);
       // No current snapshot (the daemon went away): nothing is decided from an old one.
       const attached = current ?? (await attachmentWithin(gapWaitMs, call.signal));
       if (attached === undefined) return call.signal.aborted ? cancelled : gapRefusal(call);
@@ -695,6 +768,8 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       );
     },
     toolsListed(server, tools) {
+      // Until a daemon is attached, the fallback's own check speaks for the configuration it decides by.
+      if (!attachedOnce) detached?.fallback.toolsListed?.(server, tools);
       listedTools.set(server, [...tools]);
       checkUnlistedTools();
     },
@@ -723,4 +798,5 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       attached?.client.close();
     },
   };
+  return gate;
 }

@@ -173,16 +173,16 @@ export function localPolicyGate(snapshot: PolicySnapshot, options: EvaluatorGate
 /**
  * A gate that refuses every call with `unavailable`: for a gateway that has no
  * daemon and no confirmed configuration, so no policy it may decide by (R-CFG-4:
- * an unconfirmed config.json never decides). `why` says what is missing.
+ * an unconfirmed config.json never decides). `why` says what is missing, `next`
+ * what the operator can do about it.
  */
-export function refuseAllGate(why: string, configPath: string): CallGate {
+export function refuseAllGate(why: string, configPath: string, next: string): CallGate {
   return {
     authorize(call) {
       const message =
-        `assent refused ${toolId(call.server, call.tool)}: unavailable. No assent daemon was reachable when this gateway started and there is ` +
+        `assent refused ${toolId(call.server, call.tool)}: unavailable. No assent daemon is reachable and there is ` +
         `no confirmed configuration to decide by (${why}); an unconfirmed ${configPath} never decides, so every call fails closed and the ` +
-        'server never received this one. The operator can start the daemon with `assent daemon run` (its first start confirms config.json), ' +
-        'then restart the MCP client.';
+        `server never received this one. ${next}`;
       return Promise.resolve({ allowed: false, reason: 'unavailable', message });
     },
   };

@@ -1,12 +1,14 @@
-// One upstream MCP server as the gateway sees it: a framed JSON-RPC link (the
-// SDK's stdio or Streamable HTTP client transport), its own request-id space,
-// the requests in flight on it, and what the gateway has learnt from its lists.
+// One upstream MCP server as the gateway sees it: a framed JSON-RPC link (own
+// line framing for a stdio child, the SDK's Streamable HTTP client transport
+// for a URL), its request-id space, the requests in flight on it, and what the
+// gateway has learnt from its lists.
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AssentError } from '../../core/errors.js';
-import type { RpcErrorBody, RpcId, WireMessage } from './wire.js';
+import { asMessageLink, type MessageLink } from './messageLink.js';
+import { StdioUpstreamLink, type SpawnChild } from './stdioUpstream.js';
+import { GATEWAY_ID_PREFIX, isGatewayId, isRecord, type RpcErrorBody, type RpcId, type WireMessage } from './wire.js';
 
 /** How to reach one configured upstream (config.json `servers.<alias>`): a stdio command or a Streamable HTTP URL. */
 export interface UpstreamSpec {
@@ -20,43 +22,63 @@ export interface UpstreamSpec {
   headers?: Record<string, string>;
 }
 
-/** Builds the transport for an upstream; injected so tests can link in-memory servers. */
-export type UpstreamTransportFactory = (spec: UpstreamSpec) => Transport;
+/** Builds the link (or an SDK transport) for an upstream; injected so tests can link in-memory servers. */
+export type UpstreamTransportFactory = (spec: UpstreamSpec) => Transport | MessageLink;
+
+export interface UpstreamTransportFactoryOptions {
+  platform?: NodeJS.Platform;
+  spawn?: SpawnChild;
+}
 
 /**
- * The real transports. A stdio child gets the SDK's small inherited-variable
+ * The real links. A stdio child gets the SDK's small inherited-variable
  * allowlist plus the spec's own env, never the gateway's whole environment,
- * so secrets in the agent's shell do not leak into every server.
+ * so secrets in the agent's shell do not leak into every server. On Windows
+ * the SDK's stdio transport stays, for its resolution of `.cmd` shims (`npx`).
  */
-export const createUpstreamTransport: UpstreamTransportFactory = (spec) => {
-  if (spec.url !== undefined) {
-    return new StreamableHTTPClientTransport(new URL(spec.url), spec.headers ? { requestInit: { headers: spec.headers } } : undefined);
-  }
-  if (spec.command === undefined) {
-    throw new AssentError(
-      'config_invalid',
-      `Server "${spec.alias}" has neither "command" nor "url"; set one of them in config.json servers.${spec.alias}.`,
-      { details: { path: `servers.${spec.alias}` } },
-    );
-  }
-  return new StdioClientTransport({
-    command: spec.command,
-    args: spec.args ?? [],
-    env: { ...getDefaultEnvironment(), ...(spec.env ?? {}) },
-    ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
-    stderr: 'inherit',
-  });
-};
+export function upstreamTransportFactory(options: UpstreamTransportFactoryOptions = {}): UpstreamTransportFactory {
+  const platform = options.platform ?? process.platform;
+  return (spec) => {
+    if (spec.url !== undefined) {
+      return new StreamableHTTPClientTransport(new URL(spec.url), spec.headers ? { requestInit: { headers: spec.headers } } : undefined);
+    }
+    if (spec.command === undefined) {
+      throw new AssentError(
+        'config_invalid',
+        `Server "${spec.alias}" has neither "command" nor "url"; set one of them in config.json servers.${spec.alias}.`,
+        { details: { path: `servers.${spec.alias}` } },
+      );
+    }
+    const env = { ...getDefaultEnvironment(), ...(spec.env ?? {}) };
+    if (platform === 'win32') {
+      return new StdioClientTransport({ command: spec.command, args: spec.args ?? [], env, ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }), stderr: 'inherit' });
+    }
+    return new StdioUpstreamLink({
+      alias: spec.alias,
+      command: spec.command,
+      args: spec.args ?? [],
+      env,
+      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
+      ...(options.spawn === undefined ? {} : { spawn: options.spawn }),
+    });
+  };
+}
+
+export const createUpstreamTransport: UpstreamTransportFactory = upstreamTransportFactory();
 
 /** What a response from this upstream should turn into. */
 export type PendingUpstreamRequest =
-  | { kind: 'client'; clientId: RpcId; method: string; onResponse?: (message: WireMessage) => void }
+  /** `onResponse` returns true when it changed the response, which then cannot be passed on as the original line. */
+  | { kind: 'client'; clientId: RpcId; method: string; onResponse: ((message: WireMessage) => boolean | void) | undefined }
   | { kind: 'internal'; method: string; resolve: (result: Record<string, unknown>) => void; reject: (error: AssentError) => void };
 
 /** Tool facts learnt from the upstream's tools/list, used for policy (R-POL-3). */
 export interface KnownTool {
   annotations?: Record<string, unknown>;
 }
+
+/** The list methods' result keys: what `tools/list`, `resources/list`, `resources/templates/list` and `prompts/list` return their items under. */
+export type ListKey = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
 export class UpstreamLink {
   alive = false;
@@ -70,12 +92,15 @@ export class UpstreamLink {
   /** The tools/list fetch in progress, shared by concurrent callers. */
   toolsLoading: Promise<void> | undefined;
   capabilities: Record<string, unknown> = {};
+  readonly transport: MessageLink;
   private nextId = 1;
 
   constructor(
     readonly spec: UpstreamSpec,
-    readonly transport: Transport,
-  ) {}
+    endpoint: Transport | MessageLink,
+  ) {
+    this.transport = asMessageLink(endpoint);
+  }
 
   get alias(): string {
     return this.spec.alias;
@@ -85,26 +110,27 @@ export class UpstreamLink {
   failClient: (clientId: RpcId, error: RpcErrorBody) => void = () => undefined;
 
   /**
-   * Sends a message as it is. A dead link or a transport that throws at once
-   * gives `false`; a send that fails later (an HTTP POST refused, a closed
-   * pipe) goes to `onLateFailure`, so no request waits for an answer that
-   * cannot come.
+   * Sends a message; `line` is its original text when it is passed on
+   * unchanged. A dead link or a transport that throws at once gives `false`;
+   * a send that fails later (an HTTP POST refused, a closed pipe) goes to
+   * `onLateFailure`, so no request waits for an answer that cannot come.
    */
-  send(message: WireMessage, onLateFailure?: (error: unknown) => void): boolean {
+  send(message: WireMessage, onLateFailure?: (error: unknown) => void, line?: string): boolean {
     if (!this.alive) return false;
-    try {
-      this.transport.send(message as unknown as JSONRPCMessage).catch((error: unknown) => onLateFailure?.(error));
-      return true;
-    } catch {
-      return false;
-    }
+    return this.transport.send(message, line, onLateFailure);
   }
 
-  /** Forwards a request under a fresh id from this link's own id space. */
+  /**
+   * Forwards a request. A client's request keeps the client's id, so the
+   * answer can go back as the upstream wrote it; the gateway's own requests,
+   * and a client id that would collide with one in flight here or with the
+   * gateway's namespace, get a fresh id of the gateway's namespace.
+   */
   forward(message: WireMessage, pending: PendingUpstreamRequest): RpcId | undefined {
-    const id = this.nextId++;
+    const wanted = pending.kind === 'client' ? pending.clientId : undefined;
+    const id = wanted !== undefined && !isGatewayId(wanted) && !this.pending.has(wanted) ? wanted : `${GATEWAY_ID_PREFIX}${this.nextId++}`;
     this.pending.set(id, pending);
-    const sent = this.send({ ...message, id }, (error) => {
+    const sent = this.send(message.id === id ? message : { ...message, id }, (error) => {
       const entry = this.pending.get(id);
       if (entry === undefined) return;
       this.pending.delete(id);
@@ -138,6 +164,67 @@ export class UpstreamLink {
       const id = this.forward(message, { kind: 'internal', method, resolve, reject });
       if (id === undefined) reject(this.unavailableError(method));
     });
+  }
+
+  /** Every page of one list method, as far as 1000 pages go (a cursor loop cannot hold the gateway for ever). */
+  async requestAllPages(method: string, key: ListKey): Promise<unknown[]> {
+    const items: unknown[] = [];
+    let cursor: unknown;
+    for (let page = 0; page < 1000; page++) {
+      const result = await this.request(method, cursor === undefined ? undefined : { cursor });
+      const list = result[key];
+      if (Array.isArray(list)) items.push(...(list as unknown[]));
+      cursor = result['nextCursor'];
+      if (typeof cursor !== 'string') break;
+    }
+    return items;
+  }
+
+  /** Remembers one tool of a tools/list result, with the annotations policy reads (R-POL-3). */
+  learnTool(tool: unknown): void {
+    if (!isRecord(tool) || typeof tool['name'] !== 'string') return;
+    const annotations = tool['annotations'];
+    this.tools.set(tool['name'], isRecord(annotations) ? { annotations } : {});
+  }
+
+  /** Learns from one tools/list page the client asked for; the first page starts the list afresh. */
+  learnToolsPage(cursor: unknown, result: Record<string, unknown> | undefined): void {
+    const tools = result?.['tools'];
+    if (!Array.isArray(tools)) return;
+    if (cursor === undefined) this.tools.clear();
+    for (const tool of tools) this.learnTool(tool);
+    if (result?.['nextCursor'] === undefined) this.markToolsComplete();
+  }
+
+  /** Fetches the whole tool list (all pages); concurrent callers share one fetch. */
+  loadTools(): Promise<void> {
+    this.toolsLoading ??= this.requestAllPages('tools/list', 'tools')
+      .then((tools) => {
+        this.tools.clear();
+        for (const tool of tools) this.learnTool(tool);
+        this.markToolsComplete();
+      })
+      .finally(() => {
+        this.toolsLoading = undefined;
+      });
+    return this.toolsLoading;
+  }
+
+  /** Called whenever `tools` becomes a complete list; set by the relay to tell the gate. */
+  onToolsComplete: (link: UpstreamLink) => void = () => undefined;
+
+  /** `tools` now holds the whole list (all pages, no list_changed since). */
+  markToolsComplete(): void {
+    this.toolsComplete = true;
+    this.onToolsComplete(this);
+  }
+
+  /** Adopts what initialize answered: the capabilities routing relies on, and the protocol version for the transport. */
+  adoptInitializeResult(result: Record<string, unknown> | undefined): void {
+    if (!result) return;
+    if (isRecord(result['capabilities'])) this.capabilities = result['capabilities'];
+    const version = result['protocolVersion'];
+    if (typeof version === 'string') this.transport.setProtocolVersion?.(version);
   }
 
   /** Marks the link down and fails everything in flight on it. */

@@ -34,6 +34,62 @@ export function isNotification(message: WireMessage): boolean {
   return typeof message.method === 'string' && message.id === undefined;
 }
 
+/**
+ * The gateway's own request ids (its tools/list and aggregation requests to an
+ * upstream, its elicitation requests to the client, and any id it had to
+ * remap) are strings with this prefix. Every other id passes through as the
+ * peer chose it; a peer id that happens to carry the prefix is remapped.
+ */
+export const GATEWAY_ID_PREFIX = 'assent-gw:';
+
+export function isGatewayId(id: RpcId): boolean {
+  return typeof id === 'string' && id.startsWith(GATEWAY_ID_PREFIX);
+}
+
+const MESSAGE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params', 'result', 'error']);
+
+function isId(value: unknown): value is RpcId {
+  return typeof value === 'string' || Number.isInteger(value);
+}
+
+/**
+ * What is wrong with a parsed line as a JSON-RPC 2.0 message, or undefined.
+ * The structural rules the SDK's message schema enforced, without validating
+ * any method's params (the receiving peer does that, once): `jsonrpc: "2.0"`,
+ * no other top-level keys than a message has, an integer or string id, a
+ * request or notification never also a response, and a response carrying
+ * exactly one of `result` (an object) or `error` (`{code, message}`).
+ */
+export function wireShapeProblem(value: unknown): string | undefined {
+  if (!isRecord(value)) return 'it is not a JSON object';
+  if (value['jsonrpc'] !== '2.0') return 'its "jsonrpc" is not "2.0"';
+  for (const key in value) if (!MESSAGE_KEYS.has(key)) return `it has the unknown member ${JSON.stringify(key.slice(0, 40))}`;
+  const id = value['id'];
+  if (id !== undefined && !isId(id)) return 'its "id" is neither a string nor an integer';
+  if (value['method'] !== undefined) {
+    if (typeof value['method'] !== 'string') return 'its "method" is not a string';
+    if (value['params'] !== undefined && !isRecord(value['params'])) return 'its "params" is not an object';
+    if (value['result'] !== undefined || value['error'] !== undefined) return 'it has a "method" and also a "result" or "error"';
+    return undefined;
+  }
+  if (value['params'] !== undefined) return 'it has "params" but no "method"';
+  const error = value['error'];
+  if (value['result'] !== undefined) {
+    if (!isRecord(value['result'])) return 'its "result" is not an object';
+    if (error !== undefined) return 'it has both "result" and "error"';
+    if (id === undefined) return 'it is a result without an "id"';
+    return undefined;
+  }
+  if (!isRecord(error)) return 'it has neither "method", "result" nor an "error" object';
+  if (!Number.isInteger(error['code']) || typeof error['message'] !== 'string') return 'its "error" lacks an integer "code" or a string "message"';
+  return undefined;
+}
+
+/** A JSON object (not null, not an array): the only shape params, results and most fields may take. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 export function resultMessage(id: RpcId, result: Record<string, unknown>): WireMessage {
   return { jsonrpc: '2.0', id, result };
 }
@@ -61,9 +117,13 @@ export const GATED_METHODS = ['tools/call'] as const;
  * lookalike: it is gated as itself.
  */
 export function gatedLookalikeOf(method: string): string | undefined {
+  // The exact names are the common case on the hot path: no folding for them.
+  if ((GATED_METHODS as readonly string[]).includes(method)) return undefined;
   const folded = foldMethodName(method);
-  return GATED_METHODS.find((gated) => method !== gated && folded === foldMethodName(gated));
+  return GATED_METHODS.find((gated) => folded === FOLDED_GATED.get(gated));
 }
+
+const FOLDED_GATED = new Map<string, string>(GATED_METHODS.map((gated) => [gated, foldMethodName(gated)]));
 
 /** Standard JSON-RPC codes the gateway answers with. */
 export const RPC_INVALID_PARAMS = -32602;

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateAgentPolicy } from '../../../src/core/agentPolicy.js';
 import { compilePolicy, type Rule } from '../../../src/core/toolPolicy.js';
+import { FAIL_CLOSED_CONFIG } from '../../../src/journal/confirmedConfig.js';
 
 const NOW = 1_000_000;
 
@@ -35,5 +36,12 @@ describe('agent-action policy (R-POL-6)', () => {
     expect(evaluateAgentPolicy(snapshot({}, [rule]), 'prompt', bash, NOW)).toMatchObject({ decision: 'allow', source: 'rule', ruleId: 'r1' });
     expect(evaluateAgentPolicy(snapshot({}, [rule]), 'prompt', { ...bash, input: { command: 'ls ' } }, NOW).decision).toBe('prompt');
     expect(evaluateAgentPolicy(snapshot({ 'claude/Bash': 'deny' }, [rule]), 'prompt', bash, NOW).decision).toBe('deny');
+  });
+
+  it('R-HOOK-4 the fail-closed stand-in configuration (an invalid confirmed config) denies agent actions too, rules or not', () => {
+    const rule: Rule = { id: 'r1', version: 1, tool: 'claude/Bash', args: [], createdAt: 1 };
+    const failClosed = compilePolicy(FAIL_CLOSED_CONFIG.policy, [rule]);
+    expect(evaluateAgentPolicy(failClosed, FAIL_CLOSED_CONFIG.policy.agents.default, bash, NOW)).toMatchObject({ decision: 'deny', key: 'policy.agents.default' });
+    expect(evaluateAgentPolicy(failClosed, FAIL_CLOSED_CONFIG.policy.agents.default, { agent: 'codex', tool: 'mcp__lab__echo', kind: 'mcp', input: {} }, NOW).decision).toBe('deny');
   });
 });

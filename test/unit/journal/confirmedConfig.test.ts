@@ -6,7 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { encodePin, PINNED_CONFIG_KEY, readConfirmedConfig } from '../../../src/journal/confirmedConfig.js';
+import { encodePin, FAIL_CLOSED_CONFIG, pinFromJournal, PINNED_CONFIG_KEY, readConfirmedConfig } from '../../../src/journal/confirmedConfig.js';
+import { compilePolicy, evaluateToolPolicy } from '../../../src/core/toolPolicy.js';
 import { Journal } from '../../../src/journal/journal.js';
 
 let tmp: string;
@@ -53,5 +54,41 @@ describe('R-CFG-4 readConfirmedConfig (hardening 3)', () => {
     journal.close();
     const read = readConfirmedConfig(file, '/home/me/.assent/config.json');
     expect(read.ok ? '' : read.why).toContain('no longer validates');
+    expect(read).toMatchObject({ ok: false, invalid: true });
+  });
+});
+
+describe('R-CFG-4 pinFromJournal: a stored pin that no longer validates runs fail-closed (hardening pin 1)', () => {
+  const configPath = '/home/me/.assent/config.json';
+
+  it('a valid pin is the configuration it stands for', () => {
+    const pinned = pinFromJournal(encodePin({ revision: 'v1:sha256:abc', text: TEXT }), configPath);
+    expect(pinned).toMatchObject({ revision: 'v1:sha256:abc', path: configPath, config: { policy: { default: 'deny' } } });
+    expect(pinned.invalid).toBeUndefined();
+  });
+
+  it.each([
+    ['a policy key naming an unknown alias', '{"policy":{"tools":{"ghost/x":"allow"}}}', 'policy.tools.ghost/x'],
+    ['an unknown key inside policy', '{"policy":{"defualt":"allow"}}', 'policy.defualt'],
+  ])('%s: no servers, every call denied, and the problem named with `assent config reload`', (_name, text, problemPath) => {
+    const pinned = pinFromJournal(encodePin({ revision: 'v1:sha256:old', text }), configPath);
+    expect(pinned.config).toBe(FAIL_CLOSED_CONFIG);
+    expect(pinned.config.servers).toEqual({});
+    expect(pinned.revision).not.toBe('v1:sha256:old');
+    expect(pinned.invalid?.revision).toBe('v1:sha256:old');
+    expect(pinned.invalid?.problems.map((p) => p.path)).toContain(problemPath);
+    expect(pinned.invalid?.message).toContain('assent config reload');
+    expect(pinned.path).toContain('assent config reload');
+    const snapshot = compilePolicy(pinned.config.policy, []);
+    for (const annotations of [{ readOnlyHint: true }, { destructiveHint: true }, {}]) {
+      expect(evaluateToolPolicy(snapshot, { server: 'fs', tool: 'read_file', args: {}, annotations }, 0).decision).toBe('deny');
+    }
+  });
+
+  it('a stored record that is not even JSON runs fail-closed too', () => {
+    const pinned = pinFromJournal('{not json', configPath);
+    expect(pinned.config).toBe(FAIL_CLOSED_CONFIG);
+    expect(pinned.invalid?.revision).toBeUndefined();
+    expect(pinned.invalid?.message).toContain('assent config reload');
   });
 });

@@ -18,6 +18,7 @@ interface ConfigStatus {
   changed: boolean;
   diff: string[];
   problems: { severity: string; path: string; message: string }[];
+  confirmedInvalid?: { message: string };
 }
 
 const RELOAD_DEADLINE_MS = 60_000;
@@ -49,6 +50,8 @@ export function registerConfigReload(config: Command): void {
           return;
         }
         const errors = status.problems.filter((p) => p.severity === 'error');
+        // Said first, also when the file itself still has errors: it is why every call is denied.
+        if (status.confirmedInvalid !== undefined && !options.json) process.stderr.write(`Note: ${escapeText(status.confirmedInvalid.message)}.\n`);
         if (errors.length > 0) {
           throw new AssentError('config_invalid', `${status.path} has ${errors.length} error(s); run \`assent config check\` and fix them first`, {
             details: { problems: status.problems },
@@ -57,7 +60,8 @@ export function registerConfigReload(config: Command): void {
         requireInteractiveTerminal('`assent config reload`');
         const code = newApprovalCode((n) => randomBytes(n));
         const lines = status.diff.length > 0 ? status.diff : ['(no policy change; other settings differ)'];
-        process.stderr.write(`Changes in ${escapeText(status.path)} since the daemon pinned it:\n${lines.map((l) => `  ${diffLineForTerminal(l)}`).join('\n')}\n`);
+        const since = status.confirmedInvalid === undefined ? 'since the daemon pinned it' : 'compared with the fail-closed configuration the daemon runs now';
+        process.stderr.write(`Changes in ${escapeText(status.path)} ${since}:\n${lines.map((l) => `  ${diffLineForTerminal(l)}`).join('\n')}\n`);
         process.stderr.write(`Type ${code} to apply these changes (60 s), anything else keeps the current policy: `);
         const answer = await readTerminalLine({ deadlineMs: RELOAD_DEADLINE_MS });
         if (answer?.trim() !== code) {

@@ -2,13 +2,13 @@
 // launches in place of the real servers. stdout carries only the protocol;
 // every message for people goes to stderr.
 import { randomUUID } from 'node:crypto';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Command } from 'commander';
 import type { Config } from '../../../core/config.js';
 import { AssentError } from '../../../core/errors.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { createGateForCli } from '../../mcp/gateFactory.js';
 import { startGateway } from '../../mcp/gateway.js';
+import { LineLink } from '../../mcp/lineLink.js';
 import { connectOperationTools } from '../../mcp/operationTools.js';
 import { createLevelLogger, logLevelFrom } from '../../mcp/stderrLogger.js';
 import type { UpstreamSpec } from '../../mcp/upstream.js';
@@ -127,7 +127,8 @@ async function runMcp(options: McpOptions): Promise<void> {
   let gateway;
   try {
     gateway = await startGateway({
-      clientTransport: new StdioServerTransport(),
+      // Line framing of its own: JSON.parse only, unchanged messages written on as they came, one write per turn.
+      clientTransport: new LineLink(process.stdin, process.stdout, { peer: 'the MCP client', closeOnEnd: true }),
       upstreams,
       gate,
       logger,
@@ -139,7 +140,7 @@ async function runMcp(options: McpOptions): Promise<void> {
     await gate.close?.();
     throw error;
   }
-  // The SDK's stdio transport does not notice EOF; a client that goes away must take its upstreams with it.
+  // A client that goes away must take its upstreams with it (the link also closes at the end of stdin).
   const stop = (): void => {
     void gateway.close();
   };

@@ -6,7 +6,9 @@ import { digestOf } from '../../../../src/core/canonical.js';
 import { AssentError } from '../../../../src/core/errors.js';
 import type { DaemonClient } from '../../../../src/heads/daemon/rpcClient.js';
 import { connectDaemonGate, type DaemonGate, type DaemonGateOptions } from '../../../../src/heads/mcp/daemonGate.js';
-import type { GateCall } from '../../../../src/heads/mcp/gate.js';
+import { DEFAULT_CONFIG } from '../../../../src/core/config.js';
+import { compilePolicy } from '../../../../src/core/toolPolicy.js';
+import { localPolicyGate, type GateCall } from '../../../../src/heads/mcp/gate.js';
 import type { Logger } from '../../../../src/service/logger.js';
 
 type Handler = (params: Record<string, unknown>) => unknown;
@@ -245,5 +247,75 @@ describe('R-D-5 a lost daemon connection (hardening 1)', () => {
     await expect.poll(() => release !== undefined, { timeout: 2000 }).toBe(true);
     release?.();
     await expect.poll(() => next.records().length, { timeout: 2000 }).toBe(3);
+  });
+});
+
+describe('R-MCP-5 a gateway that started without a daemon attaches to one later (hardening pin 2)', () => {
+  /** A detached gate whose fallback is the confirmed policy: read_file allowed, delete denied, write_file prompt. */
+  function detachedGate(reconnect: () => Promise<DaemonClient>, options: Partial<DaemonGateOptions> = {}): Promise<DaemonGate> {
+    const policy = { ...DEFAULT_CONFIG.policy, default: 'allow' as const, tools: { 'fs/delete': 'deny' as const, 'fs/write_file': 'prompt' as const } };
+    const fallback = localPolicyGate(compilePolicy(policy, []), { configPath: '/home/me/.assent/config.json (as last confirmed)', noChannelHint: 'no daemon' });
+    return connectDaemonGate({
+      sessionId: 's1',
+      logger,
+      reconnectDelayMs: { first: 5, max: 20 },
+      gapWaitMs: 200,
+      reconnect,
+      detached: { started: { config: { ...DEFAULT_CONFIG, policy }, revision: 'v1:sha256:c', path: '/home/me/.assent/config.json' }, fallback },
+      ...options,
+    }).then((gate) => {
+      gates.push(gate);
+      return gate;
+    });
+  }
+
+  it('decides by its fallback until a daemon runs, keeps retrying with backoff, then files prompts with the daemon and sends the audit records it kept', async () => {
+    const daemons: { up?: FakeConnection } = {};
+    let attempts = 0;
+    const gate = await detachedGate(() => {
+      attempts += 1;
+      return daemons.up === undefined ? Promise.reject(new AssentError('unavailable', 'no daemon')) : Promise.resolve(daemons.up.asClient());
+    });
+    expect(gate.attached).toBe(false);
+    await runAllowed(gate, 'read_file', { p: 1 });
+    expect(await gate.authorize(call('delete'))).toMatchObject({ allowed: false, reason: 'policy' });
+    expect(await gate.authorize(call('write_file'))).toMatchObject({ allowed: false, reason: 'no_consent_channel' });
+    await expect.poll(() => attempts, { timeout: 2000 }).toBeGreaterThan(3);
+
+    const up = daemon({ default: 'allow', tools: { 'fs/write_file': 'prompt' } }, { 'calls.authorize': () => ({ callId: 'c1' }) });
+    daemons.up = up;
+    // A prompt call does not wait out the backoff: it tries now and is decided by the daemon.
+    expect(await gate.authorize(call('write_file'))).toMatchObject({ allowed: true, callId: 'c1' });
+    expect(gate.attached).toBe(true);
+    expect(up.sent.some((c) => c.method === 'calls.authorize')).toBe(true);
+    // What the fallback settled is audited by the daemon it attached to.
+    await expect.poll(() => up.records().map((r) => `${String(r['tool'])}:${String(r['outcome'])}`), { timeout: 2000 }).toEqual(['read_file:ok', 'delete:denied']);
+    // From now on the daemon's policy decides, not the fallback's: delete is allowed there.
+    expect(await gate.authorize(call('delete'))).toMatchObject({ allowed: true });
+    expect(lines.some((l) => l.message.includes('attached to the assent daemon'))).toBe(true);
+  });
+
+  it('until it attaches, the upstream tool lists go to the fallback, which checks them against the configuration it decides by', async () => {
+    const seen: string[] = [];
+    const fallback = { authorize: () => Promise.resolve({ allowed: true as const }), toolsListed: (server: string, tools: readonly string[]) => void seen.push(`${server}:${tools.join(',')}`) };
+    const gate = await connectDaemonGate({
+      sessionId: 's1',
+      logger,
+      reconnectDelayMs: { first: 5, max: 20 },
+      reconnect: () => Promise.reject(new AssentError('unavailable', 'no daemon')),
+      detached: { started: { config: DEFAULT_CONFIG, revision: 'v1:sha256:c', path: '/c.json' }, fallback },
+    });
+    gates.push(gate);
+    gate.toolsListed?.('fs', ['read_file']);
+    expect(seen).toEqual(['fs:read_file']);
+  });
+
+  it('a detached gate that never finds a daemon keeps refusing prompts with its fallback text and closes cleanly', async () => {
+    const gate = await detachedGate(() => Promise.reject(new AssentError('unavailable', 'no daemon')), { gapWaitMs: 30 });
+    const refused = await gate.authorize(call('write_file'));
+    expect(refused).toMatchObject({ allowed: false, reason: 'no_consent_channel' });
+    expect(refused.allowed ? '' : refused.message).toContain('no daemon');
+    await gate.close?.();
+    expect(gate.attached).toBe(false);
   });
 });
