@@ -5,92 +5,31 @@ import * as fs from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
-import type { ArgMatcher, Rule } from '../core/toolPolicy.js';
+import type { Rule } from '../core/toolPolicy.js';
+import {
+  APPROVAL_COLUMNS,
+  rowToApproval,
+  rowToCallInProgress,
+  rowToEvent,
+  rowToRule,
+  rowToToken,
+  type ApprovalRecord,
+  type ApprovalResolution,
+  type ApprovalRow,
+  type ApprovalState,
+  type CallInProgressRecord,
+  type CallInProgressRow,
+  type EventRecord,
+  type EventRow,
+  type RuleRow,
+  type TokenRecord,
+  type TokenRow,
+} from './journalRecords.js';
+import { migrate } from './journalSchema.js';
 
-export type ApprovalState = 'pending' | 'approved' | 'denied' | 'expired';
-
-export interface ApprovalRecord {
-  id: string;
-  sessionId: string;
-  kind: 'tool' | 'exec';
-  server?: string;
-  tool?: string;
-  args?: Record<string, unknown>;
-  action?: unknown;
-  argsSha256: string;
-  requestedAt: number;
-  expiresAt: number;
-  caller: Record<string, unknown>;
-  handoff: boolean;
-  state: ApprovalState;
-  channel?: string;
-  reason?: string;
-  scope?: 'call' | 'session';
-  decidedAt?: number;
-}
-
-export interface ApprovalResolution {
-  state: 'approved' | 'denied' | 'expired';
-  channel?: string;
-  reason?: string;
-  scope?: 'call' | 'session';
-  decidedAt: number;
-}
-
-export interface EventRecord {
-  seq: number;
-  kind: string;
-  ts: number;
-  sessionId?: string;
-  data: Record<string, unknown>;
-}
-
-/** A call the daemon admitted whose end it has not been told yet (kept durably, so a crash cannot hide it). */
-export interface CallInProgressRecord {
-  callId: string;
-  sessionId: string;
-  server: string;
-  tool: string;
-  argsSha256: string;
-  caller: Record<string, unknown>;
-  channel?: string;
-  approvalId?: string;
-  ruleId?: string;
-  waitedForConsentMs: number;
-  /** Wall-clock ms when the daemon admitted it. */
-  authorizedAt: number;
-}
-
-interface CallInProgressRow {
-  call_id: string;
-  session_id: string;
-  server: string;
-  tool: string;
-  args_sha256: string;
-  caller: string;
-  channel: string | null;
-  approval_id: string | null;
-  rule_id: string | null;
-  waited_ms: number;
-  authorized_at: number;
-}
-
-function rowToCallInProgress(row: CallInProgressRow): CallInProgressRecord {
-  const record: CallInProgressRecord = {
-    callId: row.call_id,
-    sessionId: row.session_id,
-    server: row.server,
-    tool: row.tool,
-    argsSha256: row.args_sha256,
-    caller: JSON.parse(row.caller) as Record<string, unknown>,
-    waitedForConsentMs: row.waited_ms,
-    authorizedAt: row.authorized_at,
-  };
-  if (row.channel !== null) record.channel = row.channel;
-  if (row.approval_id !== null) record.approvalId = row.approval_id;
-  if (row.rule_id !== null) record.ruleId = row.rule_id;
-  return record;
-}
+// What the journal stores, named here so its users import one module.
+export type { ApprovalRecord, ApprovalResolution, ApprovalState, CallInProgressRecord, EventRecord, TokenRecord } from './journalRecords.js';
+export { JOURNAL_SCHEMA_VERSION } from './journalSchema.js';
 
 export interface JournalOptions {
   clock?: Clock;
@@ -98,165 +37,7 @@ export interface JournalOptions {
   busyTimeoutMs?: number;
 }
 
-/** Each entry upgrades the schema by one version; never edit a shipped entry, append a new one. */
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE approvals (
-     id TEXT PRIMARY KEY,
-     session_id TEXT NOT NULL,
-     kind TEXT NOT NULL,
-     server TEXT,
-     tool TEXT,
-     args TEXT,
-     action TEXT,
-     args_sha256 TEXT NOT NULL,
-     requested_at INTEGER NOT NULL,
-     expires_at INTEGER NOT NULL,
-     caller TEXT NOT NULL,
-     handoff INTEGER NOT NULL,
-     state TEXT NOT NULL,
-     channel TEXT,
-     reason TEXT,
-     scope TEXT,
-     decided_at INTEGER
-   );
-   CREATE INDEX approvals_by_state ON approvals (state, requested_at, id);
-   CREATE TABLE events (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     kind TEXT NOT NULL,
-     ts INTEGER NOT NULL,
-     session_id TEXT,
-     data TEXT NOT NULL
-   );
-   CREATE TABLE rules (
-     id TEXT PRIMARY KEY,
-     version INTEGER NOT NULL,
-     tool TEXT NOT NULL,
-     args TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     expires_at INTEGER,
-     revoked_at INTEGER
-   );
-   CREATE INDEX rules_by_tool ON rules (tool);`,
-  `CREATE TABLE daemon_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-   INSERT INTO daemon_meta (key, value) VALUES ('instance_id', lower(hex(randomblob(16))));
-   CREATE TABLE tokens (
-     id TEXT PRIMARY KEY,
-     name TEXT NOT NULL,
-     token_sha256 TEXT NOT NULL UNIQUE,
-     audience TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     expires_at INTEGER NOT NULL,
-     revoked_at INTEGER
-   );`,
-  // Calls the daemon admitted and has not seen finish (R-J-5 for calls): a restart audits each as uncertain.
-  `CREATE TABLE calls_in_progress (
-     call_id TEXT PRIMARY KEY,
-     session_id TEXT NOT NULL,
-     server TEXT NOT NULL,
-     tool TEXT NOT NULL,
-     args_sha256 TEXT NOT NULL,
-     caller TEXT NOT NULL,
-     channel TEXT,
-     approval_id TEXT,
-     rule_id TEXT,
-     waited_ms INTEGER NOT NULL,
-     authorized_at INTEGER NOT NULL
-   );`,
-];
-
-export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;
-
-/**
- * Approval rows are read in raw (array) mode with this fixed column order:
- * building a named-key object per row costs several times more, and the
- * pending list must stay fast with 10,000 rows (SPEC §14).
- */
-const APPROVAL_COLUMNS =
-  'id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at';
-
-type ApprovalRow = [
-  id: string,
-  sessionId: string,
-  kind: string,
-  server: string | null,
-  tool: string | null,
-  args: string | null,
-  action: string | null,
-  argsSha256: string,
-  requestedAt: number,
-  expiresAt: number,
-  caller: string,
-  handoff: number,
-  state: string,
-  channel: string | null,
-  reason: string | null,
-  scope: string | null,
-  decidedAt: number | null,
-];
-
-interface EventRow {
-  seq: number;
-  kind: string;
-  ts: number;
-  session_id: string | null;
-  data: string;
-}
-
-interface RuleRow {
-  id: string;
-  version: number;
-  tool: string;
-  args: string;
-  created_at: number;
-  expires_at: number | null;
-  revoked_at: number | null;
-}
-
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
-
-function rowToApproval(row: ApprovalRow): ApprovalRecord {
-  const [id, sessionId, kind, server, tool, args, action, argsSha256, requestedAt, expiresAt, caller, handoff, state, channel, reason, scope, decidedAt] =
-    row;
-  const record: ApprovalRecord = {
-    id,
-    sessionId,
-    kind: kind as ApprovalRecord['kind'],
-    argsSha256,
-    requestedAt,
-    expiresAt,
-    caller: JSON.parse(caller) as Record<string, unknown>,
-    handoff: handoff === 1,
-    state: state as ApprovalState,
-  };
-  if (server !== null) record.server = server;
-  if (tool !== null) record.tool = tool;
-  if (args !== null) record.args = JSON.parse(args) as Record<string, unknown>;
-  if (action !== null) record.action = JSON.parse(action) as unknown;
-  if (channel !== null) record.channel = channel;
-  if (reason !== null) record.reason = reason;
-  if (scope !== null) record.scope = scope as 'call' | 'session';
-  if (decidedAt !== null) record.decidedAt = decidedAt;
-  return record;
-}
-
-function rowToEvent(row: EventRow): EventRecord {
-  const event: EventRecord = { seq: row.seq, kind: row.kind, ts: row.ts, data: JSON.parse(row.data) as Record<string, unknown> };
-  if (row.session_id !== null) event.sessionId = row.session_id;
-  return event;
-}
-
-function rowToRule(row: RuleRow): Rule {
-  const rule: Rule = {
-    id: row.id,
-    version: row.version,
-    tool: row.tool,
-    args: JSON.parse(row.args) as ArgMatcher[],
-    createdAt: row.created_at,
-  };
-  if (row.expires_at !== null) rule.expiresAt = row.expires_at;
-  if (row.revoked_at !== null) rule.revokedAt = row.revoked_at;
-  return rule;
-}
 
 function isConstraintError(error: unknown): boolean {
   return typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('SQLITE_CONSTRAINT');
@@ -576,56 +357,4 @@ export function readJournalMeta(path: string, key: string): string | undefined {
   } finally {
     db?.close();
   }
-}
-
-/** A bearer token as stored: metadata and the SHA-256 of the secret (R-WEB-4). */
-export interface TokenRecord {
-  id: string;
-  name: string;
-  tokenSha256: string;
-  audience: string;
-  createdAt: number;
-  expiresAt: number;
-  revokedAt?: number;
-}
-
-interface TokenRow {
-  id: string;
-  name: string;
-  token_sha256: string;
-  audience: string;
-  created_at: number;
-  expires_at: number;
-  revoked_at: number | null;
-}
-
-function rowToToken(row: TokenRow): TokenRecord {
-  const token: TokenRecord = {
-    id: row.id,
-    name: row.name,
-    tokenSha256: row.token_sha256,
-    audience: row.audience,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-  };
-  if (row.revoked_at !== null) token.revokedAt = row.revoked_at;
-  return token;
-}
-
-function migrate(db: Database.Database, path: string): void {
-  db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
-    const row = db.prepare<[], { version: number }>('SELECT version FROM schema_version').get();
-    const current = row?.version ?? 0;
-    if (current > MIGRATIONS.length) {
-      throw new AssentError(
-        'version_mismatch',
-        `the journal ${path} has schema version ${current}, newer than this assent understands (${MIGRATIONS.length}); upgrade assent or point ASSENT_HOME elsewhere`,
-        { details: { path, version: current, supported: MIGRATIONS.length } },
-      );
-    }
-    for (let version = current; version < MIGRATIONS.length; version += 1) db.exec(MIGRATIONS[version] ?? '');
-    if (row === undefined) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(MIGRATIONS.length);
-    else db.prepare('UPDATE schema_version SET version = ?').run(MIGRATIONS.length);
-  }).immediate();
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AGENT_ACTION_KINDS, AGENT_NAMES } from '../core/agentAction.js';
 import { portableJson } from '../core/jsonLimits.js';
 import type { AgentActionService } from '../service/agentActions.js';
-import { waiterHooks } from './approvalOperations.js';
+import { watchRequest } from './approvalOperations.js';
 import { defineOperation, type Operation } from './operation.js';
 
 const HOOK_ONLY = {
@@ -68,8 +68,9 @@ export function agentOperations(deps: AgentOperationDeps): Operation[] {
         };
         if (params.toolUseId !== undefined) action.toolUseId = params.toolUseId;
         if (params.mcpServer !== undefined) action.mcpServer = params.mcpServer;
+        const watch = watchRequest(context);
         return deps.agents.authorize(action, {
-          ...waiterHooks(context),
+          ...(watch === undefined ? {} : { watch }),
           onApprovalFiled: (approval) => {
             if (context.connection !== undefined && !context.connection.closed) {
               context.connection.notify(AGENT_PENDING_NOTIFICATION, { approvalId: approval.id, expiresAt: approval.expiresAt });

@@ -8,7 +8,7 @@ import { newApprovalId, type RandomBytes } from '../core/ids.js';
 import { parseRuleArg, type Rule } from '../core/toolPolicy.js';
 import { exportAudit } from '../journal/auditLog.js';
 import type { Journal } from '../journal/journal.js';
-import type { ApprovalService, DecideParams } from '../service/approvalService.js';
+import type { ApprovalService, DecideParams, WatchRequest } from '../service/approvalService.js';
 import { EVENT_KINDS, type BusEvent, type EventBus } from '../service/eventBus.js';
 import { defineOperation, type CallContext, type Operation } from './operation.js';
 
@@ -81,16 +81,25 @@ const AdmittedCallSchema = z.object({
   waitedForConsentMs: z.number(),
 });
 
-/** How a waiting call follows its connection: a cancel from a live connection withdraws it; a drop gets the re-attach grace (R-D-7). */
-export function waiterHooks(context: CallContext): { onWaiterDetached: (detach: () => void) => () => void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean } {
-  const hooks: { onWaiterDetached: (detach: () => void) => () => void; withdrawn?: AbortSignal; isWithdrawal?: () => boolean } = {
-    onWaiterDetached: (detach) => context.connection?.onClose(detach) ?? (() => undefined),
+/**
+ * How a waiting call follows the request that carries it: a cancel from a live
+ * connection withdraws it, a dropped connection gets the re-attach grace (R-D-7).
+ * Heads without `onEnd` (HTTP) report the end of a request through its signal.
+ */
+export function watchRequest(context: CallContext): WatchRequest | undefined {
+  if (context.onEnd !== undefined) return (listener) => context.onEnd?.(listener);
+  const signal = context.signal;
+  if (signal === undefined) return undefined;
+  return (listener) => {
+    const onAbort = (): void => listener.requestEnded(context.connection?.closed === true ? 'disconnected' : 'cancelled');
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
   };
-  if (context.signal !== undefined) {
-    hooks.withdrawn = context.signal;
-    hooks.isWithdrawal = () => context.connection?.closed !== true;
-  }
-  return hooks;
+}
+
+function optionalWatch(context: CallContext): { watch?: WatchRequest } {
+  const watch = watchRequest(context);
+  return watch === undefined ? {} : { watch };
 }
 
 export interface ApprovalOperationDeps {
@@ -173,9 +182,10 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       result: AdmittedCallSchema,
       class: 'write',
       exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
-      handler: async ({ requestKey, ...params }, context) => {
+      // Not async: the call may wait for a person, and each async layer would hold one more promise while it does.
+      handler: ({ requestKey, ...params }, context) => {
         return service.authorize(params, {
-          ...waiterHooks(context),
+          ...optionalWatch(context),
           onApprovalFiled: (approval) => {
             if (requestKey !== undefined && context.connection !== undefined && !context.connection.closed) {
               context.connection.notify('calls.pending', { requestKey, approval: { id: approval.id, expiresAt: approval.expiresAt } });
@@ -194,8 +204,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       result: AdmittedCallSchema,
       class: 'write',
       exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
-      handler: async (params, context) =>
-        service.resume(params, waiterHooks(context)),
+      handler: (params, context) => service.resume(params, optionalWatch(context)),
     }),
     defineOperation({
       name: 'calls.finish',
@@ -247,7 +256,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       result: ApprovalViewSchema,
       class: 'read',
       exposure: { cli: RPC_STREAM_ONLY, rpc: true, http: RPC_STREAM_ONLY, mcp: RPC_STREAM_ONLY },
-      handler: async (params, context) => service.wait(params.id, (detach) => context.connection?.onClose(detach)),
+      handler: async (params, context) => service.wait(params.id, watchRequest(context)),
     }),
     defineOperation({
       name: 'approvals.decide',

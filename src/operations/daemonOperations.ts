@@ -2,7 +2,7 @@
 // (R-D-3), the status view and a graceful stop (R-D-1).
 import { z } from 'zod';
 import { AssentError } from '../core/errors.js';
-import type { DaemonContext } from '../heads/daemon/daemonMain.js';
+import type { DaemonContext } from './daemonContext.js';
 import { VERSION } from '../version.js';
 import { defineOperation } from './operation.js';
 import type { Operation } from './operation.js';

@@ -1,18 +1,9 @@
-// The operation registry of one daemon (R-OPS-1) and the manifest generated
-// from it (R-OPS-2). Heads list operations from here, never by hand.
+// The manifest of an operation registry (R-OPS-2): what `assent operations
+// --json`, docs/operations.json and the heads generated from it describe. The
+// registry itself is assembled by the daemon's composition root
+// (heads/daemon/daemonRuntime.ts, allOperations).
 import { z } from 'zod';
-import type { DaemonContext } from '../heads/daemon/daemonMain.js';
-import { createApprovalRuntime } from '../service/daemonRuntime.js';
-import { daemonOperations } from './daemonOperations.js';
 import type { Exposure, HeadName, Operation, OperationClass } from './operation.js';
-
-/** Every operation the daemon serves: a plain concatenation of the families. */
-export function allOperations(ctx: DaemonContext): Operation[] {
-  const runtime = createApprovalRuntime(ctx);
-  const operations = [...daemonOperations(ctx), ...runtime.operations];
-  void runtime.serveHttp(() => operations);
-  return operations;
-}
 
 export interface ManifestEntry {
   name: string;

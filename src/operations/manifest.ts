@@ -3,7 +3,7 @@
 // dependencies: declarations only read them inside handlers, and a handler
 // called here fails loudly instead of touching state.
 import { AssentError } from '../core/errors.js';
-import type { DaemonContext } from '../heads/daemon/daemonMain.js';
+import type { DaemonContext } from './daemonContext.js';
 import { agentOperations, type AgentOperationDeps } from './agentOperations.js';
 import { approvalOperations, type ApprovalOperationDeps } from './approvalOperations.js';
 import { configOperations, type ConfigOperationDeps } from './configOperations.js';

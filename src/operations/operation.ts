@@ -2,7 +2,7 @@
 // head. The daemon's RPC dispatch, the CLI, HTTP and MCP heads are generated
 // from these declarations, so the heads cannot drift apart.
 import type { z } from 'zod';
-import type { DecisionPeer } from '../service/approvalService.js';
+import type { DecisionPeer, RequestEndListener } from '../service/approvalService.js';
 
 export type OperationClass = 'read' | 'write' | 'human-decision';
 export type HeadName = 'cli' | 'rpc' | 'http' | 'mcp';
@@ -24,7 +24,15 @@ export interface CallContext {
   peer?: () => Promise<DecisionPeer>;
   /** Present for daemon RPC calls: lets long-lived operations push notifications and learn of disconnects. */
   connection?: ConnectionHandle;
+  /** Aborted when the caller cancels this call or its connection closes (on the daemon socket, created on first read). */
   signal?: AbortSignal;
+  /**
+   * Tells `listener` at most once if this request ends before its result is sent:
+   * `cancelled` when the caller cancelled it, `disconnected` when its connection
+   * closed. The cheap form of `signal` for calls that wait for a person, of which
+   * thousands may be open at once (SPEC §14); daemon socket only.
+   */
+  onEnd?(listener: RequestEndListener): void;
 }
 
 export interface ConnectionHandle {

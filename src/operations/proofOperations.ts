@@ -8,7 +8,7 @@ import { isProofShaped } from '../core/proof.js';
 import { AssentError } from '../core/errors.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import type { ProofService } from '../service/proofService.js';
-import { ApprovalViewSchema, decisionFrom } from './approvalOperations.js';
+import { ApprovalViewSchema, decisionFrom, watchRequest } from './approvalOperations.js';
 import { defineOperation, type CallContext, type Operation } from './operation.js';
 
 const NOT_ON_MCP_HUMAN = {
@@ -186,7 +186,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
           revision: params.revision,
         };
         if (params.caller !== undefined) request.caller = params.caller;
-        return service.requestExecApproval(request, (detach) => context.connection?.onClose(detach));
+        return service.requestExecApproval(request, watchRequest(context));
       },
     }),
   ];

@@ -4,7 +4,7 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { AssentError } from '../core/errors.js';
-import type { WebAuth } from '../heads/http/webAuth.js';
+import type { WebAuth } from '../service/webAuth.js';
 import { writeFileNew } from '../journal/statePaths.js';
 import { parseTtl } from './approvalOperations.js';
 import { defineOperation, type Operation } from './operation.js';

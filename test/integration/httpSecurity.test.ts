@@ -10,13 +10,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/core/clock.js';
 import type { DaemonContext } from '../../src/heads/daemon/daemonMain.js';
 import { CONTENT_SECURITY_POLICY, createHttpApp, type HttpApp } from '../../src/heads/http/httpApp.js';
-import { WebAuth } from '../../src/heads/http/webAuth.js';
+import { WebAuth } from '../../src/service/webAuth.js';
 import { Journal } from '../../src/journal/journal.js';
 import { ensureStateDir, resolveStatePaths } from '../../src/journal/statePaths.js';
 import { eventMatches } from '../../src/operations/approvalOperations.js';
 import { daemonOperations } from '../../src/operations/daemonOperations.js';
 import type { Operation } from '../../src/operations/operation.js';
-import { createApprovalRuntime, WEB_ROOT, type ApprovalRuntime } from '../../src/service/daemonRuntime.js';
+import { createApprovalRuntime, WEB_ROOT, type ApprovalRuntime } from '../../src/heads/daemon/daemonRuntime.js';
 import { createLogger } from '../../src/service/logger.js';
 
 const HOST = '127.0.0.1:7788';

@@ -1,7 +1,7 @@
 // What the CLI says when it reads the configuration the daemon pinned while
 // config.json on disk says something else (R-CFG-4): a newcomer who edits the
 // file after the first start must learn that `assent config reload` applies it.
-import { connectForCli } from './daemonConnection.js';
+import { connectForCli } from '../daemon/clientConnection.js';
 
 /** The `config` section of `daemon.status`. */
 export interface PinnedConfigStatus {

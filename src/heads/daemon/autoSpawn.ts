@@ -181,16 +181,11 @@ export async function ensureDaemonRunning(options: AutoSpawnOptions, probe: () =
   }
 }
 
-/** Spawns `node <entry> daemon run` detached, output appended to daemon.log (0600), stdin ignored. */
 /**
- * Node flags for the daemon process. A long-lived daemon holding thousands of
- * waiting calls favours memory over allocation speed: a small young generation
- * and V8's size-over-speed heuristics. Measured with 10,000 pending approvals:
- * RSS about 175 MB without them, about 135 MB with them (SPEC §14: ≤ 150 MB),
- * with no loss in decision propagation.
+ * Spawns `node <entry> daemon run` detached, output appended to daemon.log (0600),
+ * stdin ignored. No V8 flags: the daemon meets its memory budget by how it holds
+ * pending approvals (SPEC §14), not by slowing the call path with GC tuning.
  */
-export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1', '--optimize-for-size'];
-
 function startDaemonProcess(options: AutoSpawnOptions): { code: string | number | undefined } {
   const { paths } = options;
   const entry = options.entryScript ?? defaultEntryScript();
@@ -204,7 +199,7 @@ function startDaemonProcess(options: AutoSpawnOptions): { code: string | number 
   try {
     chmodSync(paths.log, 0o600);
     const spawn = options.spawn ?? (spawnProcess as unknown as SpawnFunction);
-    const child = spawn(options.execPath ?? process.execPath, [...DAEMON_NODE_FLAGS, entry, 'daemon', 'run'], {
+    const child = spawn(options.execPath ?? process.execPath, [entry, 'daemon', 'run'], {
       detached: true,
       stdio: ['ignore', logFd, logFd],
       env: options.env ?? process.env,

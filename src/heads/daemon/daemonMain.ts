@@ -5,6 +5,7 @@ import { chmodSync, closeSync, openSync, readFileSync, unlinkSync, writeSync } f
 import { AssentError } from '../../core/errors.js';
 import { ensureStateDir, readIdentity } from '../../journal/statePaths.js';
 import type { StatePaths } from '../../journal/statePaths.js';
+import type { DaemonContext } from '../../operations/daemonContext.js';
 import type { Operation } from '../../operations/operation.js';
 import { createLogger } from '../../service/logger.js';
 import type { Logger } from '../../service/logger.js';
@@ -13,22 +14,7 @@ import { DaemonClient } from './rpcClient.js';
 import { startRpcServer } from './rpcServer.js';
 import type { RpcServer } from './rpcServer.js';
 
-/** What operations and services get from the daemon they run in. */
-export interface DaemonContext {
-  paths: StatePaths;
-  logger: Logger;
-  /** Wall-clock ms when the daemon started. */
-  startedAt: number;
-  /** The installation owner (identity.json); the principal of local socket calls. */
-  principal: string;
-  /** Runs on SIGINT/SIGTERM/daemon.shutdown before the socket closes (e.g. deny pending approvals, flush audit). */
-  onShutdown(hook: () => Promise<void> | void): void;
-  requestShutdown(reason?: string): void;
-  /** Sections merged into `daemon.status`, each computed when asked. */
-  status: Record<string, () => unknown>;
-  /** Open socket connections right now. */
-  connections(): number;
-}
+export type { DaemonContext };
 
 export interface RunDaemonOptions {
   paths: StatePaths;

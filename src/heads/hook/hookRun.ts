@@ -115,7 +115,7 @@ async function defaultStartDaemon(paths: StatePaths, env: NodeJS.ProcessEnv): Pr
     import('../daemon/autoSpawn.js'),
     import('../../journal/statePaths.js'),
     import('../daemon/rpcClient.js'),
-    import('../cli/daemonConnection.js'),
+    import('../daemon/clientConnection.js'),
   ]);
   if (autoSpawnDisabled(env)) throw new AssentError('unavailable', `no assent daemon answers on ${paths.socket} and ASSENT_NO_AUTOSPAWN is set`);
   await ensureDaemonRunning({ paths, prepareStateDir: () => ensureStateDir(paths), env }, () => DaemonClient.probe(paths.socket));

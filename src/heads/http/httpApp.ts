@@ -13,7 +13,7 @@ import { JsonText } from '../../core/jsonText.js';
 import type { CallContext, Operation } from '../../operations/operation.js';
 import { EVENT_KINDS, type BusEvent, type EventBus, type EventKind } from '../../service/eventBus.js';
 import type { Logger } from '../../service/logger.js';
-import { SESSION_COOKIE, type WebAuth } from './webAuth.js';
+import { SESSION_COOKIE, type WebAuth } from '../../service/webAuth.js';
 
 export interface HttpAppOptions {
   /** The registry; read on every call. */

@@ -24,6 +24,12 @@ export interface HttpHeadOptions {
   logger?: Logger;
 }
 
+/** 127.0.0.0/8, ::1 and localhost: the only addresses where plain HTTP stays on this machine. */
+export function isLoopbackAddress(address: string): boolean {
+  const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
 /** How long a refused request's connection may drain before it is destroyed. */
 const REFUSAL_LINGER_MS = 1000;
 

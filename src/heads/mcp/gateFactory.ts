@@ -13,7 +13,7 @@ import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { readConfirmedConfig } from '../../journal/confirmedConfig.js';
 import type { StatePaths } from '../../journal/statePaths.js';
 import type { Logger } from '../../service/logger.js';
-import { autoSpawnDisabled, connectForCli } from '../cli/daemonConnection.js';
+import { autoSpawnDisabled, connectForCli } from '../daemon/clientConnection.js';
 import { connectDaemonGate } from './daemonGate.js';
 import { describeUnlistedPolicyTool, localPolicyGate, policyToolsNotListed, refuseAllGate, type CallGate } from './gate.js';
 

@@ -11,7 +11,7 @@ import { createOsNotifier, type NotifierTimers, type SpawnLike } from '../../../
 import { FakeClock } from '../../../src/core/clock.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
 import { ensureStateDir, resolveStatePaths } from '../../../src/journal/statePaths.js';
-import { createApprovalRuntime } from '../../../src/service/daemonRuntime.js';
+import { createApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
 import { createLogger } from '../../../src/service/logger.js';
 
 /** Timers and a monotonic clock that move only when the test says so. */

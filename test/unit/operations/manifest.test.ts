@@ -10,7 +10,7 @@ import { ensureStateDir, resolveStatePaths } from '../../../src/journal/statePat
 import { daemonOperations } from '../../../src/operations/daemonOperations.js';
 import { operationManifest, type ManifestEntry } from '../../../src/operations/index.js';
 import { declaredManifest, declaredOperations, exposureProblems } from '../../../src/operations/manifest.js';
-import { createApprovalRuntime } from '../../../src/service/daemonRuntime.js';
+import { createApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
 import { silentLogger } from '../../../src/service/logger.js';
 
 const DOCS_MANIFEST = join(import.meta.dirname, '..', '..', '..', 'docs', 'operations.json');

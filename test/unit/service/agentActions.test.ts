@@ -11,7 +11,7 @@ import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
 import { ensureStateDir, resolveStatePaths, type StatePaths } from '../../../src/journal/statePaths.js';
 import { AgentActionService } from '../../../src/service/agentActions.js';
 import type { Timers } from '../../../src/service/approvalService.js';
-import { createApprovalRuntime, type ApprovalRuntime } from '../../../src/service/daemonRuntime.js';
+import { createApprovalRuntime, type ApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
 import { silentLogger } from '../../../src/service/logger.js';
 
 /** Timers that fire only when the test moves the clock. */

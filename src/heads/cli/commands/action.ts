@@ -9,7 +9,7 @@ import type { ActionPaths } from '../../../exec/actionFlow.js';
 import { confirmDeadlineFromEnv } from '../../../channels/ttyChallenge.js';
 import { ExitWith } from '../output.js';
 import { runActionViaDaemon } from '../../../exec/daemonActionFlow.js';
-import { connectForCli } from '../daemonConnection.js';
+import { connectForCli } from '../../daemon/clientConnection.js';
 import { readProof } from '../proofFile.js';
 import { registerActionMcpCommands } from './actionMcp.js';
 

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { AssentError } from '../../../core/errors.js';
 import { escapeText } from '../../../core/escape.js';
 import { newApprovalCode } from '../../../core/ids.js';
-import { connectForCli } from '../daemonConnection.js';
+import { connectForCli } from '../../daemon/clientConnection.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
 import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
 

@@ -8,7 +8,7 @@ import type { StatePaths } from '../../../journal/statePaths.js';
 import type { DaemonStatus } from '../../../operations/daemonOperations.js';
 import { isProcessAlive, readPidFile } from '../../daemon/autoSpawn.js';
 import { DaemonClient } from '../../daemon/rpcClient.js';
-import { connectForCli } from '../daemonConnection.js';
+import { connectForCli } from '../../daemon/clientConnection.js';
 import { VERSION } from '../../../version.js';
 import { printJsonOk } from '../output.js';
 import { pinnedConfigStatus, unconfirmedChangeNote } from '../pinnedConfig.js';
@@ -80,7 +80,7 @@ async function showInlineQueue(socketPath: string, stop: AbortController): Promi
 
 async function runCommand(options: JsonFlag): Promise<void> {
   // Loaded here, not at the top: the daemon's services (journal, SQLite) would slow every other command's start.
-  const [{ runDaemon }, { allOperations }] = await Promise.all([import('../../daemon/daemonMain.js'), import('../../../operations/index.js')]);
+  const [{ runDaemon }, { allOperations }] = await Promise.all([import('../../daemon/daemonMain.js'), import('../../daemon/daemonRuntime.js')]);
   const paths = resolveStatePaths(process.env);
   const stop = new AbortController();
   const interactive = !options.json && Boolean(process.stdin.isTTY) && Boolean(process.stderr.isTTY);

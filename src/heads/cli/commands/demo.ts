@@ -99,7 +99,7 @@ async function runDemo(options: DemoOptions): Promise<void> {
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   const { DaemonClient } = await import('../../daemon/rpcClient.js');
-  const { connectForCli } = await import('../daemonConnection.js');
+  const { connectForCli } = await import('../../daemon/clientConnection.js');
   const { isProcessAlive, readPidFile } = await import('../../daemon/autoSpawn.js');
 
   const say = (text: string): void => void (options.json ? process.stderr : process.stdout).write(text);

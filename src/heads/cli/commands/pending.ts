@@ -4,7 +4,7 @@
 // `node -e 0` (SPEC §14).
 import { renderApprovalPreview } from '../../../core/approvalPreview.js';
 import type { ApprovalView } from '../../../service/approvalService.js';
-import { connectForCli } from '../daemonConnection.js';
+import { connectForCli } from '../../daemon/clientConnection.js';
 import { printJsonOk, reportFailure } from '../output.js';
 
 /** Lists pending approvals; returns the exit code. */

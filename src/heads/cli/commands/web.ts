@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { TokenInfo } from '../../http/webAuth.js';
+import type { TokenInfo } from '../../../service/webAuth.js';
 import type { PairingResult } from '../../../operations/webOperations.js';
 import { withDaemon, type JsonFlag } from '../daemonConnection.js';
 import { printJsonOk } from '../output.js';

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DAEMON_NODE_FLAGS, ensureDaemonRunning, isProcessAlive } from '../../../../src/heads/daemon/autoSpawn.js';
+import { ensureDaemonRunning, isProcessAlive } from '../../../../src/heads/daemon/autoSpawn.js';
 import type { AutoSpawnOptions, SpawnFunction, SpawnPaths } from '../../../../src/heads/daemon/autoSpawn.js';
 
 let dir: string;
@@ -48,14 +48,14 @@ afterEach(() => {
 });
 
 describe('R-D-1 auto-spawn', () => {
-  it('spawns `<node> <entry> daemon run` detached, stdin ignored, output to a 0600 daemon.log, then releases the lock', async () => {
+  it('spawns `<node> <entry> daemon run` (no V8 flags, SPEC §14) detached, stdin ignored, output to a 0600 daemon.log, then releases the lock', async () => {
     let up = false;
     const fake = fakeSpawn(() => (up = true));
     await ensureDaemonRunning(options(fake.spawn), async () => up);
     expect(fake.calls).toHaveLength(1);
     const call = fake.calls[0];
     expect(call?.command).toBe('/usr/bin/node-test');
-    expect(call?.args).toEqual([...DAEMON_NODE_FLAGS, entry, 'daemon', 'run']);
+    expect(call?.args).toEqual([entry, 'daemon', 'run']);
     expect(call?.options['detached']).toBe(true);
     expect((call?.options['stdio'] as unknown[])[0]).toBe('ignore');
     expect(statSync(paths.log).mode & 0o777).toBe(0o600);

@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CONTENT_SECURITY_POLICY } from '../../../../src/heads/http/httpApp.js';
 import { startHttpHead, type HttpHead } from '../../../../src/heads/http/httpServer.js';
-import { isLoopbackAddress } from '../../../../src/service/daemonRuntime.js';
+import { isLoopbackAddress } from '../../../../src/heads/http/httpServer.js';
 import { sendRaw } from '../../../helpers/httpStream.js';
 
 const heads: HttpHead[] = [];

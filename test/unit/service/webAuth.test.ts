@@ -1,10 +1,10 @@
 // Pairing codes, sessions and bearer tokens on a fake clock (R-WEB-2, R-WEB-4).
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../../src/core/clock.js';
-import { WebAuth, type TokenStore } from '../../../../src/heads/http/webAuth.js';
-import type { TokenRecord } from '../../../../src/journal/journal.js';
-import { browserOpener, pairingUrl } from '../../../../src/heads/cli/commands/web.js';
-import { createLogger, redactSecrets } from '../../../../src/service/logger.js';
+import { FakeClock } from '../../../src/core/clock.js';
+import { WebAuth, type TokenStore } from '../../../src/service/webAuth.js';
+import type { TokenRecord } from '../../../src/journal/journal.js';
+import { browserOpener, pairingUrl } from '../../../src/heads/cli/commands/web.js';
+import { createLogger, redactSecrets } from '../../../src/service/logger.js';
 
 /** An in-memory token store with a fixed audience. */
 function memoryStore(audience = 'aud-1'): TokenStore & { rows: TokenRecord[] } {

@@ -2,10 +2,10 @@
 // browser exchanges for a session cookie, and bearer tokens for scripts. Only
 // SHA-256 hashes of cookies and tokens are kept; pairing codes live in memory.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../../core/clock.js';
-import { AssentError } from '../../core/errors.js';
-import { ID_ALPHABET, newApprovalId, randomString, type RandomBytes } from '../../core/ids.js';
-import type { TokenRecord } from '../../journal/journal.js';
+import type { Clock } from '../core/clock.js';
+import { AssentError } from '../core/errors.js';
+import { ID_ALPHABET, newApprovalId, randomString, type RandomBytes } from '../core/ids.js';
+import type { TokenRecord } from '../journal/journal.js';
 
 /** The part of the journal tokens need; the real Journal satisfies it. */
 export interface TokenStore {

@@ -1,34 +1,36 @@
-// Assembles the approval side of one daemon: journal, audit log, pinned config,
-// event bus, notifier and the approval service, and the operations that expose
-// them. Everything with a lifetime is closed by the daemon's shutdown hook.
+// The daemon's composition root: builds the journal, audit log, pinned config,
+// event bus, notifier, the approval and proof services, every operation over
+// them, and the HTTP head, handing each what it needs. Nothing below the heads
+// assembles anything. Everything with a lifetime is closed by a shutdown hook.
 import { randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { disabledNotifier, createOsNotifier, type Notifier } from '../channels/notifier.js';
-import type { Clock } from '../core/clock.js';
-import { AssentError } from '../core/errors.js';
-import type { RandomBytes } from '../core/ids.js';
-import { AuditLog } from '../journal/auditLog.js';
-import { inspectConfigFile, loadConfigFile } from '../journal/configFile.js';
-import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../journal/confirmedConfig.js';
-import { Journal } from '../journal/journal.js';
-import { ProofStore } from '../journal/proofs.js';
-import type { DaemonContext } from '../heads/daemon/daemonMain.js';
-import { createHttpApp } from '../heads/http/httpApp.js';
-import { startHttpHead, type HttpHead } from '../heads/http/httpServer.js';
-import { WebAuth } from '../heads/http/webAuth.js';
-import { agentOperations } from '../operations/agentOperations.js';
-import { approvalOperations, eventMatches } from '../operations/approvalOperations.js';
-import { configOperations } from '../operations/configOperations.js';
-import { policyOperations } from '../operations/policyOperations.js';
-import type { Operation } from '../operations/operation.js';
-import { webOperations } from '../operations/webOperations.js';
-import { proofOperations } from '../operations/proofOperations.js';
-import { AgentActionService } from './agentActions.js';
-import { ProofService } from './proofService.js';
-import { ApprovalService, type PinnedConfig, type Timers } from './approvalService.js';
-import { EventBus } from './eventBus.js';
+import { disabledNotifier, createOsNotifier, type Notifier } from '../../channels/notifier.js';
+import type { Clock } from '../../core/clock.js';
+import { AssentError } from '../../core/errors.js';
+import type { RandomBytes } from '../../core/ids.js';
+import { AuditLog } from '../../journal/auditLog.js';
+import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
+import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../../journal/confirmedConfig.js';
+import { Journal } from '../../journal/journal.js';
+import { ProofStore } from '../../journal/proofs.js';
+import type { DaemonContext } from '../../operations/daemonContext.js';
+import { daemonOperations } from '../../operations/daemonOperations.js';
+import { createHttpApp } from '../http/httpApp.js';
+import { isLoopbackAddress, startHttpHead, type HttpHead } from '../http/httpServer.js';
+import { WebAuth } from '../../service/webAuth.js';
+import { agentOperations } from '../../operations/agentOperations.js';
+import { approvalOperations, eventMatches } from '../../operations/approvalOperations.js';
+import { configOperations } from '../../operations/configOperations.js';
+import { policyOperations } from '../../operations/policyOperations.js';
+import type { Operation } from '../../operations/operation.js';
+import { webOperations } from '../../operations/webOperations.js';
+import { proofOperations } from '../../operations/proofOperations.js';
+import { AgentActionService } from '../../service/agentActions.js';
+import { ProofService } from '../../service/proofService.js';
+import { ApprovalService, type PinnedConfig, type Timers } from '../../service/approvalService.js';
+import { EventBus } from '../../service/eventBus.js';
 
 export interface ApprovalRuntimeOptions {
   clock?: Clock;
@@ -39,14 +41,8 @@ export interface ApprovalRuntimeOptions {
   pairingTtlMs?: number;
 }
 
-/** 127.0.0.0/8, ::1 and localhost: the only addresses where plain HTTP stays on this machine. */
-export function isLoopbackAddress(address: string): boolean {
-  const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
-/** The approval page's static files: web/ at the package root, two levels above src/service or dist/service. */
-export const WEB_ROOT = fileURLToPath(new URL('../../web/', import.meta.url));
+/** The approval page's static files: web/ at the package root, three levels above src/heads/daemon or dist/heads/daemon. */
+export const WEB_ROOT = fileURLToPath(new URL('../../../web/', import.meta.url));
 
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
 
@@ -253,4 +249,12 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     ...proofOperations({ service, proofs }),
   ];
   return { service, agents, journal, bus, webAuth, operations, serveHttp };
+}
+
+/** Every operation the daemon serves, a plain concatenation of the families, with the HTTP head serving the same registry. */
+export function allOperations(ctx: DaemonContext): Operation[] {
+  const runtime = createApprovalRuntime(ctx);
+  const operations = [...daemonOperations(ctx), ...runtime.operations];
+  void runtime.serveHttp(() => operations);
+  return operations;
 }

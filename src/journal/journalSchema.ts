@@ -1,0 +1,92 @@
+// The journal's schema: one migration per version, applied in order inside one
+// BEGIN IMMEDIATE transaction when a journal is opened. A journal written by a
+// newer assent is refused, never downgraded.
+import type Database from 'better-sqlite3';
+import { AssentError } from '../core/errors.js';
+
+/** Each entry upgrades the schema by one version; never edit a shipped entry, append a new one. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE approvals (
+     id TEXT PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     server TEXT,
+     tool TEXT,
+     args TEXT,
+     action TEXT,
+     args_sha256 TEXT NOT NULL,
+     requested_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     caller TEXT NOT NULL,
+     handoff INTEGER NOT NULL,
+     state TEXT NOT NULL,
+     channel TEXT,
+     reason TEXT,
+     scope TEXT,
+     decided_at INTEGER
+   );
+   CREATE INDEX approvals_by_state ON approvals (state, requested_at, id);
+   CREATE TABLE events (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     kind TEXT NOT NULL,
+     ts INTEGER NOT NULL,
+     session_id TEXT,
+     data TEXT NOT NULL
+   );
+   CREATE TABLE rules (
+     id TEXT PRIMARY KEY,
+     version INTEGER NOT NULL,
+     tool TEXT NOT NULL,
+     args TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER,
+     revoked_at INTEGER
+   );
+   CREATE INDEX rules_by_tool ON rules (tool);`,
+  `CREATE TABLE daemon_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+   INSERT INTO daemon_meta (key, value) VALUES ('instance_id', lower(hex(randomblob(16))));
+   CREATE TABLE tokens (
+     id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     token_sha256 TEXT NOT NULL UNIQUE,
+     audience TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     revoked_at INTEGER
+   );`,
+  // Calls the daemon admitted and has not seen finish (R-J-5 for calls): a restart audits each as uncertain.
+  `CREATE TABLE calls_in_progress (
+     call_id TEXT PRIMARY KEY,
+     session_id TEXT NOT NULL,
+     server TEXT NOT NULL,
+     tool TEXT NOT NULL,
+     args_sha256 TEXT NOT NULL,
+     caller TEXT NOT NULL,
+     channel TEXT,
+     approval_id TEXT,
+     rule_id TEXT,
+     waited_ms INTEGER NOT NULL,
+     authorized_at INTEGER NOT NULL
+   );`,
+];
+
+export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Brings a journal's schema up to this version of assent; refuses one written by a newer assent. */
+export function migrate(db: Database.Database, path: string): void {
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    const row = db.prepare<[], { version: number }>('SELECT version FROM schema_version').get();
+    const current = row?.version ?? 0;
+    if (current > MIGRATIONS.length) {
+      throw new AssentError(
+        'version_mismatch',
+        `the journal ${path} has schema version ${current}, newer than this assent understands (${MIGRATIONS.length}); upgrade assent or point ASSENT_HOME elsewhere`,
+        { details: { path, version: current, supported: MIGRATIONS.length } },
+      );
+    }
+    for (let version = current; version < MIGRATIONS.length; version += 1) db.exec(MIGRATIONS[version] ?? '');
+    if (row === undefined) db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(MIGRATIONS.length);
+    else db.prepare('UPDATE schema_version SET version = ?').run(MIGRATIONS.length);
+  }).immediate();
+}

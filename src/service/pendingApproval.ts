@@ -1,0 +1,112 @@
+// One approval between filing and resolution, as the service holds it, and the
+// parties that wait on it. Ten thousand may be pending at once (SPEC §14), so
+// each keeps only what selectors match on, its view as JSON text and its waiters.
+import type { ApprovalRecord } from '../journal/journal.js';
+import type { ApprovalView, DecisionPeer } from './approvalViews.js';
+
+/** How the request carrying a waiting call ended before its approval resolved: withdrawn by its caller, or its connection dropped. */
+export type RequestEnd = 'cancelled' | 'disconnected';
+
+/** Told at most once if the request carrying a waiting call ends before the approval resolves. */
+export interface RequestEndListener {
+  requestEnded(how: RequestEnd): void;
+}
+
+/**
+ * Lets a waiting call follow the request that carries it: hands the head a
+ * listener to tell if that request ends first (R-D-6, R-D-7).
+ */
+export type WatchRequest = (listener: RequestEndListener) => void;
+
+/** Who decided, beyond the stamped channel: carried from the decision to the audit line of the call it decided. */
+export interface DecidedBy {
+  claimedChannel?: string;
+  peer?: DecisionPeer;
+}
+
+/** How an approval was resolved, as its waiters hear it. */
+export type Resolution = Pick<ApprovalRecord, 'state' | 'channel' | 'reason' | 'scope'> & DecidedBy;
+
+/** The decision attribution of a resolution, or undefined when it has none. */
+export function decidedByOf(resolution: DecidedBy): DecidedBy | undefined {
+  const by: DecidedBy = {};
+  if (resolution.claimedChannel !== undefined) by.claimedChannel = resolution.claimedChannel;
+  if (resolution.peer !== undefined) by.peer = resolution.peer;
+  return by.claimedChannel === undefined && by.peer === undefined ? undefined : by;
+}
+
+/** One party waiting on a pending approval: woken once by its resolution, unless its request ended first. */
+export interface Waiter extends RequestEndListener {
+  wake(resolution: Resolution): void;
+}
+
+/**
+ * A pending approval: what selectors match on, its view as JSON text
+ * (serialized once, when filed) and the calls waiting on it. Arguments are
+ * kept only inside that text, so thousands stay cheap to hold and to list.
+ */
+export class PendingApproval {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly server: string | undefined;
+  readonly tool: string | undefined;
+  readonly argsSha256: string;
+  readonly handoff: boolean;
+  readonly json: string;
+  /** Who waits on it: nobody, one waiter (the usual case, kept without an array) or several. */
+  private waiting: Waiter | Waiter[] | undefined = undefined;
+
+  constructor(view: ApprovalView) {
+    this.id = view.id;
+    this.sessionId = view.sessionId;
+    this.server = view.server;
+    this.tool = view.tool;
+    this.argsSha256 = view.argsSha256;
+    this.handoff = view.handoff === true;
+    this.json = flatString(JSON.stringify(view));
+  }
+
+  get waitedOn(): boolean {
+    return this.waiting !== undefined;
+  }
+
+  addWaiter(waiter: Waiter): void {
+    if (this.waiting === undefined) this.waiting = waiter;
+    else if (Array.isArray(this.waiting)) this.waiting.push(waiter);
+    else this.waiting = [this.waiting, waiter];
+  }
+
+  isWaiting(waiter: Waiter): boolean {
+    return this.waiting === waiter || (Array.isArray(this.waiting) && this.waiting.includes(waiter));
+  }
+
+  /** Removes a waiter; false when it was not waiting (woken or removed already). */
+  removeWaiter(waiter: Waiter): boolean {
+    if (this.waiting === waiter) {
+      this.waiting = undefined;
+      return true;
+    }
+    if (!Array.isArray(this.waiting)) return false;
+    const index = this.waiting.indexOf(waiter);
+    if (index === -1) return false;
+    this.waiting.splice(index, 1);
+    if (this.waiting.length === 1) this.waiting = this.waiting[0];
+    return true;
+  }
+
+  /** Every waiter, removed from the approval: for waking them once it resolved. */
+  takeWaiters(): Waiter[] {
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    return waiting === undefined ? [] : Array.isArray(waiting) ? waiting : [waiting];
+  }
+}
+
+/**
+ * V8 builds a long JSON.stringify result as a tree of pieces; reading it as a
+ * number makes it one flat string, which holds the same text in less memory.
+ */
+function flatString(text: string): string {
+  void Number(text);
+  return text;
+}

@@ -1,0 +1,58 @@
+// What the parts of the approval service share: their injected dependencies
+// (R-ARCH-2), the configuration in force, and the one way they write an audit
+// line. The facade (approvalService.ts) builds it once and owns what it reads.
+import type { Notifier } from '../channels/notifier.js';
+import type { Clock } from '../core/clock.js';
+import type { Config } from '../core/config.js';
+import { AssentError } from '../core/errors.js';
+import type { RandomBytes } from '../core/ids.js';
+import type { PolicySnapshot } from '../core/toolPolicy.js';
+import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
+import type { Journal } from '../journal/journal.js';
+import type { EventBus } from './eventBus.js';
+import type { Logger } from './logger.js';
+import type { ProofService } from './proofService.js';
+import type { Timers } from './timers.js';
+
+/** The configuration the daemon loaded and pinned (R-CFG-4). */
+export interface PinnedConfig {
+  config: Config;
+  revision: string;
+  path: string;
+}
+
+export interface ServiceContext {
+  readonly journal: Journal;
+  readonly audit: AuditLog;
+  readonly bus: EventBus;
+  readonly clock: Clock;
+  readonly random: RandomBytes;
+  readonly timers: Timers;
+  readonly notifier: Notifier;
+  readonly logger: Logger;
+  readonly principal: string;
+  /** Proofs and effects (R-J-*); undefined in a daemon started without them. */
+  readonly proofs: ProofService | undefined;
+  /** The configuration in force (R-CFG-4). A confirmed reload replaces it, so it is read each time. */
+  pinned(): PinnedConfig;
+  /** The compiled policy and rules of that configuration. */
+  snapshot(): PolicySnapshot;
+  /** True once shutdown began: nothing new is filed or admitted. */
+  stopping(): boolean;
+}
+
+/** Appends one audit line, stamped with the time and the principal (R-AUD-1). */
+export function writeAudit(ctx: ServiceContext, record: Omit<AuditRecord, 'ts' | 'principal'>): void {
+  ctx.audit.append({ ts: new Date(ctx.clock.now()).toISOString(), principal: ctx.principal, ...record } as AuditRecord);
+}
+
+/** Throws the refusal a caller gets once the daemon began shutting down. */
+export function refuseWhileStopping(ctx: ServiceContext, what: 'call' | 'command'): void {
+  if (ctx.stopping()) throw new AssentError('unavailable', `the assent daemon is shutting down; retry the ${what} in a moment`);
+}
+
+/** The proof service, or the refusal of a daemon started without one. */
+export function requireProofs(ctx: ServiceContext): ProofService {
+  if (ctx.proofs === undefined) throw new AssentError('unavailable', 'this daemon was started without proof support; restart it with `assent daemon run`');
+  return ctx.proofs;
+}

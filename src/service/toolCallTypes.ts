@@ -1,0 +1,85 @@
+// What a gated tool call is to the service (R-D-5): what the gateway sends, what
+// an admitted call gets back, and what the service keeps of it until it ends.
+import type { ToolPolicyResult } from '../core/toolPolicy.js';
+import type { ApprovalView } from './approvalViews.js';
+import type { DecidedBy, WatchRequest } from './pendingApproval.js';
+
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  [key: string]: unknown;
+}
+
+export interface AuthorizeParams {
+  sessionId: string;
+  server: string;
+  tool: string;
+  args: Record<string, unknown>;
+  annotations?: ToolAnnotations;
+  caller?: Record<string, unknown>;
+  /** Present for an agent action (SPEC §17), set by the agent-action service only. */
+  agentAction?: AgentCallBinding;
+}
+
+/** How an agent action goes through the one authorize path (R-ARCH-3, R-HOOK-3). */
+export interface AgentCallBinding {
+  /** The agent's hook name; every audit line of the call carries it (R-HOOK-10). */
+  agent: string;
+  /** The agent-action policy's decision (R-POL-6), used instead of the gateway's tool policy. */
+  evaluation: ToolPolicyResult;
+  /** Lifetime of an approval the call files: `hooks.timeoutSeconds` (R-HOOK-4). */
+  consentTimeoutMs: number;
+  /** The caller as audited and listed in sessions: without the cwd, which is a path (R-AUD-1). */
+  auditCaller: Record<string, unknown>;
+}
+
+export interface Consent {
+  channel: string;
+  approvalId?: string;
+  ruleId?: string;
+}
+
+export interface AuthorizeResult {
+  callId: string;
+  decision: 'allow';
+  consent?: Consent;
+  waitedForConsentMs: number;
+  /** Handoff retry (R-MCP-8): the effect whose intent was recorded for this call; its outcome is recorded by `finish`. */
+  effectId?: string;
+  /**
+   * Handoff retry of a call that already ran under its proof (R-J-4): the recorded
+   * disposition, to be answered as is; the call must not run again.
+   */
+  replay?: { effectId: string; state: string; result?: unknown };
+}
+
+export interface AuthorizeOptions {
+  /**
+   * Follows the request: a cancel withdraws the call (its approval is resolved as
+   * cancelled); a dropped connection gives the call the re-attach grace (R-D-7).
+   */
+  watch?: WatchRequest;
+  /** Told the approval as soon as it is filed, so the caller can offer its own channel (elicitation, R-MCP-6). */
+  onApprovalFiled?: (approval: ApprovalView) => void;
+}
+
+export type CallOutcome = 'ok' | 'error' | 'cancelled';
+
+/** An admitted call until its end is reported. */
+export interface CallRecord {
+  /** Set for agent actions: their audit lines carry it and the callId (R-HOOK-10). */
+  agent?: string;
+  sessionId: string;
+  server: string;
+  tool: string;
+  argsSha256: string;
+  caller: Record<string, unknown>;
+  consent: Consent | undefined;
+  waitedForConsentMs: number;
+  authorizedAtMono: number;
+  effectId?: string;
+  decidedBy?: DecidedBy;
+}
+
+/** What identifies a call in its audit line and call record. */
+export type CallBase = Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>;

@@ -1,0 +1,393 @@
+// Gated tool calls, the single seam every call that needs the daemon passes
+// (R-D-5): policy, rules and session grants decide; `prompt` files an approval
+// and the call waits for it; an admitted call is durable until its end is
+// reported, and every outcome is one audit line (R-AUD-1).
+import { digestOf } from '../core/canonical.js';
+import { AssentError } from '../core/errors.js';
+import { evaluateToolPolicy } from '../core/toolPolicy.js';
+import type { AuditRecord } from '../journal/auditLog.js';
+import type { CallInProgressRecord } from '../journal/journal.js';
+import type { ApprovalProofs } from './approvalProofs.js';
+import { DENIAL_HELP, type ApprovalQueue } from './approvalQueue.js';
+import { toApprovalView } from './approvalViews.js';
+import { decidedByOf, PendingApproval, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
+import { refuseWhileStopping, writeAudit, type ServiceContext } from './serviceContext.js';
+import type { Sessions } from './sessions.js';
+import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallBase, CallOutcome, CallRecord, Consent } from './toolCallTypes.js';
+
+/** What an allow for the session remembers: the tool, and for an agent action its exact input too (cf. R-POL-7). */
+function sessionGrantKey(call: Pick<CallBase, 'server' | 'tool' | 'argsSha256' | 'agent'>): string {
+  return call.agent === undefined ? `${call.server}/${call.tool}` : `${call.server}/${call.tool}#${call.argsSha256}`;
+}
+
+/** Admits a waiting call, or throws its denial, once its approval resolved. */
+type SettleCall = (id: string, base: CallBase, startedMono: number, resolution: Resolution) => AuthorizeResult;
+
+/**
+ * A gated call waiting for a person (R-D-5). All it holds while it waits is the
+ * approval, what its audit line needs and its promise: no copy of its arguments.
+ */
+class CallWaiter implements Waiter {
+  constructor(
+    private readonly queue: ApprovalQueue,
+    private readonly settle: SettleCall,
+    private readonly entry: PendingApproval,
+    private readonly base: CallBase,
+    private readonly startedMono: number,
+    private readonly resolvePromise: (result: AuthorizeResult) => void,
+    private readonly rejectPromise: (error: unknown) => void,
+  ) {}
+
+  wake(resolution: Resolution): void {
+    try {
+      this.resolvePromise(this.settle(this.entry.id, this.base, this.startedMono, resolution));
+    } catch (error) {
+      this.rejectPromise(error);
+    }
+  }
+
+  requestEnded(how: RequestEnd): void {
+    if (how === 'cancelled') this.queue.withdraw(this.entry, this);
+    else this.queue.detach(this.entry, this);
+  }
+}
+
+export class ToolCalls {
+  private readonly calls = new Map<string, CallRecord>();
+  /** Approvals whose one call was admitted: an approval lets exactly one call through (single-use). */
+  private readonly taken = new Set<string>();
+  private readonly startedAt: number;
+  private callCounter = 0;
+  /** One function for every waiting call, so none carries its own. */
+  private readonly settle: SettleCall = (id, base, startedMono, resolution) => this.settleCall(id, base, startedMono, resolution);
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly queue: ApprovalQueue,
+    private readonly sessions: Sessions,
+    private readonly proofs: ApprovalProofs,
+  ) {
+    this.startedAt = ctx.clock.now();
+  }
+
+  /** Calls admitted and not yet finished. */
+  get inProgress(): number {
+    return this.calls.size;
+  }
+
+  /**
+   * The single seam for a gated call (R-D-5). Resolves only when the call may
+   * run; every refusal is a `policy_denied` error whose details carry the reason.
+   * Not an async function: a call that waits is one promise on its approval, with
+   * no further links in the chain (SPEC §14).
+   */
+  authorize(params: AuthorizeParams, options: AuthorizeOptions = {}): Promise<AuthorizeResult> {
+    try {
+      const decided = this.decideCall(params, options);
+      return decided instanceof Promise ? decided : Promise.resolve(decided);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  private decideCall(params: AuthorizeParams, options: AuthorizeOptions): AuthorizeResult | Promise<AuthorizeResult> {
+    const { ctx } = this;
+    refuseWhileStopping(ctx, 'call');
+    const caller = params.caller ?? {};
+    const agent = params.agentAction;
+    this.sessions.touch(params.sessionId, agent?.auditCaller ?? caller);
+    const argsSha256 = digestOf(params.args);
+    const evaluation =
+      agent?.evaluation ??
+      evaluateToolPolicy(
+        ctx.snapshot(),
+        params.annotations === undefined
+          ? { server: params.server, tool: params.tool, args: params.args }
+          : { server: params.server, tool: params.tool, args: params.args, annotations: params.annotations },
+        ctx.clock.now(),
+      );
+    const base: CallBase = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller: agent?.auditCaller ?? caller };
+    if (agent !== undefined) base.agent = agent.agent;
+
+    if (evaluation.decision === 'deny') {
+      writeAudit(ctx, { ...base, outcome: 'denied', deniedReason: 'policy' });
+      const pinned = ctx.pinned();
+      throw new AssentError('policy_denied', `policy denies ${params.server}/${params.tool}`, {
+        details: {
+          reason: 'policy',
+          hint: `decided by ${evaluation.key ?? 'policy.default'} in ${pinned.path}`,
+          file: pinned.path,
+          key: evaluation.key ?? 'policy.default',
+        },
+      });
+    }
+    if (evaluation.decision === 'allow') {
+      const consent: Consent | undefined = evaluation.ruleId === undefined ? undefined : { channel: 'rule', ruleId: evaluation.ruleId };
+      return this.admit(base, consent, 0);
+    }
+
+    const grantedBy = this.sessions.grantedBy(params.sessionId, sessionGrantKey(base));
+    if (grantedBy !== undefined) {
+      return this.admit(base, { channel: 'session', approvalId: grantedBy }, 0);
+    }
+    // A hook waits for its answer; handoff (an immediate refusal and a retry) is for gateway calls only.
+    const handoffProofs = agent === undefined ? this.proofs.handoffProofs() : undefined;
+    if (handoffProofs !== undefined) {
+      const admission = this.proofs.authorizeHandoff(params, base, handoffProofs);
+      return admission.kind === 'replay' ? admission.result : this.admit(base, admission.consent, 0, admission.effectId);
+    }
+
+    const startedMono = ctx.clock.monotonic();
+    const record = this.queue.file({
+      sessionId: params.sessionId,
+      kind: 'tool',
+      server: params.server,
+      tool: params.tool,
+      args: params.args,
+      argsSha256,
+      caller,
+    }, agent?.consentTimeoutMs);
+    options.onApprovalFiled?.(toApprovalView(record));
+    return this.awaitDecision(record.id, base, startedMono, options.watch);
+  }
+
+  /**
+   * Re-attaches a call to the approval it filed before the daemon restarted
+   * (R-D-7): the gateway presents the same session, tool and arguments and the
+   * approval id it was told; the call then waits and is admitted or refused as
+   * if it had never left.
+   */
+  resume(params: AuthorizeParams & { approvalId: string }, options: { watch?: WatchRequest } = {}): Promise<AuthorizeResult> {
+    try {
+      return this.reattach(params, options);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  private reattach(params: AuthorizeParams & { approvalId: string }, options: { watch?: WatchRequest }): Promise<AuthorizeResult> {
+    const { ctx } = this;
+    refuseWhileStopping(ctx, 'call');
+    const record = ctx.journal.getApproval(params.approvalId);
+    const argsSha256 = digestOf(params.args);
+    if (
+      record === undefined ||
+      record.kind !== 'tool' ||
+      record.handoff ||
+      record.sessionId !== params.sessionId ||
+      record.server !== params.server ||
+      record.tool !== params.tool ||
+      record.argsSha256 !== argsSha256
+    ) {
+      throw new AssentError('not_found', `no approval ${params.approvalId} for this exact call to re-attach to; send the call again`);
+    }
+    // Re-attaching is for a call whose approval is still open, or was approved after this
+    // daemon started and has not let a call through yet; anything else was already used.
+    const decidedHere = record.state === 'approved' && (record.decidedAt ?? 0) >= this.startedAt && !this.taken.has(record.id);
+    if (record.state !== 'pending' && !decidedHere) {
+      throw new AssentError('conflict', `approval ${params.approvalId} is ${record.state} and cannot let another call through; send the call again`);
+    }
+    const caller = params.caller ?? record.caller;
+    this.sessions.touch(params.sessionId, caller);
+    const base = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller };
+    return this.awaitDecision(record.id, base, ctx.clock.monotonic() - Math.max(0, ctx.clock.now() - record.requestedAt), options.watch);
+  }
+
+  /** Waits for a filed approval, then admits the call or throws its denial (audited either way). */
+  private awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined): Promise<AuthorizeResult> {
+    const entry = this.queue.pendingOrResolved(id);
+    if (!(entry instanceof PendingApproval)) {
+      try {
+        return Promise.resolve(this.settleCall(id, base, startedMono, entry));
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    }
+    return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
+      this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, resolvePromise, rejectPromise), watch);
+    });
+  }
+
+  private settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution): AuthorizeResult {
+    const waited = Math.max(1, Math.round(this.ctx.clock.monotonic() - startedMono));
+    if (resolution.state === 'approved') {
+      if (this.taken.has(id)) {
+        throw new AssentError('conflict', `approval ${id} already let its one call through; send the call again`);
+      }
+      this.taken.add(id);
+      if (resolution.scope === 'session') this.sessions.grant(base.sessionId, sessionGrantKey(base), id);
+      return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: id }, waited, undefined, decidedByOf(resolution));
+    }
+    // Operator denials carry a channel (and maybe the operator's words); lifecycle
+    // denials (shutdown, session_ended) carry only their reason.
+    const detail =
+      resolution.state === 'expired' ? 'consent_timeout' : resolution.channel === undefined ? (resolution.reason ?? 'consent_denied') : 'consent_denied';
+    const denialKind = resolution.state === 'expired' ? 'consent_timeout' : detail === 'cancelled' ? 'cancelled' : 'consent_denied';
+    const operatorReason =
+      resolution.channel !== undefined && resolution.reason !== undefined && resolution.reason !== 'consent_denied' ? resolution.reason : undefined;
+    const audit: Omit<AuditRecord, 'ts' | 'principal'> = {
+      ...base,
+      outcome: denialKind,
+      deniedReason: detail,
+      approvalId: id,
+      waitedForConsentMs: waited,
+    };
+    if (resolution.channel !== undefined) audit.channel = resolution.channel as NonNullable<AuditRecord['channel']>;
+    if (resolution.claimedChannel !== undefined) audit.claimedChannel = resolution.claimedChannel;
+    if (resolution.peer !== undefined) audit.peer = resolution.peer;
+    writeAudit(this.ctx, audit);
+    const message = `${DENIAL_HELP[detail] ?? `The call was denied (${detail}).`}${operatorReason === undefined ? '' : ` Reason given: ${operatorReason}`}`;
+    const details: Record<string, unknown> = { reason: denialKind, detail, approvalId: id };
+    if (operatorReason !== undefined) details['operatorReason'] = operatorReason;
+    throw new AssentError('policy_denied', message, { details });
+  }
+
+  private admit(base: CallBase, consent: Consent | undefined, waited: number, effectId?: string, decidedBy?: DecidedBy): AuthorizeResult {
+    const { ctx } = this;
+    const callId = this.newCallId();
+    const call: CallRecord = {
+      sessionId: base.sessionId,
+      server: base.server,
+      tool: base.tool,
+      argsSha256: base.argsSha256,
+      caller: base.caller,
+      consent,
+      waitedForConsentMs: waited,
+      authorizedAtMono: ctx.clock.monotonic(),
+    };
+    if (base.agent !== undefined) call.agent = base.agent;
+    if (effectId !== undefined) call.effectId = effectId;
+    else if (base.agent !== undefined) {
+      // R-HOOK-10: an agent action's start is its own audit line; its end comes, if ever,
+      // from the after-event. Not journaled: a lost after-event leaves it `started`, never invented.
+      const started: Omit<AuditRecord, 'ts' | 'principal'> = { ...base, callId, outcome: 'started', waitedForConsentMs: waited };
+      if (consent !== undefined) {
+        started.channel = consent.channel as NonNullable<AuditRecord['channel']>;
+        if (consent.approvalId !== undefined) started.approvalId = consent.approvalId;
+        if (consent.ruleId !== undefined) started.ruleId = consent.ruleId;
+      }
+      if (decidedBy?.claimedChannel !== undefined) started.claimedChannel = decidedBy.claimedChannel;
+      if (decidedBy?.peer !== undefined) started.peer = decidedBy.peer;
+      writeAudit(ctx, started);
+    } else {
+      // Durable before the caller may run it: a crash before its end is recorded leaves it
+      // here, and the next start audits it as uncertain (R-J-5 for calls). A handoff retry
+      // needs no row: its effect intent in the proof store already plays that part.
+      const durable: CallInProgressRecord = {
+        callId,
+        sessionId: base.sessionId,
+        server: base.server,
+        tool: base.tool,
+        argsSha256: base.argsSha256,
+        caller: base.caller,
+        waitedForConsentMs: waited,
+        authorizedAt: ctx.clock.now(),
+      };
+      if (consent !== undefined) {
+        durable.channel = consent.channel;
+        if (consent.approvalId !== undefined) durable.approvalId = consent.approvalId;
+        if (consent.ruleId !== undefined) durable.ruleId = consent.ruleId;
+      }
+      ctx.journal.recordCallInProgress(durable);
+    }
+    if (decidedBy !== undefined) call.decidedBy = decidedBy;
+    this.calls.set(callId, call);
+    // Agent actions are audited, not journaled as events: like the calls a gateway settles from its
+    // snapshot, they would cost an fsync each on the path every agent tool call takes (SPEC §14).
+    if (base.agent === undefined) ctx.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
+    const result: AuthorizeResult = { callId, decision: 'allow', waitedForConsentMs: waited };
+    if (consent !== undefined) result.consent = consent;
+    if (effectId !== undefined) result.effectId = effectId;
+    return result;
+  }
+
+  /** Records the end of an admitted call and writes its audit line (R-AUD-1). */
+  finish(params: { callId: string; outcome: CallOutcome; durationMs?: number; result?: unknown }): { recorded: boolean } {
+    const { ctx } = this;
+    const call = this.calls.get(params.callId);
+    if (call === undefined) throw new AssentError('not_found', `no call ${params.callId} is in progress; it was finished already or never authorized`);
+    this.calls.delete(params.callId);
+    if (call.effectId === undefined && call.agent === undefined) {
+      try {
+        ctx.journal.endCallInProgress(params.callId);
+      } catch (error) {
+        // The audit line below still records the outcome; a restart may add an uncertain line for it.
+        ctx.logger.warn('could not clear a finished call from the journal', { callId: params.callId, error });
+      }
+    }
+    if (call.effectId !== undefined && ctx.proofs !== undefined) {
+      try {
+        const outcome: { ok: boolean; result?: unknown } = { ok: params.outcome === 'ok' };
+        if (params.result !== undefined) outcome.result = params.result;
+        ctx.proofs.finishEffect(call.effectId, outcome);
+      } catch (error) {
+        ctx.logger.warn('could not record the outcome of an effect', { effectId: call.effectId, error });
+      }
+    }
+    const durationMs = params.durationMs ?? Math.round(ctx.clock.monotonic() - call.authorizedAtMono);
+    const record: Omit<AuditRecord, 'ts' | 'principal'> = {
+      sessionId: call.sessionId,
+      server: call.server,
+      tool: call.tool,
+      argsSha256: call.argsSha256,
+      outcome: params.outcome,
+      waitedForConsentMs: call.waitedForConsentMs,
+      durationMs,
+      caller: call.caller,
+    };
+    if (call.agent !== undefined) {
+      record.agent = call.agent;
+      record.callId = params.callId;
+    }
+    if (call.consent !== undefined) {
+      record.channel = call.consent.channel as NonNullable<AuditRecord['channel']>;
+      if (call.consent.approvalId !== undefined) record.approvalId = call.consent.approvalId;
+      if (call.consent.ruleId !== undefined) record.ruleId = call.consent.ruleId;
+    }
+    if (call.decidedBy?.claimedChannel !== undefined) record.claimedChannel = call.decidedBy.claimedChannel;
+    if (call.decidedBy?.peer !== undefined) record.peer = call.decidedBy.peer;
+    writeAudit(ctx, record);
+    if (call.agent === undefined) ctx.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
+    return { recorded: true };
+  }
+
+  /** Drops an admitted call without auditing an end: its after-event will not come (the agent-action service bounds what it keeps). */
+  forget(callId: string): void {
+    this.calls.delete(callId);
+  }
+
+  /** Audits every call a previous run admitted but never saw finish as `uncertain` (R-J-5 for calls): it may or may not have run. */
+  reconcileCallsInProgress(): void {
+    const { ctx } = this;
+    const leftover = ctx.journal.listCallsInProgress();
+    if (leftover.length === 0) return;
+    for (const call of leftover) {
+      const record: Omit<AuditRecord, 'ts' | 'principal'> = {
+        sessionId: call.sessionId,
+        server: call.server,
+        tool: call.tool,
+        argsSha256: call.argsSha256,
+        outcome: 'uncertain',
+        waitedForConsentMs: call.waitedForConsentMs,
+        caller: call.caller,
+      };
+      if (call.channel !== undefined) record.channel = call.channel as NonNullable<AuditRecord['channel']>;
+      if (call.approvalId !== undefined) record.approvalId = call.approvalId;
+      if (call.ruleId !== undefined) record.ruleId = call.ruleId;
+      writeAudit(ctx, record);
+    }
+    ctx.logger.warn('calls admitted before a restart never reported their end; audited as uncertain', { count: leftover.length });
+    // Cleared only once their audit lines are written: a crash before that audits them again rather than never.
+    void ctx.audit
+      .flush()
+      .then(() => {
+        for (const call of leftover) ctx.journal.endCallInProgress(call.callId);
+      })
+      .catch((error: unknown) => ctx.logger.warn('could not clear reconciled calls from the journal', { error }));
+  }
+
+  private newCallId(): string {
+    this.callCounter += 1;
+    return `c${this.ctx.clock.now().toString(36)}${this.callCounter.toString(36)}`;
+  }
+}
