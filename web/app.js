@@ -70,9 +70,35 @@ function remaining(expiresAt) {
   return `${minutes}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
+/** An agent action (filed by an agent's hook): agent, cwd, kind and a shell command's text, from the caller the daemon recorded. */
+function agentActionOf(approval) {
+  const caller = approval.caller ?? {};
+  if (approval.kind !== 'tool' || caller.head !== 'hook' || typeof caller.agent !== 'string') return undefined;
+  const command = approval.args && approval.args.command;
+  return {
+    agent: caller.agent,
+    cwd: typeof caller.cwd === 'string' ? caller.cwd : undefined,
+    kind: typeof caller.kind === 'string' ? caller.kind : undefined,
+    command: caller.kind === 'shell' && typeof command === 'string' ? command : undefined,
+  };
+}
+
 function titleOf(approval) {
   if (approval.kind === 'exec') return 'exec action';
-  return `${approval.server}/${approval.tool}`;
+  return `${approval.server}/${approval.tool}${agentActionOf(approval) ? ' (agent action)' : ''}`;
+}
+
+/** The agent lines of a card: agent, cwd, kind, and the shell command text itself, escaped like the preview. */
+function agentLines(approval) {
+  const agent = agentActionOf(approval);
+  if (agent === undefined) return [];
+  const meta = el('div', { class: 'meta agent' }, [
+    el('span', { text: `agent ${escapeText(agent.agent)}` }),
+    el('span', { text: `cwd ${agent.cwd === undefined ? '(not given)' : escapeText(agent.cwd)}` }),
+    agent.kind === undefined ? '' : el('span', { text: `kind ${escapeText(agent.kind)}` }),
+  ]);
+  if (agent.command === undefined) return [meta];
+  return [meta, el('pre', { class: 'command', 'aria-label': 'Shell command' }, [escapeText(agent.command)])];
 }
 
 function previewOf(approval) {
@@ -120,6 +146,7 @@ function renderPending() {
         el('span', { text: `session ${escapeText(approval.sessionId)}` }),
         el('span', {}, ['expires in ', countdown]),
       ]),
+      ...agentLines(approval),
       el('pre', { class: 'preview', 'aria-label': 'Complete arguments' }, [previewOf(approval)]),
       el('div', { class: 'meta' }, [el('span', { text: `caller ${escapedJson(approval.caller ?? {})}` })]),
       approval.handoff ? el('p', { class: 'note', text: 'Handoff: the agent was told to retry this exact call; authorizing lets that one retry run once.' }) : '',

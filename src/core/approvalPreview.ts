@@ -28,8 +28,34 @@ export function renderApprovalLine(approval: PreviewableApproval, now: number): 
   return `${approval.id}  ${approvalSubject(approval)}  session ${escapeText(approval.sessionId)}  age ${seconds(now - approval.requestedAt)}  expires in ${seconds(approval.expiresAt - now)}`;
 }
 
-/** The complete preview: header lines, then the arguments (or exec action) as escaped JSON. */
+/** What a preview shows of an agent action (SPEC §17), read from the caller the daemon recorded for it. */
+export interface AgentActionView {
+  agent: string;
+  cwd?: string;
+  kind?: string;
+  /** A shell action's command text, exactly as the agent would run it. */
+  command?: string;
+}
+
+/** The agent-action part of an approval, when it is one (filed by a hook). */
+export function agentActionOf(approval: Pick<PreviewableApproval, 'kind' | 'args' | 'caller'>): AgentActionView | undefined {
+  if (approval.kind !== 'tool' || approval.caller['head'] !== 'hook' || typeof approval.caller['agent'] !== 'string') return undefined;
+  const view: AgentActionView = { agent: approval.caller['agent'] };
+  if (typeof approval.caller['cwd'] === 'string') view.cwd = approval.caller['cwd'];
+  if (typeof approval.caller['kind'] === 'string') view.kind = approval.caller['kind'];
+  const command = approval.args?.['command'];
+  if (view.kind === 'shell' && typeof command === 'string') view.command = command;
+  return view;
+}
+
+/**
+ * The complete preview: header lines, then the arguments (or exec action) as
+ * escaped JSON. An agent action also names the agent, its cwd and, for a shell
+ * action, the command text itself, escaped like everything else (R-TTY-3).
+ */
 export function renderApprovalPreview(approval: PreviewableApproval, now: number): string {
+  const agent = agentActionOf(approval);
+  if (agent !== undefined) return renderAgentPreview(approval, agent, now);
   const lines = [
     `Approval ${approval.id}: ${approvalSubject(approval)}`,
     `  session   ${escapeText(approval.sessionId)}`,
@@ -37,6 +63,23 @@ export function renderApprovalPreview(approval: PreviewableApproval, now: number
     `  expires   in ${seconds(approval.expiresAt - now)}`,
     approval.kind === 'tool' ? '  arguments:' : '  action:',
     ...escapedJson(approval.kind === 'tool' ? (approval.args ?? {}) : approval.action, 2)
+      .split('\n')
+      .map((line) => `    ${line}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+function renderAgentPreview(approval: PreviewableApproval, agent: AgentActionView, now: number): string {
+  const lines = [
+    `Approval ${approval.id}: ${approvalSubject(approval)} (agent action)`,
+    `  agent     ${escapeText(agent.agent)}`,
+    `  session   ${escapeText(approval.sessionId)}`,
+    `  cwd       ${agent.cwd === undefined ? '(not given)' : escapeText(agent.cwd)}`,
+    ...(agent.kind === undefined ? [] : [`  kind      ${escapeText(agent.kind)}`]),
+    ...(agent.command === undefined ? [] : [`  command   ${escapeText(agent.command)}`]),
+    `  expires   in ${seconds(approval.expiresAt - now)}`,
+    '  input:',
+    ...escapedJson(approval.args ?? {}, 2)
       .split('\n')
       .map((line) => `    ${line}`),
   ];

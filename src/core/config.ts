@@ -79,10 +79,25 @@ export const PolicySchema = z.object(
         }
       }),
     consentTimeoutSeconds: intRange(1, MAX_CONSENT_TIMEOUT_SECONDS).default(90),
+    /** Agent actions (SPEC §18) that no `policy.tools` entry decides. */
+    agents: z
+      .object({ default: PolicyValueSchema.default('prompt') }, { error: 'an object with "default"' })
+      .prefault({}),
   },
-  { error: 'an object with "default", "destructive", "tools" and "consentTimeoutSeconds"' },
+  { error: 'an object with "default", "destructive", "tools", "consentTimeoutSeconds" and "agents"' },
 );
 export type Policy = z.infer<typeof PolicySchema>;
+
+/** Agent hooks (SPEC §17). */
+export const HooksSchema = z.object(
+  {
+    /** How long an approval filed by a hook waits for a person (R-HOOK-3, R-HOOK-4); `consentTimeoutSeconds` stays the gateway's. */
+    timeoutSeconds: intRange(1, MAX_CONSENT_TIMEOUT_SECONDS).default(110),
+    /** Claude Code only (R-HOOK-9): answer prompt with Claude's own dialog. Validated; not acted on by this version. */
+    claudeNativePrompt: z.boolean({ error: 'true or false' }).default(false),
+  },
+  { error: 'an object with "timeoutSeconds" and "claudeNativePrompt"' },
+);
 
 export const ChannelsSchema = z.object(
   {
@@ -130,6 +145,7 @@ export const ConfigSchema = z.object(
     policy: PolicySchema.prefault({}),
     channels: ChannelsSchema.prefault({}),
     approvals: ApprovalsSchema.prefault({}),
+    hooks: HooksSchema.prefault({}),
     notifications: z.boolean({ error: 'true or false' }).default(true),
     web: WebSchema.prefault({}),
     auditRetentionDays: intRange(1, 3650).default(30),
@@ -224,7 +240,7 @@ export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'c
  * enforce. Accepting one would let an operator believe, say, a `commands`
  * deny rule protects them, so each is refused with a message that says so.
  */
-const UNENFORCED_POLICY_KEYS: readonly string[] = Object.freeze(['agents', 'commands', 'paths', 'urls', 'presence', 'quorum']);
+const UNENFORCED_POLICY_KEYS: readonly string[] = Object.freeze(['commands', 'paths', 'urls', 'presence', 'quorum']);
 
 /**
  * Whether an unknown key at this path is an error: inside `policy` a typo
@@ -403,6 +419,7 @@ export function diffPolicy(a: Config, b: Config): string[] {
     else lines.push(`${key}: ${show(before)} → ${show(after)}`);
   }
   scalar('policy.consentTimeoutSeconds', a.policy.consentTimeoutSeconds, b.policy.consentTimeoutSeconds);
+  scalar('policy.agents.default', a.policy.agents.default, b.policy.agents.default);
   const aliases = [...new Set([...Object.keys(a.servers), ...Object.keys(b.servers)])].sort();
   for (const alias of aliases) {
     const before = a.servers[alias];
@@ -418,6 +435,8 @@ export function diffPolicy(a: Config, b: Config): string[] {
   scalar('channels.tty', a.channels.tty, b.channels.tty);
   scalar('approvals.handoff', a.approvals.handoff, b.approvals.handoff);
   scalar('approvals.proofTtlSeconds', a.approvals.proofTtlSeconds, b.approvals.proofTtlSeconds);
+  scalar('hooks.timeoutSeconds', a.hooks.timeoutSeconds, b.hooks.timeoutSeconds);
+  scalar('hooks.claudeNativePrompt', a.hooks.claudeNativePrompt, b.hooks.claudeNativePrompt);
   scalar('notifications', a.notifications, b.notifications);
   scalar('web.listen', a.web.listen, b.web.listen);
   scalar('auditRetentionDays', a.auditRetentionDays, b.auditRetentionDays);

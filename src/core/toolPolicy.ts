@@ -34,7 +34,7 @@ export interface ToolCall {
 
 export interface ToolPolicyResult {
   decision: ToolDecision;
-  source: 'tool' | 'destructive' | 'default' | 'rule';
+  source: 'tool' | 'destructive' | 'default' | 'agents' | 'rule';
   /** The config key that decided, e.g. "policy.tools.fs/write_file" or "policy.default". */
   key?: string;
   ruleId?: string;
@@ -141,7 +141,7 @@ export function formatRuleArg(matcher: ArgMatcher): string {
 }
 
 /** Prepares config policy and rules for evaluation: tool entries and rules are indexed by tool id. */
-export function compilePolicy(config: Config['policy'], rules: readonly Rule[]): PolicySnapshot {
+export function compilePolicy(config: Omit<Config['policy'], 'agents'>, rules: readonly Rule[]): PolicySnapshot {
   const tools = new Map<string, ToolDecision>(Object.entries(config.tools));
   const rulesByTool = new Map<string, CompiledRule[]>();
   const ordered = [...rules].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -282,6 +282,11 @@ export function evaluateToolPolicy(snapshot: PolicySnapshot, call: ToolCall, now
   if (result.decision !== 'prompt') return result;
   const ruleId = activeMatch(snapshot.ruleIndex.get(id), call.args, nowMs);
   return ruleId === undefined ? result : { decision: 'allow', source: 'rule', key: result.key, ruleId };
+}
+
+/** The id of the oldest active rule for tool id `id` that matches `args`, if any (R-POL-4). */
+export function matchingRuleId(snapshot: PolicySnapshot, id: string, args: Record<string, unknown>, nowMs: number): string | undefined {
+  return activeMatch(snapshot.ruleIndex.get(id), args, nowMs);
 }
 
 /** Whether a rule still decides calls at `nowMs`: not revoked and not expired. */

@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import type { Clock } from '../core/clock.js';
 import { nativeSha256Hex } from './nativeHash.js';
 
-export type AuditOutcome = 'ok' | 'error' | 'denied' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'uncertain';
+/** `started`: an allowed agent action whose after-event has not arrived (R-HOOK-10); its end, if reported, is a second line with the same callId. */
+export type AuditOutcome = 'ok' | 'error' | 'denied' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'uncertain' | 'started';
 export type AuditChannel = 'tty' | 'cli' | 'watch' | 'web' | 'elicitation' | 'rule' | 'session';
 
 /**
@@ -29,6 +30,10 @@ export interface AuditRecord {
   /** ISO 8601 time of the call. */
   ts: string;
   principal: string;
+  /** Agent actions (R-HOOK-10): the hook name of the agent (`claude-code`, `codex`, `gemini`); `server` is then its alias. */
+  agent?: string;
+  /** The call an agent action's `started` line and its end line share (R-HOOK-10). */
+  callId?: string;
   sessionId?: string;
   server?: string;
   tool?: string;
@@ -73,6 +78,8 @@ const AUDIT_FIELDS = [
   'replayed',
   'claimedChannel',
   'peer',
+  'agent',
+  'callId',
 ] as const satisfies readonly (keyof AuditRecord)[];
 
 /** `prev` of the very first line of a log. */

@@ -48,15 +48,15 @@ export function decodePin(stored: string, configPath: string): { config: Config;
  * What runs while the stored confirmed configuration no longer validates (R-CFG-4
  * across an upgrade that tightened the rules): nothing the operator did not
  * confirm, and nothing open. No servers; every tool call is denied (`deny` for
- * destructive and non-destructive tools alike, and rules never override
- * `deny`); no handoff, no elicitation or terminal channel. Audit lines are
+ * destructive and non-destructive tools alike and for agent actions, and rules
+ * never override `deny`); no handoff, no elicitation or terminal channel. Audit lines are
  * kept for the longest retention allowed, so this stand-in never prunes what
  * the operator's own configuration kept.
  */
 export const FAIL_CLOSED_CONFIG: Config = Object.freeze({
   ...DEFAULT_CONFIG,
   servers: {},
-  policy: { ...DEFAULT_CONFIG.policy, default: 'deny', destructive: 'deny', tools: {} },
+  policy: { ...DEFAULT_CONFIG.policy, default: 'deny', destructive: 'deny', tools: {}, agents: { default: 'deny' } },
   channels: { elicitation: false, tty: false },
   approvals: { ...DEFAULT_CONFIG.approvals, handoff: false },
   auditRetentionDays: 3650,

@@ -1,10 +1,14 @@
 // Where assent keeps its state (SPEC §3) and the checks that the directory is
 // private to its owner before anything is read from or written to it.
-import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { AssentError } from '../core/errors.js';
+
+// Builtins through process.getBuiltinModule rather than `import`: an ESM import of
+// node:fs builds its ESM facade, which loads fs/promises and the stream modules
+// (a few ms), and the agent hook imports this module before every tool call an
+// agent makes (SPEC §14: about the start-up time of `node -e 0`).
+const fs = process.getBuiltinModule('node:fs');
+const os = process.getBuiltinModule('node:os');
+const path = process.getBuiltinModule('node:path');
 
 export interface StatePaths {
   home: string;
@@ -180,7 +184,8 @@ export function ensureStateDir(paths: StatePaths, options: StateDirOptions = {})
   if (!fs.existsSync(paths.auditDir)) fs.mkdirSync(paths.auditDir, { mode: 0o700 });
   checkPrivateDir(paths.auditDir, options);
   if (!fs.existsSync(paths.identity)) {
-    const random = options.random ?? ((n: number) => new Uint8Array(randomBytes(n)));
+    // Web Crypto's global, not node:crypto: the agent hook imports this module and must start fast (SPEC §14).
+    const random = options.random ?? ((n: number) => globalThis.crypto.getRandomValues(new Uint8Array(n)));
     const identity: Identity = {
       ownerId: Buffer.from(random(16)).toString('hex'),
       createdAt: (options.now ?? Date.now)(),

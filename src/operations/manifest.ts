@@ -4,6 +4,7 @@
 // called here fails loudly instead of touching state.
 import { AssentError } from '../core/errors.js';
 import type { DaemonContext } from './daemonContext.js';
+import { agentOperations, type AgentOperationDeps } from './agentOperations.js';
 import { approvalOperations, type ApprovalOperationDeps } from './approvalOperations.js';
 import { configOperations, type ConfigOperationDeps } from './configOperations.js';
 import { daemonOperations } from './daemonOperations.js';
@@ -30,6 +31,7 @@ export function declaredOperations(): Operation[] {
     ...daemonOperations(inert<DaemonContext>()),
     ...webOperations(inert<WebOperationDeps>()),
     ...approvalOperations(inert<ApprovalOperationDeps>()),
+    ...agentOperations(inert<AgentOperationDeps>()),
     ...configOperations(inert<ConfigOperationDeps>()),
     ...policyOperations(inert<PolicyOperationDeps>()),
     ...proofOperations(inert<ProofOperationDeps>()),

@@ -95,7 +95,7 @@ export class ApprovalQueue {
   }
 
   /** Files an approval: durable first, then its deadline, the event with its arguments for live subscribers, and the notification. */
-  file(input: ApprovalFiling): ApprovalRecord {
+  file(input: ApprovalFiling, timeoutMs: number = this.ctx.pinned().config.policy.consentTimeoutSeconds * 1000): ApprovalRecord {
     const { journal, clock, random } = this.ctx;
     const requestedAt = clock.now();
     let id = newApprovalId(random);
@@ -110,7 +110,7 @@ export class ApprovalQueue {
       kind: input.kind,
       argsSha256: input.argsSha256,
       requestedAt,
-      expiresAt: requestedAt + this.ctx.pinned().config.policy.consentTimeoutSeconds * 1000,
+      expiresAt: requestedAt + timeoutMs,
       caller: input.caller,
       handoff: input.handoff ?? false,
       state: 'pending',

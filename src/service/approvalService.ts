@@ -140,6 +140,11 @@ export class ApprovalService {
     return this.calls.finish(params);
   }
 
+  /** Drops an admitted agent call whose after-event will not come, without an end line (R-HOOK-6). */
+  forgetCall(callId: string): void {
+    this.calls.forget(callId);
+  }
+
   /** `approvals.wait`: re-attach to a pending approval, e.g. after a daemon restart (R-D-7). */
   wait(id: string, watch?: WatchRequest): Promise<ApprovalView> {
     return this.queue.wait(id, watch);

@@ -1,5 +1,6 @@
 // What a gated tool call is to the service (R-D-5): what the gateway sends, what
 // an admitted call gets back, and what the service keeps of it until it ends.
+import type { ToolPolicyResult } from '../core/toolPolicy.js';
 import type { ApprovalView } from './approvalViews.js';
 import type { DecidedBy, WatchRequest } from './pendingApproval.js';
 
@@ -16,6 +17,20 @@ export interface AuthorizeParams {
   args: Record<string, unknown>;
   annotations?: ToolAnnotations;
   caller?: Record<string, unknown>;
+  /** Present for an agent action (SPEC §17), set by the agent-action service only. */
+  agentAction?: AgentCallBinding;
+}
+
+/** How an agent action goes through the one authorize path (R-ARCH-3, R-HOOK-3). */
+export interface AgentCallBinding {
+  /** The agent's hook name; every audit line of the call carries it (R-HOOK-10). */
+  agent: string;
+  /** The agent-action policy's decision (R-POL-6), used instead of the gateway's tool policy. */
+  evaluation: ToolPolicyResult;
+  /** Lifetime of an approval the call files: `hooks.timeoutSeconds` (R-HOOK-4). */
+  consentTimeoutMs: number;
+  /** The caller as audited and listed in sessions: without the cwd, which is a path (R-AUD-1). */
+  auditCaller: Record<string, unknown>;
 }
 
 export interface Consent {
@@ -52,6 +67,8 @@ export type CallOutcome = 'ok' | 'error' | 'cancelled';
 
 /** An admitted call until its end is reported. */
 export interface CallRecord {
+  /** Set for agent actions: their audit lines carry it and the callId (R-HOOK-10). */
+  agent?: string;
   sessionId: string;
   server: string;
   tool: string;

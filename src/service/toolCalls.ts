@@ -15,6 +15,11 @@ import { refuseWhileStopping, writeAudit, type ServiceContext } from './serviceC
 import type { Sessions } from './sessions.js';
 import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallBase, CallOutcome, CallRecord, Consent } from './toolCallTypes.js';
 
+/** What an allow for the session remembers: the tool, and for an agent action its exact input too (cf. R-POL-7). */
+function sessionGrantKey(call: Pick<CallBase, 'server' | 'tool' | 'argsSha256' | 'agent'>): string {
+  return call.agent === undefined ? `${call.server}/${call.tool}` : `${call.server}/${call.tool}#${call.argsSha256}`;
+}
+
 /** Admits a waiting call, or throws its denial, once its approval resolved. */
 type SettleCall = (id: string, base: CallBase, startedMono: number, resolution: Resolution) => AuthorizeResult;
 
@@ -89,16 +94,20 @@ export class ToolCalls {
     const { ctx } = this;
     refuseWhileStopping(ctx, 'call');
     const caller = params.caller ?? {};
-    this.sessions.touch(params.sessionId, caller);
+    const agent = params.agentAction;
+    this.sessions.touch(params.sessionId, agent?.auditCaller ?? caller);
     const argsSha256 = digestOf(params.args);
-    const evaluation = evaluateToolPolicy(
-      ctx.snapshot(),
-      params.annotations === undefined
-        ? { server: params.server, tool: params.tool, args: params.args }
-        : { server: params.server, tool: params.tool, args: params.args, annotations: params.annotations },
-      ctx.clock.now(),
-    );
-    const base = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller };
+    const evaluation =
+      agent?.evaluation ??
+      evaluateToolPolicy(
+        ctx.snapshot(),
+        params.annotations === undefined
+          ? { server: params.server, tool: params.tool, args: params.args }
+          : { server: params.server, tool: params.tool, args: params.args, annotations: params.annotations },
+        ctx.clock.now(),
+      );
+    const base: CallBase = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller: agent?.auditCaller ?? caller };
+    if (agent !== undefined) base.agent = agent.agent;
 
     if (evaluation.decision === 'deny') {
       writeAudit(ctx, { ...base, outcome: 'denied', deniedReason: 'policy' });
@@ -117,11 +126,12 @@ export class ToolCalls {
       return this.admit(base, consent, 0);
     }
 
-    const grantedBy = this.sessions.grantedBy(params.sessionId, `${params.server}/${params.tool}`);
+    const grantedBy = this.sessions.grantedBy(params.sessionId, sessionGrantKey(base));
     if (grantedBy !== undefined) {
       return this.admit(base, { channel: 'session', approvalId: grantedBy }, 0);
     }
-    const handoffProofs = this.proofs.handoffProofs();
+    // A hook waits for its answer; handoff (an immediate refusal and a retry) is for gateway calls only.
+    const handoffProofs = agent === undefined ? this.proofs.handoffProofs() : undefined;
     if (handoffProofs !== undefined) {
       const admission = this.proofs.authorizeHandoff(params, base, handoffProofs);
       return admission.kind === 'replay' ? admission.result : this.admit(base, admission.consent, 0, admission.effectId);
@@ -136,7 +146,7 @@ export class ToolCalls {
       args: params.args,
       argsSha256,
       caller,
-    });
+    }, agent?.consentTimeoutMs);
     options.onApprovalFiled?.(toApprovalView(record));
     return this.awaitDecision(record.id, base, startedMono, options.watch);
   }
@@ -205,7 +215,7 @@ export class ToolCalls {
         throw new AssentError('conflict', `approval ${id} already let its one call through; send the call again`);
       }
       this.taken.add(id);
-      if (resolution.scope === 'session') this.sessions.grant(base.sessionId, `${base.server}/${base.tool}`, id);
+      if (resolution.scope === 'session') this.sessions.grant(base.sessionId, sessionGrantKey(base), id);
       return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: id }, waited, undefined, decidedByOf(resolution));
     }
     // Operator denials carry a channel (and maybe the operator's words); lifecycle
@@ -245,12 +255,34 @@ export class ToolCalls {
       waitedForConsentMs: waited,
       authorizedAtMono: ctx.clock.monotonic(),
     };
+    if (base.agent !== undefined) call.agent = base.agent;
     if (effectId !== undefined) call.effectId = effectId;
-    else {
+    else if (base.agent !== undefined) {
+      // R-HOOK-10: an agent action's start is its own audit line; its end comes, if ever,
+      // from the after-event. Not journaled: a lost after-event leaves it `started`, never invented.
+      const started: Omit<AuditRecord, 'ts' | 'principal'> = { ...base, callId, outcome: 'started', waitedForConsentMs: waited };
+      if (consent !== undefined) {
+        started.channel = consent.channel as NonNullable<AuditRecord['channel']>;
+        if (consent.approvalId !== undefined) started.approvalId = consent.approvalId;
+        if (consent.ruleId !== undefined) started.ruleId = consent.ruleId;
+      }
+      if (decidedBy?.claimedChannel !== undefined) started.claimedChannel = decidedBy.claimedChannel;
+      if (decidedBy?.peer !== undefined) started.peer = decidedBy.peer;
+      writeAudit(ctx, started);
+    } else {
       // Durable before the caller may run it: a crash before its end is recorded leaves it
       // here, and the next start audits it as uncertain (R-J-5 for calls). A handoff retry
       // needs no row: its effect intent in the proof store already plays that part.
-      const durable: CallInProgressRecord = { callId, ...base, waitedForConsentMs: waited, authorizedAt: ctx.clock.now() };
+      const durable: CallInProgressRecord = {
+        callId,
+        sessionId: base.sessionId,
+        server: base.server,
+        tool: base.tool,
+        argsSha256: base.argsSha256,
+        caller: base.caller,
+        waitedForConsentMs: waited,
+        authorizedAt: ctx.clock.now(),
+      };
       if (consent !== undefined) {
         durable.channel = consent.channel;
         if (consent.approvalId !== undefined) durable.approvalId = consent.approvalId;
@@ -260,7 +292,9 @@ export class ToolCalls {
     }
     if (decidedBy !== undefined) call.decidedBy = decidedBy;
     this.calls.set(callId, call);
-    ctx.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
+    // Agent actions are audited, not journaled as events: like the calls a gateway settles from its
+    // snapshot, they would cost an fsync each on the path every agent tool call takes (SPEC §14).
+    if (base.agent === undefined) ctx.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
     const result: AuthorizeResult = { callId, decision: 'allow', waitedForConsentMs: waited };
     if (consent !== undefined) result.consent = consent;
     if (effectId !== undefined) result.effectId = effectId;
@@ -273,7 +307,7 @@ export class ToolCalls {
     const call = this.calls.get(params.callId);
     if (call === undefined) throw new AssentError('not_found', `no call ${params.callId} is in progress; it was finished already or never authorized`);
     this.calls.delete(params.callId);
-    if (call.effectId === undefined) {
+    if (call.effectId === undefined && call.agent === undefined) {
       try {
         ctx.journal.endCallInProgress(params.callId);
       } catch (error) {
@@ -301,6 +335,10 @@ export class ToolCalls {
       durationMs,
       caller: call.caller,
     };
+    if (call.agent !== undefined) {
+      record.agent = call.agent;
+      record.callId = params.callId;
+    }
     if (call.consent !== undefined) {
       record.channel = call.consent.channel as NonNullable<AuditRecord['channel']>;
       if (call.consent.approvalId !== undefined) record.approvalId = call.consent.approvalId;
@@ -309,8 +347,13 @@ export class ToolCalls {
     if (call.decidedBy?.claimedChannel !== undefined) record.claimedChannel = call.decidedBy.claimedChannel;
     if (call.decidedBy?.peer !== undefined) record.peer = call.decidedBy.peer;
     writeAudit(ctx, record);
-    ctx.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
+    if (call.agent === undefined) ctx.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
     return { recorded: true };
+  }
+
+  /** Drops an admitted call without auditing an end: its after-event will not come (the agent-action service bounds what it keeps). */
+  forget(callId: string): void {
+    this.calls.delete(callId);
   }
 
   /** Audits every call a previous run admitted but never saw finish as `uncertain` (R-J-5 for calls): it may or may not have run. */

@@ -96,6 +96,8 @@ describe('SECURITY: the daemon, not the CLI, is what a same-user process talks t
       manifest.filter((op) => op.class !== 'read' && op.exposure[head] === true).map((op) => op.name).sort();
     expect(changing('rpc')).toEqual([
       'actions.request',
+      'agents.authorize',
+      'agents.finish',
       'approvals.decide',
       'calls.authorize',
       'calls.finish',

@@ -23,6 +23,7 @@ const FAMILIES: Record<string, () => Promise<Registrar>> = {
   operations: async () => (await import('./commands/operations.js')).registerOperationsCommand,
   proofs: async () => (await import('./commands/proofs.js')).registerProofCommands,
   agentSetup: async () => (await import('./commands/agentSetup.js')).registerAgentSetupCommands,
+  hook: async () => (await import('./commands/hook.js')).registerHookCommand,
 };
 
 /** Which family serves a first word; unknown words load every family (help, suggestions). */
@@ -47,6 +48,7 @@ const FAMILY_OF: Record<string, string> = {
   install: 'agentSetup',
   uninstall: 'agentSetup',
   doctor: 'agentSetup',
+  hook: 'hook',
 };
 
 export async function buildProgram(firstWord?: string): Promise<Command> {

@@ -20,12 +20,14 @@ import { daemonOperations } from '../../operations/daemonOperations.js';
 import { createHttpApp } from '../http/httpApp.js';
 import { isLoopbackAddress, startHttpHead, type HttpHead } from '../http/httpServer.js';
 import { WebAuth } from '../../service/webAuth.js';
+import { agentOperations } from '../../operations/agentOperations.js';
 import { approvalOperations, eventMatches } from '../../operations/approvalOperations.js';
 import { configOperations } from '../../operations/configOperations.js';
 import { policyOperations } from '../../operations/policyOperations.js';
 import type { Operation } from '../../operations/operation.js';
 import { webOperations } from '../../operations/webOperations.js';
 import { proofOperations } from '../../operations/proofOperations.js';
+import { AgentActionService } from '../../service/agentActions.js';
 import { ProofService } from '../../service/proofService.js';
 import { ApprovalService, type PinnedConfig, type Timers } from '../../service/approvalService.js';
 import { EventBus } from '../../service/eventBus.js';
@@ -69,6 +71,7 @@ export function pinConfig(path: string, journal: Journal): PinnedConfig & { inva
 
 export interface ApprovalRuntime {
   service: ApprovalService;
+  agents: AgentActionService;
   journal: Journal;
   bus: EventBus;
   webAuth: WebAuth;
@@ -125,6 +128,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
   const service = new ApprovalService(serviceOptions);
   service.start();
+  const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }) });
   proofTtlSeconds = () => service.config.config.approvals.proofTtlSeconds;
   /** Why the daemon runs fail-closed, while it still does (until a reload applies config.json). */
   const confirmedInvalid = (): InvalidConfirmedConfig | undefined =>
@@ -165,7 +169,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   }
 
   bus.publish('daemon_started', { pid: process.pid, configRevision: pinned.revision });
-  ctx.status['approvals'] = () => service.status();
+  ctx.status['approvals'] = () => ({ ...service.status(), ...agents.status() });
   ctx.status['config'] = () => {
     let fileRevision: string | undefined;
     try {
@@ -240,11 +244,12 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   const operations = [
     ...webOperations({ auth: webAuth, url: pageUrl }),
     ...approvalOperations({ service, journal, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
+    ...agentOperations({ agents }),
     ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => storePinnedConfig(journal, pin), confirmedInvalid }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
     ...proofOperations({ service, proofs }),
   ];
-  return { service, journal, bus, webAuth, operations, serveHttp };
+  return { service, agents, journal, bus, webAuth, operations, serveHttp };
 }
 
 /** Every operation the daemon serves, a plain concatenation of the families, with the HTTP head serving the same registry. */

@@ -57,16 +57,17 @@ describe('R-CFG-1..3 config validation', () => {
     expect(config?.policy.tools['fs/write_file']).toBe('prompt');
     const partial = validateConfig({ policy: { default: 'deny' } });
     expect(partial.problems).toEqual([]);
-    expect(partial.config?.policy).toEqual({ default: 'deny', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90 });
+    expect(partial.config?.policy).toEqual({ default: 'deny', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, agents: { default: 'prompt' } });
     expect(partial.config?.approvals.proofTtlSeconds).toBe(300);
   });
 
   it('R-CFG-3 defaults consentTimeoutSeconds to 90 and the rest to the documented values', () => {
     expect(DEFAULT_CONFIG).toEqual({
       servers: {},
-      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90 },
+      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, agents: { default: 'prompt' } },
       channels: { elicitation: false, tty: false },
       approvals: { handoff: false, proofTtlSeconds: 300 },
+      hooks: { timeoutSeconds: 110, claudeNativePrompt: false },
       notifications: true,
       web: { listen: '127.0.0.1:7788' },
       auditRetentionDays: 30,
@@ -128,7 +129,7 @@ describe('R-CFG-1..3 config validation', () => {
   });
 
   it('R-CFG-1 (hardening 1) policy keys of agent policy that this version cannot enforce are errors that say so', () => {
-    for (const key of ['agents', 'commands', 'paths', 'urls', 'presence', 'quorum']) {
+    for (const key of ['commands', 'paths', 'urls', 'presence', 'quorum']) {
       const value = base();
       (value['policy'] as Record<string, unknown>)[key] = { default: 'deny' };
       const { config, problems } = validateConfig(value);
@@ -137,6 +138,39 @@ describe('R-CFG-1..3 config validation', () => {
         expect.objectContaining({ severity: 'error', path: `policy.${key}`, message: expect.stringContaining('not supported by this version') }),
       ]);
     }
+  });
+
+  it('R-CFG-1 R-POL-6 policy.agents.default (allow, deny, prompt; default prompt) is supported; a typo inside it or a bad value is an error', () => {
+    expect(validateConfig({}).config?.policy.agents).toEqual({ default: 'prompt' });
+    for (const value of ['allow', 'deny', 'prompt'] as const) {
+      const config = base();
+      (config['policy'] as Record<string, unknown>)['agents'] = { default: value };
+      expect(validateConfig(config).config?.policy.agents.default).toBe(value);
+    }
+    const bad = base();
+    (bad['policy'] as Record<string, unknown>)['agents'] = { default: 'ask' };
+    expect(validateConfig(bad).problems).toEqual([expect.objectContaining({ severity: 'error', path: 'policy.agents.default', message: expect.stringContaining('got a string ("ask")') })]);
+    const typo = base();
+    (typo['policy'] as Record<string, unknown>)['agents'] = { defualt: 'allow' };
+    expect(validateConfig(typo)).toMatchObject({ config: undefined, problems: [expect.objectContaining({ severity: 'error', path: 'policy.agents.defualt' })] });
+  });
+
+  it('R-CFG-1 R-HOOK-3 hooks.timeoutSeconds (1..1500, default 110) and hooks.claudeNativePrompt (boolean, default false) are validated', () => {
+    expect(validateConfig({}).config?.hooks).toEqual({ timeoutSeconds: 110, claudeNativePrompt: false });
+    expect(validateConfig({ hooks: { timeoutSeconds: 1500, claudeNativePrompt: true } }).config?.hooks).toEqual({ timeoutSeconds: 1500, claudeNativePrompt: true });
+    for (const timeoutSeconds of [0, 1501, 2.5, '60']) {
+      expect(validateConfig({ hooks: { timeoutSeconds } }).problems, String(timeoutSeconds)).toEqual([
+        expect.objectContaining({ severity: 'error', path: 'hooks.timeoutSeconds', message: expect.stringContaining('an integer from 1 to 1500') }),
+      ]);
+    }
+    expect(validateConfig({ hooks: { claudeNativePrompt: 'yes' } }).problems).toEqual([expect.objectContaining({ severity: 'error', path: 'hooks.claudeNativePrompt' })]);
+    expect(validateConfig({ hooks: { timeout: 5 } }).problems).toEqual([expect.objectContaining({ severity: 'warning', path: 'hooks.timeout' })]);
+  });
+
+  it('R-CFG-4 the reload diff shows policy.agents.default and the hooks keys', () => {
+    const before = validateConfig({}).config as Config;
+    const after = validateConfig({ policy: { agents: { default: 'allow' } }, hooks: { timeoutSeconds: 30, claudeNativePrompt: true } }).config as Config;
+    expect(diffPolicy(before, after)).toEqual(['policy.agents.default: "prompt" → "allow"', 'hooks.timeoutSeconds: 110 → 30', 'hooks.claudeNativePrompt: false → true']);
   });
 
   it('R-CFG-1 (hardening 1) a policy.tools key naming an unknown server alias is an error naming the configured aliases', () => {

@@ -13,9 +13,10 @@ function leaves(command: Command, path: string[] = []): { path: string; command:
 /**
  * Commands that print a fixed format instead of --json: the action family
  * always prints exactly one JSON report (SPEC §6), `mcp`, `action mcp` and
- * `action connect` speak the MCP protocol on stdout, and `help` is commander's.
+ * `action connect` speak the MCP protocol on stdout, `hook` answers in its
+ * agent's own JSON shape (R-HOOK-1), and `help` is commander's.
  */
-const NO_JSON_FLAG = new Set(['action run', 'action confirm', 'action mcp', 'action review', 'action connect', 'mcp', 'help']);
+const NO_JSON_FLAG = new Set(['action run', 'action confirm', 'action mcp', 'action review', 'action connect', 'mcp', 'hook', 'help']);
 
 describe('CLI conventions', () => {
   it('R-CLI-6 every command has help text that names what it does', async () => {

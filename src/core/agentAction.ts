@@ -1,0 +1,116 @@
+// Agent actions (SPEC §17): a call of an agent's own built-in tool, seen through
+// that agent's hook. This module names the agents, the kind of each tool (R-HOOK-2)
+// and the MCP tool names the agents use. It imports nothing, so the hook's thin
+// client can load it without the rest of the core.
+
+/** The agents assent hooks into, by their hook name (R-SH-0). */
+export const AGENT_NAMES = ['claude-code', 'codex', 'gemini'] as const;
+export type AgentName = (typeof AGENT_NAMES)[number];
+
+/** The short alias of each agent: the first half of its tool ids (`claude/Bash`) and the `server` of its calls. */
+export const AGENT_ALIAS: Readonly<Record<AgentName, string>> = Object.freeze({ 'claude-code': 'claude', codex: 'codex', gemini: 'gemini' });
+
+/** What an agent action does, as far as its tool name says (R-HOOK-2). */
+export const AGENT_ACTION_KINDS = ['shell', 'read', 'write', 'fetch', 'mcp', 'other'] as const;
+export type AgentActionKind = (typeof AGENT_ACTION_KINDS)[number];
+
+/** The MCP server entry `assent install --mcp` writes: its tools are gated by the gateway, not again by the hook (R-HOOK-5). */
+export const GATEWAY_SERVER_NAME = 'assent';
+
+/** The synthetic tool `assent doctor` sends through an installed hook: always denied, nothing filed, run or audited. */
+export const CANARY_TOOL = 'AssentDoctorCanary';
+
+/** Words the canary's denial always contains, so doctor can tell it from any other answer. */
+export const CANARY_REASON = 'assent doctor canary: this synthetic call is always denied; the hook works.';
+
+/** The agent named by a hook argument; `claude` is accepted for `claude-code` (R-SH-0). */
+export function parseAgentName(text: string): AgentName | undefined {
+  if (text === 'claude') return 'claude-code';
+  return (AGENT_NAMES as readonly string[]).includes(text) ? (text as AgentName) : undefined;
+}
+
+const KINDS: Readonly<Record<AgentName, Readonly<Record<string, AgentActionKind>>>> = Object.freeze({
+  'claude-code': {
+    Bash: 'shell',
+    Read: 'read',
+    Grep: 'read',
+    Glob: 'read',
+    LS: 'read',
+    NotebookRead: 'read',
+    Edit: 'write',
+    Write: 'write',
+    MultiEdit: 'write',
+    NotebookEdit: 'write',
+    WebFetch: 'fetch',
+  },
+  codex: {
+    Bash: 'shell',
+    apply_patch: 'write',
+  },
+  gemini: {
+    run_shell_command: 'shell',
+    read_file: 'read',
+    read_many_files: 'read',
+    glob: 'read',
+    search_file_content: 'read',
+    grep_search: 'read',
+    list_directory: 'read',
+    write_file: 'write',
+    replace: 'write',
+    edit: 'write',
+    web_fetch: 'fetch',
+  },
+});
+
+/** The MCP server and tool of an agent's MCP tool name, or undefined when the name is not one. */
+export interface McpToolRef {
+  server: string;
+  tool: string;
+}
+
+/**
+ * Splits an agent's MCP tool name: `mcp__<server>__<tool>` (Claude Code, Codex),
+ * `mcp_<server>_<tool>` (Gemini CLI). Gemini's separator may also occur inside a
+ * server name, so the server the agent reported beside the name (its
+ * `mcp_context.server_name`) is used when it fits the name; otherwise the name
+ * is split at the first separator.
+ */
+export function mcpToolOf(agent: AgentName, toolName: string, reportedServer?: string): McpToolRef | undefined {
+  const separator = agent === 'gemini' ? '_' : '__';
+  const prefix = `mcp${separator}`;
+  if (!toolName.startsWith(prefix)) return undefined;
+  const rest = toolName.slice(prefix.length);
+  if (reportedServer !== undefined && reportedServer !== '' && rest.startsWith(`${reportedServer}${separator}`)) {
+    const tool = rest.slice(reportedServer.length + separator.length);
+    if (tool !== '') return { server: reportedServer, tool };
+  }
+  const at = rest.indexOf(separator);
+  if (at <= 0 || at + separator.length >= rest.length) return undefined;
+  return { server: rest.slice(0, at), tool: rest.slice(at + separator.length) };
+}
+
+/** The kind of an agent's tool call (R-HOOK-2); a name not listed is `other`. */
+export function agentActionKind(agent: AgentName, toolName: string, reportedServer?: string): AgentActionKind {
+  if (mcpToolOf(agent, toolName, reportedServer) !== undefined) return 'mcp';
+  return Object.prototype.hasOwnProperty.call(KINDS[agent], toolName) ? (KINDS[agent][toolName] as AgentActionKind) : 'other';
+}
+
+/** The tool id of an agent action: `<agent alias>/<tool name>` (R-HOOK-2), e.g. `claude/Bash`. */
+export function agentToolId(agent: AgentName, toolName: string): string {
+  return `${AGENT_ALIAS[agent]}/${toolName}`;
+}
+
+/** The agent action a hook event describes (R-HOOK-2): what the daemon decides. */
+export interface AgentAction {
+  agent: AgentName;
+  sessionId: string;
+  cwd: string;
+  tool: string;
+  kind: AgentActionKind;
+  /** The exact `tool_input`; the approval is bound to its digest. */
+  input: Record<string, unknown>;
+  /** The agent's id of this tool call (Claude Code, Codex); Gemini CLI sends none. */
+  toolUseId?: string;
+  /** For `mcp` actions: the server the agent reported beside the tool name, if any. */
+  mcpServer?: string;
+}

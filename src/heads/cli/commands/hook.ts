@@ -1,0 +1,20 @@
+// `assent hook <agent> [--after]` as the argument parser knows it: for `assent
+// --help` and `assent hook --help`. The binary never gets here for a real hook
+// run — bin/assent.ts hands `hook …` to the thin hook entry before the CLI loads
+// (R-HOOK-8) — but `main(['hook', …])` does, and then delegates the same way.
+import type { Command } from 'commander';
+
+export function registerHookCommand(program: Command): void {
+  program
+    .command('hook')
+    .description('Agent hook: read one Claude Code, Codex or Gemini CLI hook event on stdin and answer it (docs/agents.md)')
+    .argument('<agent>', 'claude-code (or claude), codex or gemini')
+    .option('--after', "the agent's after-tool event (PostToolUse, AfterTool): record the call's outcome")
+    .helpOption('-h, --help', 'show this help')
+    .allowUnknownOption(true)
+    .action(async (_agent: string, options: { after?: boolean }, command: Command) => {
+      const { runHookProcess } = await import('../../hook/hookProcess.js');
+      // Every word the parser did not consume goes to the hook, which blocks on anything unexpected (R-HOOK-4).
+      await runHookProcess([...command.args, ...(options.after === true ? ['--after'] : [])]);
+    });
+}

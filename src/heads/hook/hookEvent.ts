@@ -1,0 +1,117 @@
+// Reading one hook event (R-HOOK-1, R-HOOK-2): the JSON an agent writes to its
+// hook's stdin becomes an agent action (before a call) or an action end (after
+// it). Anything unexpected is a refusal with a reason; nothing here decides policy.
+import { agentActionKind, type AgentAction, type AgentName } from '../../core/agentAction.js';
+
+/** The largest event read (R-HOOK-1). */
+export const MAX_EVENT_BYTES = 1_048_576;
+
+export type HookMode = 'before' | 'after';
+
+/** The event names each agent sends its before-tool and after-tool hooks. */
+export const HOOK_EVENTS: Readonly<Record<AgentName, { before: readonly string[]; after: readonly string[] }>> = Object.freeze({
+  'claude-code': { before: ['PreToolUse'], after: ['PostToolUse', 'PostToolUseFailure'] },
+  codex: { before: ['PreToolUse'], after: ['PostToolUse'] },
+  gemini: { before: ['BeforeTool'], after: ['AfterTool'] },
+});
+
+/** The end of a call, from an after-event (R-HOOK-6). */
+export interface AgentActionEndEvent {
+  agent: AgentName;
+  sessionId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  toolUseId?: string;
+  mcpServer?: string;
+  outcome: 'ok' | 'error';
+  durationMs?: number;
+}
+
+export type ParsedEvent =
+  | { ok: true; mode: 'before'; event: string; action: AgentAction }
+  | { ok: true; mode: 'after'; event: string; end: AgentActionEndEvent }
+  | { ok: false; problem: string; event?: string; tool?: string };
+
+const MAX_ID_CHARS = 200;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function shortString(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_CHARS ? value : undefined;
+}
+
+/** The MCP server the agent names beside an MCP tool: Claude Code's `mcp_server.name`, Gemini CLI's `mcp_context.server_name`. */
+function reportedMcpServer(event: Record<string, unknown>): string | undefined {
+  const claude = event['mcp_server'];
+  if (isObject(claude)) return shortString(claude['name']);
+  const gemini = event['mcp_context'];
+  if (isObject(gemini)) return shortString(gemini['server_name']);
+  return undefined;
+}
+
+/**
+ * Whether the agent says the tool failed. Only explicit signs count: a
+ * failure event, an error flag or field in `tool_response`, an interrupted run.
+ * Anything else is `ok`; a shell command's exit code is not in every event.
+ */
+export function outcomeOf(eventName: string, response: unknown): 'ok' | 'error' {
+  if (eventName === 'PostToolUseFailure') return 'error';
+  if (!isObject(response)) return 'ok';
+  if (response['is_error'] === true || response['isError'] === true || response['interrupted'] === true || response['success'] === false) return 'error';
+  const error = response['error'];
+  return error !== undefined && error !== null && error !== false && error !== '' ? 'error' : 'ok';
+}
+
+/**
+ * Parses one event for `agent` in `mode`. `fallbackCwd` stands in when the
+ * agent sends no `cwd` (the hook runs in the agent's working directory).
+ */
+export function parseHookEvent(agent: AgentName, mode: HookMode, text: string, fallbackCwd: string): ParsedEvent {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, problem: text.trim() === '' ? 'the hook event on stdin was empty' : 'the hook event on stdin is not valid JSON' };
+  }
+  if (!isObject(value)) return { ok: false, problem: 'the hook event on stdin is not a JSON object' };
+  const eventName = typeof value['hook_event_name'] === 'string' ? value['hook_event_name'] : undefined;
+  const tool = shortString(value['tool_name']);
+  const known = HOOK_EVENTS[agent];
+  const failed = (problem: string): ParsedEvent => {
+    const result: ParsedEvent = { ok: false, problem };
+    if (eventName !== undefined) result.event = eventName;
+    if (tool !== undefined) result.tool = tool;
+    return result;
+  };
+  if (eventName === undefined) return failed('the hook event has no hook_event_name');
+  if (!known[mode].includes(eventName)) {
+    const expected = known[mode].join(' or ');
+    return failed(
+      `the hook event ${JSON.stringify(eventName.slice(0, 60))} is not one this hook handles (assent hook ${agent}${mode === 'after' ? ' --after' : ''} expects ${expected})`,
+    );
+  }
+  if (tool === undefined) return failed(`the ${eventName} event has no tool_name (or one longer than ${MAX_ID_CHARS} characters)`);
+  const sessionId = shortString(value['session_id']);
+  if (sessionId === undefined) return failed(`the ${eventName} event has no session_id (or one longer than ${MAX_ID_CHARS} characters)`);
+  const input = value['tool_input'];
+  if (input === undefined) return failed(`the ${eventName} event has no tool_input`);
+  if (!isObject(input)) return failed(`the ${eventName} event's tool_input is not a JSON object`);
+  const toolUseId = value['tool_use_id'] === undefined ? undefined : shortString(value['tool_use_id']);
+  if (value['tool_use_id'] !== undefined && toolUseId === undefined) return failed(`the ${eventName} event's tool_use_id is not a string of 1 to ${MAX_ID_CHARS} characters`);
+  const mcpServer = reportedMcpServer(value);
+  if (mode === 'before') {
+    const cwd = typeof value['cwd'] === 'string' ? value['cwd'] : fallbackCwd;
+    const action: AgentAction = { agent, sessionId, cwd, tool, kind: agentActionKind(agent, tool, mcpServer), input };
+    if (toolUseId !== undefined) action.toolUseId = toolUseId;
+    if (mcpServer !== undefined) action.mcpServer = mcpServer;
+    return { ok: true, mode, event: eventName, action };
+  }
+  const end: AgentActionEndEvent = { agent, sessionId, tool, input, outcome: outcomeOf(eventName, value['tool_response']) };
+  if (toolUseId !== undefined) end.toolUseId = toolUseId;
+  if (mcpServer !== undefined) end.mcpServer = mcpServer;
+  const duration = value['duration_ms'];
+  if (typeof duration === 'number' && Number.isFinite(duration) && duration >= 0 && duration <= 86_400_000) end.durationMs = Math.round(duration);
+  return { ok: true, mode, event: eventName, end };
+}

@@ -1,0 +1,139 @@
+// The hook as a process: stdin read with a cap and a deadline, one answer
+// written once, exit 0 or 2 — also on a signal or a crash, which block the call
+// (R-HOOK-4). Kept apart from hookRun so the flow is testable without a process.
+import { parseAgentName, type AgentName } from '../../core/agentAction.js';
+import { AssentError } from '../../core/errors.js';
+import { failClosed, runHook, USAGE, type HookOutcome, type StdinRead } from './hookRun.js';
+import { MAX_EVENT_BYTES } from './hookEvent.js';
+
+/** An agent writes its event at once; a stdin that stays open this long is not an event. */
+const STDIN_DEADLINE_MS = 10_000;
+
+/** Reads stdin up to MAX_EVENT_BYTES; one byte more means oversized, and reading stops there. */
+export function readEvent(stdin: NodeJS.ReadableStream & { destroy?: () => void }, deadlineMs = STDIN_DEADLINE_MS): Promise<StdinRead> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    let done = false;
+    const end = (result: StdinRead | AssentError): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      stdin.removeAllListeners('data');
+      if (result instanceof AssentError) reject(result);
+      else resolve(result);
+    };
+    const timer = setTimeout(() => end(new AssentError('invalid_input', `no complete hook event arrived on stdin within ${deadlineMs / 1000} s`)), deadlineMs);
+    stdin.on('data', (chunk: Buffer | string) => {
+      const piece = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      bytes += piece.length;
+      if (bytes > MAX_EVENT_BYTES) {
+        end({ text: '', oversized: true });
+        stdin.destroy?.();
+        return;
+      }
+      chunks.push(piece);
+    });
+    stdin.on('end', () => {
+      const data = Buffer.concat(chunks);
+      try {
+        end({ text: new TextDecoder('utf-8', { fatal: true }).decode(data), oversized: false });
+      } catch {
+        end(new AssentError('invalid_input', 'the hook event on stdin is not valid UTF-8'));
+      }
+    });
+    stdin.on('error', (error: Error) => end(new AssentError('invalid_input', `stdin could not be read (${error.message})`)));
+  });
+}
+
+const { read } = process.getBuiltinModule('node:fs');
+
+/**
+ * Reads the event straight from a file descriptor (stdin is fd 0), without
+ * setting up process.stdin's stream (a few ms of every hook run, SPEC §14).
+ * Same cap, deadline and refusals as readEvent; a non-blocking descriptor
+ * (EAGAIN) falls back to the stream.
+ */
+export function readEventFromFd(fd: number, fallback: () => Promise<StdinRead>, deadlineMs = STDIN_DEADLINE_MS): Promise<StdinRead> {
+  return new Promise((resolve, reject) => {
+    const buffer = Buffer.allocUnsafe(MAX_EVENT_BYTES + 1);
+    let bytes = 0;
+    let done = false;
+    const timer = setTimeout(() => finish(new AssentError('invalid_input', `no complete hook event arrived on stdin within ${deadlineMs / 1000} s`)), deadlineMs);
+    const finish = (result: StdinRead | AssentError | Promise<StdinRead>): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (result instanceof AssentError) reject(result);
+      else resolve(result);
+    };
+    const next = (): void => {
+      read(fd, buffer, bytes, buffer.length - bytes, null, (error, count) => {
+        if (done) return;
+        if (error !== null) {
+          if (error.code === 'EAGAIN' && bytes === 0) finish(fallback());
+          else finish(new AssentError('invalid_input', `stdin could not be read (${error.code ?? error.message})`));
+          return;
+        }
+        if (count === 0) {
+          try {
+            finish({ text: new TextDecoder('utf-8', { fatal: true }).decode(buffer.subarray(0, bytes)), oversized: false });
+          } catch {
+            finish(new AssentError('invalid_input', 'the hook event on stdin is not valid UTF-8'));
+          }
+          return;
+        }
+        bytes += count;
+        if (bytes > MAX_EVENT_BYTES) finish({ text: '', oversized: true });
+        else next();
+      });
+    };
+    next();
+  });
+}
+
+/** The agent named on the command line, for an answer written before (or without) the full run. */
+function agentOf(argv: readonly string[]): AgentName | undefined {
+  const first = argv.find((arg) => !arg.startsWith('-'));
+  return first === undefined ? undefined : parseAgentName(first);
+}
+
+/**
+ * Runs the hook in this process and exits. Every path ends in exactly one
+ * answer: the run's, or the blocking one of a signal or an unexpected error.
+ */
+export async function runHookProcess(argv: readonly string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const agent = agentOf(argv);
+  let answered = false;
+  const answer = (outcome: HookOutcome): void => {
+    if (answered) return;
+    answered = true;
+    if (outcome.stderr !== undefined) process.stderr.write(outcome.stderr);
+    // Pipes and files are written synchronously on Linux and macOS; the callback covers the rest.
+    process.stdout.write(outcome.stdout, () => process.exit(outcome.exitCode));
+    setTimeout(() => process.exit(outcome.exitCode), 1000).unref();
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.on(signal, () => answer(failClosed(agent, `assent blocked this tool call: the hook was stopped (${signal}) before a decision arrived. The call did not run; retrying it is fine.`)));
+  }
+  const crashed = (error: unknown): void =>
+    answer(
+      failClosed(
+        agent,
+        `assent blocked this tool call: internal error in the hook (${error instanceof Error ? error.message : String(error)}). The call did not run; the operator can check the hook with \`assent doctor\`.`,
+      ),
+    );
+  process.on('uncaughtException', crashed);
+  process.on('unhandledRejection', crashed);
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+  const outcome = await runHook(argv, {
+    readStdin: () => readEventFromFd(0, () => readEvent(process.stdin)),
+    env: process.env,
+    cwd: () => process.cwd(),
+  });
+  answer(outcome);
+}

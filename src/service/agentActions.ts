@@ -1,0 +1,280 @@
+// Agent actions (SPEC §17): what the daemon does with a hook's question. The
+// decision goes through the one approval service (R-ARCH-3) with the
+// agent-action policy (R-POL-6); this file adds what is particular to hooks:
+// the doctor's canary, the gateway's own MCP tools, the hook timeout, the words
+// a model reads in a denial, and matching an after-event to the call it ends.
+import {
+  AGENT_ALIAS,
+  agentActionKind,
+  agentToolId,
+  CANARY_REASON,
+  CANARY_TOOL,
+  GATEWAY_SERVER_NAME,
+  mcpToolOf,
+  type AgentAction,
+  type AgentName,
+} from '../core/agentAction.js';
+import { evaluateAgentPolicy } from '../core/agentPolicy.js';
+import { digestOf } from '../core/canonical.js';
+import type { Clock } from '../core/clock.js';
+import { AssentError } from '../core/errors.js';
+import type { ApprovalService, CallOutcome } from './approvalService.js';
+import type { Logger } from './logger.js';
+
+/** Allowed calls remembered for their after-event; beyond this the oldest is dropped (its audit line stays `started`). */
+export const MAX_OPEN_AGENT_CALLS = 10_000;
+
+/** Why an agent action was refused: the reasons of R-MCP-3, plus the canary. */
+export type AgentDenialReason = 'policy' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'shutdown' | 'session_ended' | 'unavailable' | 'canary';
+
+export type AgentDecision =
+  | {
+      decision: 'allow';
+      /** `policy`, `rule`, `session`, a human channel's consent, or `gateway` for the gateway's own MCP tools. */
+      reason: string;
+      message: string;
+      callId?: string;
+      approvalId?: string;
+      channel?: string;
+      waitedForConsentMs?: number;
+    }
+  | { decision: 'deny'; reason: AgentDenialReason; message: string; approvalId?: string };
+
+/** An after-event (PostToolUse, AfterTool): the end of a call the hook let run (R-HOOK-6). */
+export interface AgentActionEnd {
+  agent: AgentName;
+  sessionId: string;
+  tool: string;
+  input: Record<string, unknown>;
+  toolUseId?: string;
+  mcpServer?: string;
+  outcome: Extract<CallOutcome, 'ok' | 'error'>;
+  /** How long the tool ran, when the agent says (Claude Code's `duration_ms`); else measured from the decision. */
+  durationMs?: number;
+}
+
+interface OpenCall {
+  callId: string;
+  agent: AgentName;
+  sessionId: string;
+  tool: string;
+  argsSha256: string;
+  toolUseId?: string;
+}
+
+export interface AgentActionServiceOptions {
+  approvals: ApprovalService;
+  clock: Clock;
+  logger: Logger;
+  maxOpenCalls?: number;
+}
+
+type AuthorizeOptions = NonNullable<Parameters<ApprovalService['authorize']>[1]>;
+
+interface DenialContext {
+  toolId: string;
+  approvalId?: string;
+  key?: string;
+  configPath?: string;
+  timeoutSeconds?: number;
+  operatorReason?: string;
+}
+
+/**
+ * What the model reads when its call is refused (R-HOOK-1): what happened, and
+ * what it may do instead, in the words the gateway uses (R-MCP-3).
+ */
+export function describeAgentDenial(reason: AgentDenialReason, context: DenialContext): string {
+  const id = context.toolId;
+  const approval = context.approvalId === undefined ? '' : ` (approval ${context.approvalId})`;
+  switch (reason) {
+    case 'policy':
+      return (
+        `assent refused ${id}: policy. The policy key ${context.key ?? 'policy.agents.default'} in ${context.configPath ?? 'config.json'} says "deny", ` +
+        `so the call did not run. Do not retry it; do the task another way, or ask the operator to change that key (then \`assent config reload\`) if this call should be allowed.`
+      );
+    case 'consent_denied':
+      return (
+        `assent refused ${id}: consent_denied${approval}. The operator declined this exact call, so it did not run.` +
+        `${context.operatorReason === undefined ? '' : ` Reason given: ${context.operatorReason}.`} Do not retry the identical call; ask the operator what to do instead.`
+      );
+    case 'consent_timeout':
+      return (
+        `assent refused ${id}: consent_timeout${approval}. Nobody approved the call within hooks.timeoutSeconds` +
+        `${context.timeoutSeconds === undefined ? '' : ` (${context.timeoutSeconds} s)`}, so it did not run. The operator can see waiting calls with ` +
+        `\`assent pending\` and approve one with \`assent approve ID\`; retry the call when they are ready.`
+      );
+    case 'cancelled':
+      return `assent did not run ${id}: cancelled${approval}. The call was withdrawn while it waited for a decision, so it did not run.`;
+    case 'shutdown':
+      return (
+        `assent did not run ${id}: shutdown${approval}. The assent daemon shut down while the call waited for a decision, so nobody declined it and it did not run. ` +
+        `Retrying the identical call is fine once the daemon runs again (it starts on demand).`
+      );
+    case 'session_ended':
+      return (
+        `assent did not run ${id}: session_ended${approval}. The hook stopped waiting for a decision, so nobody declined the call and it did not run. ` +
+        `Retrying the identical call is fine.`
+      );
+    case 'unavailable':
+      return `assent did not run ${id}: unavailable${approval}. The assent daemon could not decide the call, so it did not run. Retrying the identical call in a few seconds is fine.`;
+    case 'canary':
+      return CANARY_REASON;
+  }
+}
+
+const DENIAL_REASONS: readonly string[] = ['policy', 'consent_denied', 'consent_timeout', 'cancelled', 'shutdown', 'session_ended', 'unavailable'];
+
+export class AgentActionService {
+  private readonly approvals: ApprovalService;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly maxOpenCalls: number;
+  /** Allowed calls waiting for their after-event, oldest first. */
+  private readonly open = new Map<string, OpenCall>();
+  /** `agent \0 session \0 toolUseId` → callId, for agents that send a tool-use id. */
+  private readonly byToolUse = new Map<string, string>();
+
+  constructor(options: AgentActionServiceOptions) {
+    this.approvals = options.approvals;
+    this.clock = options.clock;
+    this.logger = options.logger;
+    this.maxOpenCalls = options.maxOpenCalls ?? MAX_OPEN_AGENT_CALLS;
+  }
+
+  /**
+   * Decides one agent action (R-HOOK-3). Policy and human denials are answers
+   * (`decision: 'deny'`), not errors; anything else that goes wrong throws, and
+   * the hook then fails closed (R-HOOK-4).
+   */
+  async authorize(action: AgentAction, options: AuthorizeOptions = {}): Promise<AgentDecision> {
+    const toolId = agentToolId(action.agent, action.tool);
+    const kind = agentActionKind(action.agent, action.tool, action.mcpServer);
+    if (kind !== action.kind) {
+      throw new AssentError('invalid_params', `${toolId} is a ${kind} action, not ${action.kind}; the hook and the daemon disagree (versions differ?)`, {
+        details: { kind, claimed: action.kind },
+      });
+    }
+    // The doctor's canary proves the installed hook reaches this daemon and blocks: nothing filed, run or audited.
+    if (action.tool === CANARY_TOOL) return { decision: 'deny', reason: 'canary', message: CANARY_REASON };
+    // R-HOOK-5: the gateway's own tools were (or will be) decided by the gateway; a second approval would ask twice.
+    if (kind === 'mcp' && mcpToolOf(action.agent, action.tool, action.mcpServer)?.server === GATEWAY_SERVER_NAME) {
+      return { decision: 'allow', reason: 'gateway', message: `assent: ${toolId} is gated by the assent MCP gateway` };
+    }
+    const pinned = this.approvals.config;
+    const timeoutSeconds = pinned.config.hooks.timeoutSeconds;
+    const evaluation = evaluateAgentPolicy(this.approvals.policySnapshot, pinned.config.policy.agents.default, { ...action, kind }, this.clock.now());
+    const caller: Record<string, unknown> = { head: 'hook', agent: action.agent, cwd: action.cwd, kind };
+    if (action.toolUseId !== undefined) caller['toolUseId'] = action.toolUseId;
+    const { cwd: _cwd, ...auditCaller } = caller;
+    try {
+      const result = await this.approvals.authorize(
+        {
+          sessionId: action.sessionId,
+          server: AGENT_ALIAS[action.agent],
+          tool: action.tool,
+          args: action.input,
+          caller,
+          agentAction: { agent: action.agent, evaluation, consentTimeoutMs: timeoutSeconds * 1000, auditCaller },
+        },
+        options,
+      );
+      this.remember(action, result.callId);
+      const channel = result.consent?.channel;
+      const decision: AgentDecision = {
+        decision: 'allow',
+        reason: channel ?? 'policy',
+        message:
+          channel === undefined
+            ? `assent: ${toolId} allowed by ${evaluation.key ?? 'policy'}`
+            : `assent: ${toolId} allowed (${channel}${result.consent?.approvalId === undefined ? '' : `, approval ${result.consent.approvalId}`})`,
+        callId: result.callId,
+        waitedForConsentMs: result.waitedForConsentMs,
+        channel: channel ?? 'policy',
+      };
+      if (result.consent?.approvalId !== undefined) decision.approvalId = result.consent.approvalId;
+      return decision;
+    } catch (error) {
+      if (!(error instanceof AssentError) || error.type !== 'policy_denied') throw error;
+      const details = error.details ?? {};
+      const raw = typeof details['reason'] === 'string' ? details['reason'] : 'consent_denied';
+      const detail = typeof details['detail'] === 'string' ? details['detail'] : raw;
+      // Lifecycle endings keep their own reason (shutdown, session_ended); an operator's deny stays consent_denied.
+      const reason = (DENIAL_REASONS.includes(detail) ? detail : DENIAL_REASONS.includes(raw) ? raw : 'consent_denied') as AgentDenialReason;
+      const context: DenialContext = { toolId, timeoutSeconds, configPath: pinned.path };
+      if (typeof details['approvalId'] === 'string') context.approvalId = details['approvalId'];
+      if (typeof details['key'] === 'string') context.key = details['key'];
+      if (typeof details['operatorReason'] === 'string') context.operatorReason = details['operatorReason'];
+      const denial: AgentDecision = { decision: 'deny', reason, message: describeAgentDenial(reason, context) };
+      if (context.approvalId !== undefined) denial.approvalId = context.approvalId;
+      return denial;
+    }
+  }
+
+  /**
+   * Records the end of an allowed call (R-HOOK-6). Matched by the agent's
+   * tool-use id where it sends one (Claude Code, Codex); otherwise (Gemini CLI)
+   * by session, tool and the digest of the exact input, oldest open call first.
+   * An event that matches no open call (a denied call, the gateway's tools, a
+   * call from before a restart) records nothing.
+   */
+  finish(end: AgentActionEnd): { recorded: boolean; callId?: string } {
+    const callId = this.match(end);
+    if (callId === undefined) return { recorded: false };
+    this.forget(callId);
+    const finish: Parameters<ApprovalService['finish']>[0] = { callId, outcome: end.outcome };
+    if (end.durationMs !== undefined) finish.durationMs = end.durationMs;
+    try {
+      this.approvals.finish(finish);
+    } catch (error) {
+      // Forgotten by the approval service already (e.g. dropped as too old): nothing to record.
+      if (error instanceof AssentError && error.type === 'not_found') return { recorded: false };
+      throw error;
+    }
+    return { recorded: true, callId };
+  }
+
+  status(): Record<string, unknown> {
+    return { openAgentCalls: this.open.size };
+  }
+
+  private remember(action: AgentAction, callId: string): void {
+    const call: OpenCall = { callId, agent: action.agent, sessionId: action.sessionId, tool: action.tool, argsSha256: digestOf(action.input) };
+    if (action.toolUseId !== undefined) {
+      call.toolUseId = action.toolUseId;
+      this.byToolUse.set(toolUseKey(action.agent, action.sessionId, action.toolUseId), callId);
+    }
+    this.open.set(callId, call);
+    while (this.open.size > this.maxOpenCalls) {
+      const oldest = this.open.keys().next().value as string;
+      this.forget(oldest);
+      this.approvals.forgetCall(oldest);
+      this.logger.debug('dropped an agent call whose after-event never came', { callId: oldest });
+    }
+  }
+
+  private match(end: AgentActionEnd): string | undefined {
+    if (end.toolUseId !== undefined) {
+      const byId = this.byToolUse.get(toolUseKey(end.agent, end.sessionId, end.toolUseId));
+      if (byId !== undefined && this.open.get(byId)?.tool === end.tool) return byId;
+    }
+    const digest = digestOf(end.input);
+    for (const call of this.open.values()) {
+      if (call.agent === end.agent && call.sessionId === end.sessionId && call.tool === end.tool && call.argsSha256 === digest) {
+        if (end.toolUseId === undefined || call.toolUseId === undefined || call.toolUseId === end.toolUseId) return call.callId;
+      }
+    }
+    return undefined;
+  }
+
+  private forget(callId: string): void {
+    const call = this.open.get(callId);
+    if (call === undefined) return;
+    this.open.delete(callId);
+    if (call.toolUseId !== undefined) this.byToolUse.delete(toolUseKey(call.agent, call.sessionId, call.toolUseId));
+  }
+}
+
+function toolUseKey(agent: string, sessionId: string, toolUseId: string): string {
+  return `${agent}\u0000${sessionId}\u0000${toolUseId}`;
+}

@@ -1,0 +1,230 @@
+// The daemon side of agent hooks: R-HOOK-3 (one service, prompt with every
+// channel, hooks.timeoutSeconds), R-HOOK-5 (gateway tools pass), R-HOOK-6 and
+// R-HOOK-10 (after-events matched, two audit lines), the doctor's canary.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentAction } from '../../../src/core/agentAction.js';
+import { FakeClock } from '../../../src/core/clock.js';
+import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
+import { ensureStateDir, resolveStatePaths, type StatePaths } from '../../../src/journal/statePaths.js';
+import { AgentActionService } from '../../../src/service/agentActions.js';
+import type { Timers } from '../../../src/service/approvalService.js';
+import { createApprovalRuntime, type ApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
+import { silentLogger } from '../../../src/service/logger.js';
+
+/** Timers that fire only when the test moves the clock. */
+class ManualTimers implements Timers {
+  private next = 1;
+  private readonly due = new Map<number, { at: number; fn: () => void }>();
+  constructor(private readonly clock: FakeClock) {}
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = this.next++;
+    this.due.set(id, { at: this.clock.now() + ms, fn });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.due.delete(handle as number);
+  }
+  advance(ms: number): void {
+    this.clock.advance(ms);
+    for (const [id, timer] of [...this.due]) {
+      if (timer.at <= this.clock.now()) {
+        this.due.delete(id);
+        timer.fn();
+      }
+    }
+  }
+}
+
+interface Fixture {
+  runtime: ApprovalRuntime;
+  paths: StatePaths;
+  clock: FakeClock;
+  timers: ManualTimers;
+  audit(): Record<string, unknown>[];
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function fixture(config: Record<string, unknown>): Fixture {
+  const root = mkdtempSync(join(tmpdir(), 'as-agents-'));
+  cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+  const paths = resolveStatePaths({ ASSENT_HOME: join(root, 'h') });
+  ensureStateDir(paths);
+  writeFileSync(paths.config, JSON.stringify({ notifications: false, web: { listen: '127.0.0.1:0' }, ...config }), { mode: 0o600 });
+  const hooks: (() => Promise<void> | void)[] = [];
+  cleanups.push(async () => {
+    for (const hook of hooks) await hook();
+  });
+  const ctx: DaemonContext = {
+    paths,
+    logger: silentLogger,
+    startedAt: 0,
+    principal: 'owner:test',
+    onShutdown: (hook) => hooks.push(hook),
+    requestShutdown: () => undefined,
+    status: {},
+    connections: () => 0,
+  };
+  const clock = new FakeClock();
+  const timers = new ManualTimers(clock);
+  const runtime = createApprovalRuntime(ctx, { clock, timers });
+  const audit = (): Record<string, unknown>[] =>
+    readdirSync(paths.auditDir)
+      .filter((name) => name.endsWith('.jsonl'))
+      .flatMap((name) => readFileSync(join(paths.auditDir, name), 'utf8').split('\n').filter(Boolean))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { runtime, paths, clock, timers, audit };
+}
+
+const bash = (command: string, extra: Partial<AgentAction> = {}): AgentAction => ({
+  agent: 'claude-code',
+  sessionId: 'sess-1',
+  cwd: '/home/me/secret-project',
+  tool: 'Bash',
+  kind: 'shell',
+  input: { command },
+  toolUseId: 'toolu_1',
+  ...extra,
+});
+
+describe('agent actions through the approval service (R-HOOK-3)', () => {
+  it('R-HOOK-10 an allowed action writes one started line (agent, server = alias, tool, argsSha256, callId) and its after-event a second one with ok and durationMs; no command or cwd in either', async () => {
+    const f = fixture({ policy: { tools: { 'claude/Bash': 'allow' } } });
+    const decision = await f.runtime.agents.authorize(bash('cat /etc/SECRET-PATH'));
+    expect(decision).toMatchObject({ decision: 'allow', reason: 'policy' });
+    const callId = decision.decision === 'allow' ? decision.callId : undefined;
+    expect(f.runtime.service.list()).toEqual([]);
+    f.clock.advance(40);
+    expect(f.runtime.agents.finish({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'cat /etc/SECRET-PATH' }, toolUseId: 'toolu_1', outcome: 'ok', durationMs: 31 })).toEqual({
+      recorded: true,
+      callId,
+    });
+    await expect.poll(() => f.audit().length).toBe(2);
+    const [started, ended] = f.audit() as [Record<string, unknown>, Record<string, unknown>];
+    expect(started).toMatchObject({ agent: 'claude-code', server: 'claude', tool: 'Bash', outcome: 'started', callId, waitedForConsentMs: 0, sessionId: 'sess-1' });
+    expect(started['argsSha256']).toMatch(/^v1:sha256:[0-9a-f]{64}$/);
+    expect(ended).toMatchObject({ agent: 'claude-code', server: 'claude', tool: 'Bash', outcome: 'ok', callId, durationMs: 31, argsSha256: started['argsSha256'] });
+    const text = readdirSync(f.paths.auditDir).map((name) => readFileSync(join(f.paths.auditDir, name), 'utf8')).join('');
+    expect(text).not.toContain('SECRET-PATH');
+    expect(text).not.toContain('secret-project');
+    // A second after-event for the same call finds nothing open.
+    expect(f.runtime.agents.finish({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'cat /etc/SECRET-PATH' }, toolUseId: 'toolu_1', outcome: 'ok' }).recorded).toBe(false);
+  });
+
+  it('R-HOOK-6 Gemini sends no tool-use id: the after-event ends the oldest open call of that session, tool and exact input', async () => {
+    const f = fixture({ policy: { tools: { 'gemini/run_shell_command': 'allow' } } });
+    const shell = (command: string): AgentAction => ({ agent: 'gemini', sessionId: 'g', cwd: '/w', tool: 'run_shell_command', kind: 'shell', input: { command } });
+    const first = await f.runtime.agents.authorize(shell('echo a'));
+    const second = await f.runtime.agents.authorize(shell('echo a'));
+    await f.runtime.agents.authorize(shell('echo b'));
+    const end = { agent: 'gemini' as const, sessionId: 'g', tool: 'run_shell_command', input: { command: 'echo a' }, outcome: 'error' as const };
+    expect(f.runtime.agents.finish(end)).toEqual({ recorded: true, callId: first.decision === 'allow' ? first.callId : '' });
+    expect(f.runtime.agents.finish(end)).toEqual({ recorded: true, callId: second.decision === 'allow' ? second.callId : '' });
+    expect(f.runtime.agents.finish(end).recorded).toBe(false);
+    expect(f.runtime.agents.finish({ ...end, sessionId: 'other', input: { command: 'echo b' } }).recorded).toBe(false);
+    await expect.poll(() => f.audit().filter((line) => line['outcome'] === 'error').length).toBe(2);
+  });
+
+  it('R-POL-6 a policy deny is an answer naming the key that decided, audited as denied with agent, never filed', async () => {
+    const f = fixture({ policy: { tools: { 'codex/Bash': 'deny' } } });
+    const decision = await f.runtime.agents.authorize(bash('rm -rf /', { agent: 'codex' }));
+    expect(decision).toMatchObject({ decision: 'deny', reason: 'policy' });
+    expect(decision.message).toMatch(/^assent refused codex\/Bash: policy\. The policy key policy\.tools\.codex\/Bash in .*config\.json says "deny"/);
+    expect(f.runtime.service.list()).toEqual([]);
+    await expect.poll(() => f.audit()).toEqual([expect.objectContaining({ agent: 'codex', server: 'codex', tool: 'Bash', outcome: 'denied', deniedReason: 'policy' })]);
+  });
+
+  it('R-HOOK-3 R-HOOK-4 prompt files one approval (agent, tool, cwd, exact input) expiring after hooks.timeoutSeconds, not consentTimeoutSeconds; unanswered it ends as consent_timeout', async () => {
+    const f = fixture({ hooks: { timeoutSeconds: 2 }, policy: { consentTimeoutSeconds: 900 } });
+    const filed: { id: string; expiresAt: number }[] = [];
+    const decision = f.runtime.agents.authorize(bash('make deploy'), { onApprovalFiled: (approval) => filed.push(approval) });
+    const [pending] = f.runtime.service.list();
+    expect(pending).toMatchObject({
+      server: 'claude',
+      tool: 'Bash',
+      args: { command: 'make deploy' },
+      caller: { head: 'hook', agent: 'claude-code', cwd: '/home/me/secret-project', kind: 'shell', toolUseId: 'toolu_1' },
+      sessionId: 'sess-1',
+    });
+    expect((pending?.expiresAt ?? 0) - (pending?.requestedAt ?? 0)).toBe(2000);
+    expect(filed).toEqual([expect.objectContaining({ id: pending?.id, expiresAt: pending?.expiresAt })]);
+    f.timers.advance(2000);
+    const answer = await decision;
+    expect(answer).toMatchObject({ decision: 'deny', reason: 'consent_timeout', approvalId: pending?.id });
+    expect(answer.message).toContain('hooks.timeoutSeconds (2 s)');
+    await expect.poll(() => f.audit()).toEqual([expect.objectContaining({ agent: 'claude-code', outcome: 'consent_timeout', approvalId: pending?.id })]);
+  });
+
+  it('R-HOOK-3 the first resolver wins: an approval lets exactly this call run, channel and waitedForConsentMs recorded on its started line', async () => {
+    const f = fixture({});
+    const decision = f.runtime.agents.authorize(bash('make deploy'));
+    const [pending] = f.runtime.service.list();
+    f.clock.advance(1500);
+    f.runtime.service.decide({ id: pending?.id ?? '', behavior: 'allow', channel: 'web' });
+    expect(() => f.runtime.service.decide({ id: pending?.id ?? '', behavior: 'deny', channel: 'cli' })).toThrow(/already approved/);
+    expect(await decision).toMatchObject({ decision: 'allow', channel: 'web', approvalId: pending?.id, waitedForConsentMs: 1500 });
+    await expect.poll(() => f.audit()).toEqual([expect.objectContaining({ outcome: 'started', channel: 'web', approvalId: pending?.id, waitedForConsentMs: 1500 })]);
+  });
+
+  it('R-HOOK-2 the approval is bound to the exact input: one byte more is another approval; a session grant covers only the identical input', async () => {
+    const f = fixture({});
+    const first = f.runtime.agents.authorize(bash('make deploy'));
+    const second = f.runtime.agents.authorize(bash('make deploy '));
+    const pending = f.runtime.service.list();
+    expect(pending).toHaveLength(2);
+    expect(pending[0]?.argsSha256).not.toBe(pending[1]?.argsSha256);
+    f.runtime.service.decide({ id: pending[0]?.id ?? '', behavior: 'allow', scope: 'session', channel: 'cli' });
+    f.runtime.service.decide({ id: pending[1]?.id ?? '', behavior: 'deny', channel: 'cli' });
+    expect(await first).toMatchObject({ decision: 'allow', channel: 'cli' });
+    expect(await second).toMatchObject({ decision: 'deny', reason: 'consent_denied' });
+    expect(await f.runtime.agents.authorize(bash('make deploy'))).toMatchObject({ decision: 'allow', channel: 'session' });
+    void f.runtime.agents.authorize(bash('make deploy --force'));
+    expect(f.runtime.service.list()).toHaveLength(1);
+  });
+
+  it('R-HOOK-5 the gateway entry `assent`: its MCP tools pass at once, nothing filed or audited; another MCP server is gated like any tool', async () => {
+    const f = fixture({});
+    expect(await f.runtime.agents.authorize(bash('', { tool: 'mcp__assent__write_file', kind: 'mcp', input: { path: '/x' } }))).toMatchObject({ decision: 'allow', reason: 'gateway' });
+    expect(
+      await f.runtime.agents.authorize({ agent: 'gemini', sessionId: 'g', cwd: '/w', tool: 'mcp_assent_write_file', kind: 'mcp', input: {}, mcpServer: 'assent' }),
+    ).toMatchObject({ decision: 'allow', reason: 'gateway' });
+    void f.runtime.agents.authorize(bash('', { tool: 'mcp__lab__echo', kind: 'mcp', input: { message: 'hi' } }));
+    expect(f.runtime.service.list()).toEqual([expect.objectContaining({ server: 'claude', tool: 'mcp__lab__echo' })]);
+    await f.runtime.service.shutdown();
+    expect(f.audit().filter((line) => String(line['tool']).includes('assent'))).toEqual([]);
+  });
+
+  it('the doctor canary is denied with "assent doctor canary": nothing filed, nothing audited, whatever the policy says', async () => {
+    const f = fixture({ policy: { tools: { 'claude/AssentDoctorCanary': 'allow' }, agents: { default: 'allow' } } });
+    for (const agent of ['claude-code', 'codex', 'gemini'] as const) {
+      const decision = await f.runtime.agents.authorize({ agent, sessionId: 'doctor', cwd: '/', tool: 'AssentDoctorCanary', kind: 'other', input: {} });
+      expect(decision).toMatchObject({ decision: 'deny', reason: 'canary' });
+      expect(decision.message).toContain('assent doctor canary');
+    }
+    expect(f.runtime.service.list()).toEqual([]);
+    await f.runtime.service.shutdown();
+    expect(f.audit()).toEqual([]);
+  });
+
+  it('a kind that does not match the tool is refused: the daemon does not take the hook\'s word for it', async () => {
+    const f = fixture({ policy: { tools: { 'claude/Bash': 'allow' } } });
+    await expect(f.runtime.agents.authorize(bash('ls', { kind: 'mcp' }))).rejects.toMatchObject({ type: 'invalid_params' });
+  });
+
+  it('R-HOOK-6 open calls are bounded: past the cap the oldest is dropped and its line stays started', async () => {
+    const f = fixture({ policy: { tools: { 'claude/Bash': 'allow' } } });
+    const agents = new AgentActionService({ approvals: f.runtime.service, clock: f.clock, logger: silentLogger, maxOpenCalls: 2 });
+    for (const id of ['a', 'b', 'c']) await agents.authorize(bash('ls', { toolUseId: id }));
+    const end = (id: string) => agents.finish({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'ls' }, toolUseId: id, outcome: 'ok' as const }).recorded;
+    expect(end('a')).toBe(false);
+    expect(end('b')).toBe(true);
+    expect(end('c')).toBe(true);
+    expect(agents.status()).toEqual({ openAgentCalls: 0 });
+  });
+});
