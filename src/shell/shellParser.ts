@@ -132,11 +132,11 @@ function redirectedNode(ctx: Context, node: Node, where: string): void {
   const redirects: ShellRedirect[] = [];
   const extraWords: ShellWord[] = [];
   let body: Node | undefined;
-  for (let i = 0; i < node.childCount; i += 1) {
-    const child = node.child(i);
+  const children = node.children;
+  for (const child of children) {
     if (child === null) continue;
-    if (node.fieldNameForChild(i) === 'body') body = child;
-    else if (child.type.endsWith('_redirect')) redirectInto(child, redirects, extraWords);
+    if (child.type.endsWith('_redirect')) redirectInto(child, redirects, extraWords);
+    else if (body === undefined && child.isNamed) body = child;
     else visit(ctx, child, where);
   }
   if (body !== undefined && body.type === 'command') commandNode(ctx, body, node, redirects, where, extraWords);
@@ -146,7 +146,7 @@ function redirectedNode(ctx: Context, node: Node, where: string): void {
     // A redirection of a whole group or loop: a file access of its own.
     push(ctx, { text: node.text, words: extraWords, assignments: [], redirects, depth: ctx.depth, unknown: [] });
   }
-  for (const child of node.children) if (child !== null && child.type.endsWith('_redirect')) visitChildren(ctx, child, where);
+  for (const child of children) if (child !== null && child.type.endsWith('_redirect')) visitChildren(ctx, child, where);
 }
 
 function visitChildren(ctx: Context, node: Node, where: string): void {
@@ -157,19 +157,25 @@ function commandNode(ctx: Context, node: Node, textNode: Node, outer: ShellRedir
   const words: ShellWord[] = [];
   const assignments: ShellAssignment[] = [];
   const redirects: ShellRedirect[] = [];
-  for (let i = 0; i < node.childCount; i += 1) {
-    const child = node.child(i);
+  const children = node.children;
+  for (const child of children) {
     if (child === null) continue;
-    const field = node.fieldNameForChild(i);
-    if (child.type === 'variable_assignment') assignments.push(assignmentOf(child));
-    else if (child.type.endsWith('_redirect')) redirectInto(child, redirects, words);
-    else if (field === 'name') words.unshift(wordOf(child));
+    const type = child.type;
+    if (type === 'variable_assignment') assignments.push(assignmentOf(child));
+    else if (type.endsWith('_redirect')) redirectInto(child, redirects, words);
+    else if (type === 'command_name') words.unshift(wordOf(child));
     else if (child.isNamed) words.push(wordOf(child));
   }
   words.push(...extra);
   redirects.push(...outer);
   push(ctx, { text: textNode.text, words, assignments, redirects, depth: ctx.depth, unknown: [] });
-  visitChildren(ctx, node, where);
+  for (const child of children) if (child !== null && mayHoldCommands(child)) visit(ctx, child, where);
+}
+
+/** Plain words, numbers and quoted literals hold no command; skipping them keeps the walk cheap. */
+function mayHoldCommands(node: Node): boolean {
+  const type = node.type;
+  return node.isNamed && type !== 'word' && type !== 'number' && type !== 'raw_string' && type !== 'ansi_c_string' && type !== 'variable_name';
 }
 
 /** `export A=1`, `local x`, `declare -i n`, `unset x`: simple commands whose arguments may be assignments. */
@@ -221,11 +227,9 @@ function redirectInto(node: Node, redirects: ShellRedirect[], words: ShellWord[]
   let op = '';
   let fd: number | undefined;
   let target: ShellWord | undefined;
-  for (let i = 0; i < node.childCount; i += 1) {
-    const child = node.child(i);
+  for (const child of node.children) {
     if (child === null) continue;
-    const field = node.fieldNameForChild(i);
-    if (field === 'descriptor') fd = Number(child.text);
+    if (child.type === 'file_descriptor') fd = Number(child.text);
     else if (!child.isNamed) op += child.text;
     else if (target === undefined) target = wordOf(child);
     else words.push(wordOf(child)); // `cmd > f more` — the words after the target are the command's

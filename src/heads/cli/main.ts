@@ -22,6 +22,7 @@ const FAMILIES: Record<string, () => Promise<Registrar>> = {
   web: async () => (await import('./commands/web.js')).registerWebCommands,
   operations: async () => (await import('./commands/operations.js')).registerOperationsCommand,
   proofs: async () => (await import('./commands/proofs.js')).registerProofCommands,
+  init: async () => (await import('./commands/init.js')).registerInitCommand,
 };
 
 /** Which family serves a first word; unknown words load every family (help, suggestions). */
@@ -43,6 +44,7 @@ const FAMILY_OF: Record<string, string> = {
   operations: 'operations',
   proofs: 'proofs',
   effects: 'proofs',
+  init: 'init',
 };
 
 export async function buildProgram(firstWord?: string): Promise<Command> {
