@@ -3,9 +3,10 @@
 import { z } from 'zod';
 import { escapedJson, escapeText } from './escape.js';
 
-/** A policy decision as written in config.json (R-CFG-2). */
-export const PolicyValueSchema = z.enum(['allow', 'deny', 'prompt'], { error: '"allow", "deny" or "prompt"' });
-export type PolicyValue = z.infer<typeof PolicyValueSchema>;
+import { CommandsSchema, PathsSchema, UrlsSchema, diffAgentPolicy } from './agentPolicyConfig.js';
+import { PolicyValueSchema } from './policyValue.js';
+
+export { PolicyValueSchema, type PolicyValue } from './policyValue.js';
 
 /** Upper bound of consentTimeoutSeconds: below the 30-minute idle window of MCP clients (R-CFG-3). */
 export const MAX_CONSENT_TIMEOUT_SECONDS = 1500;
@@ -79,12 +80,16 @@ export const PolicySchema = z.object(
         }
       }),
     consentTimeoutSeconds: intRange(1, MAX_CONSENT_TIMEOUT_SECONDS).default(90),
-    /** Agent actions (SPEC §18) that no `policy.tools` entry decides. */
+    /** Agent actions (SPEC §18) that no `policy.tools` entry or kind rule decides. */
     agents: z
       .object({ default: PolicyValueSchema.default('prompt') }, { error: 'an object with "default"' })
       .prefault({}),
+    /** Agent actions (SPEC §18): shell commands, paths, URLs. A section left out gets the default policy (R-POL-8). */
+    commands: CommandsSchema.prefault({}),
+    paths: PathsSchema.prefault({}),
+    urls: UrlsSchema.prefault({}),
   },
-  { error: 'an object with "default", "destructive", "tools", "consentTimeoutSeconds" and "agents"' },
+  { error: 'an object with "default", "destructive", "tools", "consentTimeoutSeconds", "agents", "commands", "paths" and "urls"' },
 );
 export type Policy = z.infer<typeof PolicySchema>;
 
@@ -240,7 +245,7 @@ export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'c
  * enforce. Accepting one would let an operator believe, say, a `commands`
  * deny rule protects them, so each is refused with a message that says so.
  */
-const UNENFORCED_POLICY_KEYS: readonly string[] = Object.freeze(['commands', 'paths', 'urls', 'presence', 'quorum']);
+const UNENFORCED_POLICY_KEYS: readonly string[] = Object.freeze(['presence', 'quorum']);
 
 /**
  * Whether an unknown key at this path is an error: inside `policy` a typo
@@ -253,7 +258,7 @@ function unknownKeyIsError(path: readonly PropertyKey[]): boolean {
 
 /** Walks the input beside the schema and reports keys the schema does not know (R-CFG-1). */
 function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], out: ConfigProblem[]): void {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+  if (value === null || typeof value !== 'object') return;
   const def = schema._zod.def as unknown as Record<string, unknown> & { type: string };
   switch (def.type) {
     case 'default':
@@ -264,9 +269,15 @@ function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], ou
       unknownKeys((def['innerType'] ?? def['in']) as SchemaNode, value, path, out);
       return;
     case 'record':
+      if (Array.isArray(value)) return;
       for (const [key, item] of Object.entries(value)) unknownKeys(def['valueType'] as SchemaNode, item, [...path, key], out);
       return;
+    case 'array':
+      if (!Array.isArray(value)) return;
+      (value as unknown[]).forEach((item, index) => unknownKeys(def['element'] as SchemaNode, item, [...path, index], out));
+      return;
     case 'object': {
+      if (Array.isArray(value)) return;
       const shape = def['shape'] as Record<string, SchemaNode>;
       for (const [key, item] of Object.entries(value)) {
         const child = shape[key];
@@ -420,6 +431,7 @@ export function diffPolicy(a: Config, b: Config): string[] {
   }
   scalar('policy.consentTimeoutSeconds', a.policy.consentTimeoutSeconds, b.policy.consentTimeoutSeconds);
   scalar('policy.agents.default', a.policy.agents.default, b.policy.agents.default);
+  lines.push(...diffAgentPolicy(a.policy, b.policy));
   const aliases = [...new Set([...Object.keys(a.servers), ...Object.keys(b.servers)])].sort();
   for (const alias of aliases) {
     const before = a.servers[alias];

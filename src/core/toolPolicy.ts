@@ -141,7 +141,7 @@ export function formatRuleArg(matcher: ArgMatcher): string {
 }
 
 /** Prepares config policy and rules for evaluation: tool entries and rules are indexed by tool id. */
-export function compilePolicy(config: Omit<Config['policy'], 'agents'>, rules: readonly Rule[]): PolicySnapshot {
+export function compilePolicy(config: Pick<Config['policy'], 'default' | 'destructive' | 'tools'>, rules: readonly Rule[]): PolicySnapshot {
   const tools = new Map<string, ToolDecision>(Object.entries(config.tools));
   const rulesByTool = new Map<string, CompiledRule[]>();
   const ordered = [...rules].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -141,4 +141,28 @@ describe('R-CFG-5 assent config check (built binary)', () => {
     expect(result.stdout).not.toContain('policy.tools.fs/move_file');
     expect(result.stdout).not.toContain('policy.tools.claude/Bash');
   });
+
+  it('R-CFG-1 (agent actions 7) rejects a rule with an unknown decision, an empty match and a glob that does not compile, naming each key path', () => {
+    const file = write('agent.json', {
+      policy: {
+        commands: { rules: [{ match: 'git *', decision: 'sometimes' }, { match: '', decision: 'allow' }] },
+        paths: { rules: [{ glob: '~/.ssh/[', decision: 'deny' }] },
+      },
+    });
+    const result = run(['config', 'check', '--file', file]);
+    expect(result.status).toBe(65);
+    expect(result.stdout).toMatch(/error policy\.commands\.rules\.0\.decision: .*"allow", "deny" or "prompt"/);
+    expect(result.stdout).toMatch(/error policy\.commands\.rules\.1\.match: /);
+    expect(result.stdout).toMatch(/error policy\.paths\.rules\.0\.glob: .*does not compile/);
+  });
+
+  it('R-POL-8 assent init writes a config.json that the check accepts, and refuses a second time without --force', () => {
+    expect(run(['init']).status).toBe(0);
+    expect(run(['config', 'check']).stdout).toMatch(/is valid/);
+    const again = run(['init']);
+    expect(again.status).toBe(65);
+    expect(again.stderr).toMatch(/already exists.*--force/);
+    expect(run(['init', '--force']).status).toBe(0);
+    expect(fs.readdirSync(path.join(tmp, 'home')).some((name) => name.startsWith('config.json.assent-backup-'))).toBe(true);
+  });
 });

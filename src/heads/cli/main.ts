@@ -24,6 +24,7 @@ const FAMILIES: Record<string, () => Promise<Registrar>> = {
   proofs: async () => (await import('./commands/proofs.js')).registerProofCommands,
   agentSetup: async () => (await import('./commands/agentSetup.js')).registerAgentSetupCommands,
   hook: async () => (await import('./commands/hook.js')).registerHookCommand,
+  init: async () => (await import('./commands/init.js')).registerInitCommand,
 };
 
 /** Which family serves a first word; unknown words load every family (help, suggestions). */
@@ -49,6 +50,7 @@ const FAMILY_OF: Record<string, string> = {
   uninstall: 'agentSetup',
   doctor: 'agentSetup',
   hook: 'hook',
+  init: 'init',
 };
 
 export async function buildProgram(firstWord?: string): Promise<Command> {

@@ -309,7 +309,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       } catch (error) {
         // A snapshot that does not compile must not leave the old one deciding: fail closed.
         logger.error('the daemon pushed a policy snapshot that does not compile; refusing calls until the next one', { error: errorText(error) });
-        attachment.snapshot = compilePolicy({ default: 'deny', destructive: 'deny', tools: {}, consentTimeoutSeconds: 90 }, []);
+        attachment.snapshot = compilePolicy({ default: 'deny', destructive: 'deny', tools: {} }, []);
       }
     });
     const pinned = await next.call<PinnedConfigData>('config.get', {});

@@ -2,7 +2,7 @@
 // layers, and the daemon is assembled at the top (heads/daemon/daemonRuntime.ts),
 // never from below. The same rules are written out in docs/architecture.md.
 //
-//   core ← channels, journal ← exec ← service ← operations ← heads ← bin
+//   core ← channels, journal, shell ← exec ← service ← operations ← heads ← bin
 //
 // Heads use one another only in three ways: the CLI launches any head; any head
 // may use the daemon's socket client (rpcClient, autoSpawn, framing,
@@ -15,20 +15,21 @@ import { importsOf, listTs } from '../../helpers/imports.js';
 
 const srcDir = join(import.meta.dirname, '../../../src');
 
-type Layer = 'core' | 'channels' | 'journal' | 'exec' | 'service' | 'operations' | 'heads' | 'bin' | 'version';
+type Layer = 'core' | 'channels' | 'journal' | 'shell' | 'exec' | 'service' | 'operations' | 'heads' | 'bin' | 'version';
 
 /** What each layer may import besides itself, and the rule as a reader should see it. */
 const LAYERS: Record<Layer, { mayImport: readonly Layer[]; rule: string }> = {
   core: { mayImport: [], rule: 'src/core imports nothing outside src/core (R-ARCH-1)' },
   channels: { mayImport: ['core'], rule: 'src/channels may import only core' },
   journal: { mayImport: ['core'], rule: 'src/journal may import only core: never a service, an operation or a head' },
+  shell: { mayImport: ['core'], rule: 'src/shell (parsing commands, resolving paths) may import only core' },
   exec: { mayImport: ['core', 'channels'], rule: 'src/exec may import only core and channels' },
-  service: { mayImport: ['core', 'channels', 'journal'], rule: 'src/service may import only core, channels and journal: never a head or an operation' },
+  service: { mayImport: ['core', 'channels', 'journal', 'shell'], rule: 'src/service may import only core, channels, journal and shell: never a head or an operation' },
   operations: {
-    mayImport: ['core', 'channels', 'journal', 'service', 'version'],
-    rule: 'src/operations may import only core, channels, journal, service and version.ts: never a head',
+    mayImport: ['core', 'channels', 'journal', 'shell', 'service', 'version'],
+    rule: 'src/operations may import only core, channels, journal, shell, service and version.ts: never a head',
   },
-  heads: { mayImport: ['core', 'channels', 'journal', 'exec', 'service', 'operations', 'version'], rule: 'a head may import any layer below the heads' },
+  heads: { mayImport: ['core', 'channels', 'journal', 'shell', 'exec', 'service', 'operations', 'version'], rule: 'a head may import any layer below the heads' },
   bin: { mayImport: ['heads'], rule: 'src/bin may import only the CLI head' },
   version: { mayImport: [], rule: 'src/version.ts imports nothing' },
 };
@@ -100,10 +101,10 @@ describe('SPEC §2 import directions (structure A)', () => {
 
   it('the check itself catches a src/service → src/heads and a src/service → src/operations import, naming the file, the import and the rule', () => {
     expect(layerViolations('service/x.ts', "import { createHttpApp } from '../heads/http/httpApp.js';").map(describeViolation)).toEqual([
-      "src/service/x.ts imports '../heads/http/httpApp.js': src/service may import only core, channels and journal: never a head or an operation",
+      "src/service/x.ts imports '../heads/http/httpApp.js': src/service may import only core, channels, journal and shell: never a head or an operation",
     ]);
     expect(layerViolations('service/x.ts', "import type { Operation } from '../operations/operation.js';").map(describeViolation)).toEqual([
-      "src/service/x.ts imports '../operations/operation.js': src/service may import only core, channels and journal: never a head or an operation",
+      "src/service/x.ts imports '../operations/operation.js': src/service may import only core, channels, journal and shell: never a head or an operation",
     ]);
     expect(layerViolations('service/x.ts', "const m = await import('../heads/daemon/daemonMain.js');")).toHaveLength(1);
     expect(layerViolations('service/x.ts', "import { Journal } from '../journal/journal.js';\nimport { z } from 'zod';")).toEqual([]);

@@ -7,7 +7,7 @@ import { FAIL_CLOSED_CONFIG } from '../../../src/journal/confirmedConfig.js';
 const NOW = 1_000_000;
 
 function snapshot(tools: Record<string, 'allow' | 'deny' | 'prompt'>, rules: Rule[] = [], other: { default?: 'allow' | 'deny' | 'prompt'; destructive?: 'allow' | 'deny' | 'prompt' } = {}) {
-  return compilePolicy({ default: other.default ?? 'allow', destructive: other.destructive ?? 'prompt', tools, consentTimeoutSeconds: 90 }, rules);
+  return compilePolicy({ default: other.default ?? 'allow', destructive: other.destructive ?? 'prompt', tools }, rules);
 }
 
 const bash = { agent: 'claude-code' as const, tool: 'Bash', kind: 'shell' as const, input: { command: 'ls' } };

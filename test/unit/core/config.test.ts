@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, diffPolicy, validateConfig, type Config } from '../../../src/core/config.js';
+import { defaultAgentPolicyDocument } from '../../../src/core/agentPolicyConfig.js';
 
 /** A valid config to start from; each case breaks one key. */
 function base(): Record<string, unknown> {
@@ -57,14 +58,15 @@ describe('R-CFG-1..3 config validation', () => {
     expect(config?.policy.tools['fs/write_file']).toBe('prompt');
     const partial = validateConfig({ policy: { default: 'deny' } });
     expect(partial.problems).toEqual([]);
-    expect(partial.config?.policy).toEqual({ default: 'deny', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, agents: { default: 'prompt' } });
+    expect(partial.config?.policy).toEqual({ ...DEFAULT_CONFIG.policy, default: 'deny' });
+    expect(partial.config?.policy.commands).toEqual(defaultAgentPolicyDocument().commands);
     expect(partial.config?.approvals.proofTtlSeconds).toBe(300);
   });
 
   it('R-CFG-3 defaults consentTimeoutSeconds to 90 and the rest to the documented values', () => {
     expect(DEFAULT_CONFIG).toEqual({
       servers: {},
-      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, agents: { default: 'prompt' } },
+      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, agents: { default: 'prompt' }, ...defaultAgentPolicyDocument() },
       channels: { elicitation: false, tty: false },
       approvals: { handoff: false, proofTtlSeconds: 300 },
       hooks: { timeoutSeconds: 110, claudeNativePrompt: false },
@@ -129,7 +131,7 @@ describe('R-CFG-1..3 config validation', () => {
   });
 
   it('R-CFG-1 (hardening 1) policy keys of agent policy that this version cannot enforce are errors that say so', () => {
-    for (const key of ['commands', 'paths', 'urls', 'presence', 'quorum']) {
+    for (const key of ['presence', 'quorum']) {
       const value = base();
       (value['policy'] as Record<string, unknown>)[key] = { default: 'deny' };
       const { config, problems } = validateConfig(value);
@@ -250,5 +252,48 @@ describe('R-CFG-4 diffPolicy', () => {
     const changed = diffPolicy(before, parsed({ ...base(), policy: { default: 'deny' } }));
     expect(changed[0]).toBe('policy.default: "allow" → "deny"');
     for (const line of [...lines, ...changed]) expect(line.replace(/→/g, '')).toMatch(/^[\x20-\x7e]*$/);
+  });
+});
+
+describe('R-CFG-1 policy.commands, policy.paths, policy.urls (agent actions 7)', () => {
+  const cases: [string, unknown, string, RegExp][] = [
+    ['an unknown decision in a command rule', { commands: { rules: [{ match: 'git *', decision: 'maybe' }] } }, 'policy.commands.rules.0.decision', /"allow", "deny" or "prompt"/],
+    ['an empty command match', { commands: { rules: [{ match: '', decision: 'allow' }] } }, 'policy.commands.rules.0.match', /empty one matches nothing/],
+    ['a blank command match', { commands: { rules: [{ match: '   ', decision: 'allow' }] } }, 'policy.commands.rules.0.match', /blank/],
+    ['a command pattern that does not compile', { commands: { rules: [{ match: 'git [push', decision: 'deny' }] } }, 'policy.commands.rules.0.match', /unclosed "\["/],
+    ['an unless glob that does not compile', { commands: { rules: [{ match: 'sort *', decision: 'allow', unless: ['-o['] }] } }, 'policy.commands.rules.0.unless.0', /unclosed "\["/],
+    ['an unknown decision in a path rule', { paths: { rules: [{ glob: '~/.ssh/**', decision: 'block' }] } }, 'policy.paths.rules.0.decision', /"allow", "deny" or "prompt"/],
+    ['an empty path glob', { paths: { rules: [{ glob: '', decision: 'deny' }] } }, 'policy.paths.rules.0.glob', /empty one matches nothing/],
+    ['a path glob that does not compile', { paths: { rules: [{ glob: '~/.ssh/{a,b', decision: 'deny' }] } }, 'policy.paths.rules.0.glob', /does not compile.*Missing closing/],
+    ['a relative path glob', { paths: { rules: [{ glob: 'secrets/*', decision: 'deny' }] } }, 'policy.paths.rules.0.glob', /is relative/],
+    ['an unknown variable in a path glob', { paths: { rules: [{ glob: '${repo}/**', decision: 'deny' }] } }, 'policy.paths.rules.0.glob', /unknown variable/],
+    ['an unknown access', { paths: { rules: [{ glob: '/x', access: 'exec', decision: 'deny' }] } }, 'policy.paths.rules.0.access', /"read", "write" or "any"/],
+    ['a URL pattern without a scheme', { urls: { rules: [{ match: 'docs.example.com/*', decision: 'allow' }] } }, 'policy.urls.rules.0.match', /scheme:\/\/host\/path/],
+    ['a URL glob that does not compile', { urls: { rules: [{ match: 'https://docs.example.com/[a', decision: 'allow' }] } }, 'policy.urls.rules.0.match', /does not compile/],
+    ['an unknown key in a rule', { commands: { rules: [{ match: 'ls', decision: 'allow', desicion: 'deny' }] } }, 'policy.commands.rules.0.desicion', /unknown key/],
+  ];
+
+  it.each(cases)('%s is an error naming the key path', (_name, policy, path, message) => {
+    const { config, problems } = validateConfig({ policy });
+    expect(config).toBeUndefined();
+    const hit = problems.find((p) => p.severity === 'error' && p.path === path);
+    expect(hit, JSON.stringify(problems)).toBeDefined();
+    expect(hit?.message).toMatch(message);
+  });
+
+  it('a valid section is accepted, and a section left out keeps the default policy', () => {
+    const { config, problems } = validateConfig({ policy: { urls: { rules: [{ match: 'https://docs.example.com/*', decision: 'allow' }] } } });
+    expect(problems).toEqual([]);
+    expect(config?.policy.urls.rules).toHaveLength(1);
+    expect(config?.policy.paths).toEqual(defaultAgentPolicyDocument().paths);
+  });
+
+  it('R-CFG-4 a reload diff names added and removed agent rules', () => {
+    const before = validateConfig({}).config as Config;
+    const after = validateConfig({ policy: { commands: { default: 'allow', rules: [{ match: 'npm test *', decision: 'allow' }] } } }).config as Config;
+    const lines = diffPolicy(before, after);
+    expect(lines).toContain('policy.commands.default: prompt → allow');
+    expect(lines).toContain('policy.commands.rules: added {"match":"npm test *","decision":"allow"}');
+    expect(lines.some((line) => line.startsWith('policy.commands.rules: removed {"match":"ls *"'))).toBe(true);
   });
 });

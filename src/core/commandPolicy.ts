@@ -1,0 +1,177 @@
+// Command rules (R-SH-2, R-SH-3): the decision for one simple command from
+// `policy.commands`, and why it is not statically known. Pure; the rules are
+// compiled once per configuration.
+import type { PolicyValue } from './policyValue.js';
+import { atLeastPrompt, mostRestrictive } from './decisions.js';
+import { AssentError } from './errors.js';
+import { commandBaseName, type ShellWord, type SimpleCommand } from './shellCommand.js';
+import { compileWordPattern, literalAt, patternMatches, wordMatches, type WordMatcher, type WordPattern } from './wordPattern.js';
+
+export interface CommandRuleConfig {
+  match: string;
+  decision: PolicyValue;
+  /** Word globs: the rule does not match a command with any of these words after its literal prefix (`-o*`, `--output*`). */
+  unless?: string[] | undefined;
+  /** Command patterns the rule does not match (`assent pending *` for a rule that denies `assent *`). */
+  except?: string[] | undefined;
+  /** The command's operands are paths it reads, checked against `policy.paths`; `read-after-first` skips the first (grep's pattern). */
+  operands?: 'read' | 'read-after-first' | undefined;
+}
+
+export interface CommandsConfig {
+  default: PolicyValue;
+  rules: CommandRuleConfig[];
+}
+
+interface CompiledCommandRule {
+  index: number;
+  match: string;
+  decision: PolicyValue;
+  pattern: WordPattern;
+  unless: WordMatcher[];
+  except: WordPattern[];
+  operands: CommandRuleConfig['operands'];
+}
+
+export interface CompiledCommands {
+  default: PolicyValue;
+  rules: CompiledCommandRule[];
+}
+
+/** The verdict for one simple command's words (paths are judged apart). */
+export interface CommandVerdict {
+  decision: PolicyValue;
+  rule: string;
+  /** Why it is not statically known; non-empty makes it at least prompt. */
+  reasons: string[];
+  /** Words that the deciding allow rule says are read paths. */
+  readOperands: ShellWord[];
+}
+
+/** Compiles one rule's globs; throws an AssentError naming the field that does not compile. */
+export function compileCommandRule(rule: CommandRuleConfig, index: number): CompiledCommandRule {
+  const field = (name: string, compile: () => unknown): void => {
+    try {
+      compile();
+    } catch (error) {
+      throw new AssentError('invalid_params', `${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  let pattern: WordPattern | undefined;
+  field('match', () => (pattern = compileWordPattern(rule.match)));
+  const unless: WordMatcher[] = [];
+  (rule.unless ?? []).forEach((text, i) =>
+    field(`unless.${i}`, () => {
+      const compiled = compileWordPattern(text);
+      if (compiled.words.length !== 1 || compiled.rest) throw new AssentError('invalid_params', `${JSON.stringify(text)} is not one word; "unless" lists single words such as "-o*"`);
+      unless.push(compiled.words[0] as WordMatcher);
+    }),
+  );
+  const except: WordPattern[] = [];
+  (rule.except ?? []).forEach((text, i) => field(`except.${i}`, () => except.push(compileWordPattern(text))));
+  return { index, match: rule.match, decision: rule.decision, pattern: pattern as WordPattern, unless, except, operands: rule.operands };
+}
+
+export function compileCommands(config: CommandsConfig): CompiledCommands {
+  return { default: config.default, rules: config.rules.map((rule, index) => compileCommandRule(rule, index)) };
+}
+
+/** Assignment prefixes that change what runs or how (R-SH-3). */
+const RISKY_NAME = /^(PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|PROMPT_COMMAND|GIT_[A-Z0-9_]+|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5LIB|PERL5OPT|PERLLIB|RUBYOPT|RUBYLIB|SHELLOPTS|BASHOPTS|IFS|HOME|CDPATH|PAGER|GIT_PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|SSH_ASKPASS|SUDO_ASKPASS|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GCONV_PATH|npm_config_[A-Za-z0-9_]+|NPM_CONFIG_[A-Z0-9_]+)$/;
+
+/** Whether assigning `name` changes what a command runs (R-SH-3). */
+export function isRiskyAssignment(name: string): boolean {
+  return RISKY_NAME.test(name);
+}
+
+/** Interpreters and the options after which their code comes (R-SH-3). */
+function interpreterCodeIndex(words: readonly ShellWord[]): number | undefined {
+  const name = commandBaseName(words[0]);
+  if (name === undefined) return undefined;
+  let flags: readonly string[];
+  if (/^python[0-9.]*$/.test(name) || name === 'pypy' || name === 'pypy3') flags = ['-c'];
+  else if (name === 'node' || name === 'nodejs' || name === 'bun' || name === 'deno') flags = ['-e', '--eval', '-p', '--print'];
+  else if (/^perl[0-9.]*$/.test(name)) flags = ['-e', '-E'];
+  else if (/^ruby[0-9.]*$/.test(name)) flags = ['-e'];
+  else if (/^php[0-9.]*$/.test(name)) flags = ['-r'];
+  else if (name === 'osascript') flags = ['-e'];
+  else return undefined;
+  for (let i = 1; i < words.length; i += 1) {
+    const word = words[i] as ShellWord;
+    if (!word.static) continue;
+    if (flags.includes(word.text)) return i + 1;
+    if (word.text === '--') return undefined;
+    // `-ne 'code'`, `-pe 'code'`: a cluster ending in the code flag
+    if (/^-[A-Za-z]+$/.test(word.text) && flags.some((f) => f.length === 2 && word.text.endsWith(f[1] as string))) return i + 1;
+  }
+  return undefined;
+}
+
+/** Why a simple command is not statically known, beyond what the parser found. */
+export function staticReasons(command: SimpleCommand): string[] {
+  const reasons = [...command.unknown];
+  const first = command.words[0];
+  if (first !== undefined && !first.static) reasons.push(`the command name is not a literal (${first.why ?? first.text})`);
+  const name = commandBaseName(first);
+  if (name === 'source' || name === '.') reasons.push(`${name} runs the commands in a file`);
+  for (const assignment of command.assignments) {
+    if (isRiskyAssignment(assignment.name)) reasons.push(`the assignment ${assignment.name}=… changes what the command runs`);
+  }
+  return reasons;
+}
+
+function operandsOf(words: readonly ShellWord[], skipFirst: boolean): ShellWord[] {
+  const operands: ShellWord[] = [];
+  let options = true;
+  for (let i = 1; i < words.length; i += 1) {
+    const word = words[i] as ShellWord;
+    if (options && word.static && word.text === '--') {
+      options = false;
+      continue;
+    }
+    if (options && word.static && word.text.length > 1 && word.text.startsWith('-')) continue;
+    operands.push(word);
+  }
+  return skipFirst ? operands.slice(1) : operands;
+}
+
+function ruleMatches(rule: CompiledCommandRule, words: readonly ShellWord[]): boolean {
+  if (!patternMatches(rule.pattern, words, rule.decision !== 'allow')) return false;
+  if (rule.unless.length > 0) {
+    for (let i = 1; i < words.length; i += 1) {
+      if (i < rule.pattern.words.length && literalAt(rule.pattern, i)) continue;
+      const word = words[i] as ShellWord;
+      if (rule.unless.some((m) => wordMatches(m, word))) return false;
+    }
+  }
+  return !rule.except.some((pattern) => patternMatches(pattern, words, true));
+}
+
+/**
+ * Decides one simple command's words (R-SH-2): every matching rule is
+ * considered and the most restrictive wins; no rule → `commands.default`.
+ * What is not statically known is never allowed (R-SH-3): an allow becomes
+ * prompt, unless for interpreter code the rule names that exact code.
+ */
+export function evaluateCommand(commands: CompiledCommands, command: SimpleCommand, extraReasons: readonly string[] = []): CommandVerdict {
+  const reasons = [...staticReasons(command), ...extraReasons];
+  const code = interpreterCodeIndex(command.words);
+  let best: { decision: PolicyValue; rule: CompiledCommandRule } | undefined;
+  for (const rule of commands.rules) {
+    if (!ruleMatches(rule, command.words)) continue;
+    let decision = rule.decision;
+    if (decision === 'allow' && code !== undefined && !literalAt(rule.pattern, code)) decision = 'prompt';
+    if (reasons.length > 0) decision = atLeastPrompt(decision);
+    if (best === undefined || mostRestrictive(best.decision, decision) !== best.decision) best = { decision, rule };
+  }
+  if (code !== undefined && (best === undefined || best.decision === 'prompt')) {
+    reasons.push(`${commandBaseName(command.words[0]) ?? 'it'} runs a code string that no rule names exactly`);
+  }
+  if (best === undefined) {
+    const decision = reasons.length > 0 || code !== undefined ? atLeastPrompt(commands.default) : commands.default;
+    return { decision, rule: 'policy.commands.default', reasons, readOperands: [] };
+  }
+  const rule = best.rule;
+  const readOperands = best.decision === 'allow' && rule.operands !== undefined ? operandsOf(command.words, rule.operands === 'read-after-first') : [];
+  return { decision: best.decision, rule: `policy.commands.rules.${rule.index} ${JSON.stringify(rule.match)}`, reasons, readOperands };
+}

@@ -1,0 +1,81 @@
+// A shell command as plain data (SPEC §18, R-SH-1): every simple command it
+// would run, its words after quote removal, assignments and redirections. The
+// parser at the edge (src/shell) produces it; policy in core only reads it.
+
+/** One word of a simple command. */
+export interface ShellWord {
+  /** The word after quote removal when `static`; as written otherwise. */
+  text: string;
+  /** True when the shell would produce exactly `text`: no expansion, substitution or glob is left in it. */
+  static: boolean;
+  /** Why the word is not static ("a variable ($HOME)", "a glob"…); only when `static` is false. */
+  why?: string;
+  /** An unquoted leading `~` or `~/`: the shell puts the home directory there (the word is still static). */
+  tilde?: boolean;
+}
+
+/** `NAME=value` before a command (or given to `env`/`sudo`). */
+export interface ShellAssignment {
+  name: string;
+  value: ShellWord;
+}
+
+/** A redirection: `op` as written (`>`, `>>`, `<`, `&>`, `&>>`, `>|`, `>&`, `<&`, `<<<`…), the fd it names, its target. */
+export interface ShellRedirect {
+  op: string;
+  fd?: number;
+  target: ShellWord;
+}
+
+/** One simple command the shell would run. */
+export interface SimpleCommand {
+  /** The command as written (or, for a command a wrapper runs, its words joined), for previews. */
+  text: string;
+  /** Command name first. Empty for a redirection of a whole group (`{ a; b; } > f`). */
+  words: ShellWord[];
+  assignments: ShellAssignment[];
+  redirects: ShellRedirect[];
+  /** How many `-c`/`eval` strings were parsed again to reach this command (0 at the top). */
+  depth: number;
+  /** What runs it besides the shell itself: a wrapper (`sudo`, `find -exec`), `bash -c`, `eval`, a command substitution. */
+  via?: string;
+  /** Why this command is not statically known, as found by the parser (R-SH-3). */
+  unknown: string[];
+  /** A wrapper runs it in another directory (`env -C DIR`, `sudo -D DIR`). */
+  chdir?: ShellWord;
+}
+
+/** The whole command line decomposed. `errors` are parse errors, as data (R-SH-3: at least prompt). */
+export interface ParsedShell {
+  source: string;
+  commands: SimpleCommand[];
+  errors: string[];
+}
+
+/** The deepest `-c`/`eval` string parsed again (R-SH-1). */
+export const MAX_SHELL_DEPTH = 3;
+
+/** The last path component of a static command word, so `/usr/bin/sudo` is known as `sudo`. */
+export function commandBaseName(word: ShellWord | undefined): string | undefined {
+  if (word === undefined || !word.static || word.tilde === true) return undefined;
+  const slash = word.text.lastIndexOf('/');
+  return slash < 0 ? word.text : word.text.slice(slash + 1);
+}
+
+const PLAIN_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+
+/** Renders words as a command line a person can read back (single quotes where needed). */
+export function joinWords(words: readonly ShellWord[]): string {
+  return words
+    .map((word) => {
+      if (!word.static || word.tilde === true) return word.text;
+      if (word.text !== '' && PLAIN_WORD.test(word.text)) return word.text;
+      return `'${word.text.replace(/'/g, `'\\''`)}'`;
+    })
+    .join(' ');
+}
+
+/** A static word, for tests and for words the parser builds itself. */
+export function literalWord(text: string): ShellWord {
+  return { text, static: true };
+}

@@ -1,0 +1,148 @@
+// Plans the decision for a shell action (R-SH-1..4): each simple command against
+// `policy.commands`, each redirection and read operand as a path for
+// `policy.paths`, `cd` followed so relative paths are judged where they land.
+import type { ActionPlan, PlannedPath, PolicyPart } from './actionPlan.js';
+import { evaluateCommand, isRiskyAssignment, type CompiledCommands } from './commandPolicy.js';
+import { atLeastPrompt } from './decisions.js';
+import type { PathAccess } from './pathPolicy.js';
+import { commandBaseName, type ParsedShell, type ShellWord, type SimpleCommand } from './shellCommand.js';
+
+const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>']);
+/** Commands after which later commands in the line may run something else (an alias, a changed PATH). */
+const TAINTING = new Set(['alias', 'hash', 'enable', 'shopt', 'source', '.']);
+const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
+
+interface PlanState {
+  plan: ActionPlan;
+  home: string;
+  /** Directories relative paths may be relative to; undefined once a `cd` went somewhere not statically known. */
+  bases: string[] | undefined;
+  /** Why later commands are not statically known (set by an earlier part). */
+  taint: string | undefined;
+}
+
+function expandTilde(word: ShellWord, home: string): string {
+  if (word.tilde !== true) return word.text;
+  return word.text === '~' ? home : `${home}${word.text.slice(1)}`;
+}
+
+function addPath(state: PlanState, word: ShellWord, access: PathAccess, bases: string[] | undefined, denyOnly = false): void {
+  const planned: PlannedPath = { shown: word.text, access };
+  if (denyOnly) planned.denyOnly = true;
+  if (!word.static) planned.unknown = `the path is not statically known (${word.why ?? word.text})`;
+  else {
+    const text = expandTilde(word, state.home);
+    if (!text.startsWith('/') && bases === undefined) planned.unknown = 'the directory is not known after an earlier cd';
+    else {
+      planned.request = state.plan.requests.length;
+      state.plan.requests.push({ text, bases: text.startsWith('/') ? [] : (bases ?? []) });
+    }
+  }
+  if (denyOnly && planned.unknown !== undefined) return;
+  state.plan.paths.push(planned);
+}
+
+/** Directories the command runs in: the bases so far, or where a wrapper's `-C DIR` points. */
+function basesFor(state: PlanState, command: SimpleCommand): string[] | undefined {
+  if (command.chdir === undefined) return state.bases;
+  if (!command.chdir.static) return undefined;
+  const dir = expandTilde(command.chdir, state.home);
+  if (dir.startsWith('/')) return [dir];
+  return state.bases?.map((base) => `${base}/${dir}`);
+}
+
+/** Follows `cd DIR` / `pushd DIR`: later relative paths may be relative to DIR as well (scope is not tracked). */
+function followCd(state: PlanState, command: SimpleCommand): void {
+  const name = commandBaseName(command.words[0]);
+  if (name !== 'cd' && name !== 'pushd' && name !== 'popd') return;
+  const operands = command.words.slice(1).filter((w) => !(w.static && /^-[LPe@]+$/.test(w.text)));
+  if (name === 'popd' || operands.length > 1) {
+    state.bases = undefined;
+    return;
+  }
+  const target = operands[0];
+  if (target === undefined) {
+    if (name === 'cd') state.bases = state.bases === undefined ? undefined : [...state.bases, state.home];
+    else state.bases = undefined;
+    return;
+  }
+  if (!target.static || target.text === '-') {
+    state.bases = undefined;
+    return;
+  }
+  const dir = expandTilde(target, state.home);
+  if (state.bases === undefined) return;
+  const next = dir.startsWith('/') ? [dir] : state.bases.map((base) => `${base}/${dir}`);
+  state.bases = [...new Set([...state.bases, ...next])];
+}
+
+/** A part that changes what later commands in the line run: an alias, `source`, an exported PATH. */
+function taintOf(command: SimpleCommand): string | undefined {
+  const name = commandBaseName(command.words[0]);
+  if (command.words.length === 0) {
+    const risky = command.assignments.find((a) => isRiskyAssignment(a.name));
+    return risky === undefined ? undefined : `an earlier part sets ${risky.name}, which changes what later commands run`;
+  }
+  if (name !== undefined && TAINTING.has(name)) return `an earlier part (${name}) changes what later commands run`;
+  if (name !== undefined && DECLARATIONS.has(name)) {
+    const risky = command.words.slice(1).find((w) => /^[A-Za-z_][A-Za-z0-9_]*/.test(w.text) && isRiskyAssignment(/^[A-Za-z_][A-Za-z0-9_]*/.exec(w.text)?.[0] ?? ''));
+    if (risky !== undefined) return `an earlier part (${name} ${risky.text}) changes what later commands run`;
+  }
+  return undefined;
+}
+
+function commandPart(state: PlanState, commands: CompiledCommands, command: SimpleCommand): void {
+  const bases = basesFor(state, command);
+  const extra: string[] = [];
+  if (state.taint !== undefined) extra.push(state.taint);
+  if (command.chdir !== undefined && bases === undefined) extra.push('a wrapper runs it in a directory that is not statically known');
+  const text = command.via === undefined ? command.text : `${command.text}  (run by ${command.via})`;
+  if (command.words.length > 0) {
+    const verdict = evaluateCommand(commands, command, extra);
+    const part: PolicyPart = { kind: 'command', text, decision: verdict.decision, rule: verdict.rule };
+    if (verdict.reasons.length > 0) part.reason = verdict.reasons.join('; ');
+    state.plan.parts.push(part);
+    for (const operand of verdict.readOperands) addPath(state, operand, 'read', bases);
+    const name = commandBaseName(command.words[0]);
+    if (name === 'tee') {
+      for (const word of command.words.slice(1)) if (!(word.static && word.text.startsWith('-'))) addPath(state, word, 'write', bases);
+    } else if (verdict.readOperands.length === 0) {
+      // A word that names a path of its own (`rm -rf ~/.ssh`, `cp ~/.aws/credentials x`): a deny rule still applies.
+      for (const word of command.words.slice(1)) {
+        if (word.static && (word.tilde === true || word.text.includes('/')) && !word.text.startsWith('-')) addPath(state, word, 'read', bases, true);
+      }
+    }
+  } else if (command.redirects.length === 0) {
+    const risky = command.assignments.filter((a) => isRiskyAssignment(a.name)).map((a) => a.name);
+    const part: PolicyPart = { kind: 'command', text, decision: risky.length > 0 ? 'prompt' : 'allow', rule: 'assignment' };
+    if (risky.length > 0) part.reason = `sets ${risky.join(', ')}, which changes what later commands run`;
+    state.plan.parts.push(part);
+  }
+  for (const redirect of command.redirects) {
+    const op = redirect.op;
+    const target = redirect.target;
+    const dup = (op === '>&' || op === '<&') && target.static && /^([0-9]+-?|-)$/.test(target.text);
+    if (dup || op === '<<<' || op === '<<' || op === '<<-') continue;
+    if (WRITE_OPS.has(op) || op === '>&') addPath(state, target, 'write', bases);
+    else if (op === '<' || op === '<&') addPath(state, target, 'read', bases);
+    else addPath(state, { text: `${op}${target.text}`, static: false, why: `the redirection ${op} is not one assent knows` }, 'write', bases);
+  }
+}
+
+/**
+ * The plan for one shell command line: a part per simple command (in the order
+ * written, with what wrappers and `-c` strings run), a part per parse error,
+ * and the paths to resolve at the edge. `cwd` is the agent's cwd.
+ */
+export function planShell(parsed: ParsedShell, commands: CompiledCommands, cwd: string, home: string): ActionPlan {
+  const state: PlanState = { plan: { parts: [], paths: [], requests: [], cwd }, home, bases: [cwd], taint: undefined };
+  for (const error of parsed.errors) {
+    state.plan.parts.push({ kind: 'error', text: parsed.source, decision: atLeastPrompt(commands.default), rule: 'parse', reason: error });
+  }
+  for (const command of parsed.commands) {
+    commandPart(state, commands, command);
+    followCd(state, command);
+    state.taint ??= taintOf(command);
+  }
+  return state.plan;
+}
