@@ -168,6 +168,23 @@ describe('R-HOOK-7 assent install', () => {
     }
   });
 
+  it('R-HOOK-7 the hook timeout is hooks.timeoutSeconds + 15 from config.json (Gemini in ms); doctor fails when the config later asks for more', async () => {
+    mkdirSync(assentHome, { mode: 0o700 });
+    writeFileSync(join(assentHome, 'config.json'), JSON.stringify({ hooks: { timeoutSeconds: 300 } }));
+    const result = await assent(['install', 'gemini', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(json(result.stdout)['data']).toMatchObject({ hookTimeoutSeconds: 300, timeout: 315_000, timeoutUnit: 'milliseconds' });
+    const settings = readFileSync(join(home, '.gemini', 'settings.json'), 'utf8');
+    expect(settings.match(/"timeout": 315000/g)).toHaveLength(2);
+    expect((await assent(['doctor'])).code).toBe(0);
+    writeFileSync(join(assentHome, 'config.json'), JSON.stringify({ hooks: { timeoutSeconds: 400 } }));
+    const doctor = await assent(['doctor', '--json']);
+    expect(doctor.code).toBe(65);
+    const gemini = (json(doctor.stdout)['data'] as { agents: { agent: string; timeoutOk: boolean; problems: string[] }[] }).agents.find((a) => a.agent === 'gemini');
+    expect(gemini?.timeoutOk).toBe(false);
+    expect(gemini?.problems.join('\n')).toContain('hook timeout (315 s, 315 s) is not above hooks.timeoutSeconds (400 s)');
+  });
+
   it('R-HOOK-7 install reads config.json with the config loader: an invalid one is refused and nothing is written', async () => {
     mkdirSync(assentHome, { mode: 0o700 });
     writeFileSync(join(assentHome, 'config.json'), '{"policy": {"defualt": "allow"}}');
