@@ -65,6 +65,11 @@ export function toAssentError(error: unknown): AssentError {
   return new AssentError('internal', message, { cause: error });
 }
 
+/** The message of anything thrown, for a log field or a hint. */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export function exitCodeFor(type: ErrorType): number {
   return ERROR_TYPES[type].exitCode;
 }

@@ -6,7 +6,7 @@ import { AssentError } from '../core/errors.js';
 import { portableJson } from '../core/jsonLimits.js';
 import { newApprovalId, type RandomBytes } from '../core/ids.js';
 import { parseRuleArg, type Rule } from '../core/toolPolicy.js';
-import { exportAudit } from '../journal/auditLog.js';
+import { exportAudit } from '../journal/auditReaders.js';
 import type { Journal } from '../journal/journal.js';
 import type { ApprovalService, DecideParams, WatchRequest } from '../service/approvalService.js';
 import { EVENT_KINDS, type BusEvent, type EventBus } from '../service/eventBus.js';

@@ -4,7 +4,8 @@
 // `prompt` waits on the daemon. A gateway never re-reads config.json.
 import { z } from 'zod';
 import { findJsonProblem, portableJson } from '../core/jsonLimits.js';
-import type { AuditLog, AuditRecord } from '../journal/auditLog.js';
+import type { AuditLog } from '../journal/auditLog.js';
+import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import type { EventBus } from '../service/eventBus.js';
 import { RuleSchema } from './approvalOperations.js';

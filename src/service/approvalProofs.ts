@@ -2,7 +2,7 @@
 // call that never waits, the proof an allow leaves for the agent's identical
 // retry (kept inside the daemon), and the proof an operator exports to a file.
 import { AssentError } from '../core/errors.js';
-import type { AuditRecord } from '../journal/auditLog.js';
+import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 import type { ApprovalQueue, DecideParams } from './approvalQueue.js';
 import type { ApprovalView } from './approvalViews.js';

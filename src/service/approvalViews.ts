@@ -1,6 +1,6 @@
 // What an approval looks like outside the journal (R-D-4): the view that lists,
 // events and every head show, and the selector that narrows a list of them.
-import type { AuditPeer } from '../journal/auditLog.js';
+import type { AuditPeer } from '../journal/auditRecords.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 
 /** The process that sent a decision, as the head found it (R-D-4b); see docs/daemon.md for how far to trust it. */

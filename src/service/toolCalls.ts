@@ -5,7 +5,7 @@
 import { digestOf } from '../core/canonical.js';
 import { AssentError } from '../core/errors.js';
 import { evaluateToolPolicy } from '../core/toolPolicy.js';
-import type { AuditRecord } from '../journal/auditLog.js';
+import type { AuditRecord } from '../journal/auditRecords.js';
 import type { CallInProgressRecord } from '../journal/journal.js';
 import type { ApprovalProofs } from './approvalProofs.js';
 import { DENIAL_HELP, type ApprovalQueue } from './approvalQueue.js';

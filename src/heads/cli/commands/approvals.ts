@@ -303,7 +303,7 @@ export function registerApprovalCommands(program: Command): void {
         const records = await client.call<Record<string, unknown>[]>('audit.query', since === undefined ? {} : { since });
         if (options.json) return printJsonOk(records, { count: records.length });
         if (options.csv) {
-          const { auditToCsv } = await import('../../../journal/auditLog.js');
+          const { auditToCsv } = await import('../../../journal/auditReaders.js');
           return void process.stdout.write(auditToCsv(records as never));
         }
         for (const r of records) {
@@ -319,7 +319,7 @@ export function registerApprovalCommands(program: Command): void {
       // `audit` takes --json too; whichever level it was written at, it counts here.
       const options: JsonFlag = { json: own.json === true || command.optsWithGlobals<JsonFlag>().json === true };
       try {
-        const { verifyAudit } = await import('../../../journal/auditLog.js');
+        const { verifyAudit } = await import('../../../journal/auditReaders.js');
         const result = verifyAudit(resolveStatePaths().auditDir);
         if (options.json) {
           if (result.ok) printJsonOk(result);

@@ -1,0 +1,115 @@
+// Reading the audit log back: verifying its chain link by link (R-AUD-2),
+// exporting its records oldest first, and rendering them as CSV.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AUDIT_GENESIS, dayOf, lineDigest, listLogFiles, readAnchor, splitLines, type ChainState } from './auditChain.js';
+import { AUDIT_FIELDS, sanitizeAuditRecord, type AuditRecord } from './auditRecords.js';
+
+export interface AuditVerification {
+  ok: boolean;
+  /** Lines verified intact (before the first broken one). */
+  lines: number;
+  firstBroken?: { file: string; line: number; reason: string };
+}
+
+/**
+ * Checks every link of the chain in file order (R-AUD-2): each line parses,
+ * its seq follows the previous one and its prev is the digest of the previous
+ * line's exact text. Reports the first broken line (file name and 1-based line):
+ * when only a `prev` link fails, that is the line before it, whose text changed.
+ */
+export function verifyAudit(dir: string): AuditVerification {
+  let files: string[];
+  try {
+    files = listLogFiles(dir);
+  } catch {
+    return { ok: true, lines: 0 };
+  }
+  // `expected` is what the next line must carry; the anchor says where a pruned log starts.
+  let expected: ChainState = readAnchor(dir) ?? { seq: 1, prev: AUDIT_GENESIS };
+  let count = 0;
+  let last: { file: string; line: number } | undefined;
+  for (const file of files) {
+    const lines = splitLines(fs.readFileSync(path.join(dir, file), 'utf8'));
+    for (let index = 0; index < lines.length; index += 1) {
+      const line = lines[index] ?? '';
+      const here = { file, line: index + 1 };
+      const broken = (at: { file: string; line: number }, reason: string): AuditVerification => ({
+        ok: false,
+        lines: count,
+        firstBroken: { ...at, reason },
+      });
+      let parsed: { seq?: unknown; prev?: unknown };
+      try {
+        parsed = JSON.parse(line) as { seq?: unknown; prev?: unknown };
+      } catch {
+        return broken(here, 'not valid JSON (edited or torn write)');
+      }
+      if (parsed === null || typeof parsed !== 'object') return broken(here, 'not a JSON object');
+      if (parsed.seq !== expected.seq) {
+        return broken(here, `seq is ${String(parsed.seq)}, expected ${expected.seq}: a line before it was removed or one was inserted here`);
+      }
+      if (parsed.prev !== expected.prev) {
+        // Sequence numbers run on, so nothing was removed: the line before was edited after it was written.
+        if (last !== undefined) {
+          count -= 1;
+          return broken(last, `changed after it was written: its digest no longer matches the prev recorded by the next line (${file}:${index + 1})`);
+        }
+        return broken(here, `prev does not match the start of the retained chain (${expected.prev}); earlier lines were removed or this line was changed`);
+      }
+      count += 1;
+      last = here;
+      expected = { seq: expected.seq + 1, prev: lineDigest(line) };
+    }
+  }
+  return { ok: true, lines: count };
+}
+
+/** Reads records back (without seq/prev), oldest first; `since` is epoch ms compared with each record's ts. */
+export function exportAudit(dir: string, options: { since?: number } = {}): AuditRecord[] {
+  let files: string[];
+  try {
+    files = listLogFiles(dir);
+  } catch {
+    return [];
+  }
+  const since = options.since;
+  if (since !== undefined) {
+    const firstDay = dayOf(since);
+    files = files.filter((name) => name.slice(0, 10) >= firstDay);
+  }
+  const out: AuditRecord[] = [];
+  for (const file of files) {
+    for (const line of splitLines(fs.readFileSync(path.join(dir, file), 'utf8'))) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (parsed === null || typeof parsed !== 'object') continue;
+      const record = sanitizeAuditRecord(parsed as AuditRecord);
+      if (since !== undefined && !(Date.parse(record.ts) >= since)) continue;
+      out.push(record);
+    }
+  }
+  return out;
+}
+
+function csvCell(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  let text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  // A spreadsheet would run a cell starting with = + - @ as a formula.
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** CSV with a header row of the R-AUD-1 field names; `caller` is a JSON cell. */
+export function auditToCsv(records: readonly AuditRecord[]): string {
+  const rows = [AUDIT_FIELDS.join(',')];
+  for (const record of records) {
+    const source = record as unknown as Record<string, unknown>;
+    rows.push(AUDIT_FIELDS.map((field) => csvCell(source[field])).join(','));
+  }
+  return `${rows.join('\n')}\n`;
+}

@@ -1,0 +1,92 @@
+// What an audit record holds (R-AUD-1) and the order its fields are written in;
+// anything else a caller passes is dropped before it reaches disk.
+
+/** `started`: an allowed agent action whose after-event has not arrived (R-HOOK-10); its end, if reported, is a second line with the same callId. */
+export type AuditOutcome = 'ok' | 'error' | 'denied' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'uncertain' | 'started';
+export type AuditChannel = 'tty' | 'cli' | 'watch' | 'web' | 'elicitation' | 'rule' | 'session';
+
+/**
+ * The process that sent a decision, as the daemon found it (never as the client
+ * said): `ss+proc` when the kernel named it, `unavailable` with a reason otherwise.
+ */
+export interface AuditPeer {
+  source: 'ss+proc' | 'unavailable';
+  pid?: number;
+  /** Several processes share the connection (an inherited or passed socket). */
+  pids?: number[];
+  /** Effective uid of the process(es), read from /proc when the decision arrived. */
+  uid?: number;
+  reason?: string;
+}
+
+/** R-AUD-1 fields. There is deliberately no field for raw arguments: only their digest. */
+export interface AuditRecord {
+  /** ISO 8601 time of the call. */
+  ts: string;
+  principal: string;
+  /** Agent actions (R-HOOK-10): the hook name of the agent (`claude-code`, `codex`, `gemini`); `server` is then its alias. */
+  agent?: string;
+  /** The call an agent action's `started` line and its end line share (R-HOOK-10). */
+  callId?: string;
+  sessionId?: string;
+  server?: string;
+  tool?: string;
+  kind?: 'exec';
+  argsSha256: string;
+  outcome: AuditOutcome;
+  deniedReason?: string;
+  channel?: AuditChannel;
+  approvalId?: string;
+  ruleId?: string;
+  waitedForConsentMs?: number;
+  durationMs?: number;
+  caller?: Record<string, unknown>;
+  /** The effect a proof-bound call ran as (handoff retries, exec via the daemon). */
+  effectId?: string;
+  /** True when an identical retry was answered with the recorded disposition and nothing ran (R-J-4). */
+  replayed?: boolean;
+  /** The channel the deciding client said it was; a hint beside the head-stamped `channel`, never a fact. */
+  claimedChannel?: string;
+  /** The process that sent the decision over the socket, found by the daemon. */
+  peer?: AuditPeer;
+}
+
+/** The order fields are written in; anything else a caller passes is dropped. */
+export const AUDIT_FIELDS = [
+  'ts',
+  'principal',
+  'sessionId',
+  'server',
+  'tool',
+  'kind',
+  'argsSha256',
+  'outcome',
+  'deniedReason',
+  'channel',
+  'approvalId',
+  'ruleId',
+  'waitedForConsentMs',
+  'durationMs',
+  'caller',
+  'effectId',
+  'replayed',
+  'claimedChannel',
+  'peer',
+  'agent',
+  'callId',
+] as const satisfies readonly (keyof AuditRecord)[];
+
+/** Copies the R-AUD-1 fields into `out` in their order and drops everything else, so a stray `args` never reaches disk. */
+export function copyAuditFields(record: AuditRecord, out: Record<string, unknown>): Record<string, unknown> {
+  const source = record as unknown as Record<string, unknown>;
+  for (const field of AUDIT_FIELDS) {
+    const value = source[field];
+    if (value !== undefined) out[field] = value;
+  }
+  return out;
+}
+
+/** Picks the R-AUD-1 fields and drops everything else, so a stray `args` never reaches disk. */
+export function sanitizeAuditRecord(record: AuditRecord): AuditRecord {
+  return copyAuditFields(record, {}) as unknown as AuditRecord;
+}
