@@ -116,6 +116,8 @@ export interface McpServerSpec {
   command: string;
   args?: string[];
   env?: Record<string, string>;
+  /** Codex only: how long it waits for the server to start (`startup_timeout_sec`, default 10 s; a loaded machine may need more). */
+  startupTimeoutSec?: number;
 }
 
 export interface AgentRunOptions {
@@ -241,6 +243,7 @@ function prepareCodex(home: string, options: AgentRunOptions, prompt: string): L
   ];
   for (const [name, server] of Object.entries(options.mcpServers ?? {})) {
     lines.push('', `[mcp_servers.${tomlString(name)}]`, `command = ${tomlString(server.command)}`, `args = [${(server.args ?? []).map(tomlString).join(', ')}]`);
+    if (server.startupTimeoutSec !== undefined) lines.push(`startup_timeout_sec = ${server.startupTimeoutSec}`);
     if (server.env !== undefined) {
       lines.push(`[mcp_servers.${tomlString(name)}.env]`, ...Object.entries(server.env).map(([key, value]) => `${tomlString(key)} = ${tomlString(value)}`));
     }

@@ -1,12 +1,12 @@
 // SPEC §17 end to end: the real Claude Code, Codex and Gemini CLI, offline against
 // scripted fake models, with `assent-hook.js` as their before- and after-tool
-// hooks and a real assent daemon. Each test is one acceptance line of the
-// agent-hooks issue.
+// hooks — installed into each run's temp HOME with `assent install <agent>` — and
+// a real assent daemon. Each test is one acceptance line of the agent-hooks issue.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AGENT_CLIS_SKIP_REASON, AGENT_EVENTS, AGENT_NAMES, AGENT_WIRE, agentClisAvailable, runAgent, type AgentName, type AgentRun } from '../../helpers/agentClis.js';
+import { AGENT_CLIS_SKIP_REASON, AGENT_NAMES, AGENT_WIRE, agentClisAvailable, runAgent, type AgentName, type AgentRun } from '../../helpers/agentClis.js';
 import { CLI_ENTRY, makeTempHome, REPO_ROOT, type TempHome } from '../../helpers/daemon.js';
 import { startFakeModel, type FakeModel, type ModelStep, type ToolResult } from '../../helpers/fakeModels.js';
 import { HOOK_ENTRY } from '../../helpers/hook.js';
@@ -41,9 +41,17 @@ afterEach(async () => {
   }
 });
 
-/** The hook command string as `assent install` writes it: absolute node and entry, each double-quoted. */
-function hookCommand(agent: AgentName, after = false): string {
-  return `"${process.execPath}" "${HOOK_ENTRY}" ${HOOK_NAME[agent]}${after ? ' --after' : ''}`;
+/**
+ * Installs assent's hooks into the run's temp HOME the way an operator would:
+ * `assent install <agent>` with that HOME (and CODEX_HOME), reading
+ * hooks.timeoutSeconds from the test's ASSENT_HOME for the hook timeout.
+ */
+async function installHooks(agent: AgentName, home: TempHome, agentHome: string): Promise<void> {
+  const result = await home.runCli(['install', HOOK_NAME[agent], '--json'], { env: { HOME: agentHome, CODEX_HOME: join(agentHome, '.codex') } });
+  expect(result.code, result.stderr).toBe(0);
+  const installed = (JSON.parse(result.stdout) as { data: { command: string; changed: boolean } }).data;
+  expect(installed.changed).toBe(true);
+  expect(installed.command).toContain(HOOK_ENTRY);
 }
 
 async function daemonWith(config: Record<string, unknown>): Promise<TempHome> {
@@ -62,7 +70,12 @@ interface Scene {
 }
 
 /** Starts one headless run of `agent` whose hooks are assent's; the model plays `steps`, then "done". */
-async function startScene(agent: AgentName, home: TempHome, steps: ModelStep[], options: { mcpServers?: Parameters<typeof runAgent>[1]['mcpServers']; hookTimeoutSeconds?: number } = {}): Promise<Scene> {
+async function startScene(
+  agent: AgentName,
+  home: TempHome,
+  steps: ModelStep[],
+  options: { mcpServers?: Parameters<typeof runAgent>[1]['mcpServers']; afterInstall?: () => void } = {},
+): Promise<Scene> {
   const dir = mkdtempSync(join(tmpdir(), `assent-hooks-${agent}-`));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const work = join(dir, 'work');
@@ -73,8 +86,10 @@ async function startScene(agent: AgentName, home: TempHome, steps: ModelStep[], 
     model,
     cwd: work,
     prompt: 'Run the command.',
-    hooks: { [AGENT_EVENTS[agent].before]: hookCommand(agent), [AGENT_EVENTS[agent].after]: hookCommand(agent, true) },
-    hookTimeoutSeconds: options.hookTimeoutSeconds ?? 40,
+    prepareHome: async (agentHome) => {
+      await installHooks(agent, home, agentHome);
+      options.afterInstall?.();
+    },
     env: { ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' },
     timeoutMs: RUN_TIMEOUT_MS,
     ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
@@ -100,8 +115,12 @@ interface Pending {
   caller: Record<string, unknown>;
 }
 
-async function waitForPending(home: TempHome): Promise<Pending> {
+/** The first pending approval; fails at once, with what the run did, when the run ends without filing one. */
+async function waitForPending(home: TempHome, run?: Promise<AgentRun>): Promise<Pending> {
+  let ended: AgentRun | undefined;
+  void run?.then((finished) => (ended = finished));
   for (let i = 0; i < 600; i += 1) {
+    if (ended !== undefined) throw new Error(`the agent run ended without filing an approval: ${describeRun(ended)}`);
     const list = (JSON.parse((await home.runCli(['pending', '--json'])).stdout) as { data: Pending[] }).data;
     if (list[0] !== undefined) return list[0];
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -184,7 +203,7 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
           const home = await daemonWith({});
           const command = `${COUNT_COMMAND} # \u202e tail`;
           const scene = await startScene(agent, home, [SHELL_STEP[agent](command)]);
-          const listed = await waitForPending(home);
+          const listed = await waitForPending(home, scene.run);
           expect(listed).toMatchObject({ server: SHELL_ID[agent].split('/')[0], tool: SHELL_TOOL[agent], args: { command }, caller: { head: 'hook', agent: HOOK_NAME[agent], cwd: scene.work, kind: 'shell' } });
           expect(runsOf(scene.work)).toBe(0);
           await decideInTerminal(home, listed.id, 'approve');
@@ -202,7 +221,7 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
         async () => {
           const home = await daemonWith({});
           const scene = await startScene(agent, home, [SHELL_STEP[agent](COUNT_COMMAND)]);
-          const listed = await waitForPending(home);
+          const listed = await waitForPending(home, scene.run);
           await decideInTerminal(home, listed.id, 'deny');
           const run = await scene.run;
           expect(runsOf(scene.work), describeRun(run)).toBe(0);
@@ -215,9 +234,9 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
         `R-HOOK-4 R-STATE-1 ${agent}: with the state directory writable by group and others the call is blocked`,
         async () => {
           const home = await daemonWith({ policy: { tools: { [SHELL_ID[agent]]: 'allow' } } });
-          chmodSync(home.home, 0o777);
           cleanups.push(() => chmodSync(home.home, 0o700));
-          const scene = await startScene(agent, home, [SHELL_STEP[agent](COUNT_COMMAND)]);
+          // `assent install` itself refuses such a state directory, so it is opened up after the install.
+          const scene = await startScene(agent, home, [SHELL_STEP[agent](COUNT_COMMAND)], { afterInstall: () => chmodSync(home.home, 0o777) });
           const run = await scene.run;
           expect(runsOf(scene.work), describeRun(run)).toBe(0);
           expect(lastResult(scene.model, run).output).toContain('state_insecure');
@@ -232,7 +251,8 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
     async () => {
       const home = await daemonWith({ hooks: { timeoutSeconds: 2 } });
       const started = Date.now();
-      const scene = await startScene('gemini', home, [SHELL_STEP.gemini(COUNT_COMMAND)], { hookTimeoutSeconds: 17 });
+      // `assent install` writes Gemini's hook timeout as hooks.timeoutSeconds + 15 s (17 s here, in ms).
+      const scene = await startScene('gemini', home, [SHELL_STEP.gemini(COUNT_COMMAND)]);
       const run = await scene.run;
       expect(runsOf(scene.work), describeRun(run)).toBe(0);
       expect(lastResult(scene.model, run).output).toContain('consent_timeout');
@@ -263,9 +283,9 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
           policy: { default: 'allow', tools: { 'everything/echo': 'prompt', 'claude/ToolSearch': 'allow' } },
         });
         const scene = await startScene(agent, home, GATEWAY_ECHO[agent], {
-          mcpServers: { assent: { command: process.execPath, args: [CLI_ENTRY, 'mcp'], env: { ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' } } },
+          mcpServers: { assent: { command: process.execPath, args: [CLI_ENTRY, 'mcp'], env: { ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' }, startupTimeoutSec: 30 } },
         });
-        const listed = await waitForPending(home);
+        const listed = await waitForPending(home, scene.run);
         expect(listed).toMatchObject({ server: 'everything', tool: 'echo', args: { message: 'through the gateway' } });
         await decideInTerminal(home, listed.id, 'approve');
         const run = await scene.run;
