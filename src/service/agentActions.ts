@@ -14,10 +14,11 @@ import {
   type AgentAction,
   type AgentName,
 } from '../core/agentAction.js';
-import { evaluateAgentPolicy } from '../core/agentPolicy.js';
+import { describeDecidingPart, evaluateAgentPolicy, type AgentPolicyResult } from '../core/agentPolicy.js';
 import { digestOf } from '../core/canonical.js';
 import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
+import { AgentJudge } from '../shell/agentJudge.js';
 import type { ApprovalService, CallOutcome } from './approvalService.js';
 import type { Logger } from './logger.js';
 
@@ -66,6 +67,8 @@ export interface AgentActionServiceOptions {
   approvals: ApprovalService;
   clock: Clock;
   logger: Logger;
+  /** The kind's rules (commands, paths, URLs) on this host (R-POL-6). */
+  judge: AgentJudge;
   maxOpenCalls?: number;
 }
 
@@ -78,6 +81,8 @@ interface DenialContext {
   configPath?: string;
   timeoutSeconds?: number;
   operatorReason?: string;
+  /** Which part of the action and which rule decided (R-POL-9), for a policy denial. */
+  decidedBy?: string;
 }
 
 /**
@@ -91,7 +96,7 @@ export function describeAgentDenial(reason: AgentDenialReason, context: DenialCo
     case 'policy':
       return (
         `assent refused ${id}: policy. The policy key ${context.key ?? 'policy.agents.default'} in ${context.configPath ?? 'config.json'} says "deny", ` +
-        `so the call did not run. Do not retry it; do the task another way, or ask the operator to change that key (then \`assent config reload\`) if this call should be allowed.`
+        `so the call did not run.${context.decidedBy === undefined ? '' : ` Decided by ${context.decidedBy}.`} Do not retry it; do the task another way, or ask the operator to change that key (then \`assent config reload\`) if this call should be allowed.`
       );
     case 'consent_denied':
       return (
@@ -130,6 +135,7 @@ export class AgentActionService {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly maxOpenCalls: number;
+  private readonly judge: AgentJudge;
   /** Allowed calls waiting for their after-event, oldest first. */
   private readonly open = new Map<string, OpenCall>();
   /** `agent \0 session \0 toolUseId` → callId, for agents that send a tool-use id. */
@@ -140,6 +146,26 @@ export class AgentActionService {
     this.clock = options.clock;
     this.logger = options.logger;
     this.maxOpenCalls = options.maxOpenCalls ?? MAX_OPEN_AGENT_CALLS;
+    this.judge = options.judge;
+  }
+
+  /** Resolves once `evaluate` can judge this action (the bash grammar, once per process). */
+  ready(action: Pick<AgentAction, 'kind'>): Promise<void> | undefined {
+    return action.kind === 'shell' && !this.judge.loaded ? this.judge.ready() : undefined;
+  }
+
+  /**
+   * The policy decision of one agent action, without filing or running
+   * anything (R-POL-6): `policy.tools`, then the kind's rules, then
+   * `policy.agents.default`; auto-approval rules may turn prompt into allow.
+   * A shell action needs the bash grammar: `await ready(action)` first.
+   */
+  evaluate(action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'cwd' | 'mcpServer'>): AgentPolicyResult {
+    const pinned = this.approvals.config;
+    const verdict = this.approvals.policySnapshot.tools.has(agentToolId(action.agent, action.tool))
+      ? undefined
+      : this.judge.judge({ revision: pinned.revision, policy: pinned.config.policy }, action);
+    return evaluateAgentPolicy(this.approvals.policySnapshot, pinned.config.policy.agents.default, action, this.clock.now(), verdict);
   }
 
   /**
@@ -163,10 +189,16 @@ export class AgentActionService {
     }
     const pinned = this.approvals.config;
     const timeoutSeconds = pinned.config.hooks.timeoutSeconds;
-    const evaluation = evaluateAgentPolicy(this.approvals.policySnapshot, pinned.config.policy.agents.default, { ...action, kind }, this.clock.now());
+    // Only the very first shell action of a daemon waits here; after that filing stays synchronous.
+    const loading = this.ready(action);
+    if (loading !== undefined) await loading;
+    const evaluation = this.evaluate({ ...action, kind });
     const caller: Record<string, unknown> = { head: 'hook', agent: action.agent, cwd: action.cwd, kind };
     if (action.toolUseId !== undefined) caller['toolUseId'] = action.toolUseId;
     const { cwd: _cwd, ...auditCaller } = caller;
+    // What the preview shows: each part the kind's rules judged, with the rule that decided it (R-POL-9).
+    // Not audited: its parts quote the command and its paths (R-AUD-1).
+    if (evaluation.parts !== undefined) caller['policy'] = { decision: evaluation.decision, key: evaluation.key, parts: evaluation.parts };
     try {
       const result = await this.approvals.authorize(
         {
@@ -186,7 +218,7 @@ export class AgentActionService {
         reason: channel ?? 'policy',
         message:
           channel === undefined
-            ? `assent: ${toolId} allowed by ${evaluation.key ?? 'policy'}`
+            ? `assent: ${toolId} allowed by ${evaluation.ruleId === undefined ? (evaluation.key ?? 'policy') : `rule ${evaluation.ruleId}`}`
             : `assent: ${toolId} allowed (${channel}${result.consent?.approvalId === undefined ? '' : `, approval ${result.consent.approvalId}`})`,
         callId: result.callId,
         waitedForConsentMs: result.waitedForConsentMs,
@@ -202,6 +234,8 @@ export class AgentActionService {
       // Lifecycle endings keep their own reason (shutdown, session_ended); an operator's deny stays consent_denied.
       const reason = (DENIAL_REASONS.includes(detail) ? detail : DENIAL_REASONS.includes(raw) ? raw : 'consent_denied') as AgentDenialReason;
       const context: DenialContext = { toolId, timeoutSeconds, configPath: pinned.path };
+      const decidedBy = describeDecidingPart(evaluation);
+      if (reason === 'policy' && decidedBy !== undefined) context.decidedBy = decidedBy;
       if (typeof details['approvalId'] === 'string') context.approvalId = details['approvalId'];
       if (typeof details['key'] === 'string') context.key = details['key'];
       if (typeof details['operatorReason'] === 'string') context.operatorReason = details['operatorReason'];
