@@ -62,3 +62,29 @@ export function describeDecidingPart(result: AgentPolicyResult): string | undefi
   if (part === undefined) return undefined;
   return `${part.kind} ${JSON.stringify(part.text)}: ${part.decision} by ${part.rule ?? result.key ?? 'policy'}${part.reason === undefined ? '' : ` (${part.reason})`}`;
 }
+
+/** One line of `assent policy explain` (R-POL-9): a judged part, or the key that decided the whole action. */
+export interface ExplainedPart {
+  kind: PolicyPart['kind'] | 'tool' | 'rule';
+  text: string;
+  decision: PolicyValue;
+  rule?: string;
+  reason?: string;
+}
+
+export interface AgentPolicyExplanation {
+  decision: PolicyValue;
+  parts: ExplainedPart[];
+}
+
+/** The explanation of a decision: every part the kind's rules judged, else the one key that decided; an auto-approval rule last. */
+export function explainAgentPolicy(result: AgentPolicyResult, toolId: string): AgentPolicyExplanation {
+  const parts: ExplainedPart[] =
+    result.parts !== undefined
+      ? result.parts.map((part) => ({ ...part }))
+      : [{ kind: 'tool', text: toolId, decision: result.source === 'rule' ? 'prompt' : result.decision, rule: result.key ?? 'policy' }];
+  if (result.ruleId !== undefined) {
+    parts.push({ kind: 'rule', text: toolId, decision: 'allow', rule: `rule ${result.ruleId}`, reason: 'an auto-approval rule turns this prompt into allow' });
+  }
+  return { decision: result.decision, parts };
+}

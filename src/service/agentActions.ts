@@ -14,12 +14,13 @@ import {
   type AgentAction,
   type AgentName,
 } from '../core/agentAction.js';
-import { describeDecidingPart, evaluateAgentPolicy, type AgentPolicyResult } from '../core/agentPolicy.js';
+import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult } from '../core/agentPolicy.js';
 import { digestOf } from '../core/canonical.js';
 import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
 import { AgentJudge } from '../shell/agentJudge.js';
-import type { ApprovalService, CallOutcome } from './approvalService.js';
+import type { PolicySnapshot } from '../core/toolPolicy.js';
+import type { ApprovalService, CallOutcome, PinnedConfig } from './approvalService.js';
 import type { Logger } from './logger.js';
 
 /** Allowed calls remembered for their after-event; beyond this the oldest is dropped (its audit line stays `started`). */
@@ -128,6 +129,27 @@ export function describeAgentDenial(reason: AgentDenialReason, context: DenialCo
   }
 }
 
+/** What deciding an agent action needs: the compiled tool policy and rules, the configuration it came from, the judge. */
+export interface AgentEvaluationContext {
+  snapshot: PolicySnapshot;
+  config: Pick<PinnedConfig, 'config' | 'revision'>;
+  judge: AgentJudge;
+  nowMs: number;
+}
+
+/**
+ * The policy decision of one agent action (R-POL-6), for the daemon and for
+ * `assent policy explain` without one. Files and runs nothing. A shell action
+ * needs the bash grammar loaded (`judge.ready()`).
+ */
+export function evaluateAgentAction(context: AgentEvaluationContext, action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'cwd' | 'mcpServer'>): AgentPolicyResult {
+  const { config } = context;
+  const verdict = context.snapshot.tools.has(agentToolId(action.agent, action.tool))
+    ? undefined
+    : context.judge.judge({ revision: config.revision, policy: config.config.policy }, action);
+  return evaluateAgentPolicy(context.snapshot, config.config.policy.agents.default, action, context.nowMs, verdict);
+}
+
 const DENIAL_REASONS: readonly string[] = ['policy', 'consent_denied', 'consent_timeout', 'cancelled', 'shutdown', 'session_ended', 'unavailable'];
 
 export class AgentActionService {
@@ -149,6 +171,14 @@ export class AgentActionService {
     this.judge = options.judge;
   }
 
+  /** `policy.explain` (R-POL-9): the decision and its parts under the pinned policy; runs and files nothing. */
+  async explain(action: Pick<AgentAction, 'agent' | 'tool' | 'input' | 'cwd' | 'mcpServer'>): Promise<AgentPolicyExplanation> {
+    const kind = agentActionKind(action.agent, action.tool, action.mcpServer);
+    const loading = this.ready({ kind });
+    if (loading !== undefined) await loading;
+    return explainAgentPolicy(this.evaluate({ ...action, kind }), agentToolId(action.agent, action.tool));
+  }
+
   /** Resolves once `evaluate` can judge this action (the bash grammar, once per process). */
   ready(action: Pick<AgentAction, 'kind'>): Promise<void> | undefined {
     return action.kind === 'shell' && !this.judge.loaded ? this.judge.ready() : undefined;
@@ -161,12 +191,9 @@ export class AgentActionService {
    * A shell action needs the bash grammar: `await ready(action)` first.
    */
   evaluate(action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'cwd' | 'mcpServer'>): AgentPolicyResult {
-    const pinned = this.approvals.config;
-    const verdict = this.approvals.policySnapshot.tools.has(agentToolId(action.agent, action.tool))
-      ? undefined
-      : this.judge.judge({ revision: pinned.revision, policy: pinned.config.policy }, action);
-    return evaluateAgentPolicy(this.approvals.policySnapshot, pinned.config.policy.agents.default, action, this.clock.now(), verdict);
+    return evaluateAgentAction({ snapshot: this.approvals.policySnapshot, config: this.approvals.config, judge: this.judge, nowMs: this.clock.now() }, action);
   }
+
 
   /**
    * Decides one agent action (R-HOOK-3). Policy and human denials are answers
