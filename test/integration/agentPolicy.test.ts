@@ -129,4 +129,17 @@ describe('agent actions decided by the command, path and URL rules (R-POL-6)', (
     await f.home.runCli(['deny', String(approval?.['id'])], { env: { HOME: f.userHome } });
     expect(answerOf((await patched).stdout).decision).toBe('deny');
   });
+
+  it('R-POL-9 R-SH-3 the preview in `assent pending` lists each simple command with its rule, and why `eval "$x"` was not statically known', async () => {
+    const f = await setup(undefined);
+    const call = runHook(['claude-code'], shellEvent('claude-code', 'git status; eval "$x"', { cwd: f.project }), f.env);
+    const [approval] = await waitForPending(f);
+    const text = await f.home.runCli(['pending'], { env: { HOME: f.userHome } });
+    expect(text.stdout).toContain('  policy    prompt (decided by policy.commands.default)');
+    expect(text.stdout).toMatch(/ {4}allow {2}command git status\n {11}by policy\.commands\.rules\.\d+ "git status \*"/);
+    expect(text.stdout).toContain('    prompt command eval "$x"');
+    expect(text.stdout).toContain('           why: the string given to eval is not a literal');
+    await f.home.runCli(['deny', String(approval?.['id'])], { env: { HOME: f.userHome } });
+    expect(answerOf((await call).stdout).decision).toBe('deny');
+  });
 });
