@@ -81,6 +81,7 @@ function agentActionOf(approval) {
     kind: typeof caller.kind === 'string' ? caller.kind : undefined,
     command: caller.kind === 'shell' && typeof command === 'string' ? command : undefined,
     policy: caller.policy && typeof caller.policy === 'object' && Array.isArray(caller.policy.parts) ? caller.policy : undefined,
+    sessionGrant: typeof caller.sessionGrant === 'string' ? caller.sessionGrant : 'this exact input',
   };
 }
 
@@ -116,6 +117,7 @@ function agentLines(approval) {
     agent.kind === undefined ? '' : el('span', { text: `kind ${escapeText(agent.kind)}` }),
   ]);
   const policy = agent.policy === undefined ? [] : policyLines(agent.policy);
+  policy.push(el('p', { class: 'note session-grant', text: `Approving for the session remembers ${escapeText(agent.sessionGrant)}.` }));
   if (agent.command === undefined) return [meta, ...policy];
   return [meta, el('pre', { class: 'command', 'aria-label': 'Shell command' }, [escapeText(agent.command)]), ...policy];
 }

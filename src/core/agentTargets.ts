@@ -95,3 +95,31 @@ export function actionUrl(input: Record<string, unknown>): string | undefined {
   const url = input['url'];
   return typeof url === 'string' ? url : undefined;
 }
+
+/** What "approve for session" remembers of an agent action (R-POL-7), and how the preview says it. */
+export interface SessionGrantSubject {
+  /** Compared by digest: equal subjects in the same session and tool pass. */
+  subject: Record<string, unknown>;
+  /** For the preview: what will be remembered. */
+  label: string;
+}
+
+/**
+ * A shell action's exact command text (not the whole shell tool); a read or
+ * write action's paths, relative ones against the cwd (not the whole tool);
+ * undefined for other kinds, which keep the exact input.
+ */
+export function sessionGrantSubject(action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'cwd'>): SessionGrantSubject | undefined {
+  if (action.kind === 'shell') {
+    const command = actionCommand(action.input);
+    if (command === undefined) return undefined;
+    return { subject: { command }, label: `the exact command text ${JSON.stringify(command)}, for this agent session` };
+  }
+  if (action.kind === 'read' || action.kind === 'write') {
+    const { paths, unknown } = actionPaths(action);
+    if (unknown !== undefined || paths.length === 0) return undefined;
+    const absolute = [...new Set(paths.map((path) => (path.startsWith('/') || path === '~' || path.startsWith('~/') ? path : `${action.cwd}/${path}`)))].sort();
+    return { subject: { access: action.kind, paths: absolute }, label: `${action.kind}s of ${absolute.map((path) => JSON.stringify(path)).join(', ')} by ${action.tool}, for this agent session` };
+  }
+  return undefined;
+}

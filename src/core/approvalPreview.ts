@@ -37,6 +37,8 @@ export interface AgentActionView {
   command?: string;
   /** How the policy decided it (R-POL-9): each simple command, path or URL with the rule that decided it. */
   policy?: AgentPolicyView;
+  /** What "approve for session" remembers (R-POL-7). */
+  sessionGrant?: string;
 }
 
 /** One judged part of an agent action, as the daemon recorded it in the approval. */
@@ -94,6 +96,7 @@ export function agentActionOf(approval: Pick<PreviewableApproval, 'kind' | 'args
   if (view.kind === 'shell' && typeof command === 'string') view.command = command;
   const policy = policyViewOf(approval.caller['policy']);
   if (policy !== undefined) view.policy = policy;
+  if (typeof approval.caller['sessionGrant'] === 'string') view.sessionGrant = approval.caller['sessionGrant'];
   return view;
 }
 
@@ -127,6 +130,7 @@ function renderAgentPreview(approval: PreviewableApproval, agent: AgentActionVie
     ...(agent.kind === undefined ? [] : [`  kind      ${escapeText(agent.kind)}`]),
     ...(agent.command === undefined ? [] : [`  command   ${escapeText(agent.command)}`]),
     ...(agent.policy === undefined ? [] : renderPolicyLines(agent.policy)),
+    `  approving for the session remembers ${agent.sessionGrant === undefined ? 'this exact input' : escapeText(agent.sessionGrant)}`,
     `  expires   in ${seconds(approval.expiresAt - now)}`,
     '  input:',
     ...escapedJson(approval.args ?? {}, 2)

@@ -15,6 +15,7 @@ import {
   type AgentName,
 } from '../core/agentAction.js';
 import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult } from '../core/agentPolicy.js';
+import { sessionGrantSubject } from '../core/agentTargets.js';
 import { digestOf } from '../core/canonical.js';
 import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
@@ -226,6 +227,8 @@ export class AgentActionService {
     // What the preview shows: each part the kind's rules judged, with the rule that decided it (R-POL-9).
     // Not audited: its parts quote the command and its paths (R-AUD-1).
     if (evaluation.parts !== undefined) caller['policy'] = { decision: evaluation.decision, key: evaluation.key, parts: evaluation.parts };
+    const grant = sessionGrantSubject({ ...action, kind });
+    if (grant !== undefined) caller['sessionGrant'] = grant.label;
     try {
       const result = await this.approvals.authorize(
         {
@@ -234,7 +237,13 @@ export class AgentActionService {
           tool: action.tool,
           args: action.input,
           caller,
-          agentAction: { agent: action.agent, evaluation, consentTimeoutMs: timeoutSeconds * 1000, auditCaller },
+          agentAction: {
+            agent: action.agent,
+            evaluation,
+            consentTimeoutMs: timeoutSeconds * 1000,
+            auditCaller,
+            ...(grant === undefined ? {} : { sessionGrant: digestOf(grant.subject) }),
+          },
         },
         options,
       );

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempHome, type TempHome } from '../helpers/daemon.js';
 import { answerOf, runHook, shellEvent } from '../helpers/hook.js';
+import { PtySession } from '../helpers/pty.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -141,5 +142,34 @@ describe('agent actions decided by the command, path and URL rules (R-POL-6)', (
     expect(text.stdout).toContain('           why: the string given to eval is not a literal');
     await f.home.runCli(['deny', String(approval?.['id'])], { env: { HOME: f.userHome } });
     expect(answerOf((await call).stdout).decision).toBe('deny');
+  });
+
+  it('R-POL-7 approving `npm test` for the session remembers that exact command text: the next `npm test` in the session passes (whatever its description), `npm test -- --update` and `npm test` in another session still ask', async () => {
+    const f = await setup(undefined);
+    const npm = (command: string, sessionId: string, description: string): Record<string, unknown> =>
+      shellEvent('claude-code', command, { cwd: f.project, session_id: sessionId, tool_input: { command, description } });
+    const first = runHook(['claude-code'], npm('npm test', 'S1', 'run the tests'), f.env);
+    const [approval] = await waitForPending(f);
+    const preview = await f.home.runCli(['pending'], { env: { HOME: f.userHome } });
+    expect(preview.stdout).toContain('approving for the session remembers the exact command text "npm test", for this agent session');
+    const outFile = join(f.home.home, 'approve.out');
+    const pty = new PtySession(['approve', '--session', String(approval?.['id'])], { outFile, env: { ASSENT_HOME: f.home.home, HOME: f.userHome } });
+    cleanups.push(() => pty.kill());
+    const code = await pty.waitFor(/Type ([a-z]{4}) to approve for the rest of this session/);
+    pty.type(`${code[1]}\r`);
+    expect((await pty.finish(outFile)).exitCode, pty.screen).toBe(0);
+    expect(answerOf((await first).stdout).decision).toBe('allow');
+
+    const again = await runHook(['claude-code'], npm('npm test', 'S1', 'run them again'), f.env);
+    expect(answerOf(again.stdout)).toMatchObject({ decision: 'allow', reason: expect.stringContaining('session') });
+    expect(await pendingList(f)).toEqual([]);
+
+    for (const [command, sessionId] of [['npm test -- --update', 'S1'], ['npm test', 'S2']] as const) {
+      const asked = runHook(['claude-code'], npm(command, sessionId, 'run the tests'), f.env);
+      const [next] = await waitForPending(f);
+      expect(next).toMatchObject({ sessionId, args: { command } });
+      await f.home.runCli(['deny', String(next?.['id'])], { env: { HOME: f.userHome } });
+      expect(answerOf((await asked).stdout).decision).toBe('deny');
+    }
   });
 });
