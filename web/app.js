@@ -80,7 +80,26 @@ function agentActionOf(approval) {
     cwd: typeof caller.cwd === 'string' ? caller.cwd : undefined,
     kind: typeof caller.kind === 'string' ? caller.kind : undefined,
     command: caller.kind === 'shell' && typeof command === 'string' ? command : undefined,
+    policy: caller.policy && typeof caller.policy === 'object' && Array.isArray(caller.policy.parts) ? caller.policy : undefined,
+    sessionGrant: typeof caller.sessionGrant === 'string' ? caller.sessionGrant : 'this exact input',
   };
+}
+
+/** How the policy decided an agent action: each simple command, path or URL, the rule that decided it and why it was not statically known. */
+function policyLines(policy) {
+  const items = policy.parts
+    .filter((part) => part && typeof part.text === 'string')
+    .map((part) =>
+      el('li', { class: `part ${String(part.decision)}` }, [
+        el('span', { class: 'decision', text: escapeText(String(part.decision)) }),
+        el('span', { text: ` ${escapeText(String(part.kind))} ` }),
+        el('code', { text: escapeText(part.text) }),
+        el('span', { class: 'rule', text: ` by ${escapeText(typeof part.rule === 'string' ? part.rule : 'policy')}` }),
+        typeof part.reason === 'string' ? el('span', { class: 'reason', text: ` (why: ${escapeText(part.reason)})` }) : '',
+      ]),
+    );
+  const head = el('p', { class: 'meta policy', text: `policy ${escapeText(String(policy.decision))} (decided by ${escapeText(typeof policy.key === 'string' ? policy.key : 'policy')})` });
+  return [head, el('ul', { class: 'policy-parts', 'aria-label': 'How the policy decided' }, items)];
 }
 
 function titleOf(approval) {
@@ -97,8 +116,10 @@ function agentLines(approval) {
     el('span', { text: `cwd ${agent.cwd === undefined ? '(not given)' : escapeText(agent.cwd)}` }),
     agent.kind === undefined ? '' : el('span', { text: `kind ${escapeText(agent.kind)}` }),
   ]);
-  if (agent.command === undefined) return [meta];
-  return [meta, el('pre', { class: 'command', 'aria-label': 'Shell command' }, [escapeText(agent.command)])];
+  const policy = agent.policy === undefined ? [] : policyLines(agent.policy);
+  policy.push(el('p', { class: 'note session-grant', text: `Approving for the session remembers ${escapeText(agent.sessionGrant)}.` }));
+  if (agent.command === undefined) return [meta, ...policy];
+  return [meta, el('pre', { class: 'command', 'aria-label': 'Shell command' }, [escapeText(agent.command)]), ...policy];
 }
 
 function previewOf(approval) {

@@ -1,22 +1,42 @@
-// Policy for agent actions (SPEC §18, R-POL-6), without the shell, path and URL
-// rules of a later version: `policy.tools["<agent>/<tool>"]` wins outright; an
-// MCP tool is judged by its MCP id like a gateway call; anything else gets
-// `policy.agents.default`. Auto-approval rules may turn prompt into allow.
+// Policy for agent actions (SPEC §18, R-POL-6): `policy.tools["<agent>/<tool>"]`
+// wins outright; else the kind's rules (a shell action's commands and
+// redirections, a read or write action's paths, a fetch's URL), judged by the
+// daemon beforehand and handed in as a verdict; an MCP tool is judged by its
+// MCP id like a gateway call; anything else gets `policy.agents.default`.
+// Auto-approval rules may turn prompt into allow, never deny into anything.
+import type { ActionVerdict, PolicyPart } from './actionPlan.js';
 import { agentToolId, mcpToolOf, type AgentAction } from './agentAction.js';
 import type { PolicyValue } from './config.js';
 import { evaluateToolPolicy, matchingRuleId, type PolicySnapshot, type ToolPolicyResult } from './toolPolicy.js';
 
-/** Decides one agent action. Pure; `agentsDefault` is `policy.agents.default`. */
+/** The decision of an agent action, and, when the kind's rules decided, every part they judged. */
+export interface AgentPolicyResult extends ToolPolicyResult {
+  parts?: PolicyPart[];
+  /** The part whose decision is the action's (the first of the most restrictive). */
+  decidingPart?: PolicyPart;
+}
+
+const KIND_SOURCE = { shell: 'commands', read: 'paths', write: 'paths', fetch: 'urls' } as const;
+
+/** Decides one agent action. Pure; `agentsDefault` is `policy.agents.default`, `verdict` the kind's rules (undefined: not covered). */
 export function evaluateAgentPolicy(
   snapshot: PolicySnapshot,
   agentsDefault: PolicyValue,
   action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'mcpServer'>,
   nowMs: number,
-): ToolPolicyResult {
+  verdict?: ActionVerdict,
+): AgentPolicyResult {
   const id = agentToolId(action.agent, action.tool);
   const explicit = snapshot.tools.get(id);
   if (explicit !== undefined) {
     const result: ToolPolicyResult = { decision: explicit, source: 'tool', key: `policy.tools.${id}` };
+    return withRule(snapshot, result, id, action.input, nowMs);
+  }
+  if (verdict !== undefined && action.kind in KIND_SOURCE) {
+    const deciding = verdict.parts.find((part) => part.decision === verdict.decision);
+    const source = KIND_SOURCE[action.kind as keyof typeof KIND_SOURCE];
+    const result: AgentPolicyResult = { decision: verdict.decision, source, key: deciding?.rule ?? `policy.${source}`, parts: verdict.parts };
+    if (deciding !== undefined) result.decidingPart = deciding;
     return withRule(snapshot, result, id, action.input, nowMs);
   }
   const mcp = action.kind === 'mcp' ? mcpToolOf(action.agent, action.tool, action.mcpServer) : undefined;
@@ -29,11 +49,42 @@ export function evaluateAgentPolicy(
 }
 
 /** A prompt becomes allow when a rule for the agent's tool id matches (R-POL-4); deny and allow stay. */
-function withRule(snapshot: PolicySnapshot, result: ToolPolicyResult, id: string, input: Record<string, unknown>, nowMs: number): ToolPolicyResult {
+function withRule(snapshot: PolicySnapshot, result: AgentPolicyResult, id: string, input: Record<string, unknown>, nowMs: number): AgentPolicyResult {
   if (result.decision !== 'prompt') return result;
   const ruleId = matchingRuleId(snapshot, id, input, nowMs);
   if (ruleId === undefined) return result;
-  const allowed: ToolPolicyResult = { decision: 'allow', source: 'rule', ruleId };
-  if (result.key !== undefined) allowed.key = result.key;
-  return allowed;
+  return { ...result, decision: 'allow', source: 'rule', ruleId };
+}
+
+/** One line saying which part and rule decided, for a denial's text and an approval's preview. */
+export function describeDecidingPart(result: AgentPolicyResult): string | undefined {
+  const part = result.decidingPart;
+  if (part === undefined) return undefined;
+  return `${part.kind} ${JSON.stringify(part.text)}: ${part.decision} by ${part.rule ?? result.key ?? 'policy'}${part.reason === undefined ? '' : ` (${part.reason})`}`;
+}
+
+/** One line of `assent policy explain` (R-POL-9): a judged part, or the key that decided the whole action. */
+export interface ExplainedPart {
+  kind: PolicyPart['kind'] | 'tool' | 'rule';
+  text: string;
+  decision: PolicyValue;
+  rule?: string;
+  reason?: string;
+}
+
+export interface AgentPolicyExplanation {
+  decision: PolicyValue;
+  parts: ExplainedPart[];
+}
+
+/** The explanation of a decision: every part the kind's rules judged, else the one key that decided; an auto-approval rule last. */
+export function explainAgentPolicy(result: AgentPolicyResult, toolId: string): AgentPolicyExplanation {
+  const parts: ExplainedPart[] =
+    result.parts !== undefined
+      ? result.parts.map((part) => ({ ...part }))
+      : [{ kind: 'tool', text: toolId, decision: result.source === 'rule' ? 'prompt' : result.decision, rule: result.key ?? 'policy' }];
+  if (result.ruleId !== undefined) {
+    parts.push({ kind: 'rule', text: toolId, decision: 'allow', rule: `rule ${result.ruleId}`, reason: 'an auto-approval rule turns this prompt into allow' });
+  }
+  return { decision: result.decision, parts };
 }

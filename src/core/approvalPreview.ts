@@ -35,6 +35,55 @@ export interface AgentActionView {
   kind?: string;
   /** A shell action's command text, exactly as the agent would run it. */
   command?: string;
+  /** How the policy decided it (R-POL-9): each simple command, path or URL with the rule that decided it. */
+  policy?: AgentPolicyView;
+  /** What "approve for session" remembers (R-POL-7). */
+  sessionGrant?: string;
+}
+
+/** One judged part of an agent action, as the daemon recorded it in the approval. */
+export interface AgentPolicyPartView {
+  kind: string;
+  text: string;
+  decision: string;
+  rule?: string;
+  reason?: string;
+}
+
+export interface AgentPolicyView {
+  decision: string;
+  key?: string;
+  parts: AgentPolicyPartView[];
+}
+
+function policyViewOf(value: unknown): AgentPolicyView | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  if (typeof record['decision'] !== 'string' || !Array.isArray(record['parts'])) return undefined;
+  const parts: AgentPolicyPartView[] = [];
+  for (const raw of record['parts'] as unknown[]) {
+    if (typeof raw !== 'object' || raw === null) continue;
+    const part = raw as Record<string, unknown>;
+    if (typeof part['kind'] !== 'string' || typeof part['text'] !== 'string' || typeof part['decision'] !== 'string') continue;
+    const view: AgentPolicyPartView = { kind: part['kind'], text: part['text'], decision: part['decision'] };
+    if (typeof part['rule'] === 'string') view.rule = part['rule'];
+    if (typeof part['reason'] === 'string') view.reason = part['reason'];
+    parts.push(view);
+  }
+  const view: AgentPolicyView = { decision: record['decision'], parts };
+  if (typeof record['key'] === 'string') view.key = record['key'];
+  return view;
+}
+
+/** The preview lines of how the policy decided an agent action: one per part, its rule, and why it was not statically known. */
+export function renderPolicyLines(policy: AgentPolicyView): string[] {
+  const lines = [`  policy    ${escapeText(policy.decision)} (decided by ${escapeText(policy.key ?? 'policy')})`];
+  for (const part of policy.parts) {
+    lines.push(`    ${escapeText(part.decision).padEnd(6)} ${escapeText(part.kind).padEnd(7)} ${escapeText(part.text)}`);
+    lines.push(`           by ${escapeText(part.rule ?? 'policy')}`);
+    if (part.reason !== undefined) lines.push(`           why: ${escapeText(part.reason)}`);
+  }
+  return lines;
 }
 
 /** The agent-action part of an approval, when it is one (filed by a hook). */
@@ -45,6 +94,9 @@ export function agentActionOf(approval: Pick<PreviewableApproval, 'kind' | 'args
   if (typeof approval.caller['kind'] === 'string') view.kind = approval.caller['kind'];
   const command = approval.args?.['command'];
   if (view.kind === 'shell' && typeof command === 'string') view.command = command;
+  const policy = policyViewOf(approval.caller['policy']);
+  if (policy !== undefined) view.policy = policy;
+  if (typeof approval.caller['sessionGrant'] === 'string') view.sessionGrant = approval.caller['sessionGrant'];
   return view;
 }
 
@@ -77,6 +129,8 @@ function renderAgentPreview(approval: PreviewableApproval, agent: AgentActionVie
     `  cwd       ${agent.cwd === undefined ? '(not given)' : escapeText(agent.cwd)}`,
     ...(agent.kind === undefined ? [] : [`  kind      ${escapeText(agent.kind)}`]),
     ...(agent.command === undefined ? [] : [`  command   ${escapeText(agent.command)}`]),
+    ...(agent.policy === undefined ? [] : renderPolicyLines(agent.policy)),
+    `  approving for the session remembers ${agent.sessionGrant === undefined ? 'this exact input' : escapeText(agent.sessionGrant)}`,
     `  expires   in ${seconds(approval.expiresAt - now)}`,
     '  input:',
     ...escapedJson(approval.args ?? {}, 2)

@@ -34,7 +34,7 @@ export interface ToolCall {
 
 export interface ToolPolicyResult {
   decision: ToolDecision;
-  source: 'tool' | 'destructive' | 'default' | 'agents' | 'rule';
+  source: 'tool' | 'destructive' | 'default' | 'agents' | 'rule' | 'commands' | 'paths' | 'urls';
   /** The config key that decided, e.g. "policy.tools.fs/write_file" or "policy.default". */
   key?: string;
   ruleId?: string;

@@ -39,6 +39,16 @@ export const AgentDecisionSchema = z.object({
   waitedForConsentMs: z.number().optional(),
 });
 
+export const ExplainedPartSchema = z.object({
+  kind: z.string(),
+  text: z.string(),
+  decision: z.enum(['allow', 'deny', 'prompt']),
+  rule: z.string().optional(),
+  reason: z.string().optional(),
+});
+
+export const PolicyExplanationSchema = z.object({ decision: z.enum(['allow', 'deny', 'prompt']), parts: z.array(ExplainedPartSchema) });
+
 export interface AgentOperationDeps {
   agents: AgentActionService;
 }
@@ -77,6 +87,31 @@ export function agentOperations(deps: AgentOperationDeps): Operation[] {
             }
           },
         });
+      },
+    }),
+    defineOperation({
+      name: 'policy.explain',
+      summary:
+        "Explain the decision the daemon's pinned policy gives one agent action (R-POL-9): the final decision and each simple command, path or URL with the rule or default that decided it. Runs nothing and files nothing.",
+      params: z.strictObject({
+        agent: z.enum(AGENT_NAMES),
+        tool: z.string().min(1).max(200),
+        input: portableJson(z.record(z.string(), z.unknown())),
+        cwd: z.string().min(1).max(4096),
+        mcpServer: z.string().min(1).max(200).optional(),
+      }),
+      result: PolicyExplanationSchema,
+      class: 'read',
+      exposure: {
+        cli: true,
+        rpc: true,
+        http: { rationale: 'an operator question asked from a terminal (`assent policy explain`); the web page shows the same parts in each approval' },
+        mcp: { rationale: 'an agent must not probe the policy for a form that passes; the operator asks in a terminal' },
+      },
+      handler: async (params) => {
+        const action: Parameters<AgentActionService['explain']>[0] = { agent: params.agent, tool: params.tool, input: params.input, cwd: params.cwd };
+        if (params.mcpServer !== undefined) action.mcpServer = params.mcpServer;
+        return deps.agents.explain(action);
       },
     }),
     defineOperation({

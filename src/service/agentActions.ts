@@ -14,11 +14,14 @@ import {
   type AgentAction,
   type AgentName,
 } from '../core/agentAction.js';
-import { evaluateAgentPolicy } from '../core/agentPolicy.js';
+import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult } from '../core/agentPolicy.js';
+import { sessionGrantSubject } from '../core/agentTargets.js';
 import { digestOf } from '../core/canonical.js';
 import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
-import type { ApprovalService, CallOutcome } from './approvalService.js';
+import { AgentJudge } from '../shell/agentJudge.js';
+import type { PolicySnapshot } from '../core/toolPolicy.js';
+import type { ApprovalService, CallOutcome, PinnedConfig } from './approvalService.js';
 import type { Logger } from './logger.js';
 
 /** Allowed calls remembered for their after-event; beyond this the oldest is dropped (its audit line stays `started`). */
@@ -66,6 +69,8 @@ export interface AgentActionServiceOptions {
   approvals: ApprovalService;
   clock: Clock;
   logger: Logger;
+  /** The kind's rules (commands, paths, URLs) on this host (R-POL-6). */
+  judge: AgentJudge;
   maxOpenCalls?: number;
 }
 
@@ -78,6 +83,8 @@ interface DenialContext {
   configPath?: string;
   timeoutSeconds?: number;
   operatorReason?: string;
+  /** Which part of the action and which rule decided (R-POL-9), for a policy denial. */
+  decidedBy?: string;
 }
 
 /**
@@ -91,7 +98,7 @@ export function describeAgentDenial(reason: AgentDenialReason, context: DenialCo
     case 'policy':
       return (
         `assent refused ${id}: policy. The policy key ${context.key ?? 'policy.agents.default'} in ${context.configPath ?? 'config.json'} says "deny", ` +
-        `so the call did not run. Do not retry it; do the task another way, or ask the operator to change that key (then \`assent config reload\`) if this call should be allowed.`
+        `so the call did not run.${context.decidedBy === undefined ? '' : ` Decided by ${context.decidedBy}.`} Do not retry it; do the task another way, or ask the operator to change that key (then \`assent config reload\`) if this call should be allowed.`
       );
     case 'consent_denied':
       return (
@@ -123,6 +130,27 @@ export function describeAgentDenial(reason: AgentDenialReason, context: DenialCo
   }
 }
 
+/** What deciding an agent action needs: the compiled tool policy and rules, the configuration it came from, the judge. */
+export interface AgentEvaluationContext {
+  snapshot: PolicySnapshot;
+  config: Pick<PinnedConfig, 'config' | 'revision'>;
+  judge: AgentJudge;
+  nowMs: number;
+}
+
+/**
+ * The policy decision of one agent action (R-POL-6), for the daemon and for
+ * `assent policy explain` without one. Files and runs nothing. A shell action
+ * needs the bash grammar loaded (`judge.ready()`).
+ */
+export function evaluateAgentAction(context: AgentEvaluationContext, action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'cwd' | 'mcpServer'>): AgentPolicyResult {
+  const { config } = context;
+  const verdict = context.snapshot.tools.has(agentToolId(action.agent, action.tool))
+    ? undefined
+    : context.judge.judge({ revision: config.revision, policy: config.config.policy }, action);
+  return evaluateAgentPolicy(context.snapshot, config.config.policy.agents.default, action, context.nowMs, verdict);
+}
+
 const DENIAL_REASONS: readonly string[] = ['policy', 'consent_denied', 'consent_timeout', 'cancelled', 'shutdown', 'session_ended', 'unavailable'];
 
 export class AgentActionService {
@@ -130,6 +158,7 @@ export class AgentActionService {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly maxOpenCalls: number;
+  private readonly judge: AgentJudge;
   /** Allowed calls waiting for their after-event, oldest first. */
   private readonly open = new Map<string, OpenCall>();
   /** `agent \0 session \0 toolUseId` → callId, for agents that send a tool-use id. */
@@ -140,7 +169,32 @@ export class AgentActionService {
     this.clock = options.clock;
     this.logger = options.logger;
     this.maxOpenCalls = options.maxOpenCalls ?? MAX_OPEN_AGENT_CALLS;
+    this.judge = options.judge;
   }
+
+  /** `policy.explain` (R-POL-9): the decision and its parts under the pinned policy; runs and files nothing. */
+  async explain(action: Pick<AgentAction, 'agent' | 'tool' | 'input' | 'cwd' | 'mcpServer'>): Promise<AgentPolicyExplanation> {
+    const kind = agentActionKind(action.agent, action.tool, action.mcpServer);
+    const loading = this.ready({ kind });
+    if (loading !== undefined) await loading;
+    return explainAgentPolicy(this.evaluate({ ...action, kind }), agentToolId(action.agent, action.tool));
+  }
+
+  /** Resolves once `evaluate` can judge this action (the bash grammar, once per process). */
+  ready(action: Pick<AgentAction, 'kind'>): Promise<void> | undefined {
+    return action.kind === 'shell' && !this.judge.loaded ? this.judge.ready() : undefined;
+  }
+
+  /**
+   * The policy decision of one agent action, without filing or running
+   * anything (R-POL-6): `policy.tools`, then the kind's rules, then
+   * `policy.agents.default`; auto-approval rules may turn prompt into allow.
+   * A shell action needs the bash grammar: `await ready(action)` first.
+   */
+  evaluate(action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'cwd' | 'mcpServer'>): AgentPolicyResult {
+    return evaluateAgentAction({ snapshot: this.approvals.policySnapshot, config: this.approvals.config, judge: this.judge, nowMs: this.clock.now() }, action);
+  }
+
 
   /**
    * Decides one agent action (R-HOOK-3). Policy and human denials are answers
@@ -163,10 +217,18 @@ export class AgentActionService {
     }
     const pinned = this.approvals.config;
     const timeoutSeconds = pinned.config.hooks.timeoutSeconds;
-    const evaluation = evaluateAgentPolicy(this.approvals.policySnapshot, pinned.config.policy.agents.default, { ...action, kind }, this.clock.now());
+    // Only the very first shell action of a daemon waits here; after that filing stays synchronous.
+    const loading = this.ready(action);
+    if (loading !== undefined) await loading;
+    const evaluation = this.evaluate({ ...action, kind });
     const caller: Record<string, unknown> = { head: 'hook', agent: action.agent, cwd: action.cwd, kind };
     if (action.toolUseId !== undefined) caller['toolUseId'] = action.toolUseId;
     const { cwd: _cwd, ...auditCaller } = caller;
+    // What the preview shows: each part the kind's rules judged, with the rule that decided it (R-POL-9).
+    // Not audited: its parts quote the command and its paths (R-AUD-1).
+    if (evaluation.parts !== undefined) caller['policy'] = { decision: evaluation.decision, key: evaluation.key, parts: evaluation.parts };
+    const grant = sessionGrantSubject({ ...action, kind });
+    if (grant !== undefined) caller['sessionGrant'] = grant.label;
     try {
       const result = await this.approvals.authorize(
         {
@@ -175,7 +237,13 @@ export class AgentActionService {
           tool: action.tool,
           args: action.input,
           caller,
-          agentAction: { agent: action.agent, evaluation, consentTimeoutMs: timeoutSeconds * 1000, auditCaller },
+          agentAction: {
+            agent: action.agent,
+            evaluation,
+            consentTimeoutMs: timeoutSeconds * 1000,
+            auditCaller,
+            ...(grant === undefined ? {} : { sessionGrant: digestOf(grant.subject) }),
+          },
         },
         options,
       );
@@ -186,7 +254,7 @@ export class AgentActionService {
         reason: channel ?? 'policy',
         message:
           channel === undefined
-            ? `assent: ${toolId} allowed by ${evaluation.key ?? 'policy'}`
+            ? `assent: ${toolId} allowed by ${evaluation.ruleId === undefined ? (evaluation.key ?? 'policy') : `rule ${evaluation.ruleId}`}`
             : `assent: ${toolId} allowed (${channel}${result.consent?.approvalId === undefined ? '' : `, approval ${result.consent.approvalId}`})`,
         callId: result.callId,
         waitedForConsentMs: result.waitedForConsentMs,
@@ -202,6 +270,8 @@ export class AgentActionService {
       // Lifecycle endings keep their own reason (shutdown, session_ended); an operator's deny stays consent_denied.
       const reason = (DENIAL_REASONS.includes(detail) ? detail : DENIAL_REASONS.includes(raw) ? raw : 'consent_denied') as AgentDenialReason;
       const context: DenialContext = { toolId, timeoutSeconds, configPath: pinned.path };
+      const decidedBy = describeDecidingPart(evaluation);
+      if (reason === 'policy' && decidedBy !== undefined) context.decidedBy = decidedBy;
       if (typeof details['approvalId'] === 'string') context.approvalId = details['approvalId'];
       if (typeof details['key'] === 'string') context.key = details['key'];
       if (typeof details['operatorReason'] === 'string') context.operatorReason = details['operatorReason'];

@@ -31,6 +31,11 @@ export interface AgentCallBinding {
   consentTimeoutMs: number;
   /** The caller as audited and listed in sessions: without the cwd, which is a path (R-AUD-1). */
   auditCaller: Record<string, unknown>;
+  /**
+   * What "approve for session" remembers (R-POL-7), as a digest: a shell action's
+   * exact command text, a path action's paths. Absent: the exact input.
+   */
+  sessionGrant?: string;
 }
 
 export interface Consent {

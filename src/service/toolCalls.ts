@@ -15,13 +15,17 @@ import { refuseWhileStopping, writeAudit, type ServiceContext } from './serviceC
 import type { Sessions } from './sessions.js';
 import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallBase, CallOutcome, CallRecord, Consent } from './toolCallTypes.js';
 
-/** What an allow for the session remembers: the tool, and for an agent action its exact input too (cf. R-POL-7). */
-function sessionGrantKey(call: Pick<CallBase, 'server' | 'tool' | 'argsSha256' | 'agent'>): string {
-  return call.agent === undefined ? `${call.server}/${call.tool}` : `${call.server}/${call.tool}#${call.argsSha256}`;
+/**
+ * What an allow for the session remembers: the tool; for an agent action, what
+ * its binding names (a shell action's command text, a path action's paths;
+ * R-POL-7), else its exact input.
+ */
+function sessionGrantKey(call: Pick<CallBase, 'server' | 'tool' | 'argsSha256' | 'agent'>, subject?: string): string {
+  return call.agent === undefined ? `${call.server}/${call.tool}` : `${call.server}/${call.tool}#${subject ?? call.argsSha256}`;
 }
 
 /** Admits a waiting call, or throws its denial, once its approval resolved. */
-type SettleCall = (id: string, base: CallBase, startedMono: number, resolution: Resolution) => AuthorizeResult;
+type SettleCall = (id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string) => AuthorizeResult;
 
 /**
  * A gated call waiting for a person (R-D-5). All it holds while it waits is the
@@ -34,13 +38,14 @@ class CallWaiter implements Waiter {
     private readonly entry: PendingApproval,
     private readonly base: CallBase,
     private readonly startedMono: number,
+    private readonly grantKey: string,
     private readonly resolvePromise: (result: AuthorizeResult) => void,
     private readonly rejectPromise: (error: unknown) => void,
   ) {}
 
   wake(resolution: Resolution): void {
     try {
-      this.resolvePromise(this.settle(this.entry.id, this.base, this.startedMono, resolution));
+      this.resolvePromise(this.settle(this.entry.id, this.base, this.startedMono, resolution, this.grantKey));
     } catch (error) {
       this.rejectPromise(error);
     }
@@ -59,7 +64,7 @@ export class ToolCalls {
   private readonly startedAt: number;
   private callCounter = 0;
   /** One function for every waiting call, so none carries its own. */
-  private readonly settle: SettleCall = (id, base, startedMono, resolution) => this.settleCall(id, base, startedMono, resolution);
+  private readonly settle: SettleCall = (id, base, startedMono, resolution, grantKey) => this.settleCall(id, base, startedMono, resolution, grantKey);
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -126,7 +131,8 @@ export class ToolCalls {
       return this.admit(base, consent, 0);
     }
 
-    const grantedBy = this.sessions.grantedBy(params.sessionId, sessionGrantKey(base));
+    const grantKey = sessionGrantKey(base, agent?.sessionGrant);
+    const grantedBy = this.sessions.grantedBy(params.sessionId, grantKey);
     if (grantedBy !== undefined) {
       return this.admit(base, { channel: 'session', approvalId: grantedBy }, 0);
     }
@@ -148,7 +154,7 @@ export class ToolCalls {
       caller,
     }, agent?.consentTimeoutMs);
     options.onApprovalFiled?.(toApprovalView(record));
-    return this.awaitDecision(record.id, base, startedMono, options.watch);
+    return this.awaitDecision(record.id, base, startedMono, options.watch, grantKey);
   }
 
   /**
@@ -190,32 +196,32 @@ export class ToolCalls {
     const caller = params.caller ?? record.caller;
     this.sessions.touch(params.sessionId, caller);
     const base = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller };
-    return this.awaitDecision(record.id, base, ctx.clock.monotonic() - Math.max(0, ctx.clock.now() - record.requestedAt), options.watch);
+    return this.awaitDecision(record.id, base, ctx.clock.monotonic() - Math.max(0, ctx.clock.now() - record.requestedAt), options.watch, sessionGrantKey(base, params.agentAction?.sessionGrant));
   }
 
   /** Waits for a filed approval, then admits the call or throws its denial (audited either way). */
-  private awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined): Promise<AuthorizeResult> {
+  private awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined, grantKey: string): Promise<AuthorizeResult> {
     const entry = this.queue.pendingOrResolved(id);
     if (!(entry instanceof PendingApproval)) {
       try {
-        return Promise.resolve(this.settleCall(id, base, startedMono, entry));
+        return Promise.resolve(this.settleCall(id, base, startedMono, entry, grantKey));
       } catch (error) {
         return Promise.reject(error as Error);
       }
     }
     return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
-      this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, resolvePromise, rejectPromise), watch);
+      this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, grantKey, resolvePromise, rejectPromise), watch);
     });
   }
 
-  private settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution): AuthorizeResult {
+  private settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string): AuthorizeResult {
     const waited = Math.max(1, Math.round(this.ctx.clock.monotonic() - startedMono));
     if (resolution.state === 'approved') {
       if (this.taken.has(id)) {
         throw new AssentError('conflict', `approval ${id} already let its one call through; send the call again`);
       }
       this.taken.add(id);
-      if (resolution.scope === 'session') this.sessions.grant(base.sessionId, sessionGrantKey(base), id);
+      if (resolution.scope === 'session') this.sessions.grant(base.sessionId, grantKey, id);
       return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: id }, waited, undefined, decidedByOf(resolution));
     }
     // Operator denials carry a channel (and maybe the operator's words); lifecycle

@@ -28,10 +28,16 @@ export interface ShellParser {
 }
 
 let loading: Promise<ShellParser> | undefined;
+let loaded: ShellParser | undefined;
+
+/** The bash parser if it has loaded already (so a caller can decide without waiting). */
+export function loadedShellParser(): ShellParser | undefined {
+  return loaded;
+}
 
 /** The bash parser, loaded on first use and kept for the life of the process. */
 export function loadShellParser(): Promise<ShellParser> {
-  loading ??= createParser().catch((error: unknown) => {
+  loading ??= createParser().then((parser) => (loaded = parser)).catch((error: unknown) => {
     loading = undefined;
     throw new AssentError('internal', `the bash grammar could not be loaded (${error instanceof Error ? error.message : String(error)}); reinstall assent`, { cause: error });
   });

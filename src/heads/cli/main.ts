@@ -25,6 +25,7 @@ const FAMILIES: Record<string, () => Promise<Registrar>> = {
   agentSetup: async () => (await import('./commands/agentSetup.js')).registerAgentSetupCommands,
   hook: async () => (await import('./commands/hook.js')).registerHookCommand,
   init: async () => (await import('./commands/init.js')).registerInitCommand,
+  policy: async () => (await import('./commands/policy.js')).registerPolicyCommands,
 };
 
 /** Which family serves a first word; unknown words load every family (help, suggestions). */
@@ -51,6 +52,7 @@ const FAMILY_OF: Record<string, string> = {
   doctor: 'agentSetup',
   hook: 'hook',
   init: 'init',
+  policy: 'policy',
 };
 
 export async function buildProgram(firstWord?: string): Promise<Command> {

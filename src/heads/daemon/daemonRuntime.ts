@@ -28,6 +28,7 @@ import type { Operation } from '../../operations/operation.js';
 import { webOperations } from '../../operations/webOperations.js';
 import { proofOperations } from '../../operations/proofOperations.js';
 import { AgentActionService } from '../../service/agentActions.js';
+import { AgentJudge } from '../../shell/agentJudge.js';
 import { ProofService } from '../../service/proofService.js';
 import { ApprovalService, type PinnedConfig, type Timers } from '../../service/approvalService.js';
 import { EventBus } from '../../service/eventBus.js';
@@ -128,7 +129,10 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
   const service = new ApprovalService(serviceOptions);
   service.start();
-  const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }) });
+  const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
+  // The bash grammar loads now, so the first shell action pays nothing for it (SPEC §14).
+  judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
+  const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }), judge });
   proofTtlSeconds = () => service.config.config.approvals.proofTtlSeconds;
   /** Why the daemon runs fail-closed, while it still does (until a reload applies config.json). */
   const confirmedInvalid = (): InvalidConfirmedConfig | undefined =>

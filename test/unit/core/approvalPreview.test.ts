@@ -39,4 +39,23 @@ describe('agent-action previews', () => {
     expect(gateway).not.toContain('agent action');
     expect(gateway).toContain('  arguments:');
   });
+
+  it('R-POL-9 preview: a shell action lists each simple command with the rule that decided it and why it was not statically known, escaped', () => {
+    const policy = {
+      decision: 'prompt',
+      key: 'policy.commands.default',
+      parts: [
+        { kind: 'command', text: 'git status', decision: 'allow', rule: 'policy.commands.rules.12 "git status *"' },
+        { kind: 'command', text: 'eval "$x\u202e"', decision: 'prompt', rule: 'policy.commands.default', reason: 'the string given to eval is not a literal (a variable ($x))' },
+      ],
+    };
+    const text = renderApprovalPreview({ ...base, args: { command: 'git status; eval "$x"' }, caller: { head: 'hook', agent: 'codex', cwd: '/w', kind: 'shell', policy } }, 0);
+    const lines = text.split('\n');
+    expect(lines).toContain('  policy    prompt (decided by policy.commands.default)');
+    expect(lines).toContain('    allow  command git status');
+    expect(lines).toContain('           by policy.commands.rules.12 "git status *"');
+    expect(lines).toContain('    prompt command eval "$x\\u202e"');
+    expect(lines).toContain('           why: the string given to eval is not a literal (a variable ($x))');
+    expect(text.indexOf('  policy ')).toBeLessThan(text.indexOf('  input:'));
+  });
 });

@@ -4,7 +4,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentAction } from '../../../src/core/agentAction.js';
 import { FakeClock } from '../../../src/core/clock.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
@@ -13,6 +13,8 @@ import { AgentActionService } from '../../../src/service/agentActions.js';
 import type { Timers } from '../../../src/service/approvalService.js';
 import { createApprovalRuntime, type ApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
 import { silentLogger } from '../../../src/service/logger.js';
+import { AgentJudge } from '../../../src/shell/agentJudge.js';
+import { loadShellParser } from '../../../src/shell/shellParser.js';
 
 /** Timers that fire only when the test moves the clock. */
 class ManualTimers implements Timers {
@@ -47,6 +49,10 @@ interface Fixture {
 }
 
 const cleanups: (() => Promise<void> | void)[] = [];
+// The daemon loads the bash grammar at start; here it is loaded once so the first shell action files at once.
+beforeAll(async () => {
+  await loadShellParser();
+});
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
@@ -219,7 +225,7 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
 
   it('R-HOOK-6 open calls are bounded: past the cap the oldest is dropped and its line stays started', async () => {
     const f = fixture({ policy: { tools: { 'claude/Bash': 'allow' } } });
-    const agents = new AgentActionService({ approvals: f.runtime.service, clock: f.clock, logger: silentLogger, maxOpenCalls: 2 });
+    const agents = new AgentActionService({ approvals: f.runtime.service, clock: f.clock, logger: silentLogger, judge: new AgentJudge({ env: {}, assentHome: f.paths.home }), maxOpenCalls: 2 });
     for (const id of ['a', 'b', 'c']) await agents.authorize(bash('ls', { toolUseId: id }));
     const end = (id: string) => agents.finish({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'ls' }, toolUseId: id, outcome: 'ok' as const }).recorded;
     expect(end('a')).toBe(false);

@@ -174,7 +174,7 @@ export function registerApprovalCommands(program: Command): void {
   program
     .command('approve [id]')
     .description('Approve a pending call after typing back a fresh code (needs your terminal); --watch follows the live queue')
-    .option('--session', 'also allow this tool for the rest of the same session')
+    .option('--session', 'also allow the same again for the rest of the session (a tool; for an agent action: its exact command text, its paths or its exact input)')
     .option('--export-proof <file>', 'approve once and write a single-use proof to FILE (created new, mode 0600) for another head')
     .option('--watch', 'follow the queue live and answer inline (same as `assent watch`)')
     .option('--json', 'print one JSON document (under --watch: NDJSON events, answering nothing)')

@@ -1,0 +1,125 @@
+// What an agent action touches, read from its exact tool_input (SPEC §18): the
+// command of a shell action, the paths of a read or write action per agent tool,
+// the URL of a fetch. Pure; the daemon judges what this returns (R-POL-6).
+import type { AgentAction } from './agentAction.js';
+
+/** The paths a read or write action names; `unknown` says why some are not known (then at least prompt). */
+export interface ActionPaths {
+  paths: string[];
+  unknown?: string;
+}
+
+/** Fields that name one path, per agent tool; a tool not listed is read through all of them. */
+const PATH_FIELDS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  'claude-code/Read': ['file_path'],
+  'claude-code/Edit': ['file_path'],
+  'claude-code/Write': ['file_path'],
+  'claude-code/MultiEdit': ['file_path'],
+  'claude-code/NotebookEdit': ['notebook_path'],
+  'claude-code/NotebookRead': ['notebook_path'],
+  'claude-code/Grep': ['path'],
+  'claude-code/Glob': ['path'],
+  'claude-code/LS': ['path'],
+  'gemini/read_file': ['file_path', 'absolute_path'],
+  'gemini/write_file': ['file_path', 'absolute_path'],
+  'gemini/replace': ['file_path', 'absolute_path'],
+  'gemini/edit': ['file_path', 'absolute_path'],
+  'gemini/glob': ['path', 'dir_path'],
+  'gemini/search_file_content': ['path', 'dir_path'],
+  'gemini/grep_search': ['path', 'dir_path'],
+  'gemini/list_directory': ['path', 'dir_path'],
+});
+
+const ANY_PATH_FIELDS = ['file_path', 'absolute_path', 'notebook_path', 'path', 'dir_path'];
+
+/** Tools that search a directory and search the cwd when they name none. */
+const SEARCHES_CWD = new Set(['claude-code/Grep', 'claude-code/Glob', 'claude-code/LS', 'gemini/glob', 'gemini/search_file_content', 'gemini/grep_search', 'gemini/list_directory']);
+
+/** The lines of a Codex patch that name a file (`*** Update File: a.ts`, `*** Move to: b.ts`). */
+const PATCH_FILE_LINE = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/;
+
+/** Every path a Codex `apply_patch` patch names. */
+export function patchPaths(patch: string): string[] {
+  const paths: string[] = [];
+  for (const line of patch.split(/\r?\n/)) {
+    const found = PATCH_FILE_LINE.exec(line);
+    if (found !== null) paths.push((found[1] as string).trim());
+  }
+  return paths;
+}
+
+function patchText(input: Record<string, unknown>): string | undefined {
+  for (const field of ['patch', 'input', 'command']) {
+    const value = input[field];
+    if (typeof value === 'string') return value;
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join('\n');
+  }
+  return undefined;
+}
+
+/** The paths a `read`/`write` action touches (R-PATH-1). */
+export function actionPaths(action: Pick<AgentAction, 'agent' | 'tool' | 'input'>): ActionPaths {
+  const key = `${action.agent}/${action.tool}`;
+  const input = action.input;
+  if (key === 'codex/apply_patch') {
+    const patch = patchText(input);
+    if (patch === undefined) return { paths: [], unknown: 'the patch text was not found in the input' };
+    const paths = patchPaths(patch);
+    return paths.length === 0 ? { paths, unknown: 'the patch names no file' } : { paths };
+  }
+  const paths: string[] = [];
+  for (const field of PATH_FIELDS[key] ?? ANY_PATH_FIELDS) {
+    const value = input[field];
+    if (typeof value === 'string' && value !== '') paths.push(value);
+  }
+  const many = input['paths'];
+  if (Array.isArray(many)) {
+    for (const value of many) {
+      if (typeof value !== 'string') return { paths, unknown: 'an entry of "paths" is not a string' };
+      paths.push(value);
+    }
+  }
+  if (paths.length === 0 && SEARCHES_CWD.has(key)) paths.push('.');
+  return paths.length === 0 ? { paths, unknown: `${action.tool} names no path assent can read from its input` } : { paths };
+}
+
+/** A shell action's command text, or undefined when the input has none. */
+export function actionCommand(input: Record<string, unknown>): string | undefined {
+  const command = input['command'] ?? input['cmd'];
+  if (typeof command === 'string') return command;
+  return undefined;
+}
+
+/** A fetch action's URL, or undefined when the input has none. */
+export function actionUrl(input: Record<string, unknown>): string | undefined {
+  const url = input['url'];
+  return typeof url === 'string' ? url : undefined;
+}
+
+/** What "approve for session" remembers of an agent action (R-POL-7), and how the preview says it. */
+export interface SessionGrantSubject {
+  /** Compared by digest: equal subjects in the same session and tool pass. */
+  subject: Record<string, unknown>;
+  /** For the preview: what will be remembered. */
+  label: string;
+}
+
+/**
+ * A shell action's exact command text (not the whole shell tool); a read or
+ * write action's paths, relative ones against the cwd (not the whole tool);
+ * undefined for other kinds, which keep the exact input.
+ */
+export function sessionGrantSubject(action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'cwd'>): SessionGrantSubject | undefined {
+  if (action.kind === 'shell') {
+    const command = actionCommand(action.input);
+    if (command === undefined) return undefined;
+    return { subject: { command }, label: `the exact command text ${JSON.stringify(command)}, for this agent session` };
+  }
+  if (action.kind === 'read' || action.kind === 'write') {
+    const { paths, unknown } = actionPaths(action);
+    if (unknown !== undefined || paths.length === 0) return undefined;
+    const absolute = [...new Set(paths.map((path) => (path.startsWith('/') || path === '~' || path.startsWith('~/') ? path : `${action.cwd}/${path}`)))].sort();
+    return { subject: { access: action.kind, paths: absolute }, label: `${action.kind}s of ${absolute.map((path) => JSON.stringify(path)).join(', ')} by ${action.tool}, for this agent session` };
+  }
+  return undefined;
+}
