@@ -158,6 +158,8 @@ async function decideInTerminal(home: TempHome, id: string, behavior: 'approve' 
 const COUNTER = 'ran.count';
 /** A command whose every run appends one line: the count is how often it ran. */
 const COUNT_COMMAND = `echo ran >> ${COUNTER}`;
+/** The default policy allows COUNT_COMMAND (echo, a write under the cwd; R-POL-8): these tests make every command ask. */
+const EVERY_COMMAND_ASKS = { commands: { default: 'prompt', rules: [] } };
 const runsOf = (work: string): number => (existsSync(join(work, COUNTER)) ? readFileSync(join(work, COUNTER), 'utf8').split('\n').filter(Boolean).length : 0);
 
 describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
@@ -200,7 +202,7 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
       it(
         `R-HOOK-3 R-CLI-1 R-CLI-2 ${agent}: a prompt command files an approval listed with agent, tool and the complete command; it runs exactly once after \`assent approve ID\` in a real terminal`,
         async () => {
-          const home = await daemonWith({});
+          const home = await daemonWith({ policy: EVERY_COMMAND_ASKS });
           const command = `${COUNT_COMMAND} # \u202e tail`;
           const scene = await startScene(agent, home, [SHELL_STEP[agent](command)]);
           const listed = await waitForPending(home, scene.run);
@@ -219,7 +221,7 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
       it(
         `R-HOOK-3 ${agent}: a prompt command never runs after \`assent deny ID\`; the model is told consent_denied`,
         async () => {
-          const home = await daemonWith({});
+          const home = await daemonWith({ policy: EVERY_COMMAND_ASKS });
           const scene = await startScene(agent, home, [SHELL_STEP[agent](COUNT_COMMAND)]);
           const listed = await waitForPending(home, scene.run);
           await decideInTerminal(home, listed.id, 'deny');
@@ -249,7 +251,7 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
   it(
     'R-HOOK-4 gemini: a prompt left unanswered ends as consent_timeout after hooks.timeoutSeconds, before the agent\'s own hook timeout; the command never runs',
     async () => {
-      const home = await daemonWith({ hooks: { timeoutSeconds: 2 } });
+      const home = await daemonWith({ hooks: { timeoutSeconds: 2 }, policy: EVERY_COMMAND_ASKS });
       const started = Date.now();
       // `assent install` writes Gemini's hook timeout as hooks.timeoutSeconds + 15 s (17 s here, in ms).
       const scene = await startScene('gemini', home, [SHELL_STEP.gemini(COUNT_COMMAND)]);
