@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
-import { CLI_ENTRY, makeTempHome, processesForHome, type CliResult, type TempHome } from '../helpers/daemon.js';
+import { CLI_ENTRY, makeTempHome, processesForHome, type CliResult, type TempHome, auditLines } from '../helpers/daemon.js';
 import { PtySession } from '../helpers/pty.js';
 import { makeActionDir, writePolicy, writeRequest, type ActionDir } from './actionFixtures.js';
 import type { ExecAction } from '../../src/core/action.js';
@@ -125,14 +125,6 @@ async function fileExecApproval(home: TempHome, dir: ActionDir): Promise<string>
   const operator = await connect(home);
   const [pending] = await waitForPending(operator);
   return pending!.id;
-}
-
-function auditLines(home: TempHome): Record<string, unknown>[] {
-  if (!existsSync(home.paths.auditDir)) return [];
-  return readdirSync(home.paths.auditDir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .flatMap((f) => readFileSync(join(home.paths.auditDir, f), 'utf8').split('\n').filter(Boolean))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /** R-J-7 secret scan over everything this home produced. */

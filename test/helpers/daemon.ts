@@ -172,3 +172,23 @@ export function makeTempHome(): TempHome {
 
   return { home, paths, env, runCli: runCliHere, startDaemon, cleanup };
 }
+
+/** Every audit line of a temp home, oldest day file first; none when nothing was written yet. */
+export function auditLines(home: TempHome): Record<string, unknown>[] {
+  if (!existsSync(home.paths.auditDir)) return [];
+  return readdirSync(home.paths.auditDir)
+    .filter((name) => name.endsWith('.jsonl'))
+    .sort()
+    .flatMap((name) => readFileSync(join(home.paths.auditDir, name), 'utf8').split('\n').filter(Boolean))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The first audit line matching `predicate`, waited for up to 5 s (audit writes are batched). */
+export async function waitForAudit(home: TempHome, predicate: (record: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  for (let i = 0; i < 200; i += 1) {
+    const found = auditLines(home).find(predicate);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`no matching audit line in ${JSON.stringify(auditLines(home))}`);
+}

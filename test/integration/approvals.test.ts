@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
-import { makeTempHome, type TempHome } from '../helpers/daemon.js';
+import { makeTempHome, type TempHome, auditLines, waitForAudit } from '../helpers/daemon.js';
 import { PtySession, runInTerminal } from '../helpers/pty.js';
 
 const homes: TempHome[] = [];
@@ -59,30 +59,6 @@ function authorize(client: DaemonClient, params: Record<string, unknown>) {
     (value) => ({ ok: true as const, value, at: Date.now() }),
     (error: { type?: string; details?: Record<string, unknown>; message: string }) => ({ ok: false as const, error, at: Date.now() }),
   );
-}
-
-function auditLines(home: TempHome): Record<string, unknown>[] {
-  let files: string[];
-  try {
-    files = readdirSync(home.paths.auditDir).filter((f) => f.endsWith('.jsonl')).sort();
-  } catch {
-    return [];
-  }
-  return files.flatMap((f) =>
-    readFileSync(join(home.paths.auditDir, f), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  );
-}
-
-async function waitForAudit(home: TempHome, predicate: (r: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 200; i += 1) {
-    const found = auditLines(home).find(predicate);
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`no matching audit line in ${JSON.stringify(auditLines(home))}`);
 }
 
 async function approveInPty(home: TempHome, id: string, extra: string[] = []): Promise<void> {

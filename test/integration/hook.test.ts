@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync 
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempHome, type TempHome } from '../helpers/daemon.js';
+import { makeTempHome, type TempHome, auditLines } from '../helpers/daemon.js';
 import { answerOf, runHook, shellEvent } from '../helpers/hook.js';
 import { PtySession, runCliInTerminal } from '../helpers/pty.js';
 
@@ -45,21 +45,6 @@ async function waitForPending(home: TempHome, count = 1): Promise<Pending[]> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error('no pending approval appeared');
-}
-
-function auditLines(home: TempHome): Record<string, unknown>[] {
-  let files: string[];
-  try {
-    files = readdirSync(home.paths.auditDir).filter((name) => name.endsWith('.jsonl'));
-  } catch {
-    return [];
-  }
-  return files.flatMap((name) =>
-    readFileSync(join(home.paths.auditDir, name), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  );
 }
 
 function auditText(home: TempHome): string {

@@ -3,11 +3,11 @@
 // `claimedChannel`, records the deciding process as the kernel knows it, and caps
 // the handoff approvals one session may keep pending.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
-import { REPO_ROOT, makeTempHome, type TempHome } from '../helpers/daemon.js';
+import { REPO_ROOT, makeTempHome, type TempHome, waitForAudit } from '../helpers/daemon.js';
 
 const homes: TempHome[] = [];
 const clients: DaemonClient[] = [];
@@ -30,30 +30,6 @@ async function connect(home: TempHome): Promise<DaemonClient> {
   const client = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
   clients.push(client);
   return client;
-}
-
-function auditLines(home: TempHome): Record<string, unknown>[] {
-  let files: string[];
-  try {
-    files = readdirSync(home.paths.auditDir).filter((f) => f.endsWith('.jsonl')).sort();
-  } catch {
-    return [];
-  }
-  return files.flatMap((f) =>
-    readFileSync(join(home.paths.auditDir, f), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>),
-  );
-}
-
-async function waitForAudit(home: TempHome, predicate: (r: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 200; i += 1) {
-    const found = auditLines(home).find(predicate);
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`no matching audit line in ${JSON.stringify(auditLines(home))}`);
 }
 
 async function waitForPendingId(client: DaemonClient): Promise<string> {

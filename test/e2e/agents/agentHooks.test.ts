@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AGENT_CLIS_SKIP_REASON, AGENT_NAMES, AGENT_WIRE, agentClisAvailable, runAgent, type AgentName, type AgentRun } from '../../helpers/agentClis.js';
-import { CLI_ENTRY, makeTempHome, REPO_ROOT, type TempHome } from '../../helpers/daemon.js';
+import { CLI_ENTRY, makeTempHome, REPO_ROOT, type TempHome, auditLines } from '../../helpers/daemon.js';
 import { startFakeModel, type FakeModel, type ModelStep, type ToolResult } from '../../helpers/fakeModels.js';
 import { HOOK_ENTRY } from '../../helpers/hook.js';
 import { PtySession } from '../../helpers/pty.js';
@@ -126,14 +126,6 @@ async function waitForPending(home: TempHome, run?: Promise<AgentRun>): Promise<
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error('no approval was filed');
-}
-
-function auditLines(home: TempHome): Record<string, unknown>[] {
-  if (!existsSync(home.paths.auditDir)) return [];
-  return readdirSync(home.paths.auditDir)
-    .filter((name) => name.endsWith('.jsonl'))
-    .flatMap((name) => readFileSync(join(home.paths.auditDir, name), 'utf8').split('\n').filter(Boolean))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 function auditText(home: TempHome): string {
