@@ -5,13 +5,13 @@
 // daemon's policy and rules, audits what it settled (including the batch
 // pending at the moment of loss) and gets `prompt` decisions from the new
 // daemon. In the gap it refuses every call; it never decides from the old snapshot.
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { digestOf } from '../../src/core/canonical.js';
-import { daemonsForHome, type TempHome } from '../helpers/daemon.js';
+import { daemonsForHome, type TempHome, auditLines } from '../helpers/daemon.js';
 import { startFsStack, type Cleanups } from '../helpers/fsStack.js';
 import { runInTerminal } from '../helpers/pty.js';
 import { assentBin } from './mcpFixtures.js';
@@ -42,15 +42,6 @@ async function gateway(home: TempHome, env: Record<string, string> = {}): Promis
 function text(result: unknown): string {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   return content.map((c) => c.text ?? '').join('\n');
-}
-
-function audit(home: TempHome): Record<string, unknown>[] {
-  if (!existsSync(home.paths.auditDir)) return [];
-  return readdirSync(home.paths.auditDir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .sort()
-    .flatMap((f) => readFileSync(join(home.paths.auditDir, f), 'utf8').split('\n').filter(Boolean))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 function daemonPid(home: TempHome): number {
@@ -137,7 +128,7 @@ async function expectFollowsNewDaemon({ home, dir, client, ruleId }: Stack, rest
 
   const listed = await client.callTool({ name: 'list_directory', arguments: { path: dir } });
   expect(listed.isError, text(listed)).toBeFalsy();
-  const after = (): Record<string, unknown>[] => audit(home).filter((l) => Date.parse(String(l['ts'])) >= restartedAt);
+  const after = (): Record<string, unknown>[] => auditLines(home).filter((l) => Date.parse(String(l['ts'])) >= restartedAt);
   await expect.poll(() => after().map((l) => `${String(l['tool'])}:${String(l['outcome'])}`), { timeout: 10_000 }).toEqual(
     expect.arrayContaining(['read_text_file:denied', 'list_directory:ok']),
   );
@@ -173,7 +164,7 @@ describe('R-D-5 a gateway follows the daemon across restarts (hardening 1)', () 
     await waitForRespawnedDaemon(home, oldPid);
     const digests = marked.map((path) => digestOf({ path }));
     await expect
-      .poll(() => audit(home).filter((l) => l['tool'] === 'get_file_info' && digests.includes(String(l['argsSha256']))).length, { timeout: 15_000 })
+      .poll(() => auditLines(home).filter((l) => l['tool'] === 'get_file_info' && digests.includes(String(l['argsSha256']))).length, { timeout: 15_000 })
       .toBe(3);
     await expectFollowsNewDaemon(stack, restartedAt);
   });

@@ -2,7 +2,8 @@
 // → @modelcontextprotocol/server-filesystem, with a real daemon deciding
 // (R-MCP-1, R-MCP-3, R-D-5, R-AUD-1). The upstream's side effect (a written
 // file) proves whether it ever received the call.
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { auditLines } from '../helpers/daemon.js';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -52,14 +53,6 @@ function text(result: unknown): string {
   return content.map((c) => c.text ?? '').join('\n');
 }
 
-function audit(home: TempHome): Record<string, unknown>[] {
-  if (!existsSync(home.paths.auditDir)) return [];
-  return readdirSync(home.paths.auditDir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .flatMap((f) => readFileSync(join(home.paths.auditDir, f), 'utf8').split('\n').filter(Boolean))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
 async function directResult(dir: string, args: Record<string, unknown>): Promise<unknown> {
   const client = new Client({ name: 'direct', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [filesystemBin, dir], env: getDefaultEnvironment(), stderr: 'pipe' }));
@@ -89,8 +82,8 @@ describe('R-MCP-3 prompt tools wait for the operator', () => {
     const result = await call;
     expect(result).toEqual(expected);
     expect(readFileSync(target, 'utf8')).toBe('hello from the agent');
-    await expect.poll(() => audit(home).find((l) => l['approvalId'] === pending!.id), { timeout: 5000 }).toMatchObject({ outcome: 'ok', channel: 'cli', tool: 'write_file' });
-    expect(JSON.stringify(audit(home))).not.toContain('hello from the agent');
+    await expect.poll(() => auditLines(home).find((l) => l['approvalId'] === pending!.id), { timeout: 5000 }).toMatchObject({ outcome: 'ok', channel: 'cli', tool: 'write_file' });
+    expect(JSON.stringify(auditLines(home))).not.toContain('hello from the agent');
   });
 
   it('`assent deny ID` gives isError naming consent_denied and the upstream never writes the file', async () => {
@@ -115,7 +108,7 @@ describe('R-MCP-3 prompt tools wait for the operator', () => {
     expect(moved.isError).toBe(true);
     expect(text(moved)).toContain('policy.tools.fs/move_file');
     expect(existsSync(join(dir, 'b.txt'))).toBe(false);
-    await expect.poll(() => audit(home).map((l) => `${String(l['tool'])}:${String(l['outcome'])}`), { timeout: 5000 }).toEqual(
+    await expect.poll(() => auditLines(home).map((l) => `${String(l['tool'])}:${String(l['outcome'])}`), { timeout: 5000 }).toEqual(
       expect.arrayContaining(['read_text_file:ok', 'move_file:denied']),
     );
 
@@ -129,7 +122,7 @@ describe('R-MCP-3 prompt tools wait for the operator', () => {
         return r !== undefined && !r.isError;
       }, { timeout: 10_000 })
       .toBe(true);
-    await expect.poll(() => audit(home).some((l) => l['ruleId'] === ruleId && l['channel'] === 'rule'), { timeout: 5000 }).toBe(true);
+    await expect.poll(() => auditLines(home).some((l) => l['ruleId'] === ruleId && l['channel'] === 'rule'), { timeout: 5000 }).toBe(true);
 
     // A revoked rule stops matching in the gateway too: the next identical call waits for a human again.
     expect((await home.runCli(['rules', 'revoke', ruleId])).code).toBe(0);
@@ -160,7 +153,7 @@ describe('R-D-7 a waiting call survives a daemon crash', () => {
     const result = await call;
     expect(result.isError, text(result)).toBeFalsy();
     expect(readFileSync(target, 'utf8')).toBe('survived');
-    await expect.poll(() => audit(home).filter((l) => l['approvalId'] === pending!.id && l['outcome'] === 'ok').length, { timeout: 5000 }).toBe(1);
+    await expect.poll(() => auditLines(home).filter((l) => l['approvalId'] === pending!.id && l['outcome'] === 'ok').length, { timeout: 5000 }).toBe(1);
   });
 });
 
@@ -176,7 +169,7 @@ describe('R-D-6 a cancelled call withdraws its approval', () => {
     await expect
       .poll(async () => (JSON.parse((await home.runCli(['pending', '--json'])).stdout) as { data: unknown[] }).data.length, { timeout: 5000 })
       .toBe(0);
-    await expect.poll(() => audit(home).find((l) => l['approvalId'] === pending!.id), { timeout: 5000 }).toMatchObject({ outcome: 'cancelled', deniedReason: 'cancelled' });
+    await expect.poll(() => auditLines(home).find((l) => l['approvalId'] === pending!.id), { timeout: 5000 }).toMatchObject({ outcome: 'cancelled', deniedReason: 'cancelled' });
     const late = await home.runCli(['deny', pending!.id]);
     expect(late.code).toBe(65);
     expect(existsSync(target)).toBe(false);
@@ -205,7 +198,7 @@ describe('R-MCP-6 elicitation channel', () => {
     expect(forms[0]).toContain(target);
     // The gateway decides over the socket like any client: the daemon stamps `cli` and keeps the gateway's word as a hint (hardening 1).
     await expect
-      .poll(() => audit(home).find((l) => l['tool'] === 'write_file'), { timeout: 5000 })
+      .poll(() => auditLines(home).find((l) => l['tool'] === 'write_file'), { timeout: 5000 })
       .toMatchObject({ channel: 'cli', claimedChannel: 'elicitation', outcome: 'ok', peer: { source: 'ss+proc' } });
   });
 
@@ -268,7 +261,7 @@ describe('R-MCP-7 tty channel', () => {
     expect(result.isError).toBeFalsy();
     expect(readFileSync(target, 'utf8')).toBe('typed RUN');
     await expect
-      .poll(() => audit(home).find((l) => l['tool'] === 'write_file'), { timeout: 5000 })
+      .poll(() => auditLines(home).find((l) => l['tool'] === 'write_file'), { timeout: 5000 })
       .toMatchObject({ channel: 'cli', claimedChannel: 'tty', outcome: 'ok', peer: { source: 'ss+proc' } });
   });
 });

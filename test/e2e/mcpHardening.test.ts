@@ -3,12 +3,12 @@
 // daemon, driven with raw JSON-RPC lines, in front of an upstream that writes
 // down every line it receives. What the upstream never got, it never ran.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
-import { makeTempHome, type TempHome } from '../helpers/daemon.js';
+import { makeTempHome, type TempHome, auditLines } from '../helpers/daemon.js';
 import { assentBin, requireBuild, waitUntil } from './mcpFixtures.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -158,14 +158,6 @@ function toolCalls(stack: Stack): Record<string, unknown>[] {
   return stack.received().filter((m) => typeof m['method'] === 'string' && (m['method'] as string).toLowerCase().includes('call'));
 }
 
-function audit(home: TempHome): Record<string, unknown>[] {
-  if (!existsSync(home.paths.auditDir)) return [];
-  return readdirSync(home.paths.auditDir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .flatMap((f) => readFileSync(join(home.paths.auditDir, f), 'utf8').split('\n').filter(Boolean))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
 /** The approval id in a handoff refusal's text. */
 function approvalIdIn(reply: RpcReply): string {
   const match = /approval ([abcdefghijkmnopqrstuvwxyz]{5})/.exec(text(reply));
@@ -217,7 +209,7 @@ describe('assent mcp refuses arguments the approver and the upstream could read 
     const denied = await gateway.call('drop', '{"path":"/srv/after"}');
     expect(denied.result?.['isError']).toBe(true);
     expect(text(denied)).toContain('policy.tools.rec/drop');
-    await expect.poll(() => audit(stack.home).map((l) => `${String(l['tool'])}:${String(l['outcome'])}`), { timeout: 10_000 }).toEqual(['look:ok', 'drop:denied']);
+    await expect.poll(() => auditLines(stack.home).map((l) => `${String(l['tool'])}:${String(l['outcome'])}`), { timeout: 10_000 }).toEqual(['look:ok', 'drop:denied']);
     expect(gateway.alive).toBe(true);
     expect(toolCalls(stack).map((m) => (m['params'] as { name: string }).name)).toEqual(['look']);
   }, 60_000);

@@ -2,12 +2,12 @@
 // (hardening 3, R-CFG-4, R-MCP-5): the configuration the daemon pinned, read
 // read-only from the journal — never config.json as it is on disk. With no
 // confirmed configuration at all, every call is refused and stderr says why.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempHome, type TempHome } from '../helpers/daemon.js';
+import { makeTempHome, type TempHome, auditLines } from '../helpers/daemon.js';
 import { connectGateway, startFsStack, type Cleanups } from '../helpers/fsStack.js';
 import { runInTerminal } from '../helpers/pty.js';
 import { filesystemBin } from './mcpFixtures.js';
@@ -80,15 +80,6 @@ describe('R-CFG-4 a gateway without a daemon obeys the confirmed configuration (
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-function audit(home: TempHome): Record<string, unknown>[] {
-  if (!existsSync(home.paths.auditDir)) return [];
-  return readdirSync(home.paths.auditDir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .sort()
-    .flatMap((f) => readFileSync(join(home.paths.auditDir, f), 'utf8').split('\n').filter(Boolean))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
 /** Pending approvals as the operator sees them, polled until one shows (or the deadline passes). */
 async function pendingWithin(home: TempHome, ms: number): Promise<{ id: string; tool: string }[]> {
   const deadline = Date.now() + ms;
@@ -154,7 +145,7 @@ describe('R-MCP-5 R-D-1 a gateway that started without a daemon attaches to one 
     expect(readFileSync(approved, 'utf8')).toBe('approved at the terminal');
 
     await expect
-      .poll(() => audit(home).map((l) => `${String(l['tool'])}:${String(l['outcome'])}:${String(l['approvalId'] ?? '')}`), { timeout: 10_000 })
+      .poll(() => auditLines(home).map((l) => `${String(l['tool'])}:${String(l['outcome'])}:${String(l['approvalId'] ?? '')}`), { timeout: 10_000 })
       .toEqual(expect.arrayContaining([`write_file:consent_denied:${pending!.id}`, `write_file:ok:${next!.id}`, 'list_directory:ok:']));
   });
 

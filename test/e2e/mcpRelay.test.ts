@@ -4,10 +4,10 @@
 // written from exactly what was decided and audited, and the end of stdin stops
 // the gateway and its upstream. Client and upstream both speak raw lines.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeTempHome, type TempHome } from '../helpers/daemon.js';
+import { makeTempHome, type TempHome, auditLines } from '../helpers/daemon.js';
 import { assentBin, requireBuild, waitUntil } from './mcpFixtures.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -130,14 +130,6 @@ async function startGateway(stack: Stack): Promise<RawGateway> {
   return gateway;
 }
 
-function audit(home: TempHome): Record<string, unknown>[] {
-  if (!existsSync(home.paths.auditDir)) return [];
-  return readdirSync(home.paths.auditDir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .flatMap((f) => readFileSync(join(home.paths.auditDir, f), 'utf8').split('\n').filter(Boolean))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
 describe('assent mcp relays at the message level over stdio', () => {
   it('R-MCP-2 an allowed call: the client ids reach the upstream as sent, the answer comes back as the upstream wrote it, the call is audited', async () => {
     const stack = await startStack();
@@ -156,7 +148,7 @@ describe('assent mcp relays at the message level over stdio', () => {
       { name: 'look', arguments: { path: '/srv/a' } },
       { name: 'look', arguments: { path: '/srv/b' } },
     ]);
-    await expect.poll(() => audit(stack.home).map((l) => `${String(l['tool'])}:${String(l['outcome'])}`), { timeout: 10_000 }).toEqual(['look:ok', 'look:ok']);
+    await expect.poll(() => auditLines(stack.home).map((l) => `${String(l['tool'])}:${String(l['outcome'])}`), { timeout: 10_000 }).toEqual(['look:ok', 'look:ok']);
   }, 60_000);
 
   it('R-MCP-1 the end of stdin stops the gateway and the upstream it started', async () => {

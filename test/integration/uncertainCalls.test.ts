@@ -1,12 +1,11 @@
 // Calls the daemon admitted and never saw finish (hardening 4, R-J-5 for calls,
 // R-AUD-1): a daemon killed while such a call runs audits it `uncertain` when
 // it starts again — once, never silently dropped, never "ok".
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { digestOf } from '../../src/core/canonical.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
-import { makeTempHome, type TempHome } from '../helpers/daemon.js';
+import { makeTempHome, type TempHome, auditLines } from '../helpers/daemon.js';
 import { runInTerminal } from '../helpers/pty.js';
 
 const homes: TempHome[] = [];
@@ -31,15 +30,6 @@ async function connect(home: TempHome): Promise<DaemonClient> {
   const client = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
   clients.push(client);
   return client;
-}
-
-function audit(home: TempHome): Record<string, unknown>[] {
-  if (!existsSync(home.paths.auditDir)) return [];
-  return readdirSync(home.paths.auditDir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .sort()
-    .flatMap((f) => readFileSync(join(home.paths.auditDir, f), 'utf8').split('\n').filter(Boolean))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 function killDaemon(home: TempHome): void {
@@ -70,18 +60,18 @@ describe('R-J-5 calls admitted before a crash are audited uncertain (hardening 4
 
     killDaemon(home);
     await sleep(200);
-    expect(audit(home).filter((l) => l['outcome'] === 'uncertain')).toEqual([]);
+    expect(auditLines(home).filter((l) => l['outcome'] === 'uncertain')).toEqual([]);
     await home.startDaemon();
 
-    await expect.poll(() => audit(home).filter((l) => l['outcome'] === 'uncertain').length, { timeout: 5000 }).toBe(2);
-    const uncertain = audit(home).filter((l) => l['outcome'] === 'uncertain');
+    await expect.poll(() => auditLines(home).filter((l) => l['outcome'] === 'uncertain').length, { timeout: 5000 }).toBe(2);
+    const uncertain = auditLines(home).filter((l) => l['outcome'] === 'uncertain');
     expect(uncertain).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ sessionId: 's-crash', server: 'fs', tool: 'read_file', argsSha256: digestOf({ path: '/srv/a' }) }),
         expect.objectContaining({ sessionId: 's-crash', server: 'fs', tool: 'write_file', argsSha256: digestOf({ path: '/srv/b', content: 'x' }), approvalId, channel: 'cli' }),
       ]),
     );
-    expect(audit(home).filter((l) => l['tool'] === 'list')).toHaveLength(1);
+    expect(auditLines(home).filter((l) => l['tool'] === 'list')).toHaveLength(1);
 
     // Recorded once: a further restart writes nothing new.
     const restarted = await connect(home);
@@ -89,7 +79,7 @@ describe('R-J-5 calls admitted before a crash are audited uncertain (hardening 4
     await expect.poll(() => existsSync(home.paths.pid), { timeout: 5000 }).toBe(false);
     await home.startDaemon();
     await sleep(300);
-    expect(audit(home).filter((l) => l['outcome'] === 'uncertain')).toHaveLength(2);
+    expect(auditLines(home).filter((l) => l['outcome'] === 'uncertain')).toHaveLength(2);
     const verify = await home.runCli(['audit', 'verify', '--json']);
     expect(verify.code, verify.stdout).toBe(0);
   });
