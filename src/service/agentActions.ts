@@ -147,7 +147,7 @@ export function evaluateAgentAction(context: AgentEvaluationContext, action: Pic
   const { config } = context;
   const verdict = context.snapshot.tools.has(agentToolId(action.agent, action.tool))
     ? undefined
-    : context.judge.judge({ revision: config.revision, policy: config.config.policy }, action);
+    : context.judge.judge({ revision: config.revision, policy: config.config.policy }, action, { rules: context.snapshot.agentRules, nowMs: context.nowMs });
   return evaluateAgentPolicy(context.snapshot, config.config.policy.agents.default, action, context.nowMs, verdict);
 }
 
