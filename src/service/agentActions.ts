@@ -255,7 +255,7 @@ export class AgentActionService {
         message:
           channel === undefined
             ? `assent: ${toolId} allowed by ${evaluation.ruleId === undefined ? (evaluation.key ?? 'policy') : `rule ${evaluation.ruleId}`}`
-            : `assent: ${toolId} allowed (${channel}${result.consent?.approvalId === undefined ? '' : `, approval ${result.consent.approvalId}`})`,
+            : `assent: ${toolId} allowed (${channel}${result.consent?.ruleId === undefined ? '' : ` ${result.consent.ruleId}`}${result.consent?.approvalId === undefined ? '' : `, approval ${result.consent.approvalId}`})`,
         callId: result.callId,
         waitedForConsentMs: result.waitedForConsentMs,
         channel: channel ?? 'policy',

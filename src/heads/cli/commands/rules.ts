@@ -88,7 +88,7 @@ async function validateRuleFlags(options: RuleFlags): Promise<Form> {
 
 /** What the rule will let through, in the words the confirmation shows. */
 function describeNewRule(form: Form, options: RuleFlags): string {
-  const who = options.agent === undefined ? 'of any agent' : `of ${escapeText(options.agent)} only`;
+  const who = options.agent === undefined ? 'for any agent' : `for ${escapeText(options.agent)} only`;
   const pattern = (text: string | undefined): string => escapeText(JSON.stringify(text ?? ''));
   switch (form) {
     case 'tool': {
@@ -97,15 +97,15 @@ function describeNewRule(form: Form, options: RuleFlags): string {
     }
     case 'command':
       return (
-        `simple commands ${who} matching ${pattern(options.command)} word for word (a final * matches any further words) will run without asking ` +
-        'where the policy would ask; every other part of a command line is still judged on its own'
+        `simple commands matching ${pattern(options.command)} word for word (a final * matches any further words) will run without asking ` +
+        `where the policy would ask, ${who}; every other part of a command line is still judged on its own`
       );
     case 'path': {
       const access = options.access === 'read' ? 'reads' : options.access === 'write' ? 'writes' : 'reads and writes';
-      return `${access} ${who} of paths matching ${pattern(options.path)} (wherever the path resolves to, symlinks followed) will run without asking where the policy would ask`;
+      return `${access} of paths matching ${pattern(options.path)} (wherever a path resolves to, symlinks followed) will run without asking where the policy would ask, ${who}`;
     }
     case 'url':
-      return `fetches ${who} of URLs matching ${pattern(options.url)} will run without asking where the policy would ask`;
+      return `fetches of URLs matching ${pattern(options.url)} will run without asking where the policy would ask, ${who}`;
   }
 }
 
@@ -146,8 +146,8 @@ export function registerRuleCommands(program: Command): void {
         requireInteractiveTerminal('`assent rules add`');
         const code = newApprovalCode((n) => randomBytes(n));
         process.stderr.write(
-          `Add a rule: ${describeNewRule(form, options)}` +
-            `${options.ttl === undefined ? ' until you revoke it' : ` for ${escapeText(options.ttl)}`} (deny still wins).\n` +
+          `Add a rule: ${describeNewRule(form, options)}.\n` +
+            `It lasts ${options.ttl === undefined ? 'until you revoke it' : escapeText(options.ttl)}; deny still wins.\n` +
             `Type ${code} to add it, anything else cancels: `,
         );
         const answer = await readTerminalLine({ deadlineMs: 60_000 });
