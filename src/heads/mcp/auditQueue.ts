@@ -1,5 +1,7 @@
 // The audit of calls the gate settled itself: records kept in order, sent in batches
 // on a short timer, a refused batch retried record by record, a bounded backlog while no daemon listens.
+// While calls are in flight the records wait (at most about a second): a burst of calls
+// is not slowed by its own audit, which then goes in a few large batches once it is over.
 import { errorText } from '../../core/errors.js';
 import { nativeDigestOf } from '../../journal/nativeHash.js';
 import type { Logger } from '../../service/logger.js';
@@ -15,6 +17,8 @@ export interface SettledCall {
   args: Record<string, unknown>;
   ruleId?: string;
   caller: Record<string, unknown>;
+  /** The length of the request's line (an upper bound of the arguments' size), when known: bounds what deferred records hold. */
+  argsSize?: number;
 }
 
 export type SettledOutcome = 'ok' | 'error' | 'denied';
@@ -29,6 +33,15 @@ interface QueuedRecord {
 
 const AUDIT_BATCH = 1000;
 const AUDIT_FLUSH_MS = 20;
+/** While calls are in flight, a flush waits at most this many timer periods (1 s), so records never wait long. */
+const MAX_BUSY_TICKS = 50;
+/** Queued records beyond which a flush starts at once, calls in flight or not. */
+const MAX_DEFERRED_RECORDS = 10_000;
+/** Size of the arguments deferred records may hold (in characters of their lines); beyond it a record is digested at once and its arguments let go. */
+const MAX_DEFERRED_ARGS_SIZE = 8 * 1024 * 1024;
+/** What a record whose size is not known counts as against that bound. */
+const UNKNOWN_ARGS_SIZE = 64 * 1024;
+const NO_ARGS: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
 export interface AuditQueueOptions {
   logger: Logger;
@@ -39,6 +52,8 @@ export interface AuditQueueOptions {
   client: () => DaemonClient | undefined;
   /** Whether the gate is closing: then everything queued goes at once, batch after batch. */
   closing: () => boolean;
+  /** Whether calls are in flight: the flush then waits for them (up to MAX_BUSY_TICKS timer periods). */
+  busy?: () => boolean;
 }
 
 export interface AuditQueue {
@@ -59,9 +74,14 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
   // daemon did not take (its connection dropped) stays queued and goes to the next
   // daemon; the backlog is bounded.
   const queue: QueuedRecord[] = [];
+  const busy = options.busy ?? (() => false);
   let dropped = 0;
   let flushTimer: unknown;
   let inFlight: Promise<void> | undefined;
+  /** Timer periods the current flush has waited for calls in flight. */
+  let busyTicks = 0;
+  /** Argument bytes held by queued records not encoded yet. */
+  let heldArgsSize = 0;
 
   const drop = (count: number, why: string, fields: Record<string, unknown> = {}): void => {
     const before = dropped;
@@ -92,6 +112,8 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
       entry.params = null;
       drop(1, 'the call arguments cannot be canonicalized for their digest', { server: call.server, tool: call.tool, error: errorText(error) });
     }
+    heldArgsSize -= call.argsSize ?? UNKNOWN_ARGS_SIZE;
+    entry.call = { ...call, args: NO_ARGS, argsSize: 0 };
     return entry.params;
   };
 
@@ -131,6 +153,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
   };
 
   const flush = (): Promise<void> => {
+    busyTicks = 0;
     if (flushTimer !== undefined) {
       timers.clearTimeout(flushTimer);
       flushTimer = undefined;
@@ -149,6 +172,13 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     flushTimer = timers.setTimeout(() => {
       flushTimer = undefined;
       try {
+        // Calls still in flight: their burst goes on; the records wait for it (but not for ever).
+        if (busy() && busyTicks < MAX_BUSY_TICKS && !options.closing()) {
+          busyTicks += 1;
+          scheduleFlush();
+          return;
+        }
+        busyTicks = 0;
         void flush();
       } catch (error) {
         logger.error('the audit timer failed', { error: errorText(error) });
@@ -161,8 +191,13 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
       drop(1, `the daemon has been unreachable for ${maxBacklog} settled calls and the backlog is full`, { server: call.server, tool: call.tool });
       return;
     }
-    queue.push({ call, outcome, durationMs });
-    if (queue.length >= AUDIT_BATCH && options.client() !== undefined) void flush();
+    const entry: QueuedRecord = { call, outcome, durationMs };
+    queue.push(entry);
+    heldArgsSize += call.argsSize ?? UNKNOWN_ARGS_SIZE;
+    // Large arguments are not held for a deferred flush: digested now, they are let go.
+    if (heldArgsSize > MAX_DEFERRED_ARGS_SIZE) encode(entry);
+    const full = queue.length >= MAX_DEFERRED_RECORDS || (queue.length >= AUDIT_BATCH && !busy());
+    if (full && options.client() !== undefined) void flush();
     else scheduleFlush();
   };
 

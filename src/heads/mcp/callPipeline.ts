@@ -28,11 +28,11 @@ export class ToolCallPipeline {
     readonly options: ToolCallPipelineOptions,
   ) {}
 
-  /** Every `tools/call` request from the client. */
-  onToolCall(request: WireRequest): void {
+  /** Every `tools/call` request from the client; `size` is the length of its line, when known. */
+  onToolCall(request: WireRequest, size?: number): void {
     const host = this.relay.operationTools;
     if (host?.handles(String(request.params?.['name']))) void this.callOperationTool(request, host);
-    else this.callTool(request);
+    else this.callTool(request, size);
   }
 
   /** An `assent__*` tool: answered from the daemon for this session, never forwarded upstream and never gated (it only exposes non-decision operations). */
@@ -42,7 +42,7 @@ export class ToolCallPipeline {
     this.relay.reply(request.id, await host.call(String(params['name']), args, { sessionId: this.relay.sessionId }));
   }
 
-  private callTool(request: WireRequest): void {
+  private callTool(request: WireRequest, size: number | undefined): void {
     const relay = this.relay;
     const params = request.params ?? {};
     const name = params['name'];
@@ -90,7 +90,7 @@ export class ToolCallPipeline {
       });
       return;
     }
-    const run = new ToolCallRun(this, request, link, tool, args);
+    const run = new ToolCallRun(this, request, link, tool, args, size);
     relay.clientInflight.set(request.id, run.inflight);
     // Known annotations (the usual case once tools/list was seen) decide in this very turn.
     if (link.tools.has(tool) || link.toolsComplete || !link.alive) run.decide(link.tools.get(tool)?.annotations as ToolAnnotationHints | undefined);
@@ -155,6 +155,7 @@ class ToolCallRun {
     private readonly link: UpstreamLink,
     private readonly tool: string,
     readonly args: Record<string, unknown>,
+    readonly size: number | undefined,
   ) {
     this.inflight = { method: request.method, gate: this, link: undefined, upstreamId: undefined, finish: undefined };
   }
@@ -184,6 +185,7 @@ class ToolCallRun {
     if (progressToken !== undefined) this.keepAlive = this.pipeline.startKeepAlive(progressToken, this.link.alias, this.tool);
     const call = new GateCallView(this, relay.sessionId, this.link.alias, this.tool, relay.caller);
     if (annotations !== undefined) call.annotations = annotations;
+    if (this.size !== undefined) call.argsSize = this.size;
     if (relay.clientCanElicit) call.elicit = (elicitParams, signal) => relay.elicit(elicitParams, signal);
     try {
       this.pipeline.options.gate.authorize(call).then(this.onDecision, this.onGateFailure);
@@ -234,12 +236,17 @@ class ToolCallRun {
     // Written from the parsed request, whose arguments are exactly what was checked and decided:
     // never the client's original bytes, which another JSON reader might read differently (hardening 1).
     const forwarded = relay.multi ? { ...request, params: { ...request.params, name: this.tool } } : request;
-    relay.forward(this.link, forwarded, relay.multi ? this.onMultiResponse : this.onResponse, this.inflight);
+    relay.forward(this.link, forwarded, relay.multi ? this.onMultiResponse : this.onResponse, this.inflight, relay.multi ? undefined : this.onResult);
     if (!relay.clientInflight.has(request.id)) this.finish(false);
   }
 
   private readonly onResponse = (response: WireMessage): void => {
     this.finish(response.error === undefined && response.result?.['isError'] !== true, response.result);
+  };
+
+  /** A result the relay passed on unparsed: whether it was an error, and the result read only if the gate asks for it. */
+  private readonly onResult = (ok: boolean, result: () => Record<string, unknown>): void => {
+    this.finish(ok, result);
   };
 
   private readonly onMultiResponse = (response: WireMessage): void => {
@@ -248,16 +255,29 @@ class ToolCallRun {
   };
 
   /** Reports the allowed call's outcome (and its result, for the gate that records it) to the gate exactly once. */
-  private readonly finish = (ok: boolean, result?: Record<string, unknown>): void => {
+  private readonly finish = (ok: boolean, result?: Record<string, unknown> | (() => Record<string, unknown>)): void => {
     const gate = this.pipeline.options.gate;
     if (this.finished || this.callId === undefined || gate.finish === undefined) return;
     this.finished = true;
     const durationMs = this.pipeline.options.now() - this.startedAt;
     try {
-      gate.finish(this.callId, result === undefined ? { ok, durationMs } : { ok, durationMs, result });
+      gate.finish(this.callId, result === undefined ? { ok, durationMs } : typeof result === 'function' ? lazyOutcome(ok, durationMs, result) : { ok, durationMs, result });
     } catch (error) {
       this.pipeline.relay.log.warn('gate.finish threw', { error });
     }
+  };
+}
+
+/** An outcome whose result is parsed only when the gate reads it (it records results of handoff retries only). */
+function lazyOutcome(ok: boolean, durationMs: number, read: () => Record<string, unknown>): { ok: boolean; durationMs: number; result: Record<string, unknown> } {
+  let result: Record<string, unknown> | undefined;
+  return {
+    ok,
+    durationMs,
+    get result() {
+      result ??= read();
+      return result;
+    },
   };
 }
 
@@ -265,6 +285,7 @@ class ToolCallRun {
 class GateCallView implements GateCall {
   declare annotations?: ToolAnnotationHints;
   declare elicit?: GateCall['elicit'];
+  declare argsSize?: number;
   readonly args: Record<string, unknown>;
   readonly #run: ToolCallRun;
 

@@ -86,6 +86,13 @@ export interface DaemonGate extends CallGate {
   readonly auditDropped: number;
 }
 
+/** A call as its audit record keeps it until it is sent. */
+function settledCall(call: GateCall, sessionId: string): SettledCall {
+  const local: SettledCall = { sessionId: call.sessionId || sessionId, server: call.server, tool: call.tool, args: call.args, caller: call.caller };
+  if (call.argsSize !== undefined) local.argsSize = call.argsSize;
+  return local;
+}
+
 /** How long closing waits for the last audit records and `sessions.end`. */
 const CLOSE_WAIT_MS = 2000;
 
@@ -122,6 +129,8 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     maxBacklog: options.maxAuditBacklog ?? 10_000,
     client: () => attachments.current?.client,
     closing: () => attachments.closed,
+    // Allowed calls still running: their audit waits until the burst is over (R-AUD-3: never on the call path).
+    busy: () => settled.size > 0,
   });
   const reconnects = options.reconnect !== undefined;
   const gapContext = options.reconnectHint === undefined ? { reconnects } : { reconnects, hint: options.reconnectHint };
@@ -207,7 +216,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
   // ------------------------------------------------------------ before the first daemon (detached start)
   const authorizeDetached = async (call: GateCall, detached: DetachedStart): Promise<GateDecision> => {
     const decision = await detached.fallback.authorize(call);
-    const local: SettledCall = { sessionId: call.sessionId || sessionId, server: call.server, tool: call.tool, args: call.args, caller: call.caller };
+    const local = settledCall(call, sessionId);
     if (decision.allowed) {
       counter += 1;
       const callId = `g${counter.toString(36)}`;
@@ -260,7 +269,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
           : { server: call.server, tool: call.tool, args: call.args, annotations: call.annotations },
         now(),
       );
-      const local: SettledCall = { sessionId: call.sessionId || sessionId, server: call.server, tool: call.tool, args: call.args, caller: call.caller };
+      const local = settledCall(call, sessionId);
       if (verdict.ruleId !== undefined) local.ruleId = verdict.ruleId;
       if (verdict.decision === 'allow') {
         counter += 1;

@@ -38,6 +38,8 @@ export interface GateCall {
   /** The upstream's own tool name (never the `<alias>__` prefixed one). */
   tool: string;
   args: Record<string, unknown>;
+  /** The length of the request's line, an upper bound of the arguments' size, when the link read one (the audit bounds what it holds by it). */
+  argsSize?: number;
   annotations?: ToolAnnotationHints;
   /** Who asked, as the client introduced itself; informative only, never a principal. */
   caller: Record<string, unknown>;

@@ -28,6 +28,7 @@ export class LineLink implements MessageLink {
   onmessage?: (message: WireMessage, line: string | undefined) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  online?: (line: string) => boolean;
   private readonly decoder: LineDecoder;
   private readonly defer: (flush: () => void) => void;
   private state: 'new' | 'open' | 'closed' = 'new';
@@ -84,6 +85,11 @@ export class LineLink implements MessageLink {
         return false;
       }
     }
+    return this.sendLine(text, onLateFailure);
+  }
+
+  sendLine(text: string, onLateFailure?: (error: unknown) => void): boolean {
+    if (this.state === 'closed') return false;
     this.queued.push(text);
     // One sender's handler hears a failed write once, however many of its messages it carried.
     if (onLateFailure !== undefined && this.lateFailures[this.lateFailures.length - 1] !== onLateFailure) this.lateFailures.push(onLateFailure);
@@ -145,6 +151,14 @@ export class LineLink implements MessageLink {
 
   private receive(text: string, line: string | undefined): void {
     if (this.state !== 'open' || text === '' || text === '\r') return;
+    if (line !== undefined && this.online !== undefined) {
+      try {
+        if (this.online(line)) return;
+      } catch (error) {
+        this.onerror?.(error instanceof Error ? error : new AssentError('internal', String(error)));
+        return;
+      }
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -28,6 +28,14 @@ export interface MessageLink {
   close(): Promise<void>;
   /** The protocol version initialize settled on (the HTTP transport sends it as a header). */
   setProtocolVersion?(version: string): void;
+  /**
+   * Line-framed links only: each line is offered here before it is parsed; true
+   * means the receiver took the line as it is (it is not parsed, and `onmessage`
+   * does not hear of it), false that it goes the usual way.
+   */
+  online?: (line: string) => boolean;
+  /** Line-framed links only: queues a line exactly as a peer wrote it (one complete JSON-RPC message), unparsed. */
+  sendLine?(line: string, onLateFailure?: (error: unknown) => void): boolean;
 }
 
 export function isMessageLink(endpoint: Transport | MessageLink): endpoint is MessageLink {

@@ -16,6 +16,7 @@ import type { Gateway, GatewayOptions } from './gateway.js';
 import { asMessageLink, type MessageLink } from './messageLink.js';
 import type { OperationToolHost } from './operationTools.js';
 import { MultiUpstreamRouter } from './routing.js';
+import { scanResultResponse } from './responseScan.js';
 import { ServerRequestRelay } from './serverRequests.js';
 import { createUpstreamTransport, UpstreamLink } from './upstream.js';
 import {
@@ -124,6 +125,7 @@ export class GatewayRelay implements Gateway {
   private async startLink(link: UpstreamLink): Promise<void> {
     const transport = link.transport;
     transport.onmessage = (message, line) => this.onUpstreamMessage(link, message, line);
+    if (this.client.sendLine !== undefined) transport.online = (line) => this.onUpstreamLine(link, line);
     transport.onerror = (error) => this.log.warn('upstream transport error', { server: link.alias, error });
     transport.onclose = () => this.onUpstreamClosed(link);
     await transport.start();
@@ -132,11 +134,11 @@ export class GatewayRelay implements Gateway {
 
   // ---------------------------------------------------------------- client → gateway
 
-  /** `line` is the message's original text, passed on only for answers (which carry no method). */
+  /** `line` is the message's original text, passed on only for answers (which carry no method); of a request only its length is used. */
   private onClientMessage(message: WireMessage, line: string | undefined): void {
     if (this.closing) return;
     if (typeof message.method === 'string' && this.refusedLookalike(message)) return;
-    if (isRequest(message)) this.onClientRequest(message);
+    if (isRequest(message)) this.onClientRequest(message, line?.length);
     else if (typeof message.method === 'string') this.onClientNotification(message);
     else this.onClientResponse(message, line);
   }
@@ -165,7 +167,8 @@ export class GatewayRelay implements Gateway {
     return true;
   }
 
-  private onClientRequest(request: WireRequest): void {
+  /** `size` is the length of the request's line, when the link read one. */
+  private onClientRequest(request: WireRequest, size: number | undefined): void {
     switch (request.method) {
       case 'initialize':
         this.rememberCaller(request);
@@ -173,7 +176,7 @@ export class GatewayRelay implements Gateway {
         else this.forward(this.first(), request, (response) => void this.first().adoptInitializeResult(response.result));
         return;
       case 'tools/call':
-        this.calls.onToolCall(request);
+        this.calls.onToolCall(request, size);
         return;
       case 'tools/list':
         if (this.multi) void this.routing.aggregateList(request, 'tools/list', 'tools');
@@ -275,6 +278,25 @@ export class GatewayRelay implements Gateway {
     }
   }
 
+  /**
+   * The fast path of a tools/call answer (SPEC §14): a plain result response to a
+   * call that waits under the client's own id goes to the client as the
+   * upstream's line, never parsed; the call's pipeline hears from the scan
+   * whether it was an error. Any other line returns false and is parsed.
+   */
+  private onUpstreamLine(link: UpstreamLink, line: string): boolean {
+    if (this.closing) return false;
+    const scanned = scanResultResponse(line);
+    if (scanned === undefined) return false;
+    const pending = link.pending.get(scanned.id);
+    if (pending === undefined || pending.kind !== 'client' || pending.onResult === undefined || pending.clientId !== scanned.id) return false;
+    link.pending.delete(scanned.id);
+    this.clientInflight.delete(pending.clientId);
+    pending.onResult(!scanned.isError, () => JSON.parse(line.slice(scanned.resultStart, scanned.resultEnd)) as Record<string, unknown>);
+    if (this.client.sendLine?.(line, this.onClientWriteFailed) !== true) this.log.warn('could not write to the client: its connection is closed');
+    return true;
+  }
+
   private onUpstreamResponse(link: UpstreamLink, response: WireMessage, line: string | undefined): void {
     if (response.id === undefined) return;
     const pending = link.pending.get(response.id);
@@ -339,17 +361,19 @@ export class GatewayRelay implements Gateway {
 
   /**
    * Relays a client request to one upstream (under the client's id unless it collides there); the response comes
-   * back under the client's id. `onResponse` returns true when it changed the response.
+   * back under the client's id. `onResponse` returns true when it changed the response; with `onResult`, a plain
+   * result response may instead pass unparsed (see `onUpstreamLine`).
    */
   forward(
     link: UpstreamLink,
     request: WireRequest,
     onResponse?: (response: WireMessage) => boolean | void,
     inflight: ClientInflight = newInflight(request.method),
+    onResult?: (ok: boolean, result: () => Record<string, unknown>) => void,
   ): void {
     inflight.link = link;
     this.clientInflight.set(request.id, inflight);
-    const upstreamId = link.forward(request, { kind: 'client', clientId: request.id, method: request.method, onResponse });
+    const upstreamId = link.forward(request, { kind: 'client', clientId: request.id, method: request.method, onResponse, onResult });
     if (upstreamId === undefined) {
       this.clientInflight.delete(request.id);
       this.sendToClient(errorMessage(request.id, link.unavailableBody(request.method)));

@@ -28,6 +28,7 @@ export class StdioUpstreamLink implements MessageLink {
   onmessage?: (message: WireMessage, line: string | undefined) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  online?: (line: string) => boolean;
   private child: ChildProcess | undefined;
   private lines: LineLink | undefined;
 
@@ -48,6 +49,7 @@ export class StdioUpstreamLink implements MessageLink {
       if (child.stdout !== null && child.stdin !== null) {
         const lines = new LineLink(child.stdout, child.stdin, { peer: `MCP server "${this.options.alias}"` });
         lines.onmessage = (message, line) => this.onmessage?.(message, line);
+        lines.online = (line) => this.online !== undefined && this.online(line);
         lines.onerror = (error) => this.onerror?.(error);
         void lines.start();
         this.lines = lines;

@@ -69,7 +69,17 @@ export const createUpstreamTransport: UpstreamTransportFactory = upstreamTranspo
 /** What a response from this upstream should turn into. */
 export type PendingUpstreamRequest =
   /** `onResponse` returns true when it changed the response, which then cannot be passed on as the original line. */
-  | { kind: 'client'; clientId: RpcId; method: string; onResponse: ((message: WireMessage) => boolean | void) | undefined }
+  | {
+      kind: 'client';
+      clientId: RpcId;
+      method: string;
+      onResponse: ((message: WireMessage) => boolean | void) | undefined;
+      /**
+       * When set, a plain result response under the client's id may skip the parse (SPEC §14):
+       * it goes to the client as its line and this hears whether it was an error, with the result read on demand.
+       */
+      onResult: ((ok: boolean, result: () => Record<string, unknown>) => void) | undefined;
+    }
   | { kind: 'internal'; method: string; resolve: (result: Record<string, unknown>) => void; reject: (error: AssentError) => void };
 
 /** Tool facts learnt from the upstream's tools/list, used for policy (R-POL-3). */

@@ -207,6 +207,69 @@ describe('R-AUD-3 audit batches stay large under load', () => {
   });
 });
 
+describe('R-AUD-3 (issue 10 item 3) the audit of a burst waits for the burst to end', () => {
+  function fakeTimers(): { timers: DaemonGateOptions['timers']; fire: () => void; armed: (() => void)[] } {
+    const armed: (() => void)[] = [];
+    return {
+      armed,
+      timers: {
+        setTimeout: (callback: () => void) => (armed.push(callback), callback),
+        clearTimeout: (handle: unknown) => {
+          const index = armed.indexOf(handle as () => void);
+          if (index !== -1) armed.splice(index, 1);
+        },
+      },
+      fire: () => {
+        for (const callback of armed.splice(0)) callback();
+      },
+    };
+  }
+  const batches = (conn: FakeConnection): number[] => conn.sent.filter((c) => c.method === 'calls.record').map((c) => (c.params['records'] as unknown[]).length);
+
+  it('while an allowed call is still running, finished calls are not sent; once none runs, they go in one batch', async () => {
+    const conn = daemon();
+    const { timers, fire, armed } = fakeTimers();
+    const gate = await gateOn(conn, { timers });
+    const running = await gate.authorize(call('long', { n: 0 }));
+    for (let n = 1; n <= 3; n += 1) await runAllowed(gate, 'quick', { n });
+    for (let tick = 0; tick < 10; tick += 1) fire();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches(conn)).toEqual([]);
+    expect(armed).toHaveLength(1);
+    if (running.allowed && running.callId !== undefined) gate.finish?.(running.callId, { ok: true, durationMs: 5 });
+    fire();
+    await expect.poll(() => conn.records().length).toBe(4);
+    expect(batches(conn)).toEqual([4]);
+  });
+
+  it('a call that never ends holds the audit back for at most 50 timer periods', async () => {
+    const conn = daemon();
+    const { timers, fire } = fakeTimers();
+    const gate = await gateOn(conn, { timers });
+    await gate.authorize(call('hung', {}));
+    await runAllowed(gate, 'quick', { n: 1 });
+    for (let tick = 0; tick < 50; tick += 1) fire();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(batches(conn)).toEqual([]);
+    fire();
+    await expect.poll(() => conn.records().length).toBe(1);
+  });
+
+  it('large arguments are digested at once rather than held: the record keeps no arguments while it waits', async () => {
+    const conn = daemon();
+    const { timers, fire } = fakeTimers();
+    const gate = await gateOn(conn, { timers });
+    await gate.authorize(call('hung', {}));
+    const big = { content: 'x'.repeat(1000) };
+    const decision = await gate.authorize({ ...call('write', big), argsSize: 9 * 1024 * 1024 });
+    if (decision.allowed && decision.callId !== undefined) gate.finish?.(decision.callId, { ok: true, durationMs: 1 });
+    big.content = 'changed after the call';
+    for (let tick = 0; tick < 51; tick += 1) fire();
+    await expect.poll(() => conn.records().length).toBe(1);
+    expect(conn.records()[0]?.['argsSha256']).toBe(digestOf({ content: 'x'.repeat(1000) }));
+  });
+});
+
 describe('R-D-5 a lost daemon connection (hardening 1)', () => {
   it('the batch in flight when the connection dropped is kept and sent to the next daemon', async () => {
     const frozen = daemon({}, { 'calls.record': () => NEVER });
