@@ -4,8 +4,11 @@
 // (the floor of any Node stdio proxy) and a naive SDK proxy (SDK Server →
 // SDK Client). Sequential calls are interleaved in blocks so machine noise hits
 // every side alike; throughput is measured with 32 calls in flight, in rounds
-// that alternate between the sides. BENCH_GATEWAY_LOCAL=1 adds a reference side:
-// assent without a daemon (local gate, nothing audited), to show what audit costs.
+// that alternate between the sides, each round followed by a pause of SETTLE_MS so
+// work a side leaves behind (assent's audit, which waits for a burst to end and then
+// goes to the daemon) is done before the next side is measured, not during it.
+// BENCH_GATEWAY_LOCAL=1 adds a reference side: assent without a daemon (local gate,
+// nothing audited), to show what audit costs.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +28,8 @@ const OVERHEAD_FACTOR = 2;
 const OVERHEAD_SLACK_MS = 0.05;
 const THROUGHPUT_SHARE = 0.9;
 const IN_FLIGHT = 32;
+/** Pause after each side's throughput round: the deferred audit of a burst (≤ 20 ms after it) and the daemon's write of it fit well inside. */
+const SETTLE_MS = 250;
 
 const percentile = (sorted, p) => sorted[Math.max(0, Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1))];
 const round = (value) => Math.round(value * 1000) / 1000;
@@ -107,7 +112,10 @@ export async function benchGateway({ calls = 2000, block = 100, warmup = 300, ro
       for (const side of sides) await timeSequential(side.client, Math.min(block, calls - done), side.ms);
     }
     for (let r = 0; r < rounds; r += 1) {
-      for (const side of sides) side.rates.push(await throughput(side.client, perRound));
+      for (const side of sides) {
+        side.rates.push(await throughput(side.client, perRound));
+        await new Promise((settle) => setTimeout(settle, SETTLE_MS));
+      }
     }
   } finally {
     await Promise.allSettled(sides.map((side) => side.client.close()));

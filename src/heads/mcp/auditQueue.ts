@@ -54,6 +54,8 @@ export interface AuditQueueOptions {
   closing: () => boolean;
   /** Whether calls are in flight: the flush then waits for them (up to MAX_BUSY_TICKS timer periods). */
   busy?: () => boolean;
+  /** How many calls the gate has started so far: once a flush waited, it waits on while calls keep starting. */
+  started?: () => number;
 }
 
 export interface AuditQueue {
@@ -75,6 +77,9 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
   // daemon; the backlog is bounded.
   const queue: QueuedRecord[] = [];
   const busy = options.busy ?? (() => false);
+  const started = options.started ?? (() => 0);
+  /** `started()` at the previous timer period of a waiting flush. */
+  let startedBefore = 0;
   let dropped = 0;
   let flushTimer: unknown;
   let inFlight: Promise<void> | undefined;
@@ -112,8 +117,10 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
       entry.params = null;
       drop(1, 'the call arguments cannot be canonicalized for their digest', { server: call.server, tool: call.tool, error: errorText(error) });
     }
+    // The queue owns the record now: its arguments are let go once digested.
     heldArgsSize -= call.argsSize ?? UNKNOWN_ARGS_SIZE;
-    entry.call = { ...call, args: NO_ARGS, argsSize: 0 };
+    call.args = NO_ARGS;
+    call.argsSize = 0;
     return entry.params;
   };
 
@@ -172,8 +179,13 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     flushTimer = timers.setTimeout(() => {
       flushTimer = undefined;
       try {
-        // Calls still in flight: their burst goes on; the records wait for it (but not for ever).
-        if (busy() && busyTicks < MAX_BUSY_TICKS && !options.closing()) {
+        // Calls still in flight, or (once it waited) calls started since the last period: a burst goes on,
+        // and the records wait for it to end (but not for ever). A gateway between two calls of a burst
+        // may have none in flight for a moment; only a whole quiet period ends the wait.
+        const now = started();
+        const active = busy() || (busyTicks > 0 && now !== startedBefore);
+        startedBefore = now;
+        if (active && busyTicks < MAX_BUSY_TICKS && !options.closing()) {
           busyTicks += 1;
           scheduleFlush();
           return;
@@ -196,7 +208,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     heldArgsSize += call.argsSize ?? UNKNOWN_ARGS_SIZE;
     // Large arguments are not held for a deferred flush: digested now, they are let go.
     if (heldArgsSize > MAX_DEFERRED_ARGS_SIZE) encode(entry);
-    const full = queue.length >= MAX_DEFERRED_RECORDS || (queue.length >= AUDIT_BATCH && !busy());
+    const full = queue.length >= MAX_DEFERRED_RECORDS || (queue.length >= AUDIT_BATCH && busyTicks === 0 && !busy());
     if (full && options.client() !== undefined) void flush();
     else scheduleFlush();
   };

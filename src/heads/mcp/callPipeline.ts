@@ -244,9 +244,10 @@ class ToolCallRun {
     this.finish(response.error === undefined && response.result?.['isError'] !== true, response.result);
   };
 
-  /** A result the relay passed on unparsed: whether it was an error, and the result read only if the gate asks for it. */
-  private readonly onResult = (ok: boolean, result: () => Record<string, unknown>): void => {
-    this.finish(ok, result);
+  /** A result the relay passed on unparsed (`line` from `start` to `end`): parsed only for a gate that records results. */
+  private readonly onResult = (ok: boolean, line: string, start: number, end: number): void => {
+    const records = this.callId !== undefined && this.pipeline.options.gate.recordsResult?.(this.callId) === true;
+    this.finish(ok, records ? (JSON.parse(line.slice(start, end)) as Record<string, unknown>) : undefined);
   };
 
   private readonly onMultiResponse = (response: WireMessage): void => {
@@ -255,29 +256,16 @@ class ToolCallRun {
   };
 
   /** Reports the allowed call's outcome (and its result, for the gate that records it) to the gate exactly once. */
-  private readonly finish = (ok: boolean, result?: Record<string, unknown> | (() => Record<string, unknown>)): void => {
+  private readonly finish = (ok: boolean, result?: Record<string, unknown>): void => {
     const gate = this.pipeline.options.gate;
     if (this.finished || this.callId === undefined || gate.finish === undefined) return;
     this.finished = true;
     const durationMs = this.pipeline.options.now() - this.startedAt;
     try {
-      gate.finish(this.callId, result === undefined ? { ok, durationMs } : typeof result === 'function' ? lazyOutcome(ok, durationMs, result) : { ok, durationMs, result });
+      gate.finish(this.callId, result === undefined ? { ok, durationMs } : { ok, durationMs, result });
     } catch (error) {
       this.pipeline.relay.log.warn('gate.finish threw', { error });
     }
-  };
-}
-
-/** An outcome whose result is parsed only when the gate reads it (it records results of handoff retries only). */
-function lazyOutcome(ok: boolean, durationMs: number, read: () => Record<string, unknown>): { ok: boolean; durationMs: number; result: Record<string, unknown> } {
-  let result: Record<string, unknown> | undefined;
-  return {
-    ok,
-    durationMs,
-    get result() {
-      result ??= read();
-      return result;
-    },
   };
 }
 

@@ -131,6 +131,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     closing: () => attachments.closed,
     // Allowed calls still running: their audit waits until the burst is over (R-AUD-3: never on the call path).
     busy: () => settled.size > 0,
+    started: () => counter,
   });
   const reconnects = options.reconnect !== undefined;
   const gapContext = options.reconnectHint === undefined ? { reconnects } : { reconnects, hint: options.reconnectHint };
@@ -299,6 +300,9 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       daemonCall('calls.finish', params).catch((error: unknown) =>
         logger.warn('could not report a finished call to the daemon; a restarted daemon audits it as uncertain', { callId, error: errorText(error) }),
       );
+    },
+    recordsResult(callId) {
+      return effectCalls.has(callId);
     },
     toolsListed(server, tools) {
       // Until a daemon is attached, the fallback's own check speaks for the configuration it decides by.

@@ -68,6 +68,11 @@ export type GateDecision =
 export interface CallGate {
   authorize(call: GateCall): Promise<GateDecision>;
   finish?(callId: string, outcome: { ok: boolean; durationMs: number; result?: Record<string, unknown> }): void;
+  /**
+   * Whether `finish` of this call needs the tool result (a handoff retry's result is recorded with its effect).
+   * Without it, or false, the gateway may pass an upstream's result on unparsed and report only ok/error.
+   */
+  recordsResult?(callId: string): boolean;
   /** Releases what the gate holds (e.g. a daemon connection); called by whoever created it, after the gateway closed. */
   close?(): Promise<void> | void;
   /**

@@ -292,7 +292,7 @@ export class GatewayRelay implements Gateway {
     if (pending === undefined || pending.kind !== 'client' || pending.onResult === undefined || pending.clientId !== scanned.id) return false;
     link.pending.delete(scanned.id);
     this.clientInflight.delete(pending.clientId);
-    pending.onResult(!scanned.isError, () => JSON.parse(line.slice(scanned.resultStart, scanned.resultEnd)) as Record<string, unknown>);
+    pending.onResult(!scanned.isError, line, scanned.resultStart, scanned.resultEnd);
     if (this.client.sendLine?.(line, this.onClientWriteFailed) !== true) this.log.warn('could not write to the client: its connection is closed');
     return true;
   }
@@ -369,7 +369,7 @@ export class GatewayRelay implements Gateway {
     request: WireRequest,
     onResponse?: (response: WireMessage) => boolean | void,
     inflight: ClientInflight = newInflight(request.method),
-    onResult?: (ok: boolean, result: () => Record<string, unknown>) => void,
+    onResult?: (ok: boolean, line: string, resultStart: number, resultEnd: number) => void,
   ): void {
     inflight.link = link;
     this.clientInflight.set(request.id, inflight);

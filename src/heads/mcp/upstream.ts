@@ -76,9 +76,9 @@ export type PendingUpstreamRequest =
       onResponse: ((message: WireMessage) => boolean | void) | undefined;
       /**
        * When set, a plain result response under the client's id may skip the parse (SPEC §14):
-       * it goes to the client as its line and this hears whether it was an error, with the result read on demand.
+       * it goes to the client as its line, and this hears whether it was an error and where its result is in the line.
        */
-      onResult: ((ok: boolean, result: () => Record<string, unknown>) => void) | undefined;
+      onResult: ((ok: boolean, line: string, resultStart: number, resultEnd: number) => void) | undefined;
     }
   | { kind: 'internal'; method: string; resolve: (result: Record<string, unknown>) => void; reject: (error: AssentError) => void };
 

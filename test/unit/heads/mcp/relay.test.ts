@@ -180,4 +180,34 @@ describe('the relay over line links (fast path)', () => {
     await s.client.next((m) => m['id'] === 13);
     expect(s.client.lines.slice(-4)).toEqual(answers);
   });
+
+  it('SPEC §14 (issue 10 item 3) a tools/call answer passed on unparsed still tells the gate ok or error, and a gate that records results gets the parsed result', async () => {
+    const finished: { callId: string; ok: boolean; result?: Record<string, unknown> }[] = [];
+    const s = await stack({
+      authorize: (call) => Promise.resolve({ allowed: true, callId: `c${String(call.args['i'])}` }),
+      finish: (callId, outcome) => finished.push({ callId, ok: outcome.ok, ...(outcome.result === undefined ? {} : { result: outcome.result }) }),
+      recordsResult: (callId) => callId === 'c3',
+    });
+    s.client.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"}');
+    await s.client.next((m) => m['id'] === 1);
+    for (const id of [2, 3, 4, 5]) s.client.write(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"look","arguments":{"i":${id}}}}`);
+    await s.upstream.next((m) => m['id'] === 5);
+    const answers = [
+      '{ "id" : 2, "result" : { "isError" : true, "content" : [] }, "jsonrpc" : "2.0" }',
+      '{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"a \\"quoted\\" \\u00e9"}],"isError":false}}',
+      '{"jsonrpc":"2.0","id":4,"error":{"code":-32000,"message":"boom"}}',
+      '{"jsonrpc":"2.0","id":5,"result":{"is\\u0045rror":true}}',
+    ];
+    s.upstream.write(answers.join('\n'));
+    await s.client.next((m) => m['id'] === 5);
+    expect(s.client.lines.slice(-4)).toEqual(answers);
+    await expect.poll(() => finished.length).toBe(4);
+    expect(finished).toEqual([
+      { callId: 'c2', ok: false },
+      { callId: 'c3', ok: true, result: { content: [{ type: 'text', text: 'a "quoted" é' }], isError: false } },
+      { callId: 'c4', ok: false },
+      // An escaped key the scan declines: the parse path reads it (and, as always there, hands the result on).
+      { callId: 'c5', ok: false, result: { isError: true } },
+    ]);
+  });
 });
