@@ -5,7 +5,7 @@
 // fragment only. On plain loopback HTTP `--qr` is refused: a phone cannot use it.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
-import jsQR from 'jsqr';
+import jsqr from 'jsqr';
 import { spawn as spawnPty } from 'node-pty';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI_ENTRY, makeTempHome, REPO_ROOT, type TempHome } from '../helpers/daemon.js';
@@ -39,6 +39,9 @@ function runOnTerminal(args: string[], env: Record<string, string>): Promise<{ e
   });
 }
 
+/** jsqr is CommonJS: typed as a module with a default export, loaded as the function itself. */
+const jsQR = ((jsqr as unknown as { default?: unknown }).default ?? jsqr) as typeof jsqr.default;
+
 const LIGHT = 255;
 const DARK = 0;
 
@@ -59,6 +62,7 @@ function screenToBitmap(screen: string, scale = 4): { data: Uint8ClampedArray; w
     for (let i = 0; i < line.length; i += 1) {
       const char = line[i] ?? '';
       if (char === '\u001b') {
+        // eslint-disable-next-line no-control-regex -- reading the terminal's escape sequences is the point
         const match = /^\u001b\[([\d;]*)m/.exec(line.slice(i));
         if (match === null) continue;
         for (const code of (match[1] ?? '').split(';').map(Number)) {
@@ -81,7 +85,7 @@ function screenToBitmap(screen: string, scale = 4): { data: Uint8ClampedArray; w
       bottom.push(char === '\u2588' || char === '\u2584' ? fg : bg);
     }
     // A row of the picture: only block characters and spaces, wide enough, and not an empty line.
-    if (!other && top.length >= 21 && (blocks > 0 || /\u001b\[/.test(line))) rows.push(top, bottom);
+    if (!other && top.length >= 21 && (blocks > 0 || line.includes('\u001b['))) rows.push(top, bottom);
     else if (rows.length > 0) break;
   }
   const margin = 8;
