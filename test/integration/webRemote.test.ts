@@ -248,6 +248,19 @@ describe('the page from another device (issue 13)', () => {
     expect((await hook).code).toBe(0);
   });
 
+  it('R-REM-7 with web.publicUrl `assent web` names the public URL and no fingerprint of its own certificate, which the browser behind the proxy never sees', async () => {
+    const home = homeWith({ web: { listen: '127.0.0.1:0', tls: 'self-signed', publicUrl: 'https://workstation.example.ts.net/' } });
+    await home.startDaemon();
+    const web = await runCliInTerminal(home, ['web', '--json']);
+    const data = (JSON.parse(web.stdout) as { data: Record<string, unknown> }).data;
+    expect(data['url']).toBe('https://workstation.example.ts.net/');
+    expect(Object.keys(data).sort()).toEqual(['code', 'expiresAt', 'url']);
+    // The daemon's own https listener still reports its certificate.
+    const status = JSON.parse((await home.runCli(['daemon', 'status', '--json'])).stdout) as { data: { web: { url: string; fingerprint?: string } } };
+    expect(status.data.web.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(status.data.web.fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
   it('R-REM-3 a remembered device is signed in after `assent daemon stop` and a restart; `assent web revoke` ends its stream within 1 s and its next call is 401', async () => {
     const home = homeWith({ web: { listen: '127.0.0.1:0' } });
     await home.startDaemon();

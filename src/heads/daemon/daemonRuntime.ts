@@ -214,8 +214,10 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   const page = async (): Promise<{ url: string; fingerprint?: string }> => {
     if (http === undefined) throw new AssentError('unavailable', 'This daemon does not serve the web page; start it with `assent daemon run`.');
     const head = await http;
-    const url = service.config.config.web.publicUrl ?? head.url;
-    return tls === undefined ? { url } : { url, fingerprint: tls.fingerprint };
+    const publicUrl = service.config.config.web.publicUrl;
+    // Through a proxy the browser sees the proxy's certificate, not ours: no fingerprint to compare then.
+    if (publicUrl !== undefined) return { url: publicUrl };
+    return tls === undefined ? { url: head.url } : { url: head.url, fingerprint: tls.fingerprint };
   };
   ctx.status['web'] = () =>
     httpHead !== undefined
