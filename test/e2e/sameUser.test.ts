@@ -116,8 +116,9 @@ describe('SECURITY: the daemon, not the CLI, is what a same-user process talks t
       'tokens.create',
       'tokens.revoke',
       'web.pair',
+      'web.revoke',
     ]);
-    expect(changing('http')).toEqual(['approvals.decide', 'proofs.revoke', 'rules.add', 'rules.revoke', 'tokens.revoke']);
+    expect(changing('http')).toEqual(['approvals.decide', 'proofs.revoke', 'rules.add', 'rules.revoke', 'tokens.revoke', 'web.revoke']);
     expect(changing('mcp')).toEqual([]);
   });
 
