@@ -295,7 +295,7 @@ export class ApprovalQueue {
       this.auditRefusal(step.record, params, principal);
       throw new AssentError(
         'forbidden',
-        `approval ${params.id} was not approved: approvals.fourEyes is on and ${escapeText(principal)} owns the agent session that asked, so it cannot approve ` +
+        `approval ${params.id} was not approved (four_eyes): approvals.fourEyes is on and ${escapeText(principal)} owns the agent session that asked, so it cannot approve ` +
           'its own request. It stays pending: another principal must approve it (a bearer token, a paired web page, or a reviewer on another host). You may still deny it.',
         { details: { reason: 'four_eyes', approvalId: params.id, principal, owner: step.record.owner ?? principal } },
       );
