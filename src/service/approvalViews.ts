@@ -39,8 +39,13 @@ export function toApprovalView(record: ApprovalRecord, approvedBy?: readonly str
   if (record.scope !== undefined) view.scope = record.scope;
   if (record.decidedAt !== undefined) view.decidedAt = record.decidedAt;
   if (record.handoff) view.handoff = true;
-  if (record.owner !== undefined) view.owner = record.owner;
-  if (record.hostId !== undefined) view.hostId = record.hostId;
+  // Owner and filing host are shown where a team rule makes them matter: without four-eyes or a
+  // quorum they are this host's own on every approval, and 10,000 pending approvals must list
+  // within SPEC §14's budget (the journal keeps them on every record).
+  if (record.fourEyes === true || record.quorum !== undefined) {
+    if (record.owner !== undefined) view.owner = record.owner;
+    if (record.hostId !== undefined) view.hostId = record.hostId;
+  }
   if (record.fourEyes === true) view.fourEyes = true;
   if (record.quorum !== undefined) view.quorum = record.quorum;
   if (approvedBy !== undefined && approvedBy.length > 0) view.approvedBy = [...approvedBy];
