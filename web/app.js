@@ -127,6 +127,19 @@ function previewOf(approval) {
   return escapedJson(approval.args ?? {});
 }
 
+/** Who may still decide (four-eyes, quorum) and who has approved so far (R-TEAM-3). */
+function teamNotes(approval) {
+  const notes = [];
+  const approvedBy = approval.approvedBy ?? [];
+  if (approval.fourEyes) notes.push(el('p', { class: 'note', text: `Four-eyes: ${escapeText(approval.owner ?? 'the session owner')} may deny this but not approve it.` }));
+  if ((approval.quorum ?? 1) > 1 || approvedBy.length > 0) {
+    const counted = approval.fourEyes ? approvedBy.filter((p) => p !== approval.owner) : approvedBy;
+    const who = approvedBy.length === 0 ? 'nobody yet' : approvedBy.map(escapeText).join(', ');
+    notes.push(el('p', { class: 'note approved-by', text: `Approved so far by ${who} (${counted.length} of ${approval.quorum ?? 1}).` }));
+  }
+  return notes;
+}
+
 function renderPending() {
   const list = $('pending-list');
   list.replaceChildren();
@@ -175,6 +188,7 @@ function pendingCard(approval) {
     ...agentLines(approval),
     el('pre', { class: 'preview', 'aria-label': 'Complete arguments' }, [previewOf(approval)]),
     el('div', { class: 'meta' }, [el('span', { text: `caller ${escapedJson(approval.caller ?? {})}` })]),
+    ...teamNotes(approval),
     approval.handoff ? el('p', { class: 'note', text: 'Handoff: the agent was told to retry this exact call; authorizing lets that one retry run once.' }) : '',
     el('div', { class: 'actions' }, approval.handoff ? [once, el('label', {}, [reason]), deny] : [once, session, el('label', {}, [reason]), deny]),
     error,
@@ -190,6 +204,7 @@ function resolvedCard(approval) {
     el('span', { text: escapeText(outcome) }),
     el('span', { text: `via ${escapeText(approval.channel ?? 'lifecycle')}` }),
   ];
+  if (approval.decidedBy) details.push(el('span', { text: `by ${escapeText(approval.decidedBy)}` }));
   if (approval.reason) details.push(el('span', { text: `reason: ${escapeText(approval.reason)}` }));
   return el('li', { class: 'card', 'data-approval-id': approval.id }, [el('h3', { text: escapeText(titleOf(approval)) }), el('div', { class: 'meta' }, details)]);
 }
@@ -323,6 +338,7 @@ function listen() {
   };
   events.addEventListener('approval_requested', onChange);
   events.addEventListener('approval_resolved', onChange);
+  events.addEventListener('approval_voted', onChange);
   events.addEventListener('error', () => {
     setStatus('reconnecting…');
     if (events.readyState === EventSource.CLOSED) {

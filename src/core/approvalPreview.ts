@@ -13,6 +13,30 @@ export interface PreviewableApproval {
   requestedAt: number;
   expiresAt: number;
   caller: Record<string, unknown>;
+  /** R-TEAM-3: who owns the session that asked, the rules it is decided under, and who has approved so far. */
+  owner?: string;
+  fourEyes?: true;
+  quorum?: number;
+  approvedBy?: readonly string[];
+}
+
+/**
+ * The lines naming who may still decide (R-TEAM-3), shown only when a rule
+ * makes it matter: under four-eyes the owner who cannot approve, under a quorum
+ * who has approved so far out of how many.
+ */
+export function renderTeamLines(approval: Pick<PreviewableApproval, 'owner' | 'fourEyes' | 'quorum' | 'approvedBy'>): string[] {
+  const lines: string[] = [];
+  const approvedBy = approval.approvedBy ?? [];
+  if (approval.fourEyes === true) {
+    lines.push(`  owner     ${escapeText(approval.owner ?? '(not recorded)')} (four-eyes: may deny, not approve)`);
+  }
+  if ((approval.quorum ?? 1) > 1 || approvedBy.length > 0) {
+    const counted = approval.fourEyes === true ? approvedBy.filter((p) => p !== approval.owner) : approvedBy;
+    const who = approvedBy.length === 0 ? 'nobody yet' : approvedBy.map((p) => escapeText(p)).join(', ');
+    lines.push(`  approved  by ${who} (${counted.length} of ${approval.quorum ?? 1})`);
+  }
+  return lines;
 }
 
 export function approvalSubject(approval: PreviewableApproval): string {
@@ -112,6 +136,7 @@ export function renderApprovalPreview(approval: PreviewableApproval, now: number
     `Approval ${approval.id}: ${approvalSubject(approval)}`,
     `  session   ${escapeText(approval.sessionId)}`,
     `  caller    ${escapedJson(approval.caller)}`,
+    ...renderTeamLines(approval),
     `  expires   in ${seconds(approval.expiresAt - now)}`,
     approval.kind === 'tool' ? '  arguments:' : '  action:',
     ...escapedJson(approval.kind === 'tool' ? (approval.args ?? {}) : approval.action, 2)
@@ -131,6 +156,7 @@ function renderAgentPreview(approval: PreviewableApproval, agent: AgentActionVie
     ...(agent.command === undefined ? [] : [`  command   ${escapeText(agent.command)}`]),
     ...(agent.policy === undefined ? [] : renderPolicyLines(agent.policy)),
     `  approving for the session remembers ${agent.sessionGrant === undefined ? 'this exact input' : escapeText(agent.sessionGrant)}`,
+    ...renderTeamLines(approval),
     `  expires   in ${seconds(approval.expiresAt - now)}`,
     '  input:',
     ...escapedJson(approval.args ?? {}, 2)

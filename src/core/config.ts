@@ -5,7 +5,7 @@ import { escapedJson, escapeText } from './escape.js';
 
 import { CommandsSchema, PathsSchema, UrlsSchema, diffAgentPolicy } from './agentPolicyConfig.js';
 import { HostSchema } from './hostConfig.js';
-import { diffTeamConfig } from './teamConfig.js';
+import { diffTeamConfig, QuorumSchema } from './teamConfig.js';
 import { PolicyValueSchema } from './policyValue.js';
 import { WebSchema, diffWebConfig } from './webConfig.js';
 
@@ -84,6 +84,7 @@ export const PolicySchema = z.object(
         }
       }),
     consentTimeoutSeconds: intRange(1, MAX_CONSENT_TIMEOUT_SECONDS).default(90),
+    quorum: QuorumSchema.default({}),
     /** Agent actions (SPEC §18) that no `policy.tools` entry or kind rule decides. */
     agents: z
       .object({ default: PolicyValueSchema.default('prompt') }, { error: 'an object with "default"' })
@@ -93,7 +94,7 @@ export const PolicySchema = z.object(
     paths: PathsSchema.prefault({}),
     urls: UrlsSchema.prefault({}),
   },
-  { error: 'an object with "default", "destructive", "tools", "consentTimeoutSeconds", "agents", "commands", "paths" and "urls"' },
+  { error: 'an object with "default", "destructive", "tools", "consentTimeoutSeconds", "quorum", "agents", "commands", "paths" and "urls"' },
 );
 export type Policy = z.infer<typeof PolicySchema>;
 
@@ -120,8 +121,10 @@ export const ApprovalsSchema = z.object(
   {
     handoff: z.boolean({ error: 'true or false' }).default(false),
     proofTtlSeconds: intRange(1, 3600).default(300),
+    /** R-TEAM-3: the principal that owns an agent session may not approve its own request (it may deny). */
+    fourEyes: z.boolean({ error: 'true or false' }).default(false),
   },
-  { error: 'an object with "handoff" and "proofTtlSeconds"' },
+  { error: 'an object with "handoff", "proofTtlSeconds" and "fourEyes"' },
 );
 
 export const ConfigSchema = z.object(
@@ -230,7 +233,7 @@ export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'c
  * enforce. Accepting one would let an operator believe, say, a `commands`
  * deny rule protects them, so each is refused with a message that says so.
  */
-const UNENFORCED_POLICY_KEYS: readonly string[] = Object.freeze(['presence', 'quorum']);
+const UNENFORCED_POLICY_KEYS: readonly string[] = Object.freeze(['presence']);
 
 /**
  * Whether an unknown key at this path is an error: inside `policy` a typo
@@ -306,14 +309,14 @@ function plainObject(value: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * R-CFG-1: a `policy.tools` id whose alias names no configured server (nor an
+ * R-CFG-1: a `policy.tools` (or `policy.quorum`) id whose alias names no configured server (nor an
  * agent, §17) can never match a call, so the operator's intended `deny` or
  * `prompt` does nothing; that is an error. Judged on the raw document so it is
  * reported beside every other problem, even when a server entry is invalid.
  */
-function unknownToolAliases(value: unknown): ConfigProblem[] {
+function unknownToolAliases(value: unknown, section: 'tools' | 'quorum' = 'tools'): ConfigProblem[] {
   const root = plainObject(value);
-  const tools = plainObject(plainObject(root?.['policy'])?.['tools']);
+  const tools = plainObject(plainObject(root?.['policy'])?.[section]);
   if (tools === undefined) return [];
   const aliases = Object.keys(plainObject(root?.['servers']) ?? {});
   const configured = aliases.length === 0 ? 'no servers are configured' : `configured servers: ${aliases.map((a) => JSON.stringify(a)).join(', ')}`;
@@ -327,7 +330,7 @@ function unknownToolAliases(value: unknown): ConfigProblem[] {
     const near = aliases.find((name) => editDistance(name.toLowerCase(), alias.toLowerCase()) <= 2);
     problems.push({
       severity: 'error',
-      path: formatPath(['policy', 'tools', id]),
+      path: formatPath(['policy', section, id]),
       message:
         `${JSON.stringify(alias)} is not a server alias${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}, so this entry would never match a call; ` +
         `${configured} (agent tool ids start with ${agents}). Fix the alias or add the server under "servers"`,
@@ -344,7 +347,7 @@ function unknownToolAliases(value: unknown): ConfigProblem[] {
  * unknown server alias (R-CFG-1).
  */
 export function validateConfig(value: unknown): { config: Config | undefined; problems: ConfigProblem[] } {
-  const problems: ConfigProblem[] = [...unknownToolAliases(value)];
+  const problems: ConfigProblem[] = [...unknownToolAliases(value), ...unknownToolAliases(value, 'quorum')];
   const result = ConfigSchema.safeParse(value);
   if (!result.success) {
     for (const issue of result.error.issues) {

@@ -9,6 +9,7 @@ import type { Rule } from '../core/toolPolicy.js';
 import {
   APPROVAL_COLUMNS,
   rowToApproval,
+  rowToApprovalVote,
   rowToCallInProgress,
   rowToEvent,
   rowToRule,
@@ -18,6 +19,8 @@ import {
   type ApprovalResolution,
   type ApprovalRow,
   type ApprovalState,
+  type ApprovalVote,
+  type ApprovalVoteRow,
   type CallInProgressRecord,
   type CallInProgressRow,
   type EventRecord,
@@ -31,7 +34,7 @@ import {
 import { migrate } from './journalSchema.js';
 
 // What the journal stores, named here so its users import one module.
-export type { ApprovalRecord, ApprovalResolution, ApprovalState, CallInProgressRecord, EventRecord, TokenRecord, WebDeviceRecord } from './journalRecords.js';
+export type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord, WebDeviceRecord } from './journalRecords.js';
 export { JOURNAL_SCHEMA_VERSION } from './journalSchema.js';
 
 export interface JournalOptions {
@@ -65,8 +68,10 @@ export class Journal {
   ) {
     this.statements = {
       insertApproval: db.prepare(
-        `INSERT INTO approvals (id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at)
-         VALUES (@id, @session_id, @kind, @server, @tool, @args, @action, @args_sha256, @requested_at, @expires_at, @caller, @handoff, @state, @channel, @reason, @scope, @decided_at)`,
+        `INSERT INTO approvals (id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at,
+                                owner, host_id, four_eyes, quorum, decided_by, decided_host)
+         VALUES (@id, @session_id, @kind, @server, @tool, @args, @action, @args_sha256, @requested_at, @expires_at, @caller, @handoff, @state, @channel, @reason, @scope, @decided_at,
+                 @owner, @host_id, @four_eyes, @quorum, @decided_by, @decided_host)`,
       ),
       getApproval: db.prepare<[string], ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`).raw(),
       listByState: db
@@ -74,8 +79,16 @@ export class Journal {
         .raw(),
       listAll: db.prepare<[number], ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals ORDER BY requested_at, id LIMIT ?`).raw(),
       resolveApproval: db.prepare(
-        `UPDATE approvals SET state = @state, channel = @channel, reason = @reason, scope = @scope, decided_at = @decided_at
+        `UPDATE approvals SET state = @state, channel = @channel, reason = @reason, scope = @scope, decided_at = @decided_at, decided_by = @decided_by, decided_host = @decided_host
          WHERE id = @id AND state = 'pending'`,
+      ),
+      insertVote: db.prepare(
+        `INSERT INTO approval_votes (approval_id, principal, host_id, channel, scope, voted_at) VALUES (@approval_id, @principal, @host_id, @channel, @scope, @voted_at)
+         ON CONFLICT (approval_id, principal) DO NOTHING`,
+      ),
+      votesOf: db.prepare<[string], ApprovalVoteRow>('SELECT * FROM approval_votes WHERE approval_id = ? ORDER BY voted_at, principal'),
+      votesOfPending: db.prepare<[], ApprovalVoteRow>(
+        `SELECT v.* FROM approval_votes v JOIN approvals a ON a.id = v.approval_id WHERE a.state = 'pending' ORDER BY v.voted_at, v.principal`,
       ),
       appendEvent: db.prepare('INSERT INTO events (kind, ts, session_id, data) VALUES (?, ?, ?, ?)'),
       eventsSince: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
@@ -164,6 +177,12 @@ export class Journal {
         reason: record.reason ?? null,
         scope: record.scope ?? null,
         decided_at: record.decidedAt ?? null,
+        owner: record.owner ?? null,
+        host_id: record.hostId ?? null,
+        four_eyes: record.fourEyes === true ? 1 : 0,
+        quorum: record.quorum ?? 1,
+        decided_by: record.decidedBy ?? null,
+        decided_host: record.decidedHost ?? null,
       });
     } catch (error) {
       if (isConstraintError(error)) {
@@ -200,8 +219,33 @@ export class Journal {
       reason: resolution.reason ?? null,
       scope: resolution.scope ?? null,
       decided_at: resolution.decidedAt,
+      decided_by: resolution.decidedBy ?? null,
+      decided_host: resolution.decidedHost ?? null,
     });
     return info.changes === 1;
+  }
+
+  /** Records one principal's approval; false when that principal's approval is recorded already (a repeat changes nothing). */
+  recordApprovalVote(vote: ApprovalVote): boolean {
+    const info = this.statements.insertVote.run({
+      approval_id: vote.approvalId,
+      principal: vote.principal,
+      host_id: vote.hostId ?? null,
+      channel: vote.channel,
+      scope: vote.scope,
+      voted_at: vote.votedAt,
+    });
+    return info.changes === 1;
+  }
+
+  /** The approvals recorded for one approval, oldest first. */
+  listApprovalVotes(approvalId: string): ApprovalVote[] {
+    return this.statements.votesOf.all(approvalId).map(rowToApprovalVote);
+  }
+
+  /** The approvals recorded for every pending approval, oldest first (a restart takes them up with their approvals). */
+  listPendingApprovalVotes(): ApprovalVote[] {
+    return this.statements.votesOfPending.all().map(rowToApprovalVote);
   }
 
   /** Appends to the event log and returns its sequence number, which only ever grows. */

@@ -79,6 +79,24 @@ const MIGRATIONS: readonly string[] = [
      expires_at INTEGER NOT NULL,
      revoked_at INTEGER
    );`,
+  // Team identity (R-TEAM-3): the principal owning each approval's session, the host that filed it,
+  // the four-eyes and quorum rules it was filed under, who resolved it and from which host; and one
+  // row per approving principal (quorum votes), unique per principal so a repeat changes nothing.
+  `ALTER TABLE approvals ADD COLUMN owner TEXT;
+   ALTER TABLE approvals ADD COLUMN host_id TEXT;
+   ALTER TABLE approvals ADD COLUMN four_eyes INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE approvals ADD COLUMN quorum INTEGER NOT NULL DEFAULT 1;
+   ALTER TABLE approvals ADD COLUMN decided_by TEXT;
+   ALTER TABLE approvals ADD COLUMN decided_host TEXT;
+   CREATE TABLE approval_votes (
+     approval_id TEXT NOT NULL,
+     principal TEXT NOT NULL,
+     host_id TEXT,
+     channel TEXT NOT NULL,
+     scope TEXT NOT NULL,
+     voted_at INTEGER NOT NULL,
+     PRIMARY KEY (approval_id, principal)
+   );`,
 ];
 
 export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;

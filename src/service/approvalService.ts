@@ -13,7 +13,7 @@ import { compilePolicy, type PolicySnapshot, type Rule } from '../core/toolPolic
 import type { AuditLog } from '../journal/auditLog.js';
 import type { Journal } from '../journal/journal.js';
 import { ApprovalProofs } from './approvalProofs.js';
-import { ApprovalQueue, type DecideParams, type ListOptions } from './approvalQueue.js';
+import { ApprovalQueue, type DecideParams, type DecisionResult, type ListOptions } from './approvalQueue.js';
 import type { ApprovalView } from './approvalViews.js';
 import type { EventBus } from './eventBus.js';
 import { ExecApprovals, type ExecApprovalGrant, type ExecApprovalRequest } from './execApprovals.js';
@@ -27,7 +27,7 @@ import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallOutcome } 
 import { ToolCalls } from './toolCalls.js';
 
 // The service's public surface, named here so operations and heads import one module.
-export type { DecideParams, ListOptions } from './approvalQueue.js';
+export type { DecideParams, DecisionResult, ListOptions } from './approvalQueue.js';
 export { matchesSelector, toApprovalView, type ApprovalView, type DecisionPeer } from './approvalViews.js';
 export { MAX_PENDING_HANDOFF_PER_SESSION } from './approvalProofs.js';
 export type { ExecApprovalGrant, ExecApprovalRequest } from './execApprovals.js';
@@ -36,6 +36,9 @@ export type { PinnedConfig } from './serviceContext.js';
 export type { SessionInfo, UnlistedPolicyToolReport } from './sessions.js';
 export { realTimers, type Timers } from './timers.js';
 export type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallOutcome, Consent, ToolAnnotations } from './toolCallTypes.js';
+
+/** An approval as a decision left it, with what that decision did (R-TEAM-3: "k of N, still pending", or a repeat). */
+export type DecidedView = ApprovalView & { decision: DecisionResult };
 
 export interface ApprovalServiceOptions {
   journal: Journal;
@@ -47,7 +50,10 @@ export interface ApprovalServiceOptions {
   notifier: Notifier;
   logger: Logger;
   config: PinnedConfig;
+  /** This host's principal (R-TEAM-3): owner of its agent sessions, and of decisions that name no principal. */
   principal: string;
+  /** This host's id (identity.json), recorded on the approvals it files and decides. */
+  hostId?: string;
   /** How long an approval waits for a waiter to come back after its connection dropped. */
   reattachGraceMs?: number;
   /** Proofs and effects (R-J-*); without it handoff mode is unavailable and prompt calls wait as usual. */
@@ -80,6 +86,7 @@ export class ApprovalService {
       notifier: options.notifier,
       logger: options.logger,
       principal: options.principal,
+      hostId: options.hostId,
       proofs: options.proofs,
       pinned: () => this.pinned,
       snapshot: () => this.snapshot,
@@ -163,11 +170,16 @@ export class ApprovalService {
     return this.queue.get(id);
   }
 
-  /** A person's decision; the first resolver wins (R-D-6). An allow of a handoff approval leaves the proof for its retry (R-MCP-8). */
-  decide(params: DecideParams): ApprovalView {
-    const before = this.queue.decide(params);
-    this.proofs.issueRetryProof(before, params);
-    return this.queue.get(params.id);
+  /**
+   * A person's decision; the first resolver wins (R-D-6). Four-eyes and quorum are
+   * judged in the deciding transaction (R-TEAM-3). An allow that resolves a handoff
+   * approval leaves the proof for its retry (R-MCP-8): with a quorum, only the
+   * approval that meets it.
+   */
+  decide(params: DecideParams): DecidedView {
+    const { before, ...decision } = this.queue.decide(params);
+    if (decision.result === 'resolved') this.proofs.issueRetryProof(before, params);
+    return { ...this.queue.get(params.id), decision };
   }
 
   /** `assent approve ID --export-proof FILE` (R-J-7); see ApprovalProofs.approveWithProof. */

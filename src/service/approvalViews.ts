@@ -12,9 +12,14 @@ export type DecisionPeer = AuditPeer;
  * only on handoff approvals: an allow then issues the proof the agent's
  * identical retry consumes (R-MCP-8).
  */
-export type ApprovalView = Omit<ApprovalRecord, 'handoff'> & { handoff?: true };
+export type ApprovalView = Omit<ApprovalRecord, 'handoff'> & {
+  handoff?: true;
+  /** Principals whose approval is recorded, oldest first (R-TEAM-3): who has approved so far. */
+  approvedBy?: string[];
+};
 
-export function toApprovalView(record: ApprovalRecord): ApprovalView {
+/** The view of a journal record with the principals that approved it (its votes), when any did. */
+export function toApprovalView(record: ApprovalRecord, approvedBy?: readonly string[]): ApprovalView {
   const view: ApprovalView = {
     id: record.id,
     sessionId: record.sessionId,
@@ -34,6 +39,18 @@ export function toApprovalView(record: ApprovalRecord): ApprovalView {
   if (record.scope !== undefined) view.scope = record.scope;
   if (record.decidedAt !== undefined) view.decidedAt = record.decidedAt;
   if (record.handoff) view.handoff = true;
+  // Owner and filing host are shown where a team rule makes them matter: without four-eyes or a
+  // quorum they are this host's own on every approval, and 10,000 pending approvals must list
+  // within SPEC §14's budget (the journal keeps them on every record).
+  if (record.fourEyes === true || record.quorum !== undefined) {
+    if (record.owner !== undefined) view.owner = record.owner;
+    if (record.hostId !== undefined) view.hostId = record.hostId;
+  }
+  if (record.fourEyes === true) view.fourEyes = true;
+  if (record.quorum !== undefined) view.quorum = record.quorum;
+  if (approvedBy !== undefined && approvedBy.length > 0) view.approvedBy = [...approvedBy];
+  if (record.decidedBy !== undefined) view.decidedBy = record.decidedBy;
+  if (record.decidedHost !== undefined) view.decidedHost = record.decidedHost;
   return view;
 }
 

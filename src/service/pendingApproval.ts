@@ -22,6 +22,10 @@ export type WatchRequest = (listener: RequestEndListener) => void;
 export interface DecidedBy {
   claimedChannel?: string;
   peer?: DecisionPeer;
+  /** The principal whose decision resolved the approval (R-TEAM-3). */
+  decidedBy?: string;
+  /** Every principal whose approval is recorded, oldest first (one for a plain approval, N for a quorum). */
+  approvedBy?: string[];
 }
 
 /** How an approval was resolved, as its waiters hear it. */
@@ -32,13 +36,26 @@ export function decidedByOf(resolution: DecidedBy): DecidedBy | undefined {
   const by: DecidedBy = {};
   if (resolution.claimedChannel !== undefined) by.claimedChannel = resolution.claimedChannel;
   if (resolution.peer !== undefined) by.peer = resolution.peer;
-  return by.claimedChannel === undefined && by.peer === undefined ? undefined : by;
+  if (resolution.decidedBy !== undefined) by.decidedBy = resolution.decidedBy;
+  if (resolution.approvedBy !== undefined) by.approvedBy = resolution.approvedBy;
+  return Object.keys(by).length === 0 ? undefined : by;
+}
+
+/** Copies who decided onto an audit record (R-AUD-1, R-TEAM-3). */
+export function recordDecidedBy(record: { claimedChannel?: string; peer?: DecisionPeer; decidedBy?: string; approvedBy?: string[] }, by: DecidedBy | undefined): void {
+  if (by === undefined) return;
+  if (by.claimedChannel !== undefined) record.claimedChannel = by.claimedChannel;
+  if (by.peer !== undefined) record.peer = by.peer;
+  if (by.decidedBy !== undefined) record.decidedBy = by.decidedBy;
+  if (by.approvedBy !== undefined) record.approvedBy = by.approvedBy;
 }
 
 /** One party waiting on a pending approval: woken once by its resolution, unless its request ended first. */
 export interface Waiter extends RequestEndListener {
   wake(resolution: Resolution): void;
 }
+
+const NO_APPROVALS: readonly string[] = Object.freeze([]);
 
 /**
  * A pending approval: what selectors match on, its view as JSON text
@@ -52,7 +69,10 @@ export class PendingApproval {
   readonly tool: string | undefined;
   readonly argsSha256: string;
   readonly handoff: boolean;
-  readonly json: string;
+  /** The view as JSON text; replaced when a principal's approval is recorded (quorum) so lists show it. */
+  json: string;
+  /** Principals whose approval is recorded so far (R-TEAM-3). */
+  approvedBy: readonly string[];
   /** Who waits on it: nobody, one waiter (the usual case, kept without an array) or several. */
   private waiting: Waiter | Waiter[] | undefined = undefined;
 
@@ -63,6 +83,13 @@ export class PendingApproval {
     this.tool = view.tool;
     this.argsSha256 = view.argsSha256;
     this.handoff = view.handoff === true;
+    this.approvedBy = view.approvedBy ?? NO_APPROVALS;
+    this.json = flatString(JSON.stringify(view));
+  }
+
+  /** A principal's approval was recorded and the approval stays pending: lists show the new view. */
+  updateView(view: ApprovalView): void {
+    this.approvedBy = view.approvedBy ?? NO_APPROVALS;
     this.json = flatString(JSON.stringify(view));
   }
 

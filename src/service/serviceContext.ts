@@ -31,7 +31,10 @@ export interface ServiceContext {
   readonly timers: Timers;
   readonly notifier: Notifier;
   readonly logger: Logger;
+  /** This host's principal, `<os user>@<host name>`: the owner of the agent sessions it files approvals for (R-TEAM-3). */
   readonly principal: string;
+  /** This host's id (identity.json), recorded on what it files and decides; undefined in a service built without one. */
+  readonly hostId: string | undefined;
   /** Proofs and effects (R-J-*); undefined in a daemon started without them. */
   readonly proofs: ProofService | undefined;
   /** The configuration in force (R-CFG-4). A confirmed reload replaces it, so it is read each time. */

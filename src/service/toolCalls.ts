@@ -10,7 +10,7 @@ import type { CallInProgressRecord } from '../journal/journal.js';
 import type { ApprovalProofs } from './approvalProofs.js';
 import { DENIAL_HELP, type ApprovalQueue } from './approvalQueue.js';
 import { toApprovalView } from './approvalViews.js';
-import { decidedByOf, PendingApproval, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
+import { decidedByOf, PendingApproval, recordDecidedBy, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
 import { refuseWhileStopping, writeAudit, type ServiceContext } from './serviceContext.js';
 import type { Sessions } from './sessions.js';
 import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallBase, CallOutcome, CallRecord, Consent } from './toolCallTypes.js';
@@ -239,8 +239,7 @@ export class ToolCalls {
       waitedForConsentMs: waited,
     };
     if (resolution.channel !== undefined) audit.channel = resolution.channel as NonNullable<AuditRecord['channel']>;
-    if (resolution.claimedChannel !== undefined) audit.claimedChannel = resolution.claimedChannel;
-    if (resolution.peer !== undefined) audit.peer = resolution.peer;
+    recordDecidedBy(audit, decidedByOf(resolution));
     writeAudit(this.ctx, audit);
     const message = `${DENIAL_HELP[detail] ?? `The call was denied (${detail}).`}${operatorReason === undefined ? '' : ` Reason given: ${operatorReason}`}`;
     const details: Record<string, unknown> = { reason: denialKind, detail, approvalId: id };
@@ -272,8 +271,7 @@ export class ToolCalls {
         if (consent.approvalId !== undefined) started.approvalId = consent.approvalId;
         if (consent.ruleId !== undefined) started.ruleId = consent.ruleId;
       }
-      if (decidedBy?.claimedChannel !== undefined) started.claimedChannel = decidedBy.claimedChannel;
-      if (decidedBy?.peer !== undefined) started.peer = decidedBy.peer;
+      recordDecidedBy(started, decidedBy);
       writeAudit(ctx, started);
     } else {
       // Durable before the caller may run it: a crash before its end is recorded leaves it
@@ -296,7 +294,7 @@ export class ToolCalls {
       }
       ctx.journal.recordCallInProgress(durable);
     }
-    if (decidedBy !== undefined) call.decidedBy = decidedBy;
+    if (decidedBy !== undefined) call.decision = decidedBy;
     this.calls.set(callId, call);
     // Agent actions are audited, not journaled as events: like the calls a gateway settles from its
     // snapshot, they would cost an fsync each on the path every agent tool call takes (SPEC §14).
@@ -350,8 +348,7 @@ export class ToolCalls {
       if (call.consent.approvalId !== undefined) record.approvalId = call.consent.approvalId;
       if (call.consent.ruleId !== undefined) record.ruleId = call.consent.ruleId;
     }
-    if (call.decidedBy?.claimedChannel !== undefined) record.claimedChannel = call.decidedBy.claimedChannel;
-    if (call.decidedBy?.peer !== undefined) record.peer = call.decidedBy.peer;
+    recordDecidedBy(record, call.decision);
     writeAudit(ctx, record);
     if (call.agent === undefined) ctx.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
     return { recorded: true };

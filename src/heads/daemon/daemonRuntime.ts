@@ -132,6 +132,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     logger: ctx.logger.child({ component: 'approvals' }),
     config: pinned,
     principal: ctx.principal,
+    hostId: host.hostId,
     proofs,
   };
   if (options.timers !== undefined) serviceOptions.timers = options.timers;

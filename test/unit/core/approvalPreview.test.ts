@@ -59,3 +59,22 @@ describe('agent-action previews', () => {
     expect(text.indexOf('  policy ')).toBeLessThan(text.indexOf('  input:'));
   });
 });
+
+describe('R-TEAM-3 who may still decide', () => {
+  const gateway = { ...base, server: 'fs', tool: 'write_file', args: {}, caller: { head: 'mcp' } };
+
+  it('R-TEAM-3 a quorum approval lists who has approved so far out of how many; four-eyes names the owner who cannot approve; escaped', () => {
+    const text = renderApprovalPreview({ ...gateway, owner: 'me@a', fourEyes: true, quorum: 2, approvedBy: ['me@a', 'web:\u202eab'] }, 0);
+    const lines = text.split('\n');
+    expect(lines).toContain('  owner     me@a (four-eyes: may deny, not approve)');
+    expect(lines).toContain('  approved  by me@a, web:\\u202eab (1 of 2)');
+    const fresh = renderApprovalPreview({ ...gateway, quorum: 3 }, 0);
+    expect(fresh.split('\n')).toContain('  approved  by nobody yet (0 of 3)');
+  });
+
+  it('R-TEAM-3 without four-eyes or a quorum the preview has no team lines', () => {
+    const text = renderApprovalPreview({ ...gateway, owner: 'me@a' }, 0);
+    expect(text).not.toContain('  owner ');
+    expect(text).not.toContain('  approved ');
+  });
+});
