@@ -209,7 +209,7 @@ describe('R-J-1 journal', () => {
     const db = new Database(file);
     db.exec('DROP TABLE approval_votes');
     for (const column of ['owner', 'host_id', 'four_eyes', 'quorum', 'decided_by', 'decided_host']) db.exec(`ALTER TABLE approvals DROP COLUMN ${column}`);
-    db.prepare('UPDATE schema_version SET version = 3').run();
+    db.prepare('UPDATE schema_version SET version = 4').run();
     db.close();
     journal = Journal.open(file, { clock });
     const upgraded = journal.getApproval('abcde');
