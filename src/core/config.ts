@@ -5,6 +5,7 @@ import { escapedJson, escapeText } from './escape.js';
 
 import { CommandsSchema, PathsSchema, UrlsSchema, diffAgentPolicy } from './agentPolicyConfig.js';
 import { PolicyValueSchema } from './policyValue.js';
+import { diffPresence, PresenceSchema, unknownPresenceAliases } from './presencePolicy.js';
 
 export { PolicyValueSchema, type PolicyValue } from './policyValue.js';
 
@@ -88,8 +89,10 @@ export const PolicySchema = z.object(
     commands: CommandsSchema.prefault({}),
     paths: PathsSchema.prefault({}),
     urls: UrlsSchema.prefault({}),
+    /** Actions whose approval counts only with an enrolled passkey's assertion (R-REM-6). */
+    presence: PresenceSchema.default({}),
   },
-  { error: 'an object with "default", "destructive", "tools", "consentTimeoutSeconds", "agents", "commands", "paths" and "urls"' },
+  { error: 'an object with "default", "destructive", "tools", "consentTimeoutSeconds", "agents", "commands", "paths", "urls" and "presence"' },
 );
 export type Policy = z.infer<typeof PolicySchema>;
 
@@ -245,7 +248,7 @@ export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'c
  * enforce. Accepting one would let an operator believe, say, a `commands`
  * deny rule protects them, so each is refused with a message that says so.
  */
-const UNENFORCED_POLICY_KEYS: readonly string[] = Object.freeze(['presence', 'quorum']);
+const UNENFORCED_POLICY_KEYS: readonly string[] = Object.freeze(['quorum']);
 
 /**
  * Whether an unknown key at this path is an error: inside `policy` a typo
@@ -323,14 +326,18 @@ function plainObject(value: unknown): Record<string, unknown> | undefined {
 /**
  * R-CFG-1: a `policy.tools` id whose alias names no configured server (nor an
  * agent, §17) can never match a call, so the operator's intended `deny` or
- * `prompt` does nothing; that is an error. Judged on the raw document so it is
+ * `prompt` does nothing; that is an error, and so is a `policy.presence` key
+ * naming one (its passkey would never be asked for). Judged on the raw document so it is
  * reported beside every other problem, even when a server entry is invalid.
  */
 function unknownToolAliases(value: unknown): ConfigProblem[] {
   const root = plainObject(value);
   const tools = plainObject(plainObject(root?.['policy'])?.['tools']);
-  if (tools === undefined) return [];
   const aliases = Object.keys(plainObject(root?.['servers']) ?? {});
+  const presence = unknownPresenceAliases(plainObject(root?.['policy'])?.['presence'], aliases, AGENT_TOOL_ALIASES).map(
+    ({ key, message }): ConfigProblem => ({ severity: 'error', path: formatPath(['policy', 'presence', key]), message }),
+  );
+  if (tools === undefined) return presence;
   const configured = aliases.length === 0 ? 'no servers are configured' : `configured servers: ${aliases.map((a) => JSON.stringify(a)).join(', ')}`;
   const agents = AGENT_TOOL_ALIASES.map((a) => JSON.stringify(a)).join(', ');
   const problems: ConfigProblem[] = [];
@@ -348,7 +355,7 @@ function unknownToolAliases(value: unknown): ConfigProblem[] {
         `${configured} (agent tool ids start with ${agents}). Fix the alias or add the server under "servers"`,
     });
   }
-  return problems;
+  return [...problems, ...presence];
 }
 
 /**
@@ -432,6 +439,7 @@ export function diffPolicy(a: Config, b: Config): string[] {
   scalar('policy.consentTimeoutSeconds', a.policy.consentTimeoutSeconds, b.policy.consentTimeoutSeconds);
   scalar('policy.agents.default', a.policy.agents.default, b.policy.agents.default);
   lines.push(...diffAgentPolicy(a.policy, b.policy));
+  lines.push(...diffPresence(a.policy.presence, b.policy.presence));
   const aliases = [...new Set([...Object.keys(a.servers), ...Object.keys(b.servers)])].sort();
   for (const alias of aliases) {
     const before = a.servers[alias];

@@ -49,6 +49,9 @@ export interface AuditRecord {
   claimedChannel?: string;
   /** The process that sent the decision over the socket, found by the daemon. */
   peer?: AuditPeer;
+  /** `passkey` when the approval was confirmed by a passkey's assertion (R-REM-6), with the credential that made it. */
+  presence?: 'passkey';
+  credentialId?: string;
 }
 
 /** The order fields are written in; anything else a caller passes is dropped. */
@@ -74,6 +77,8 @@ export const AUDIT_FIELDS = [
   'peer',
   'agent',
   'callId',
+  'presence',
+  'credentialId',
 ] as const satisfies readonly (keyof AuditRecord)[];
 
 /** Copies the R-AUD-1 fields into `out` in their order and drops everything else, so a stray `args` never reaches disk. */

@@ -5,6 +5,7 @@
 import { AssentError } from '../core/errors.js';
 import { newApprovalId } from '../core/ids.js';
 import { JsonText } from '../core/jsonText.js';
+import { presenceFor, type Presence } from '../core/presencePolicy.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 import { matchesSelector, toApprovalView, type ApprovalView, type DecisionPeer } from './approvalViews.js';
 import { Deadlines } from './deadlines.js';
@@ -22,6 +23,21 @@ export interface DecideParams {
   claimedChannel?: string;
   /** The deciding process, found by the head (socket peer lookup). */
   peer?: DecisionPeer;
+  /** Set only by the passkey service, after it verified an assertion bound to this approval (R-REM-6). */
+  presence?: PresenceConfirmation;
+}
+
+/**
+ * A verified passkey assertion for one approval. `confirm` runs inside the
+ * deciding transaction, before the approval is marked approved: it re-checks
+ * what the assertion's verification depended on (the credential is still
+ * enrolled, its counter moved on, the action digest is the one bound) and
+ * records the new counter; it throws to refuse, and then nothing changes.
+ */
+export interface PresenceConfirmation {
+  presence: Presence;
+  credentialId: string;
+  confirm(record: ApprovalRecord): void;
 }
 
 /** A resolution as it is written: the journal's fields and who decided. */
@@ -89,7 +105,7 @@ export class ApprovalQueue {
   /** Takes up the approvals that survived a restart and re-arms their deadlines; stale ones expire at once (R-D-7). */
   restore(): void {
     for (const record of this.ctx.journal.listApprovals({ state: 'pending' })) {
-      this.remember(toApprovalView(record));
+      this.remember(this.view(record));
       this.deadlines.set(record.id, record.expiresAt);
     }
   }
@@ -121,7 +137,7 @@ export class ApprovalQueue {
     if (input.action !== undefined) record.action = input.action;
     journal.insertApproval(record);
     this.deadlines.set(record.id, record.expiresAt);
-    const view = toApprovalView(record);
+    const view = this.view(record);
     this.remember(view);
     this.ctx.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
     const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
@@ -129,10 +145,24 @@ export class ApprovalQueue {
     return record;
   }
 
-  /** Compare-and-set in the journal; the first resolver wins and every channel is told (R-D-6). */
-  resolve(id: string, resolution: ResolutionInput): boolean {
-    const { claimedChannel, peer, ...stored } = resolution;
-    if (!this.ctx.journal.resolveApproval(id, stored)) return false;
+  /**
+   * Compare-and-set in the journal; the first resolver wins and every channel is told (R-D-6).
+   * With `within`, it runs in the same BEGIN IMMEDIATE transaction as the compare-and-set,
+   * and either both take effect or neither (it throws, or another resolver came first).
+   */
+  resolve(id: string, resolution: ResolutionInput, within?: () => void): boolean {
+    const { claimedChannel, peer, presence, credentialId, ...stored } = resolution;
+    const { journal } = this.ctx;
+    if (within === undefined) {
+      if (!journal.resolveApproval(id, stored)) return false;
+    } else {
+      journal.transaction(() => {
+        within();
+        if (!journal.resolveApproval(id, stored)) {
+          throw new AssentError('conflict', `approval ${id} was resolved by another channel meanwhile; nothing was changed`, { details: { id } });
+        }
+      });
+    }
     const entry = this.pending.get(id);
     this.pending.delete(id);
     this.deadlines.delete(id);
@@ -143,6 +173,8 @@ export class ApprovalQueue {
     if (resolution.scope !== undefined) data['scope'] = resolution.scope;
     if (claimedChannel !== undefined) data['claimedChannel'] = claimedChannel;
     if (peer !== undefined) data['peer'] = peer;
+    if (presence !== undefined) data['presence'] = presence;
+    if (credentialId !== undefined) data['credentialId'] = credentialId;
     this.ctx.bus.publish('approval_resolved', data, sessionId);
     const waiting = entry?.takeWaiters() ?? [];
     if (waiting.length > 0) {
@@ -152,6 +184,8 @@ export class ApprovalQueue {
       if (resolution.scope !== undefined) result.scope = resolution.scope;
       if (claimedChannel !== undefined) result.claimedChannel = claimedChannel;
       if (peer !== undefined) result.peer = peer;
+      if (presence !== undefined) result.presence = presence;
+      if (credentialId !== undefined) result.credentialId = credentialId;
       for (const waiter of waiting) waiter.wake(result);
     }
     return true;
@@ -171,6 +205,17 @@ export class ApprovalQueue {
       this.resolve(params.id, { state: 'expired', reason: 'consent_timeout', decidedAt: clock.now() });
       throw new AssentError('conflict', `approval ${params.id} expired before the decision arrived`, { details: { state: 'expired' } });
     }
+    // R-REM-6: only a verified passkey assertion approves such an approval; every channel may deny it.
+    const needed = this.presenceNeeded(record);
+    if (params.behavior === 'allow' && needed !== undefined && params.presence === undefined) {
+      const subject = `${record.server ?? ''}/${record.tool ?? ''}`;
+      throw new AssentError(
+        'presence_required',
+        `approval ${params.id} (${subject}) can only be approved with an enrolled passkey: policy.presence marks ${subject} so that no terminal code, socket call, token or MCP form can approve it. ` +
+          `Open it on the paired approval page and approve it there with your passkey (\`assent web\` pairs a page); denying works here (\`assent deny ${params.id}\`). The approval is still pending.`,
+        { details: { presence: needed, approvalId: params.id, channel: params.channel } },
+      );
+    }
     const resolution: { state: 'approved' | 'denied'; channel: string; reason?: string; scope?: 'call' | 'session'; decidedAt: number } & DecidedBy = {
       state: params.behavior === 'allow' ? 'approved' : 'denied',
       channel: params.channel,
@@ -180,7 +225,15 @@ export class ApprovalQueue {
     if (params.peer !== undefined) resolution.peer = params.peer;
     if (params.behavior === 'deny') resolution.reason = params.reason ?? 'consent_denied';
     if (params.behavior === 'allow') resolution.scope = params.scope ?? 'call';
-    if (!this.resolve(params.id, resolution)) {
+    const presence = params.behavior === 'allow' ? params.presence : undefined;
+    if (presence !== undefined) {
+      resolution.presence = presence.presence;
+      resolution.credentialId = presence.credentialId;
+      // A passkey confirms this exact action; a session grant would let others through without one.
+      resolution.scope = 'call';
+    } else if (needed !== undefined) resolution.scope = 'call';
+    const within = presence === undefined ? undefined : (): void => presence.confirm(this.ctx.journal.getApproval(params.id) ?? record);
+    if (!this.resolve(params.id, resolution, within)) {
       const now = journal.getApproval(params.id);
       throw new AssentError('conflict', `approval ${params.id} was already ${now?.state ?? 'resolved'}`, { details: { state: now?.state } });
     }
@@ -190,8 +243,23 @@ export class ApprovalQueue {
       channel: params.channel,
       ...(params.claimedChannel === undefined ? {} : { claimedChannel: params.claimedChannel }),
       ...(params.peer === undefined ? {} : { peer: params.peer }),
+      ...(presence === undefined ? {} : { presence: presence.presence, credentialId: presence.credentialId }),
     });
     return record;
+  }
+
+  /** What approving this approval needs beyond a channel (R-REM-6): the policy in force, or what it needed when filed. */
+  presenceNeeded(record: Pick<ApprovalRecord, 'id' | 'kind' | 'server' | 'tool'>): Presence | undefined {
+    if (record.kind !== 'tool' || record.server === undefined || record.tool === undefined) return undefined;
+    return presenceFor(this.ctx.presence(), `${record.server}/${record.tool}`)?.presence ?? this.pending.get(record.id)?.presence;
+  }
+
+  /** The public view of a record, with the presence it needs. */
+  private view(record: ApprovalRecord): ApprovalView {
+    const view = toApprovalView(record);
+    const presence = record.state === 'pending' ? this.presenceNeeded(record) : undefined;
+    if (presence !== undefined) view.presence = presence;
+    return view;
   }
 
   /** The approval's pending entry, or its resolution when it is resolved already. */
@@ -200,7 +268,7 @@ export class ApprovalQueue {
     if (entry !== undefined) return entry;
     const current = this.ctx.journal.getApproval(id);
     if (current === undefined) throw new AssentError('not_found', `no approval ${id}; check the id with: assent pending`);
-    if (current.state === 'pending') return this.remember(toApprovalView(current));
+    if (current.state === 'pending') return this.remember(this.view(current));
     const done: Resolution = { state: current.state };
     if (current.channel !== undefined) done.channel = current.channel;
     if (current.reason !== undefined) done.reason = current.reason;
@@ -292,7 +360,7 @@ export class ApprovalQueue {
     }
     const filter: { state?: ApprovalRecord['state']; limit?: number } = { state: options.state ?? 'pending' };
     if (options.limit !== undefined && options.selector === undefined) filter.limit = options.limit;
-    const views = this.ctx.journal.listApprovals(filter).map(toApprovalView);
+    const views = this.ctx.journal.listApprovals(filter).map((record) => this.view(record));
     const selected = views.filter((view) => matchesSelector(view, options.selector));
     return options.limit === undefined ? selected : selected.slice(0, options.limit);
   }
@@ -300,7 +368,7 @@ export class ApprovalQueue {
   get(id: string): ApprovalView {
     const record = this.ctx.journal.getApproval(id);
     if (record === undefined) throw new AssentError('not_found', `no approval ${id}; check the id with: assent pending`);
-    return toApprovalView(record);
+    return this.view(record);
   }
 
   /** A session ended: its approvals that calls wait on are denied (handoff ones stay until their deadline, R-D-6). */

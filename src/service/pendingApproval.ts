@@ -1,6 +1,7 @@
 // One approval between filing and resolution, as the service holds it, and the
 // parties that wait on it. Ten thousand may be pending at once (SPEC §14), so
 // each keeps only what selectors match on, its view as JSON text and its waiters.
+import type { Presence } from '../core/presencePolicy.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 import type { ApprovalView, DecisionPeer } from './approvalViews.js';
 
@@ -22,6 +23,9 @@ export type WatchRequest = (listener: RequestEndListener) => void;
 export interface DecidedBy {
   claimedChannel?: string;
   peer?: DecisionPeer;
+  /** An approval confirmed by a passkey's assertion (R-REM-6): which credential made it. */
+  presence?: Presence;
+  credentialId?: string;
 }
 
 /** How an approval was resolved, as its waiters hear it. */
@@ -32,7 +36,9 @@ export function decidedByOf(resolution: DecidedBy): DecidedBy | undefined {
   const by: DecidedBy = {};
   if (resolution.claimedChannel !== undefined) by.claimedChannel = resolution.claimedChannel;
   if (resolution.peer !== undefined) by.peer = resolution.peer;
-  return by.claimedChannel === undefined && by.peer === undefined ? undefined : by;
+  if (resolution.presence !== undefined) by.presence = resolution.presence;
+  if (resolution.credentialId !== undefined) by.credentialId = resolution.credentialId;
+  return Object.keys(by).length === 0 ? undefined : by;
 }
 
 /** One party waiting on a pending approval: woken once by its resolution, unless its request ended first. */
@@ -52,6 +58,8 @@ export class PendingApproval {
   readonly tool: string | undefined;
   readonly argsSha256: string;
   readonly handoff: boolean;
+  /** What it needed when it was filed: a later reload cannot drop that requirement from it. */
+  readonly presence: Presence | undefined;
   readonly json: string;
   /** Who waits on it: nobody, one waiter (the usual case, kept without an array) or several. */
   private waiting: Waiter | Waiter[] | undefined = undefined;
@@ -63,6 +71,7 @@ export class PendingApproval {
     this.tool = view.tool;
     this.argsSha256 = view.argsSha256;
     this.handoff = view.handoff === true;
+    this.presence = view.presence;
     this.json = flatString(JSON.stringify(view));
   }
 

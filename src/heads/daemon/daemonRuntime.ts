@@ -27,6 +27,8 @@ import { policyOperations } from '../../operations/policyOperations.js';
 import type { Operation } from '../../operations/operation.js';
 import { webOperations } from '../../operations/webOperations.js';
 import { proofOperations } from '../../operations/proofOperations.js';
+import { passkeyOperations } from '../../operations/passkeyOperations.js';
+import { PasskeyService, relyingPartyOf } from '../../service/passkeys.js';
 import { AgentActionService } from '../../service/agentActions.js';
 import { AgentJudge } from '../../shell/agentJudge.js';
 import { ProofService } from '../../service/proofService.js';
@@ -46,6 +48,12 @@ export interface ApprovalRuntimeOptions {
 export const WEB_ROOT = fileURLToPath(new URL('../../../web/', import.meta.url));
 
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
+
+/** The one place that reads `web.publicUrl` (the key the remote-access work adds to the web section). */
+export function publicUrlOf(config: PinnedConfig['config']): string | undefined {
+  const value = (config.web as { publicUrl?: unknown }).publicUrl;
+  return typeof value === 'string' ? value : undefined;
+}
 
 /** Records the configuration the operator confirmed, so a restart runs it again (R-CFG-4). */
 export function storePinnedConfig(journal: Journal, pin: StoredPin): void {
@@ -193,6 +201,16 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   const webAuth = new WebAuth(
     options.pairingTtlMs === undefined ? { tokens: journal, clock, random } : { tokens: journal, clock, random, pairingTtlMs: options.pairingTtlMs },
   );
+  const passkeys = new PasskeyService({
+    store: journal,
+    approvals: service,
+    clock,
+    random,
+    logger: ctx.logger.child({ component: 'passkeys' }),
+    notifier,
+    relyingParty: () => relyingPartyOf(publicUrlOf(service.config.config)),
+  });
+  ctx.status['passkeys'] = () => passkeys.status();
   let http: Promise<HttpHead> | undefined;
   let httpError: string | undefined;
   let httpHead: HttpHead | undefined;
@@ -252,6 +270,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => storePinnedConfig(journal, pin), confirmedInvalid }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
     ...proofOperations({ service, proofs }),
+    ...passkeyOperations({ passkeys }),
   ];
   return { service, agents, journal, bus, webAuth, operations, serveHttp };
 }
