@@ -373,6 +373,9 @@ export function validateConfig(value: unknown): { config: Config | undefined; pr
       const path = formatPath(issue.path);
       if (issue.code === 'custom') {
         problems.push({ severity: 'error', path, message: issue.message });
+      } else if (issue.code === 'invalid_key') {
+        // A record key its own schema refused: that schema's words say what is wrong with it.
+        problems.push({ severity: 'error', path, message: issue.issues.map((inner) => inner.message).join('; ') });
       } else {
         const actual = valueAt(value, issue.path);
         problems.push({ severity: 'error', path, message: `got ${describeValue(actual)}; expected ${issue.message}` });

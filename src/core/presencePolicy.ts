@@ -9,16 +9,15 @@ import { escapeText } from './escape.js';
 
 export type Presence = 'passkey';
 
-export const PresenceSchema = z
-  .record(z.string(), z.literal('passkey', { error: '"passkey"' }), {
-    error: 'an object mapping a tool id or glob ("fs/write_file", "fs/*", "claude/Bash") to "passkey"',
-  })
-  .superRefine((entries, ctx) => {
-    for (const key of Object.keys(entries)) {
-      const problem = presenceKeyProblem(key);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: problem });
-    }
-  });
+/** A key is checked on its own, so a bad value elsewhere does not hide it. */
+const PresenceKeySchema = z.string().superRefine((key, ctx) => {
+  const problem = presenceKeyProblem(key);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+export const PresenceSchema = z.record(PresenceKeySchema, z.literal('passkey', { error: '"passkey"' }), {
+  error: 'an object mapping a tool id or glob ("fs/write_file", "fs/*", "claude/Bash") to "passkey"',
+});
 export type PresenceConfig = z.infer<typeof PresenceSchema>;
 
 export interface CompiledPresence {

@@ -69,9 +69,9 @@ export class SoftAuthenticator {
     idLength.writeUInt16BE(this.credentialId.length);
     const authData = Buffer.concat([sha256(rpId), Buffer.from([this.flags(0x40)]), counterBytes(this.counter), Buffer.alloc(16), idLength, this.credentialId, Buffer.from(this.coseKey())]);
     const attestationObject = isoCBOR.encode(
-      new Map<string, string | Map<string, never> | Uint8Array>([
+      new Map<string, string | Map<string, string> | Uint8Array>([
         ['fmt', 'none'],
-        ['attStmt', new Map()],
+        ['attStmt', new Map<string, string>()],
         ['authData', new Uint8Array(authData)],
       ]),
     );
