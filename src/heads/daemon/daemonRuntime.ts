@@ -49,11 +49,6 @@ export const WEB_ROOT = fileURLToPath(new URL('../../../web/', import.meta.url))
 
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
 
-/** The one place that reads `web.publicUrl` (the key the remote-access work adds to the web section). */
-export function publicUrlOf(config: PinnedConfig['config']): string | undefined {
-  const value = (config.web as { publicUrl?: unknown }).publicUrl;
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** Records the configuration the operator confirmed, so a restart runs it again (R-CFG-4). */
 export function storePinnedConfig(journal: Journal, pin: StoredPin): void {
@@ -208,7 +203,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     random,
     logger: ctx.logger.child({ component: 'passkeys' }),
     notifier,
-    relyingParty: () => relyingPartyOf(publicUrlOf(service.config.config)),
+    relyingParty: () => relyingPartyOf(service.config.config.web.publicUrl),
   });
   ctx.status['passkeys'] = () => passkeys.status();
   let http: Promise<HttpHead> | undefined;

@@ -71,7 +71,7 @@ describe('R-CFG-1..3 config validation', () => {
       approvals: { handoff: false, proofTtlSeconds: 300 },
       hooks: { timeoutSeconds: 110, claudeNativePrompt: false },
       notifications: true,
-      web: { listen: '127.0.0.1:7788' },
+      web: { listen: '127.0.0.1:7788', allowedHosts: [], deviceTtlDays: 30 },
       auditRetentionDays: 30,
     });
     expect(validateConfig({ policy: { consentTimeoutSeconds: 1500 } }).config?.policy.consentTimeoutSeconds).toBe(1500);
