@@ -301,7 +301,8 @@ async function enterApp() {
 async function pair(code) {
   $('pair-error').textContent = '';
   try {
-    await api('pair', { code: code.trim() });
+    // "Remember this device" keeps the session across daemon restarts for web.deviceTtlDays (R-REM-3).
+    await api('pair', { code: code.trim(), remember: $('remember-device').checked });
     $('pairing-code').value = '';
     await enterApp();
   } catch (failure) {
@@ -312,6 +313,7 @@ async function pair(code) {
 function codeFromFragment() {
   const match = /(?:^|&)code=([^&]*)/.exec(location.hash.slice(1));
   if (match === null) return undefined;
+  if (/(?:^|&)remember=1(?:&|$)/.test(location.hash.slice(1))) $('remember-device').checked = true;
   // The code leaves the address bar (and history) at once.
   history.replaceState(null, '', location.pathname);
   return decodeURIComponent(match[1]);

@@ -13,6 +13,7 @@ import {
   rowToEvent,
   rowToRule,
   rowToToken,
+  rowToWebDevice,
   type ApprovalRecord,
   type ApprovalResolution,
   type ApprovalRow,
@@ -24,12 +25,14 @@ import {
   type RuleRow,
   type TokenRecord,
   type TokenRow,
+  type WebDeviceRecord,
+  type WebDeviceRow,
 } from './journalRecords.js';
 import { migrate } from './journalSchema.js';
 import { rowToPasskey, type PasskeyRecord, type PasskeyRow } from './passkeyRecords.js';
 
 // What the journal stores, named here so its users import one module.
-export type { ApprovalRecord, ApprovalResolution, ApprovalState, CallInProgressRecord, EventRecord, TokenRecord } from './journalRecords.js';
+export type { ApprovalRecord, ApprovalResolution, ApprovalState, CallInProgressRecord, EventRecord, TokenRecord, WebDeviceRecord } from './journalRecords.js';
 export { JOURNAL_SCHEMA_VERSION } from './journalSchema.js';
 export type { PasskeyRecord } from './passkeyRecords.js';
 
@@ -330,6 +333,37 @@ export class Journal {
   /** Marks a token revoked at `at`; false when it does not exist or was already revoked. */
   revokeToken(id: string, at: number): boolean {
     return this.db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+  }
+
+  /** Stores a remembered web device (R-REM-3). Throws `conflict` when the id or cookie hash is taken. */
+  insertWebDevice(device: WebDeviceRecord): void {
+    try {
+      this.db
+        .prepare('INSERT INTO web_devices (id, cookie_sha256, name, user_agent, paired_at, last_seen_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(device.id, device.cookieSha256, device.name, device.userAgent, device.pairedAt, device.lastSeenAt, device.expiresAt, device.revokedAt ?? null);
+    } catch (error) {
+      if (isConstraintError(error)) {
+        throw new AssentError('conflict', `web device id ${device.id} already exists in the journal; draw a new id and retry`, { cause: error, details: { id: device.id } });
+      }
+      throw error;
+    }
+  }
+
+  /** Remembered devices neither revoked nor expired at `now`, oldest first. */
+  listWebDevices(now: number): WebDeviceRecord[] {
+    return this.db
+      .prepare<[number], WebDeviceRow>('SELECT * FROM web_devices WHERE revoked_at IS NULL AND expires_at > ? ORDER BY paired_at, id')
+      .all(now)
+      .map(rowToWebDevice);
+  }
+
+  touchWebDevice(id: string, at: number): void {
+    this.db.prepare('UPDATE web_devices SET last_seen_at = ? WHERE id = ? AND last_seen_at < ?').run(at, id, at);
+  }
+
+  /** Marks a remembered device revoked at `at`; false when it does not exist or was already revoked. */
+  revokeWebDevice(id: string, at: number): boolean {
+    return this.db.prepare('UPDATE web_devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
   }
 
   /** Stores an enrolled passkey (R-REM-6). Throws `conflict` when its id or credential id is taken. */

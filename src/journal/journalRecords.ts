@@ -211,3 +211,40 @@ export function rowToToken(row: TokenRow): TokenRecord {
   if (row.revoked_at !== null) token.revokedAt = row.revoked_at;
   return token;
 }
+
+/** A browser paired with "remember this device" (R-REM-3): the SHA-256 of its session cookie, never the cookie. */
+export interface WebDeviceRecord {
+  id: string;
+  cookieSha256: string;
+  name: string;
+  userAgent: string;
+  pairedAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+  revokedAt?: number;
+}
+
+export interface WebDeviceRow {
+  id: string;
+  cookie_sha256: string;
+  name: string;
+  user_agent: string;
+  paired_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export function rowToWebDevice(row: WebDeviceRow): WebDeviceRecord {
+  const device: WebDeviceRecord = {
+    id: row.id,
+    cookieSha256: row.cookie_sha256,
+    name: row.name,
+    userAgent: row.user_agent,
+    pairedAt: row.paired_at,
+    lastSeenAt: row.last_seen_at,
+    expiresAt: row.expires_at,
+  };
+  if (row.revoked_at !== null) device.revokedAt = row.revoked_at;
+  return device;
+}

@@ -68,6 +68,17 @@ const MIGRATIONS: readonly string[] = [
      waited_ms INTEGER NOT NULL,
      authorized_at INTEGER NOT NULL
    );`,
+  // Remembered web devices (R-REM-3): sessions that outlive a restart, kept as the SHA-256 of the cookie only.
+  `CREATE TABLE web_devices (
+     id TEXT PRIMARY KEY,
+     cookie_sha256 TEXT NOT NULL UNIQUE,
+     name TEXT NOT NULL,
+     user_agent TEXT NOT NULL,
+     paired_at INTEGER NOT NULL,
+     last_seen_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     revoked_at INTEGER
+   );`,
   // Passkeys enrolled for passkey-confirmed approvals (R-REM-6): the public key (COSE, base64url), the
   // signature counter, who enrolled it. Never a secret: the private key stays in the authenticator.
   `CREATE TABLE passkeys (
