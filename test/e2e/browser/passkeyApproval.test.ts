@@ -4,10 +4,7 @@
 // at https://assent.test:PORT (web.publicUrl; Chromium maps the name to
 // 127.0.0.1 and trusts the test's self-signed certificate by its SPKI hash), so
 // WebAuthn runs in a real secure context with a DNS name as the RP id.
-import { webcrypto, createHash, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,6 +15,7 @@ import { DaemonClient } from '../../../src/heads/daemon/rpcClient.js';
 import { auditLines, makeTempHome, waitForAudit, type TempHome } from '../../helpers/daemon.js';
 import { connectGateway, type Cleanups } from '../../helpers/fsStack.js';
 import { PtySession, runCliInTerminal, runInTerminal } from '../../helpers/pty.js';
+import { freePort, httpsPost, makeCertificate, type HttpsReply, type TestCertificate } from '../../helpers/tlsFixture.js';
 import { filesystemBin } from '../mcpFixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -35,60 +33,12 @@ afterEach(async () => {
   }
 });
 
-interface Certificate {
-  cert: string;
-  key: string;
-  /** base64 SHA-256 of the SubjectPublicKeyInfo, for --ignore-certificate-errors-spki-list. */
-  spki: string;
-}
-
-/** A self-signed certificate for `name`, made with the X.509 library the daemon uses for its own. */
-async function makeCertificate(name: string): Promise<Certificate> {
-  await import('reflect-metadata');
-  const x509 = await import('@peculiar/x509');
-  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
-  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as unknown as Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[0]['keys'];
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01',
-    name: [{ CN: [name] }],
-    notBefore: new Date(Date.now() - 60_000),
-    notAfter: new Date(Date.now() + 86_400_000),
-    signingAlgorithm: algorithm,
-    keys,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: name }]),
-    ],
-  });
-  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey as unknown as webcrypto.CryptoKey)).toString('base64');
-  const pem = cert.toString('pem');
-  const spkiDer = new X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
-  return {
-    cert: pem,
-    key: `-----BEGIN PRIVATE KEY-----\n${pkcs8.replace(/.{64}/g, '$&\n').replace(/\n$/, '')}\n-----END PRIVATE KEY-----\n`,
-    spki: createHash('sha256').update(spkiDer).digest('base64'),
-  };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 interface Stack {
   home: TempHome;
   dir: string;
   port: number;
   origin: string;
-  certificate: Certificate;
+  certificate: TestCertificate;
   client: Client;
   elicitations: () => number;
   browser: BrowserContext;
@@ -175,28 +125,8 @@ async function stack(): Promise<Stack> {
 }
 
 /** A request to the daemon's TLS port as a script would send it: Host and SNI assent.test, the test's certificate trusted. */
-function httpsPost(s: Stack, path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  const text = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port: s.port,
-        servername: NAME,
-        ca: s.certificate.cert,
-        method: 'POST',
-        path,
-        headers: { host: `${NAME}:${s.port}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers },
-      },
-      (res) => {
-        let data = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (data += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: (data === '' ? {} : JSON.parse(data)) as Record<string, unknown> }));
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
+function post(s: Stack, path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpsReply> {
+  return httpsPost({ name: NAME, port: s.port, ca: s.certificate.cert }, path, body, headers);
 }
 
 /** "Add a passkey" on the page, its code typed into `assent web passkeys add` in a PTY, "Register passkey". */
@@ -265,11 +195,11 @@ describe.skipIf(!haveChromium)('passkey-confirmed approvals in Chromium', { time
     const s = await stack();
     expect(await s.page.evaluate('window.isSecureContext && typeof PublicKeyCredential')).toBe('function');
     // No session, or a bearer token instead of a page session: no enrolment.
-    expect((await httpsPost(s, '/api/v1/passkeys.enrol', {}, { origin: s.origin })).status).toBe(401);
+    expect((await post(s, '/api/v1/passkeys.enrol', {}, { origin: s.origin })).status).toBe(401);
     const tokenFile = join(s.home.home, '..', 'passkey.token');
     expect((await runCliInTerminal(s.home, ['token', 'create', '--name', 'script', '--ttl', '10m', '--out', tokenFile])).code).toBe(0);
     const token = readFileSync(tokenFile, 'utf8').trim();
-    const byToken = await httpsPost(s, '/api/v1/passkeys.enrol', {}, { authorization: `Bearer ${token}` });
+    const byToken = await post(s, '/api/v1/passkeys.enrol', {}, { authorization: `Bearer ${token}` });
     expect(byToken).toMatchObject({ status: 403, body: { code: 'forbidden' } });
     // The terminal step cannot run headless (an agent's shell), nor be skipped.
     const headless = await s.home.runCli(['web', 'passkeys', 'add']);
@@ -318,7 +248,7 @@ describe.skipIf(!haveChromium)('passkey-confirmed approvals in Chromium', { time
 
     const tokenFile = join(s.home.home, '..', 'decide.token');
     expect((await runCliInTerminal(s.home, ['token', 'create', '--name', 'script', '--ttl', '10m', '--out', tokenFile])).code).toBe(0);
-    const byToken = await httpsPost(s, '/api/v1/approvals.decide', { id, behavior: 'allow' }, { authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}` });
+    const byToken = await post(s, '/api/v1/approvals.decide', { id, behavior: 'allow' }, { authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}` });
     expect(byToken).toMatchObject({ status: 403, body: { code: 'presence_required' } });
     expect(String(byToken.body['message'])).toContain('passkey');
     expect(await state(s, id)).toBe('pending');
