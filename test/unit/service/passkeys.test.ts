@@ -364,3 +364,35 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     expect(() => f.runtime.service.decide({ id: second.id, behavior: 'allow', scope: 'session', channel: 'cli' })).toThrow(expect.objectContaining({ type: 'presence_required' }));
   });
 });
+
+describe('passkey requirements that outlive a change (R-REM-6)', () => {
+  it('R-REM-6 R-CFG-4 a pending approval filed as needing a passkey still needs one after a reload drops the presence entry', async () => {
+    const f = fixture();
+    const { id } = await file(f, 'write_file');
+    const pinned = f.runtime.service.config;
+    f.runtime.service.applyConfig({ ...pinned, config: { ...pinned.config, policy: { ...pinned.config.policy, presence: {} } }, revision: 'without-presence' });
+    expect(() => f.runtime.service.decide({ id, behavior: 'allow', channel: 'cli' })).toThrow(expect.objectContaining({ type: 'presence_required' }));
+    expect(f.runtime.service.get(id).presence).toBe('passkey');
+    // A new one is filed under the policy now in force.
+    const later = await file(f, 'write_file');
+    expect(f.runtime.service.get(later.id).presence).toBeUndefined();
+  });
+
+  it('R-REM-6 each new passkey is announced with the command that removes it', async () => {
+    const f = fixture();
+    const sent: { title: string; body: string }[] = [];
+    const passkeys = new PasskeyService({
+      store: f.runtime.journal,
+      approvals: f.runtime.service,
+      clock: f.clock,
+      random: (n) => randomBytes(n),
+      logger: silentLogger,
+      relyingParty: () => RP,
+      notifier: { notify: (notification) => sent.push(notification), sent: 0, failures: 0 },
+    });
+    const { code } = passkeys.beginEnrolment(PAGE);
+    passkeys.confirmEnrolment(code);
+    const info = await passkeys.register(PAGE, new SoftAuthenticator(RP.origin).register(await passkeys.registrationOptions(PAGE)));
+    expect(sent).toEqual([{ title: 'assent: a passkey was added', body: expect.stringContaining(`assent web passkeys remove ${info.id}`) }]);
+  });
+});
