@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { escapedJson, escapeText } from './escape.js';
 
 import { CommandsSchema, PathsSchema, UrlsSchema, diffAgentPolicy } from './agentPolicyConfig.js';
+import { HostSchema } from './hostConfig.js';
+import { diffTeamConfig } from './teamConfig.js';
 import { PolicyValueSchema } from './policyValue.js';
 import { diffPresence, PresenceSchema, unknownPresenceAliases } from './presencePolicy.js';
 import { WebSchema, diffWebConfig } from './webConfig.js';
@@ -147,6 +149,7 @@ export const ConfigSchema = z.object(
     hooks: HooksSchema.prefault({}),
     notifications: z.boolean({ error: 'true or false' }).default(true),
     web: WebSchema.prefault({}),
+    host: HostSchema.prefault({}),
     auditRetentionDays: intRange(1, 3650).default(30),
   },
   { error: 'a JSON object' },
@@ -445,5 +448,6 @@ export function diffPolicy(a: Config, b: Config): string[] {
   scalar('notifications', a.notifications, b.notifications);
   lines.push(...diffWebConfig(a.web, b.web));
   scalar('auditRetentionDays', a.auditRetentionDays, b.auditRetentionDays);
+  lines.push(...diffTeamConfig(a, b));
   return lines;
 }

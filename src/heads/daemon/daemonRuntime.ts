@@ -14,6 +14,7 @@ import type { RandomBytes } from '../../core/ids.js';
 import { AuditLog } from '../../journal/auditLog.js';
 import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../../journal/confirmedConfig.js';
+import { hostIdentityOf } from '../../journal/hostIdentity.js';
 import { Journal } from '../../journal/journal.js';
 import { ProofStore } from '../../journal/proofs.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
@@ -96,6 +97,10 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   const random = options.random ?? ((n: number) => randomBytes(n));
   const journal = Journal.open(ctx.paths.journal, { clock });
   const pinned = pinConfig(ctx.paths.config, journal);
+  // R-TEAM-3: this host's id and label, fixed for the daemon's lifetime; local decisions are `<os user>@<host.name>`.
+  const host = hostIdentityOf(ctx.paths, pinned.config);
+  ctx.principal = host.principal;
+  ctx.status['host'] = () => ({ id: host.hostId, name: host.name, principal: host.principal });
   const audit = new AuditLog({
     dir: ctx.paths.auditDir,
     clock,
@@ -222,8 +227,10 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   const page = async (): Promise<{ url: string; fingerprint?: string }> => {
     if (http === undefined) throw new AssentError('unavailable', 'This daemon does not serve the web page; start it with `assent daemon run`.');
     const head = await http;
-    const url = service.config.config.web.publicUrl ?? head.url;
-    return tls === undefined ? { url } : { url, fingerprint: tls.fingerprint };
+    const publicUrl = service.config.config.web.publicUrl;
+    // Through a proxy the browser sees the proxy's certificate, not ours: no fingerprint to compare then.
+    if (publicUrl !== undefined) return { url: publicUrl };
+    return tls === undefined ? { url: head.url } : { url: head.url, fingerprint: tls.fingerprint };
   };
   ctx.status['web'] = () =>
     httpHead !== undefined

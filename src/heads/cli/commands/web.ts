@@ -117,7 +117,9 @@ export function registerWebCommands(program: Command): void {
     .command('devices')
     .description('Browsers signed in to the page: id, name, remembered or not, paired-at, last-seen, expiry, user agent')
     .option('--json', 'print one JSON document')
-    .action(async (options: JsonFlag) => {
+    .action(async (_options: JsonFlag, command: Command) => {
+      // `web` has its own --json, which commander gives the parent: read both.
+      const options = command.optsWithGlobals<JsonFlag>();
       await withDaemon(options, async (client) => {
         const list = await client.call<DeviceInfo[]>('web.devices', {});
         if (options.json) return printJsonOk(list, { count: list.length });
@@ -130,7 +132,8 @@ export function registerWebCommands(program: Command): void {
     .command('revoke <device>')
     .description('Sign one browser out at once (an id from `assent web devices`); its open page stops at once. Works without a terminal.')
     .option('--json', 'print one JSON document')
-    .action(async (id: string, options: JsonFlag) => {
+    .action(async (id: string, _options: JsonFlag, command: Command) => {
+      const options = command.optsWithGlobals<JsonFlag>();
       await withDaemon(options, async (client) => {
         // Revoking is always safe, so no terminal is needed (R-REM-7).
         const revoked = await client.call<DeviceInfo>('web.revoke', { id });
