@@ -2,6 +2,7 @@
 // textContent, never as HTML; previews are escaped JSON like the terminal's
 // (R-TTY-3), so control characters, bidi overrides and look-alikes show as \uXXXX.
 /* global document, window, fetch, EventSource, history, location */
+import { approveWithPasskey, passkeyNote } from '/passkeys.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { pending: [], resolved: [], noted: new Set(), events: undefined, view: 'pending', clockSkewMs: 0, focusId: undefined, focusRender: 0 };
@@ -154,16 +155,19 @@ function pendingCard(approval) {
   const countdown = el('span', { class: 'countdown', 'data-expires': String(approval.expiresAt), text: remaining(approval.expiresAt) });
   const reason = el('input', { type: 'text', maxlength: '1000', 'aria-label': 'Reason', placeholder: 'reason (optional)' });
   // Handoff approvals: no call waits; an allow issues the proof the agent's identical retry consumes.
-  const once = el('button', { type: 'button', class: 'approve', text: approval.handoff ? "Authorize for the agent's retry" : 'Approve once' });
+  // R-REM-6: an approval that needs a passkey is approved with one (web/passkeys.js), once, never for the session.
+  const passkey = approval.presence === 'passkey';
+  const once = el('button', { type: 'button', class: 'approve', text: passkey ? 'Approve with passkey' : approval.handoff ? "Authorize for the agent's retry" : 'Approve once' });
   const session = el('button', { type: 'button', text: 'Approve for session' });
   const deny = el('button', { type: 'button', class: 'deny', text: 'Deny' });
   const error = el('p', { class: 'error', role: 'alert' });
-  const buttons = approval.handoff ? [once, deny] : [once, session, deny];
+  const single = approval.handoff || passkey;
+  const buttons = single ? [once, deny] : [once, session, deny];
   const decide = async (params) => {
     for (const button of buttons) button.disabled = true;
     error.textContent = '';
     try {
-      await api('approvals.decide', { id: approval.id, ...params });
+      await (passkey && params.behavior === 'allow' ? approveWithPasskey(approval.id) : api('approvals.decide', { id: approval.id, ...params }));
       await refresh();
     } catch (failure) {
       if (failure.status === 401) return showPairing('Your session ended; pair again.');
@@ -190,7 +194,8 @@ function pendingCard(approval) {
     el('div', { class: 'meta' }, [el('span', { text: `caller ${escapedJson(approval.caller ?? {})}` })]),
     ...teamNotes(approval),
     approval.handoff ? el('p', { class: 'note', text: 'Handoff: the agent was told to retry this exact call; authorizing lets that one retry run once.' }) : '',
-    el('div', { class: 'actions' }, approval.handoff ? [once, el('label', {}, [reason]), deny] : [once, session, el('label', {}, [reason]), deny]),
+    passkeyNote(approval),
+    el('div', { class: 'actions' }, single ? [once, el('label', {}, [reason]), deny] : [once, session, el('label', {}, [reason]), deny]),
     error,
   ]);
   return card;

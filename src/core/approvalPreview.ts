@@ -18,6 +18,8 @@ export interface PreviewableApproval {
   fourEyes?: true;
   quorum?: number;
   approvedBy?: readonly string[];
+  /** `passkey`: only an enrolled passkey's assertion approves it (R-REM-6). */
+  presence?: 'passkey';
 }
 
 /**
@@ -37,6 +39,13 @@ export function renderTeamLines(approval: Pick<PreviewableApproval, 'owner' | 'f
     lines.push(`  approved  by ${who} (${counted.length} of ${approval.quorum ?? 1})`);
   }
   return lines;
+}
+
+/** The line that says an approval needs a passkey, so nobody types a code that cannot approve it. */
+export const PASSKEY_NEEDED_LINE = '  needs     a passkey: approve it on the paired page with your passkey; a terminal code cannot approve it, only deny it';
+
+function presenceLines(approval: PreviewableApproval): string[] {
+  return approval.presence === 'passkey' ? [PASSKEY_NEEDED_LINE] : [];
 }
 
 export function approvalSubject(approval: PreviewableApproval): string {
@@ -134,6 +143,7 @@ export function renderApprovalPreview(approval: PreviewableApproval, now: number
   if (agent !== undefined) return renderAgentPreview(approval, agent, now);
   const lines = [
     `Approval ${approval.id}: ${approvalSubject(approval)}`,
+    ...presenceLines(approval),
     `  session   ${escapeText(approval.sessionId)}`,
     `  caller    ${escapedJson(approval.caller)}`,
     ...renderTeamLines(approval),
@@ -149,6 +159,7 @@ export function renderApprovalPreview(approval: PreviewableApproval, now: number
 function renderAgentPreview(approval: PreviewableApproval, agent: AgentActionView, now: number): string {
   const lines = [
     `Approval ${approval.id}: ${approvalSubject(approval)} (agent action)`,
+    ...presenceLines(approval),
     `  agent     ${escapeText(agent.agent)}`,
     `  session   ${escapeText(approval.sessionId)}`,
     `  cwd       ${agent.cwd === undefined ? '(not given)' : escapeText(agent.cwd)}`,

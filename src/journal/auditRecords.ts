@@ -56,6 +56,9 @@ export interface AuditRecord {
   decidedBy?: string;
   /** Every principal that approved, oldest first (one, or a quorum's N; R-TEAM-3). */
   approvedBy?: string[];
+  /** `passkey` when the approval was confirmed by a passkey's assertion (R-REM-6), with the credential that made it. */
+  presence?: 'passkey';
+  credentialId?: string;
 }
 
 /** The order fields are written in; anything else a caller passes is dropped. */
@@ -83,6 +86,8 @@ export const AUDIT_FIELDS = [
   'callId',
   'decidedBy',
   'approvedBy',
+  'presence',
+  'credentialId',
 ] as const satisfies readonly (keyof AuditRecord)[];
 
 /** Copies the R-AUD-1 fields into `out` in their order and drops everything else, so a stray `args` never reaches disk. */

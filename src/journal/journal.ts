@@ -32,10 +32,12 @@ import {
   type WebDeviceRow,
 } from './journalRecords.js';
 import { migrate } from './journalSchema.js';
+import { rowToPasskey, type PasskeyRecord, type PasskeyRow } from './passkeyRecords.js';
 
 // What the journal stores, named here so its users import one module.
 export type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord, WebDeviceRecord } from './journalRecords.js';
 export { JOURNAL_SCHEMA_VERSION } from './journalSchema.js';
+export type { PasskeyRecord } from './passkeyRecords.js';
 
 export interface JournalOptions {
   clock?: Clock;
@@ -406,6 +408,45 @@ export class Journal {
   /** Marks a remembered device revoked at `at`; false when it does not exist or was already revoked. */
   revokeWebDevice(id: string, at: number): boolean {
     return this.db.prepare('UPDATE web_devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+  }
+
+  /** Stores an enrolled passkey (R-REM-6). Throws `conflict` when its id or credential id is taken. */
+  insertPasskey(passkey: PasskeyRecord): void {
+    try {
+      this.db
+        .prepare(
+          'INSERT INTO passkeys (id, credential_id, public_key, counter, transports, enrolled_by, rp_id, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(passkey.id, passkey.credentialId, passkey.publicKey, passkey.counter, JSON.stringify(passkey.transports), passkey.enrolledBy, passkey.rpId, passkey.createdAt, passkey.lastUsedAt ?? null);
+    } catch (error) {
+      if (isConstraintError(error)) {
+        throw new AssentError('conflict', `passkey ${passkey.id} (credential ${passkey.credentialId}) is already enrolled; list them with \`assent web passkeys\``, { cause: error, details: { id: passkey.id } });
+      }
+      throw error;
+    }
+  }
+
+  /** Every enrolled passkey, oldest first. */
+  listPasskeys(): PasskeyRecord[] {
+    return this.db.prepare<[], PasskeyRow>('SELECT * FROM passkeys ORDER BY created_at, id').all().map(rowToPasskey);
+  }
+
+  findPasskeyByCredentialId(credentialId: string): PasskeyRecord | undefined {
+    const row = this.db.prepare<[string], PasskeyRow>('SELECT * FROM passkeys WHERE credential_id = ?').get(credentialId);
+    return row === undefined ? undefined : rowToPasskey(row);
+  }
+
+  /** Records a verified assertion's counter; false when the passkey is gone or the counter did not move on. */
+  advancePasskeyCounter(credentialId: string, counter: number, at: number): boolean {
+    const info = this.db
+      .prepare('UPDATE passkeys SET counter = ?, last_used_at = ? WHERE credential_id = ? AND (counter < ? OR (counter = 0 AND ? = 0))')
+      .run(counter, at, credentialId, counter, counter);
+    return info.changes === 1;
+  }
+
+  /** Removes a passkey at once; false when there is none with that id. */
+  removePasskey(id: string): boolean {
+    return this.db.prepare('DELETE FROM passkeys WHERE id = ?').run(id).changes === 1;
   }
 }
 

@@ -97,6 +97,19 @@ const MIGRATIONS: readonly string[] = [
      voted_at INTEGER NOT NULL,
      PRIMARY KEY (approval_id, principal)
    );`,
+  // Passkeys enrolled for passkey-confirmed approvals (R-REM-6): the public key (COSE, base64url), the
+  // signature counter, who enrolled it. Never a secret: the private key stays in the authenticator.
+  `CREATE TABLE passkeys (
+     id TEXT PRIMARY KEY,
+     credential_id TEXT NOT NULL UNIQUE,
+     public_key TEXT NOT NULL,
+     counter INTEGER NOT NULL,
+     transports TEXT NOT NULL,
+     enrolled_by TEXT NOT NULL,
+     rp_id TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     last_used_at INTEGER
+   );`,
 ];
 
 export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;

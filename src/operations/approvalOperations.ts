@@ -41,6 +41,8 @@ export const ApprovalViewSchema = z.object({
   scope: z.enum(['call', 'session']).optional(),
   decidedAt: z.number().optional(),
   handoff: z.literal(true).optional(),
+  /** Only an enrolled passkey's assertion approves it (R-REM-6); every other channel can only deny. */
+  presence: z.literal('passkey').optional(),
   /** R-TEAM-3: the principal owning the agent session that asked, and the host that filed it. */
   owner: z.string().optional(),
   hostId: z.string().optional(),

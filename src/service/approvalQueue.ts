@@ -8,6 +8,7 @@ import { AssentError } from '../core/errors.js';
 import { escapeText } from '../core/escape.js';
 import { newApprovalId } from '../core/ids.js';
 import { JsonText } from '../core/jsonText.js';
+import { presenceFor, type Presence } from '../core/presencePolicy.js';
 import { quorumFor } from '../core/teamConfig.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalRecord, ApprovalResolution, ApprovalVote } from '../journal/journal.js';
@@ -34,6 +35,21 @@ export interface DecideParams {
   principal?: string;
   /** `--export-proof`: refuse, recording nothing, unless this decision resolves the approval (a proof needs the whole quorum). */
   mustResolve?: boolean;
+  /** Set only by the passkey service, after it verified an assertion bound to this approval (R-REM-6). */
+  presence?: PresenceConfirmation;
+}
+
+/**
+ * A verified passkey assertion for one approval. `confirm` runs inside the
+ * deciding transaction, before the approval is marked approved: it re-checks
+ * what the assertion's verification depended on (the credential is still
+ * enrolled, its counter moved on, the action digest is the one bound) and
+ * records the new counter; it throws to refuse, and then nothing changes.
+ */
+export interface PresenceConfirmation {
+  presence: Presence;
+  credentialId: string;
+  confirm(record: ApprovalRecord): void;
 }
 
 /** What a decision did (R-TEAM-3). */
@@ -134,7 +150,7 @@ export class ApprovalQueue {
       else list.push(vote.principal);
     }
     for (const record of this.ctx.journal.listApprovals({ state: 'pending' })) {
-      this.remember(toApprovalView(record, approvedBy.get(record.id)));
+      this.remember(this.view(record, approvedBy.get(record.id)));
       this.deadlines.set(record.id, record.expiresAt);
     }
   }
@@ -173,7 +189,7 @@ export class ApprovalQueue {
     if (quorum > 1) record.quorum = quorum;
     journal.insertApproval(record);
     this.deadlines.set(record.id, record.expiresAt);
-    const view = toApprovalView(record);
+    const view = this.view(record);
     this.remember(view);
     this.ctx.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
     const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
@@ -190,7 +206,7 @@ export class ApprovalQueue {
 
   /** After a resolution committed: the approval leaves the pending view, every channel is told and its waiters wake. */
   private announce(id: string, resolution: ResolutionInput): void {
-    const { claimedChannel, peer, decidedBy } = resolution;
+    const { claimedChannel, peer, decidedBy, presence, credentialId } = resolution;
     const entry = this.pending.get(id);
     this.pending.delete(id);
     this.deadlines.delete(id);
@@ -205,6 +221,8 @@ export class ApprovalQueue {
     if (peer !== undefined) data['peer'] = peer;
     if (decidedBy !== undefined) data['decidedBy'] = decidedBy;
     if (approvedBy !== undefined) data['approvedBy'] = approvedBy;
+    if (presence !== undefined) data['presence'] = presence;
+    if (credentialId !== undefined) data['credentialId'] = credentialId;
     this.ctx.bus.publish('approval_resolved', data, sessionId);
     const waiting = entry?.takeWaiters() ?? [];
     if (waiting.length > 0) {
@@ -216,6 +234,8 @@ export class ApprovalQueue {
       if (peer !== undefined) result.peer = peer;
       if (decidedBy !== undefined) result.decidedBy = decidedBy;
       if (approvedBy !== undefined) result.approvedBy = approvedBy;
+      if (presence !== undefined) result.presence = presence;
+      if (credentialId !== undefined) result.credentialId = credentialId;
       for (const waiter of waiting) waiter.wake(result);
     }
   }
@@ -242,6 +262,19 @@ export class ApprovalQueue {
         });
       }
       if (record.expiresAt <= now) return { kind: 'expired', record };
+      // R-REM-6: only a verified passkey assertion approves such an approval; every channel may deny it.
+      const needed = this.presenceNeeded(record);
+      if (params.behavior === 'allow' && needed !== undefined && params.presence === undefined) {
+        const subject = `${record.server ?? ''}/${record.tool ?? ''}`;
+        throw new AssentError(
+          'presence_required',
+          `approval ${params.id} (${subject}) can only be approved with an enrolled passkey: policy.presence marks ${subject} so that no terminal code, socket call, token or MCP form can approve it. ` +
+            `Open it on the paired approval page and approve it there with your passkey (\`assent web\` pairs a page); denying works here (\`assent deny ${params.id}\`). The approval is still pending.`,
+          { details: { presence: needed, approvalId: params.id, channel: params.channel } },
+        );
+      }
+      // The passkey's re-check (credential still enrolled, counter moved on, digest bound) commits or refuses with the decision.
+      if (params.behavior === 'allow' && params.presence !== undefined) params.presence.confirm(record);
       const votes = journal.listApprovalVotes(record.id);
       const rules = this.rulesFor(record, config);
       const verdict = judgeDecision({ behavior: params.behavior, principal, rules, approvedBy: votes.map((vote) => vote.principal) });
@@ -269,7 +302,7 @@ export class ApprovalQueue {
         votes.push(vote);
       }
       if (verdict.kind === 'partial') return { kind: 'partial', record, votes, verdict };
-      const resolution = this.resolutionOf(params, principal, rules, votes, now);
+      const resolution = this.resolutionOf(params, principal, rules, votes, now, needed !== undefined);
       if (!journal.resolveApproval(record.id, storedResolution(resolution))) {
         throw new AssentError('conflict', `approval ${params.id} was already resolved`, { details: { state: journal.getApproval(params.id)?.state } });
       }
@@ -283,6 +316,10 @@ export class ApprovalQueue {
     const logged: Record<string, unknown> = { approvalId: params.id, behavior: params.behavior, channel: params.channel, principal, outcome: step.kind };
     if (params.claimedChannel !== undefined) logged['claimedChannel'] = params.claimedChannel;
     if (params.peer !== undefined) logged['peer'] = params.peer;
+    if (params.behavior === 'allow' && params.presence !== undefined) {
+      logged['presence'] = params.presence.presence;
+      logged['credentialId'] = params.presence.credentialId;
+    }
     const result: DecideOutcome = {
       before: step.record,
       result: step.kind === 'resolved' ? 'resolved' : step.kind === 'partial' ? 'partial' : 'repeat',
@@ -307,7 +344,7 @@ export class ApprovalQueue {
     if (step.kind === 'partial') {
       const approvedBy = step.votes.map((vote) => vote.principal);
       const entry = this.pending.get(params.id);
-      entry?.updateView(toApprovalView(step.record, approvedBy));
+      entry?.updateView(this.view(step.record, approvedBy));
       this.ctx.bus.publish(
         'approval_voted',
         { id: params.id, principal, approvals: step.verdict.approvals, required: step.verdict.required, approvedBy },
@@ -336,7 +373,7 @@ export class ApprovalQueue {
   }
 
   /** The resolution a deciding allow or deny writes: for a quorum, `session` scope only when every counted approver asked for it. */
-  private resolutionOf(params: DecideParams, principal: string, rules: DecisionRules, votes: ApprovalVote[], now: number): ResolutionInput {
+  private resolutionOf(params: DecideParams, principal: string, rules: DecisionRules, votes: ApprovalVote[], now: number, needsPresence: boolean): ResolutionInput {
     const resolution: ResolutionInput = {
       state: params.behavior === 'allow' ? 'approved' : 'denied',
       channel: params.channel,
@@ -354,6 +391,13 @@ export class ApprovalQueue {
       const counted = new Set(countedApprovals(rules, approvedBy));
       const all = votes.filter((vote) => counted.has(vote.principal));
       resolution.scope = all.length > 0 && all.every((vote) => vote.scope === 'session') ? 'session' : 'call';
+      const presence = params.presence;
+      if (presence !== undefined) {
+        resolution.presence = presence.presence;
+        resolution.credentialId = presence.credentialId;
+      }
+      // A passkey confirms this exact action; a session grant would let others through without one.
+      if (needsPresence) resolution.scope = 'call';
     }
     return resolution;
   }
@@ -387,7 +431,7 @@ export class ApprovalQueue {
     if (entry !== undefined) return entry;
     const current = this.ctx.journal.getApproval(id);
     if (current === undefined) throw new AssentError('not_found', `no approval ${id}; check the id with: assent pending`);
-    if (current.state === 'pending') return this.remember(toApprovalView(current, this.approvedBy(id)));
+    if (current.state === 'pending') return this.remember(this.view(current, this.approvedBy(id)));
     const done: Resolution = { state: current.state };
     if (current.channel !== undefined) done.channel = current.channel;
     if (current.reason !== undefined) done.reason = current.reason;
@@ -482,7 +526,7 @@ export class ApprovalQueue {
     }
     const filter: { state?: ApprovalRecord['state']; limit?: number } = { state: options.state ?? 'pending' };
     if (options.limit !== undefined && options.selector === undefined) filter.limit = options.limit;
-    const views = this.ctx.journal.listApprovals(filter).map((record) => toApprovalView(record, this.approvedBy(record.id)));
+    const views = this.ctx.journal.listApprovals(filter).map((record) => this.view(record, this.approvedBy(record.id)));
     const selected = views.filter((view) => matchesSelector(view, options.selector));
     return options.limit === undefined ? selected : selected.slice(0, options.limit);
   }
@@ -490,7 +534,21 @@ export class ApprovalQueue {
   get(id: string): ApprovalView {
     const record = this.ctx.journal.getApproval(id);
     if (record === undefined) throw new AssentError('not_found', `no approval ${id}; check the id with: assent pending`);
-    return toApprovalView(record, this.approvedBy(id));
+    return this.view(record, this.approvedBy(id));
+  }
+
+  /** What approving this approval needs beyond a channel (R-REM-6): the policy in force, or what it needed when filed. */
+  presenceNeeded(record: Pick<ApprovalRecord, 'id' | 'kind' | 'server' | 'tool'>): Presence | undefined {
+    if (record.kind !== 'tool' || record.server === undefined || record.tool === undefined) return undefined;
+    return presenceFor(this.ctx.presence(), `${record.server}/${record.tool}`)?.presence ?? this.pending.get(record.id)?.presence;
+  }
+
+  /** The public view of a record, with who has approved so far and the presence it needs. */
+  private view(record: ApprovalRecord, approvedBy?: readonly string[]): ApprovalView {
+    const view = toApprovalView(record, approvedBy);
+    const presence = record.state === 'pending' ? this.presenceNeeded(record) : undefined;
+    if (presence !== undefined) view.presence = presence;
+    return view;
   }
 
   /** Principals whose approval of `id` is recorded, oldest first. */

@@ -9,6 +9,7 @@ import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
 import type { RandomBytes } from '../core/ids.js';
 import type { JsonText } from '../core/jsonText.js';
+import { compilePresence, presenceFor, type CompiledPresence, type Presence } from '../core/presencePolicy.js';
 import { compilePolicy, type PolicySnapshot, type Rule } from '../core/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { Journal } from '../journal/journal.js';
@@ -27,7 +28,7 @@ import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallOutcome } 
 import { ToolCalls } from './toolCalls.js';
 
 // The service's public surface, named here so operations and heads import one module.
-export type { DecideParams, DecisionResult, ListOptions } from './approvalQueue.js';
+export type { DecideParams, DecisionResult, ListOptions, PresenceConfirmation } from './approvalQueue.js';
 export { matchesSelector, toApprovalView, type ApprovalView, type DecisionPeer } from './approvalViews.js';
 export { MAX_PENDING_HANDOFF_PER_SESSION } from './approvalProofs.js';
 export type { ExecApprovalGrant, ExecApprovalRequest } from './execApprovals.js';
@@ -71,11 +72,13 @@ export class ApprovalService {
   private readonly exec: ExecApprovals;
   private pinned: PinnedConfig;
   private snapshot: PolicySnapshot;
+  private presence: CompiledPresence;
   private stopped = false;
 
   constructor(options: ApprovalServiceOptions) {
     this.pinned = options.config;
-    this.snapshot = compilePolicy(this.pinned.config.policy, options.journal.listRules({}));
+    this.presence = compilePresence(this.pinned.config.policy.presence);
+    this.snapshot = compilePolicy(this.pinned.config.policy, this.rulesWithoutPresence(options.journal.listRules({})));
     this.ctx = {
       journal: options.journal,
       audit: options.audit,
@@ -90,6 +93,7 @@ export class ApprovalService {
       proofs: options.proofs,
       pinned: () => this.pinned,
       snapshot: () => this.snapshot,
+      presence: () => this.presence,
       stopping: () => this.stopped,
     };
     this.queue = new ApprovalQueue(this.ctx, options.reattachGraceMs === undefined ? {} : { reattachGraceMs: options.reattachGraceMs });
@@ -129,7 +133,21 @@ export class ApprovalService {
   }
 
   private recompile(): void {
-    this.snapshot = compilePolicy(this.pinned.config.policy, this.ctx.journal.listRules({}));
+    this.presence = compilePresence(this.pinned.config.policy.presence);
+    this.snapshot = compilePolicy(this.pinned.config.policy, this.rulesWithoutPresence(this.ctx.journal.listRules({})));
+  }
+
+  /** What approving a call of tool id `toolId` needs beyond a channel (`policy.presence`, R-REM-6). */
+  presenceFor(toolId: string): Presence | undefined {
+    return presenceFor(this.presence, toolId)?.presence;
+  }
+
+  /**
+   * The active rules that may decide calls: none for a tool that needs a passkey, since a
+   * rule's allow is no person's assertion (R-REM-6). Gateways get this list in their snapshot.
+   */
+  rulesWithoutPresence(rules: readonly Rule[] = this.ctx.journal.listRules({})): Rule[] {
+    return rules.filter((rule) => presenceFor(this.presence, rule.tool) === undefined);
   }
 
   /** The single seam for a gated call (R-D-5); see ToolCalls.authorize. */
@@ -208,6 +226,13 @@ export class ApprovalService {
   }
 
   addRule(rule: Rule): Rule {
+    if (this.presenceFor(rule.tool) !== undefined) {
+      throw new AssentError(
+        'invalid_params',
+        `policy.presence marks ${rule.tool}: its approvals need a passkey, so no auto-approval rule may approve it; nothing was added. Approve its calls on the paired page with your passkey.`,
+        { details: { tool: rule.tool, presence: this.presenceFor(rule.tool) } },
+      );
+    }
     this.ctx.journal.insertRule(rule);
     this.recompile();
     return rule;

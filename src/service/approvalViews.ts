@@ -1,6 +1,7 @@
 // What an approval looks like outside the journal (R-D-4): the view that lists,
 // events and every head show, and the selector that narrows a list of them.
 import type { AuditPeer } from '../journal/auditRecords.js';
+import type { Presence } from '../core/presencePolicy.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 
 /** The process that sent a decision, as the head found it (R-D-4b); see docs/daemon.md for how far to trust it. */
@@ -10,12 +11,15 @@ export type DecisionPeer = AuditPeer;
  * A public view of an approval: what `approvals.list` returns (R-D-4). The
  * journal record without its internal handoff flag, which appears (as true)
  * only on handoff approvals: an allow then issues the proof the agent's
- * identical retry consumes (R-MCP-8).
+ * identical retry consumes (R-MCP-8). `presence` is set by the queue from the
+ * policy in force, not stored with the approval.
  */
 export type ApprovalView = Omit<ApprovalRecord, 'handoff'> & {
   handoff?: true;
   /** Principals whose approval is recorded, oldest first (R-TEAM-3): who has approved so far. */
   approvedBy?: string[];
+  /** Only an enrolled passkey's assertion approves it (`policy.presence`, R-REM-6); every other channel can only deny. */
+  presence?: Presence;
 };
 
 /** The view of a journal record with the principals that approved it (its votes), when any did. */

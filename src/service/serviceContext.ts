@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
 import type { RandomBytes } from '../core/ids.js';
+import type { CompiledPresence } from '../core/presencePolicy.js';
 import type { PolicySnapshot } from '../core/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
@@ -41,6 +42,8 @@ export interface ServiceContext {
   pinned(): PinnedConfig;
   /** The compiled policy and rules of that configuration. */
   snapshot(): PolicySnapshot;
+  /** Its `policy.presence`, compiled (R-REM-6). */
+  presence(): CompiledPresence;
   /** True once shutdown began: nothing new is filed or admitted. */
   stopping(): boolean;
 }

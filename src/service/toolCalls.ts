@@ -4,6 +4,7 @@
 // reported, and every outcome is one audit line (R-AUD-1).
 import { digestOf } from '../core/canonical.js';
 import { AssentError } from '../core/errors.js';
+import { presenceFor } from '../core/presencePolicy.js';
 import { evaluateToolPolicy } from '../core/toolPolicy.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { CallInProgressRecord } from '../journal/journal.js';
@@ -126,13 +127,15 @@ export class ToolCalls {
         },
       });
     }
-    if (evaluation.decision === 'allow') {
+    // R-REM-6: an action that needs a passkey is approved by nothing else — no rule, no session grant.
+    const needsPresence = presenceFor(ctx.presence(), `${params.server}/${params.tool}`) !== undefined;
+    if (evaluation.decision === 'allow' && !(needsPresence && evaluation.ruleId !== undefined)) {
       const consent: Consent | undefined = evaluation.ruleId === undefined ? undefined : { channel: 'rule', ruleId: evaluation.ruleId };
       return this.admit(base, consent, 0);
     }
 
     const grantKey = sessionGrantKey(base, agent?.sessionGrant);
-    const grantedBy = this.sessions.grantedBy(params.sessionId, grantKey);
+    const grantedBy = needsPresence ? undefined : this.sessions.grantedBy(params.sessionId, grantKey);
     if (grantedBy !== undefined) {
       return this.admit(base, { channel: 'session', approvalId: grantedBy }, 0);
     }

@@ -31,6 +31,8 @@ import { policyOperations } from '../../operations/policyOperations.js';
 import type { Operation } from '../../operations/operation.js';
 import { webOperations } from '../../operations/webOperations.js';
 import { proofOperations } from '../../operations/proofOperations.js';
+import { passkeyOperations } from '../../operations/passkeyOperations.js';
+import { PasskeyService, relyingPartyOf } from '../../service/passkeys.js';
 import { AgentActionService } from '../../service/agentActions.js';
 import { AgentJudge } from '../../shell/agentJudge.js';
 import { ProofService } from '../../service/proofService.js';
@@ -50,6 +52,7 @@ export interface ApprovalRuntimeOptions {
 export const WEB_ROOT = fileURLToPath(new URL('../../../web/', import.meta.url));
 
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
+
 
 /** Records the configuration the operator confirmed, so a restart runs it again (R-CFG-4). */
 export function storePinnedConfig(journal: Journal, pin: StoredPin): void {
@@ -207,6 +210,16 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     deviceTtlMs: () => service.config.config.web.deviceTtlDays * 86_400_000,
     ...(options.pairingTtlMs === undefined ? {} : { pairingTtlMs: options.pairingTtlMs }),
   });
+  const passkeys = new PasskeyService({
+    store: journal,
+    approvals: service,
+    clock,
+    random,
+    logger: ctx.logger.child({ component: 'passkeys' }),
+    notifier,
+    relyingParty: () => relyingPartyOf(service.config.config.web.publicUrl),
+  });
+  ctx.status['passkeys'] = () => passkeys.status();
   let http: Promise<HttpHead> | undefined;
   let httpError: string | undefined;
   let httpHead: HttpHead | undefined;
@@ -292,6 +305,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => storePinnedConfig(journal, pin), confirmedInvalid }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
     ...proofOperations({ service, proofs }),
+    ...passkeyOperations({ passkeys }),
   ];
   return { service, agents, journal, bus, webAuth, operations, serveHttp };
 }

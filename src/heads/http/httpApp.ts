@@ -93,6 +93,7 @@ const STATIC_FILES: Record<string, { file: string; type: string }> = {
   '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+  '/passkeys.js': { file: 'passkeys.js', type: 'text/javascript; charset=utf-8' },
 };
 
 /** Fields of an event that only the 0600 socket carries (R-D-9); the page fetches them with approvals.list. */

@@ -78,3 +78,13 @@ describe('R-TEAM-3 who may still decide', () => {
     expect(text).not.toContain('  approved ');
   });
 });
+
+describe('previews of approvals that need a passkey', () => {
+  it('R-REM-6 `assent pending` and `assent approve` say the approval needs a passkey, for tool calls and agent actions alike', () => {
+    const tool = renderApprovalPreview({ ...base, server: 'fs', tool: 'write_file', args: {}, caller: {}, presence: 'passkey' }, 0).split('\n');
+    expect(tool[1]).toMatch(/^ {2}needs {5}a passkey: approve it on the paired page/);
+    const agent = renderApprovalPreview({ ...base, args: { command: 'ls' }, caller: { head: 'hook', agent: 'claude-code', kind: 'shell' }, presence: 'passkey' }, 0).split('\n');
+    expect(agent[1]).toMatch(/^ {2}needs {5}a passkey/);
+    expect(renderApprovalPreview({ ...base, server: 'fs', tool: 'write_file', args: {}, caller: {} }, 0)).not.toContain('passkey');
+  });
+});

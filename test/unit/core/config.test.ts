@@ -78,7 +78,7 @@ describe('R-CFG-1..3 config validation', () => {
   it('R-CFG-3 defaults consentTimeoutSeconds to 90 and the rest to the documented values', () => {
     expect(DEFAULT_CONFIG).toEqual({
       servers: {},
-      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, quorum: {}, agents: { default: 'prompt' }, ...defaultAgentPolicyDocument() },
+      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, quorum: {}, agents: { default: 'prompt' }, ...defaultAgentPolicyDocument(), presence: {} },
       channels: { elicitation: false, tty: false },
       approvals: { handoff: false, proofTtlSeconds: 300, fourEyes: false },
       hooks: { timeoutSeconds: 110, claudeNativePrompt: false },
@@ -141,18 +141,6 @@ describe('R-CFG-1..3 config validation', () => {
     expect(problems).toEqual([
       expect.objectContaining({ severity: 'error', path: 'policy.defualt', message: expect.stringMatching(/unknown key \(did you mean "default"\?\)/) }),
     ]);
-  });
-
-  it('R-CFG-1 (hardening 1) policy keys of agent policy that this version cannot enforce are errors that say so', () => {
-    for (const key of ['presence']) {
-      const value = base();
-      (value['policy'] as Record<string, unknown>)[key] = { default: 'deny' };
-      const { config, problems } = validateConfig(value);
-      expect(config, key).toBeUndefined();
-      expect(problems).toEqual([
-        expect.objectContaining({ severity: 'error', path: `policy.${key}`, message: expect.stringContaining('not supported by this version') }),
-      ]);
-    }
   });
 
   it('R-CFG-1 R-POL-6 policy.agents.default (allow, deny, prompt; default prompt) is supported; a typo inside it or a bad value is an error', () => {
@@ -341,5 +329,39 @@ describe('R-CFG-1 policy.commands, policy.paths, policy.urls (agent actions 7)',
     expect(lines).toContain('policy.commands.default: prompt → allow');
     expect(lines).toContain('policy.commands.rules: added {"match":"npm test *","decision":"allow"}');
     expect(lines.some((line) => line.startsWith('policy.commands.rules: removed {"match":"ls *"'))).toBe(true);
+  });
+});
+
+describe('R-REM-6 policy.presence', () => {
+  const withPresence = (presence: unknown): Record<string, unknown> => withValue(['policy', 'presence'], presence);
+
+  it('R-REM-6 R-CFG-5 tool ids and globs mapped to "passkey" are valid; the default is none', () => {
+    expect(validateConfig({}).config?.policy.presence).toEqual({});
+    const { config, problems } = validateConfig(withPresence({ 'fs/write_file': 'passkey', 'fs/*': 'passkey', 'claude/Bash': 'passkey', '*/delete_*': 'passkey' }));
+    expect(problems).toEqual([]);
+    expect(config?.policy.presence).toEqual({ 'fs/write_file': 'passkey', 'fs/*': 'passkey', 'claude/Bash': 'passkey', '*/delete_*': 'passkey' });
+  });
+
+  it('R-REM-6 R-CFG-1 config check names each bad presence entry by its key path: a wrong value, a key that is no tool id, a glob that does not compile, an unknown alias', () => {
+    const { config, problems } = validateConfig(
+      withPresence({ 'fs/write_file': 'pin', write_file: 'passkey', 'fs/[': 'passkey', 'fss/write_file': 'passkey' }),
+    );
+    expect(config).toBeUndefined();
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ severity: 'error', path: 'policy.presence.fs/write_file', message: expect.stringMatching(/got a string \("pin"\); expected "passkey"/) }),
+        expect.objectContaining({ severity: 'error', path: 'policy.presence.write_file', message: expect.stringContaining('not a tool id or glob') }),
+        expect.objectContaining({ severity: 'error', path: 'policy.presence.fs/[', message: expect.stringContaining('does not compile') }),
+        expect.objectContaining({ severity: 'error', path: 'policy.presence.fss/write_file', message: expect.stringContaining('would never require a passkey') }),
+      ]),
+    );
+    expect(problems).toHaveLength(4);
+    expect(validateConfig(withPresence(['fs/write_file'])).problems).toEqual([expect.objectContaining({ severity: 'error', path: 'policy.presence' })]);
+  });
+
+  it('R-REM-6 R-CFG-4 a reload that drops or adds a passkey requirement shows it in the policy diff', () => {
+    const before = validateConfig(withPresence({ 'fs/write_file': 'passkey' })).config as Config;
+    const after = validateConfig(withPresence({ 'fs/*': 'passkey' })).config as Config;
+    expect(diffPolicy(before, after)).toEqual(['policy.presence.fs/*: added "passkey"', 'policy.presence.fs/write_file: removed (was "passkey")']);
   });
 });

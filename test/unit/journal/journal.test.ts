@@ -207,6 +207,7 @@ describe('R-J-1 journal', () => {
     journal.insertApproval(approval());
     journal.close();
     const db = new Database(file);
+    db.exec('DROP TABLE passkeys');
     db.exec('DROP TABLE approval_votes');
     for (const column of ['owner', 'host_id', 'four_eyes', 'quorum', 'decided_by', 'decided_host']) db.exec(`ALTER TABLE approvals DROP COLUMN ${column}`);
     db.prepare('UPDATE schema_version SET version = 4').run();

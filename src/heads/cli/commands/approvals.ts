@@ -54,6 +54,8 @@ async function approveInteractively(client: DaemonClient, id: string, options: J
   const code = newApprovalCode((n) => randomBytes(n));
   process.stderr.write(renderApprovalPreview(approval, now));
   const scopeText = options.session ? ' for the rest of this session' : ' once';
+  // The daemon decides: a code typed for an approval that needs a passkey is refused there (R-REM-6).
+  if (approval.presence === 'passkey') process.stderr.write(`Approval ${id} needs your passkey on the paired page; approving here will be refused, n denies it.\n`);
   process.stderr.write(`Type ${code} to approve${scopeText}, or n to deny: `);
 
   const resolvedElsewhere = new AbortController();

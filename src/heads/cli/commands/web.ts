@@ -14,6 +14,7 @@ import { withDaemon, type JsonFlag } from '../daemonConnection.js';
 import { printJsonOk, useColor } from '../output.js';
 import { renderQrCode } from '../qrCode.js';
 import { requireInteractiveTerminal } from '../terminal.js';
+import { registerPasskeyCommands } from './passkeys.js';
 
 function out(text: string): void {
   process.stdout.write(`${text}\n`);
@@ -140,6 +141,8 @@ export function registerWebCommands(program: Command): void {
         else out(`Signed out ${revoked.id} (${escapeText(revoked.name)}).`);
       });
     });
+
+  registerPasskeyCommands(web);
 
   const token = program.command('token').description('Bearer tokens for scripts using the HTTP API');
   token
