@@ -32,6 +32,7 @@ const ctx = {
   journal, clock, timers: realTimers, logger: silentLogger, principal, hostId: 'h-' + principal, proofs: undefined,
   audit: { append() {}, flush: async () => {} }, bus: { publish() {} }, notifier: { notify() {} },
   random: (n) => new Uint8Array(n), pinned: () => ({ config: DEFAULT_CONFIG, revision: 'r', path: '' }), snapshot: () => undefined, stopping: () => false,
+  presence: () => ({ exact: new Map(), globs: [] }),
 };
 const queue = new ApprovalQueue(ctx);
 process.stdout.write('ready\\n');

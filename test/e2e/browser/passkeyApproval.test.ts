@@ -131,10 +131,12 @@ function post(s: Stack, path: string, body: unknown, headers: Record<string, str
 
 /** "Add a passkey" on the page, its code typed into `assent web passkeys add` in a PTY, "Register passkey". */
 async function enrol(s: Stack): Promise<{ id: string; credentialId: string }> {
+  const codeBox = s.page.locator('#passkey-code');
+  // A code shown by an earlier press is replaced; wait for the new one, not the old text.
+  const before = (await codeBox.count()) > 0 ? ((await codeBox.textContent()) ?? '') : '';
   await s.page.getByRole('button', { name: 'Add a passkey' }).click();
-  const code = (await s.page.locator('#passkey-code').textContent({ timeout: 10_000 })) ?? '';
-  await expect.poll(() => s.page.locator('#passkey-code').textContent()).toMatch(/^[a-km-z]{8}$/);
-  const shown = (await s.page.locator('#passkey-code').textContent()) ?? code;
+  await expect.poll(async () => { const text = (await codeBox.textContent()) ?? ''; return /^[a-km-z]{8}$/.test(text) && text !== before; }).toBe(true);
+  const shown = (await codeBox.textContent()) ?? '';
   const out = join(mkdtempSync(join(tmpdir(), 'assent-tty-')), 'stdout');
   const terminal = new PtySession(['web', 'passkeys', 'add'], { outFile: out, env: { ASSENT_HOME: s.home.home } });
   cleanups.push(() => terminal.kill());
