@@ -12,6 +12,7 @@ import {
   rowToApprovalVote,
   rowToCallInProgress,
   rowToEvent,
+  ruleForm,
   rowToRule,
   rowToToken,
   rowToWebDevice,
@@ -95,7 +96,7 @@ export class Journal {
       appendEvent: db.prepare('INSERT INTO events (kind, ts, session_id, data) VALUES (?, ?, ?, ?)'),
       eventsSince: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
       insertRule: db.prepare(
-        'INSERT INTO rules (id, version, tool, args, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO rules (id, version, tool, args, created_at, expires_at, revoked_at, form, pattern, access, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       getRule: db.prepare<[string], RuleRow>('SELECT * FROM rules WHERE id = ?'),
       listAllRules: db.prepare<[], RuleRow>('SELECT * FROM rules ORDER BY created_at, id'),
@@ -264,14 +265,19 @@ export class Journal {
   /** Stores a rule. Throws `conflict` when the id is taken. */
   insertRule(rule: Rule): void {
     try {
+      const { form, pattern } = ruleForm(rule);
       this.statements.insertRule.run(
         rule.id,
         rule.version,
-        rule.tool,
+        rule.tool ?? '',
         JSON.stringify(rule.args),
         rule.createdAt,
         rule.expiresAt ?? null,
         rule.revokedAt ?? null,
+        form,
+        pattern,
+        rule.access ?? null,
+        rule.agent ?? null,
       );
     } catch (error) {
       if (isConstraintError(error)) {

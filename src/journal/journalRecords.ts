@@ -1,6 +1,7 @@
 // The records the journal stores, and how its rows map to them: approvals,
 // events, rules, calls in progress and bearer tokens. Rows are read as SQLite
 // returns them; these functions are the only place that knows both shapes.
+import { parseAgentName } from '../core/agentAction.js';
 import type { ArgMatcher, Rule } from '../core/toolPolicy.js';
 
 export type ApprovalState = 'pending' | 'approved' | 'denied' | 'expired';
@@ -178,6 +179,18 @@ export interface RuleRow {
   created_at: number;
   expires_at: number | null;
   revoked_at: number | null;
+  form: string;
+  pattern: string | null;
+  access: string | null;
+  agent: string | null;
+}
+
+/** How a rule is stored: its form and, for the agent-action forms, its pattern. */
+export function ruleForm(rule: Rule): { form: 'tool' | 'command' | 'path' | 'url'; pattern: string | null } {
+  if (rule.command !== undefined) return { form: 'command', pattern: rule.command };
+  if (rule.path !== undefined) return { form: 'path', pattern: rule.path };
+  if (rule.url !== undefined) return { form: 'url', pattern: rule.url };
+  return { form: 'tool', pattern: null };
 }
 
 export function rowToApproval(row: ApprovalRow): ApprovalRecord {
@@ -240,14 +253,21 @@ export function rowToEvent(row: EventRow): EventRecord {
   return event;
 }
 
+/**
+ * A stored rule. One whose form, pattern or agent this version cannot read
+ * comes back as a command rule with an empty pattern, which matches nothing:
+ * never as a tool rule that might match calls.
+ */
 export function rowToRule(row: RuleRow): Rule {
-  const rule: Rule = {
-    id: row.id,
-    version: row.version,
-    tool: row.tool,
-    args: JSON.parse(row.args) as ArgMatcher[],
-    createdAt: row.created_at,
-  };
+  const rule: Rule = { id: row.id, version: row.version, args: JSON.parse(row.args) as ArgMatcher[], createdAt: row.created_at };
+  const agent = row.agent === null ? undefined : parseAgentName(row.agent);
+  const readable = row.agent === null || agent !== undefined;
+  if (row.form === 'tool') rule.tool = row.tool;
+  else if (row.form === 'path' && row.pattern !== null && readable) rule.path = row.pattern;
+  else if (row.form === 'url' && row.pattern !== null && readable) rule.url = row.pattern;
+  else rule.command = row.form === 'command' && row.pattern !== null && readable ? row.pattern : '';
+  if (row.access === 'read' || row.access === 'write' || row.access === 'any') rule.access = row.access;
+  if (agent !== undefined) rule.agent = agent;
   if (row.expires_at !== null) rule.expiresAt = row.expires_at;
   if (row.revoked_at !== null) rule.revokedAt = row.revoked_at;
   return rule;

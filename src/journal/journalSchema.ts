@@ -110,6 +110,12 @@ const MIGRATIONS: readonly string[] = [
      created_at INTEGER NOT NULL,
      last_used_at INTEGER
    );`,
+  // Auto-approval rules for the parts of agent actions (R-POL-6): `assent rules add --command|--path|--url
+  // PATTERN [--access A] [--agent A]`. `form` is tool, command, path or url; `tool` is '' for the other forms.
+  `ALTER TABLE rules ADD COLUMN form TEXT NOT NULL DEFAULT 'tool';
+   ALTER TABLE rules ADD COLUMN pattern TEXT;
+   ALTER TABLE rules ADD COLUMN access TEXT;
+   ALTER TABLE rules ADD COLUMN agent TEXT;`,
 ];
 
 export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;

@@ -147,7 +147,8 @@ export class ApprovalService {
    * rule's allow is no person's assertion (R-REM-6). Gateways get this list in their snapshot.
    */
   rulesWithoutPresence(rules: readonly Rule[] = this.ctx.journal.listRules({})): Rule[] {
-    return rules.filter((rule) => presenceFor(this.presence, rule.tool) === undefined);
+    // Command, path and URL rules (no tool) stay: the call path refuses their allow for such an action.
+    return rules.filter((rule) => rule.tool === undefined || presenceFor(this.presence, rule.tool) === undefined);
   }
 
   /** The single seam for a gated call (R-D-5); see ToolCalls.authorize. */
@@ -226,7 +227,7 @@ export class ApprovalService {
   }
 
   addRule(rule: Rule): Rule {
-    if (this.presenceFor(rule.tool) !== undefined) {
+    if (rule.tool !== undefined && this.presenceFor(rule.tool) !== undefined) {
       throw new AssentError(
         'invalid_params',
         `policy.presence marks ${rule.tool}: its approvals need a passkey, so no auto-approval rule may approve it; nothing was added. Approve its calls on the paired page with your passkey.`,

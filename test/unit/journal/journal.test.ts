@@ -155,6 +155,40 @@ describe('R-J-1 journal', () => {
     ]);
   });
 
+  it('R-POL-6 (issue 12 item 5) stores command, path and url rules with their agent and access beside tool rules', () => {
+    const rules: Rule[] = [
+      { id: 'rcmd1', version: 1, args: [], command: 'npm test', agent: 'codex', createdAt: clock.now(), expiresAt: clock.now() + 60_000 },
+      { id: 'rpth1', version: 1, args: [], path: '${cwd}/dist/**', access: 'write', createdAt: clock.now() + 1 },
+      { id: 'rurl1', version: 1, args: [], url: 'https://docs.example.com/*', createdAt: clock.now() + 2 },
+      { id: 'rtool', version: 1, tool: 'claude/Bash', args: [{ pointer: '/command', op: 'equals', value: 'ls' }], createdAt: clock.now() + 3 },
+    ];
+    for (const rule of rules) journal.insertRule(rule);
+    expect(journal.listRules()).toEqual(rules);
+    journal.close();
+    journal = Journal.open(file, { clock });
+    expect(journal.getRule('rcmd1')).toEqual(rules[0]);
+    clock.advance(60_000);
+    expect(journal.listRules().map((r) => r.id)).toEqual(['rpth1', 'rurl1', 'rtool']);
+  });
+
+  it('R-POL-6 a journal from before the agent-action rule forms keeps its tool rules as tool rules; a row it cannot read matches nothing', () => {
+    journal.close();
+    const db = new Database(file);
+    db.exec('DROP TABLE rules; CREATE TABLE rules (id TEXT PRIMARY KEY, version INTEGER NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER, revoked_at INTEGER)');
+    const version = (db.prepare('SELECT version FROM schema_version').get() as { version: number }).version;
+    db.prepare('UPDATE schema_version SET version = ?').run(version - 1);
+    db.prepare('INSERT INTO rules VALUES (?, 1, ?, ?, 5, NULL, NULL)').run('rold1', 'fs/read_file', '[{"pointer":"/path","op":"prefix","value":"/srv/"}]');
+    db.close();
+    journal = Journal.open(file, { clock });
+    expect(journal.getRule('rold1')).toEqual({ id: 'rold1', version: 1, tool: 'fs/read_file', args: [{ pointer: '/path', op: 'prefix', value: '/srv/' }], createdAt: 5 });
+    journal.close();
+    const raw = new Database(file);
+    raw.prepare("INSERT INTO rules (id, version, tool, args, created_at, form, pattern, agent) VALUES ('rodd1', 1, '', '[]', 6, 'path', '/**', 'cursor')").run();
+    raw.close();
+    journal = Journal.open(file, { clock });
+    expect(journal.getRule('rodd1')).toEqual({ id: 'rodd1', version: 1, args: [], command: '', createdAt: 6 });
+  });
+
   it('transaction rolls back everything when the function throws', () => {
     expect(() =>
       journal.transaction(() => {
@@ -208,6 +242,7 @@ describe('R-J-1 journal', () => {
     journal.close();
     const db = new Database(file);
     db.exec('DROP TABLE passkeys');
+    for (const column of ['form', 'pattern', 'access', 'agent']) db.exec(`ALTER TABLE rules DROP COLUMN ${column}`);
     db.exec('DROP TABLE approval_votes');
     for (const column of ['owner', 'host_id', 'four_eyes', 'quorum', 'decided_by', 'decided_host']) db.exec(`ALTER TABLE approvals DROP COLUMN ${column}`);
     db.prepare('UPDATE schema_version SET version = 4').run();
