@@ -5,9 +5,13 @@ import { escapedJson, escapeText } from './escape.js';
 
 import { CommandsSchema, PathsSchema, UrlsSchema, diffAgentPolicy } from './agentPolicyConfig.js';
 import { NotificationsSchema, diffNotifications } from './notificationsConfig.js';
+import { HostSchema } from './hostConfig.js';
+import { diffTeamConfig } from './teamConfig.js';
 import { PolicyValueSchema } from './policyValue.js';
+import { WebSchema, diffWebConfig } from './webConfig.js';
 
 export { PolicyValueSchema, type PolicyValue } from './policyValue.js';
+export { WebSchema, parseListen, type WebConfig } from './webConfig.js';
 
 /** Upper bound of consentTimeoutSeconds: below the 30-minute idle window of MCP clients (R-CFG-3). */
 export const MAX_CONSENT_TIMEOUT_SECONDS = 1500;
@@ -121,17 +125,6 @@ export const ApprovalsSchema = z.object(
   { error: 'an object with "handoff" and "proofTtlSeconds"' },
 );
 
-const LISTEN_ALLOWED = 'a "host:port" string with a port from 0 to 65535, e.g. "127.0.0.1:7788"';
-export const WebSchema = z.object(
-  {
-    listen: z
-      .string({ error: LISTEN_ALLOWED })
-      .refine((value) => parseListen(value) !== undefined, { error: LISTEN_ALLOWED })
-      .default('127.0.0.1:7788'),
-  },
-  { error: 'an object with "listen"' },
-);
-
 export const ConfigSchema = z.object(
   {
     servers: z
@@ -154,6 +147,7 @@ export const ConfigSchema = z.object(
     hooks: HooksSchema.prefault({}),
     notifications: NotificationsSchema,
     web: WebSchema.prefault({}),
+    host: HostSchema.prefault({}),
     auditRetentionDays: intRange(1, 3650).default(30),
   },
   { error: 'a JSON object' },
@@ -169,15 +163,6 @@ export interface ConfigProblem {
   path: string;
   /** Says what is wrong with the value (its type) and what is allowed. */
   message: string;
-}
-
-/** Splits "host:port" (IPv6 in brackets) into parts; undefined when malformed. */
-export function parseListen(value: string): { host: string; port: number } | undefined {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
-  if (!match) return undefined;
-  const port = Number(match[2]);
-  if (port > 65535) return undefined;
-  return { host: match[1] ?? '', port };
 }
 
 /** Names a value's JSON type (and a short rendering) for messages that say what was wrong. */
@@ -454,7 +439,8 @@ export function diffPolicy(a: Config, b: Config): string[] {
   scalar('hooks.timeoutSeconds', a.hooks.timeoutSeconds, b.hooks.timeoutSeconds);
   scalar('hooks.claudeNativePrompt', a.hooks.claudeNativePrompt, b.hooks.claudeNativePrompt);
   lines.push(...diffNotifications(a.notifications, b.notifications));
-  scalar('web.listen', a.web.listen, b.web.listen);
+  lines.push(...diffWebConfig(a.web, b.web));
   scalar('auditRetentionDays', a.auditRetentionDays, b.auditRetentionDays);
+  lines.push(...diffTeamConfig(a, b));
   return lines;
 }

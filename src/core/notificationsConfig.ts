@@ -3,14 +3,9 @@
 // `{os: true|false}`. Pure: the notifiers send, this module only judges values.
 import { z } from 'zod';
 import { escapeText } from './escape.js';
+import { isLoopbackHost } from './webConfig.js';
 
 const HTTP_URL = 'an http:// or https:// URL, e.g. "https://ntfy.sh"';
-
-/** 127.0.0.0/8, ::1 and localhost: the only hosts where a plain-HTTP request stays on this machine. */
-function isLoopbackHostname(hostname: string): boolean {
-  const bare = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
-}
 
 function parseHttpUrl(value: string): URL | undefined {
   try {
@@ -38,7 +33,7 @@ export const NtfyTargetSchema = z
   )
   .superRefine((target, ctx) => {
     const url = parseHttpUrl(target.url);
-    if (target.tokenFile !== undefined && url !== undefined && url.protocol === 'http:' && !isLoopbackHostname(url.hostname)) {
+    if (target.tokenFile !== undefined && url !== undefined && url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
       ctx.addIssue({
         code: 'custom',
         path: ['url'],

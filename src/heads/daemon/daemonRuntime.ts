@@ -16,6 +16,7 @@ import type { RandomBytes } from '../../core/ids.js';
 import { AuditLog } from '../../journal/auditLog.js';
 import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../../journal/confirmedConfig.js';
+import { hostIdentityOf } from '../../journal/hostIdentity.js';
 import { Journal } from '../../journal/journal.js';
 import { ProofStore } from '../../journal/proofs.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
@@ -35,7 +36,7 @@ import { AgentJudge } from '../../shell/agentJudge.js';
 import { ProofService } from '../../service/proofService.js';
 import { ApprovalService, type PinnedConfig, type Timers } from '../../service/approvalService.js';
 import { EventBus } from '../../service/eventBus.js';
-import { hostNameOf, pageUrlOf } from '../../service/pushLinks.js';
+import { pageUrlOf } from '../../service/pushLinks.js';
 
 export interface ApprovalRuntimeOptions {
   clock?: Clock;
@@ -94,6 +95,10 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   const random = options.random ?? ((n: number) => randomBytes(n));
   const journal = Journal.open(ctx.paths.journal, { clock });
   const pinned = pinConfig(ctx.paths.config, journal);
+  // R-TEAM-3: this host's id and label, fixed for the daemon's lifetime; local decisions are `<os user>@<host.name>`.
+  const host = hostIdentityOf(ctx.paths, pinned.config);
+  ctx.principal = host.principal;
+  ctx.status['host'] = () => ({ id: host.hostId, name: host.name, principal: host.principal });
   const audit = new AuditLog({
     dir: ctx.paths.auditDir,
     clock,
@@ -110,7 +115,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
       os: pinned.config.notifications.os ? createOsNotifier() : disabledNotifier,
       push: createPushNotifier({
         targets: () => pushTargetsOf(configInForce().notifications),
-        host: () => hostNameOf(configInForce()),
+        host: () => host.name,
         pageUrl: () => pageUrlOf(configInForce(), httpHead?.url),
         onFailure: (target, reason) => ctx.logger.warn('push notification failed; further failures are counted in `assent daemon status`', { target, reason }),
       }),

@@ -49,6 +49,11 @@ const invalid: Array<[string, Record<string, unknown>, string, RegExp]> = [
   ['web.listen port too large', withValue(['web', 'listen'], '127.0.0.1:70000'), 'web.listen', /port from 0 to 65535/],
   ['auditRetentionDays zero', withValue(['auditRetentionDays'], 0), 'auditRetentionDays', /integer from 1 to 3650/],
   ['policy an array', withValue(['policy'], ['allow']), 'policy', /an array of 1 item;/],
+  ['host.name with an @ (R-TEAM-3)', withValue(['host'], { name: 'me@box' }), 'host.name', /string \("me@box"\).*letters, digits/],
+  ['host.name with a space (R-TEAM-3)', withValue(['host'], { name: 'my box' }), 'host.name', /string \("my box"\)/],
+  ['host.name empty (R-TEAM-3)', withValue(['host'], { name: '' }), 'host.name', /1-64 letters/],
+  ['host.name a number (R-TEAM-3)', withValue(['host'], { name: 7 }), 'host.name', /integer 7/],
+  ['host a string (R-TEAM-3)', withValue(['host'], 'box'), 'host', /an object with "name"/],
 ];
 
 describe('R-CFG-1..3 config validation', () => {
@@ -71,7 +76,8 @@ describe('R-CFG-1..3 config validation', () => {
       approvals: { handoff: false, proofTtlSeconds: 300 },
       hooks: { timeoutSeconds: 110, claudeNativePrompt: false },
       notifications: { os: true },
-      web: { listen: '127.0.0.1:7788' },
+      web: { listen: '127.0.0.1:7788', allowedHosts: [], deviceTtlDays: 30 },
+      host: {},
       auditRetentionDays: 30,
     });
     expect(validateConfig({ policy: { consentTimeoutSeconds: 1500 } }).config?.policy.consentTimeoutSeconds).toBe(1500);
@@ -167,6 +173,15 @@ describe('R-CFG-1..3 config validation', () => {
     }
     expect(validateConfig({ hooks: { claudeNativePrompt: 'yes' } }).problems).toEqual([expect.objectContaining({ severity: 'error', path: 'hooks.claudeNativePrompt' })]);
     expect(validateConfig({ hooks: { timeout: 5 } }).problems).toEqual([expect.objectContaining({ severity: 'warning', path: 'hooks.timeout' })]);
+  });
+
+  it('R-TEAM-3 host.name is optional (the OS host name is the default) and its change shows in the reload diff', () => {
+    expect(validateConfig({}).config?.host).toEqual({});
+    expect(validateConfig({ host: { name: 'build-01.example' } }).config?.host.name).toBe('build-01.example');
+    expect(validateConfig({ host: { nmae: 'x' } }).problems).toEqual([expect.objectContaining({ severity: 'warning', path: 'host.nmae' })]);
+    const before = validateConfig({}).config as Config;
+    const after = validateConfig({ host: { name: 'laptop' } }).config as Config;
+    expect(diffPolicy(before, after)).toEqual(['host.name: (unset) → "laptop"']);
   });
 
   it('R-CFG-4 the reload diff shows policy.agents.default and the hooks keys', () => {
