@@ -6,6 +6,7 @@
 // Auto-approval rules may turn prompt into allow, never deny into anything.
 import type { ActionVerdict, PolicyPart } from './actionPlan.js';
 import { agentToolId, mcpToolOf, type AgentAction } from './agentAction.js';
+import type { RiskFlag } from './approvalRisk.js';
 import type { PolicyValue } from './config.js';
 import { evaluateToolPolicy, matchingRuleId, type PolicySnapshot, type ToolPolicyResult } from './toolPolicy.js';
 
@@ -14,6 +15,8 @@ export interface AgentPolicyResult extends ToolPolicyResult {
   parts?: PolicyPart[];
   /** The part whose decision is the action's (the first of the most restrictive). */
   decidingPart?: PolicyPart;
+  /** What the kind's rules found for the risk line (R-REM-5): the commands' own risks, writes outside the cwd. */
+  risks?: RiskFlag[];
 }
 
 const KIND_SOURCE = { shell: 'commands', read: 'paths', write: 'paths', fetch: 'urls' } as const;
@@ -37,6 +40,7 @@ export function evaluateAgentPolicy(
     const source = KIND_SOURCE[action.kind as keyof typeof KIND_SOURCE];
     const result: AgentPolicyResult = { decision: verdict.decision, source, key: deciding?.rule ?? `policy.${source}`, parts: verdict.parts };
     if (deciding !== undefined) result.decidingPart = deciding;
+    if (verdict.risks !== undefined) result.risks = verdict.risks;
     return withRule(snapshot, result, id, action.input, nowMs);
   }
   const mcp = action.kind === 'mcp' ? mcpToolOf(action.agent, action.tool, action.mcpServer) : undefined;

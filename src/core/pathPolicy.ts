@@ -100,6 +100,11 @@ function under(path: string, base: string): string | undefined {
   return path.startsWith(withSlash) ? path.slice(withSlash.length) : undefined;
 }
 
+/** Whether an absolute path is one of `bases` or inside one. */
+export function isUnderAny(path: string, bases: readonly string[]): boolean {
+  return bases.some((base) => under(path, base) !== undefined);
+}
+
 function ruleMatches(rule: CompiledPathRule, path: string, cwds: readonly string[]): boolean {
   const bases = rule.prefix === undefined ? [undefined] : rule.prefix === 'cwd' ? cwds : [rule.prefix];
   for (const base of bases) {

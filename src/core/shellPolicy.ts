@@ -2,6 +2,7 @@
 // `policy.commands`, each redirection and read operand as a path for
 // `policy.paths`, `cd` followed so relative paths are judged where they land.
 import type { ActionPlan, PlannedPath, PolicyPart } from './actionPlan.js';
+import { commandRisks } from './approvalRisk.js';
 import { evaluateCommand, isRiskyAssignment, type CompiledCommands } from './commandPolicy.js';
 import { atLeastPrompt } from './decisions.js';
 import type { PathAccess } from './pathPolicy.js';
@@ -102,6 +103,8 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
     const part: PolicyPart = { kind: 'command', text, decision: verdict.decision, rule: verdict.rule };
     if (verdict.reasons.length > 0) part.reason = verdict.reasons.join('; ');
     state.plan.parts.push(part);
+    const risks = commandRisks(command);
+    if (risks.length > 0) (state.plan.risks ??= []).push(...risks);
     for (const operand of verdict.readOperands) addPath(state, operand, 'read', bases);
     const name = commandBaseName(command.words[0]);
     if (name === 'tee') {
