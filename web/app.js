@@ -4,6 +4,7 @@
 // textContent, never as HTML, escaped like the terminal's (R-TTY-3).
 /* global document, window, fetch, EventSource, history, location, navigator */
 import { approvalBody, auditOutcomeWords, channelWords, el, escapeText, outcomeWords, principalName, sessionCoverage, shortTime, titleOf } from './approvalView.js';
+import { approveWithPasskey, passkeyNote } from '/passkeys.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -15,8 +16,8 @@ const state = {
   clockSkewMs: 0,
   focusId: undefined,
   focusRender: 0,
-  /** This daemon's host (daemon.status), for approvals that do not name their own. */
-  host: {},
+  /** This daemon's host (daemon.status) for approvals that do not name their own, and browser names by device id (web.devices). */
+  host: { devices: new Map() },
 };
 const TITLE = 'assent — approvals';
 
@@ -88,17 +89,20 @@ function pendingCard(approval) {
   const countdown = el('span', { class: 'countdown', 'data-expires': String(approval.expiresAt), text: remaining(approval.expiresAt) });
   const reason = el('input', { type: 'text', maxlength: '1000', 'aria-label': 'Reason', placeholder: 'reason (optional)' });
   // Handoff approvals: no call waits; an allow issues the proof the agent's identical retry consumes.
-  const once = el('button', { type: 'button', class: 'approve', text: approval.handoff ? "Authorize for the agent's retry" : 'Approve once' });
+  // R-REM-6: an approval that needs a passkey is approved with one (web/passkeys.js), once, never for the session.
+  const passkey = approval.presence === 'passkey';
+  const once = el('button', { type: 'button', class: 'approve', text: passkey ? 'Approve with passkey' : approval.handoff ? "Authorize for the agent's retry" : 'Approve once' });
   const coverage = el('p', { class: 'note session-grant', id: `covers-${approval.id}`, text: sessionCoverage(approval) });
   const session = el('button', { type: 'button', class: 'session', text: 'Approve for session', 'aria-describedby': coverage.id });
   const deny = el('button', { type: 'button', class: 'deny', text: 'Deny' });
   const error = el('p', { class: 'error', role: 'alert' });
-  const buttons = approval.handoff ? [once, deny] : [once, session, deny];
+  const single = approval.handoff || passkey;
+  const buttons = single ? [once, deny] : [once, session, deny];
   const decide = async (params) => {
     for (const button of buttons) button.disabled = true;
     error.textContent = '';
     try {
-      await api('approvals.decide', { id: approval.id, ...params });
+      await (passkey && params.behavior === 'allow' ? approveWithPasskey(approval.id) : api('approvals.decide', { id: approval.id, ...params }));
       await refresh();
     } catch (failure) {
       if (failure.status === 401) return showPairing('Your session ended; pair again.');
@@ -116,8 +120,9 @@ function pendingCard(approval) {
   const card = el('li', { class: 'card', 'data-approval-id': approval.id }, [
     el('h3', { text: escapeText(titleOf(approval)) }),
     ...approvalBody(approval, state.host, countdown),
-    approval.handoff ? el('p', { class: 'note', text: 'Handoff: the agent was told to retry this exact call; authorizing lets that one retry run once.' }) : coverage,
-    el('div', { class: 'actions' }, approval.handoff ? [once, el('label', {}, [reason]), deny] : [once, session, el('label', {}, [reason]), deny]),
+    approval.handoff ? el('p', { class: 'note', text: 'Handoff: the agent was told to retry this exact call; authorizing lets that one retry run once.' }) : single ? '' : coverage,
+    passkeyNote(approval),
+    el('div', { class: 'actions' }, single ? [once, el('label', {}, [reason]), deny] : [once, session, el('label', {}, [reason]), deny]),
     error,
   ]);
   return card;
@@ -128,7 +133,7 @@ function resolvedCard(approval) {
   const details = [el('span', { class: 'outcome', text: outcomeWords(approval) })];
   const via = channelWords(approval.channel);
   if (via !== '') details.push(el('span', { text: via }));
-  if (typeof approval.decidedBy === 'string') details.push(el('span', { text: `by ${principalName(approval.decidedBy)}` }));
+  if (typeof approval.decidedBy === 'string') details.push(el('span', { text: `by ${principalName(approval.decidedBy, state.host)}` }));
   if (typeof approval.decidedAt === 'number') details.push(el('span', { class: 'time', title: new Date(approval.decidedAt).toISOString(), text: shortTime(approval.decidedAt) }));
   details.push(el('span', { text: `id ${approval.id}` }));
   if (approval.reason && approval.channel !== undefined && approval.reason !== 'consent_denied') details.push(el('span', { text: `reason: ${escapeText(approval.reason)}` }));
@@ -204,6 +209,7 @@ async function noteResolved(id) {
 async function loadAudit() {
   const body = $('audit-table').querySelector('tbody');
   try {
+    await loadDevices();
     const records = await api('audit.query', { limit: 100 });
     body.replaceChildren();
     for (const record of records.reverse()) {
@@ -215,7 +221,7 @@ async function loadAudit() {
           el('td', { text: escapeText(tool) }),
           el('td', { text: channelWords(record.channel) }),
           el('td', { text: escapeText(record.approvalId ?? '') }),
-          el('td', { text: principalName(record.principal), title: String(record.principal ?? '') }),
+          el('td', { text: principalName(record.principal, state.host), title: String(record.principal ?? '') }),
         ]),
       );
     }
@@ -271,13 +277,26 @@ function listen() {
   });
 }
 
-/** This daemon's host name and id, for the cards; the page works without them. */
+/** This daemon's host name and id, and the names of paired browsers, for the cards; the page works without them. */
 async function loadHost() {
   try {
     const status = await api('daemon.status');
-    if (status && typeof status.host === 'object' && status.host !== null) state.host = { hostName: status.host.name, hostId: status.host.id };
+    if (status && typeof status.host === 'object' && status.host !== null) {
+      state.host.hostName = status.host.name;
+      state.host.hostId = status.host.id;
+    }
   } catch {
     // Unknown host: the cards say so.
+  }
+  await loadDevices();
+}
+
+async function loadDevices() {
+  try {
+    const devices = await api('web.devices');
+    if (Array.isArray(devices)) state.host.devices = new Map(devices.filter((d) => d && typeof d.id === 'string').map((d) => [d.id, String(d.name ?? '')]));
+  } catch {
+    // Browsers are then named by their id.
   }
 }
 
@@ -294,7 +313,8 @@ async function enterApp() {
 async function pair(code) {
   $('pair-error').textContent = '';
   try {
-    await api('pair', { code: code.trim() });
+    // "Remember this device" keeps the session across daemon restarts for web.deviceTtlDays (R-REM-3).
+    await api('pair', { code: code.trim(), remember: $('remember-device').checked });
     $('pairing-code').value = '';
     await enterApp();
   } catch (failure) {
@@ -313,6 +333,7 @@ function readFragment() {
   let route;
   for (const part of parts) {
     if (part.startsWith('code=')) code = decodeURIComponent(part.slice(5));
+    else if (part === 'remember=1') $('remember-device').checked = true;
     else if (part.startsWith('/')) route = part;
   }
   if (code !== undefined) history.replaceState(null, '', `${location.pathname}${route === undefined ? '' : `#${route}`}`);

@@ -66,13 +66,19 @@ function fact(label, value) {
   return el('span', { class: 'fact' }, [el('span', { class: 'label', text: label }), ` ${value}`]);
 }
 
-/** Names for principals (R-TEAM-3) a person recognises: `user@host`, a token's name; never a bare hash. */
-export function principalName(principal) {
+/**
+ * Names for principals (R-TEAM-3) a person recognises: `user@host`, a token's
+ * name, a browser by the name `assent web devices` shows (`ctx.devices`, id →
+ * name); never a bare hash.
+ */
+export function principalName(principal, ctx = {}) {
   if (typeof principal !== 'string' || principal === '') return '';
   if (principal.startsWith('token:')) return `token "${escapeText(principal.slice(6))}"`;
   if (principal.startsWith('web:')) {
-    const label = principal.slice(4);
-    return /^[0-9a-f]{6,}$/.test(label) ? 'a paired browser' : `browser "${escapeText(label)}"`;
+    const id = principal.slice(4);
+    const name = ctx.devices instanceof Map ? ctx.devices.get(id) : undefined;
+    if (typeof name === 'string') return `browser "${escapeText(name)}" (${escapeText(id)})`;
+    return /^d[a-z]{5}$/.test(id) ? `browser ${id}` : 'a paired browser';
   }
   if (principal.startsWith('owner:')) return "this host's owner";
   return escapeText(principal);
@@ -350,13 +356,13 @@ function previewOf(approval) {
 }
 
 /** Who may still decide (four-eyes, quorum) and who has approved so far (R-TEAM-3), when the daemon says. */
-function teamNotes(approval) {
+function teamNotes(approval, ctx) {
   const notes = [];
   const approvedBy = Array.isArray(approval.approvedBy) ? approval.approvedBy : [];
-  if (approval.fourEyes) notes.push(el('p', { class: 'note', text: `Four-eyes: ${principalName(approval.owner) || 'the session owner'} may deny this but not approve it.` }));
+  if (approval.fourEyes) notes.push(el('p', { class: 'note', text: `Four-eyes: ${principalName(approval.owner, ctx) || 'the session owner'} may deny this but not approve it.` }));
   if ((approval.quorum ?? 1) > 1 || approvedBy.length > 0) {
     const counted = approval.fourEyes ? approvedBy.filter((p) => p !== approval.owner) : approvedBy;
-    const who = approvedBy.length === 0 ? 'nobody yet' : approvedBy.map(principalName).join(', ');
+    const who = approvedBy.length === 0 ? 'nobody yet' : approvedBy.map((principal) => principalName(principal, ctx)).join(', ');
     notes.push(el('p', { class: 'note approved-by', text: `Approved so far by ${who} (${counted.length} of ${approval.quorum ?? 1}).` }));
   }
   return notes;
@@ -384,6 +390,6 @@ export function approvalBody(approval, ctx, countdown) {
     ...argumentBlocks(approval, skip),
     el('pre', { class: 'preview', 'aria-label': 'Complete arguments' }, [previewOf(approval)]),
     el('details', { class: 'meta caller' }, [el('summary', { text: 'What the caller sent and the daemon recorded' }), el('span', { text: `caller ${escapedJson(approval.caller ?? {})}` })]),
-    ...teamNotes(approval),
+    ...teamNotes(approval, ctx),
   ];
 }

@@ -117,7 +117,8 @@ export class ApprovalProofs {
    */
   approveWithProof(params: DecideParams): { approval: ApprovalView; proof: string; proofId: string; expiresAt: number } {
     const proofs = requireProofs(this.ctx);
-    this.queue.decide({ ...params, behavior: 'allow' });
+    // A proof needs the approval resolved: a vote that leaves a quorum short is refused before anything is recorded.
+    this.queue.decide({ ...params, behavior: 'allow', mustResolve: true });
     const view = this.queue.get(params.id);
     const record = this.ctx.journal.getApproval(params.id);
     if (record === undefined) throw new AssentError('not_found', `no approval ${params.id}; check the id with: assent pending`);

@@ -23,10 +23,11 @@ export function haveChromium(): boolean {
   return have;
 }
 
-export async function launchBrowser(cleanups: Cleanups, viewport = { width: 1280, height: 900 }): Promise<{ browser: BrowserContext; page: Page }> {
+/** `extraArgs` are more Chromium flags (e.g. the certificate pin of a self-signed page). */
+export async function launchBrowser(cleanups: Cleanups, viewport = { width: 1280, height: 900 }, extraArgs: string[] = []): Promise<{ browser: BrowserContext; page: Page }> {
   const profile = mkdtempSync(join(tmpdir(), 'assent-chromium-'));
   cleanups.push(() => rmSync(profile, { recursive: true, force: true }));
-  const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true, viewport });
+  const browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: [...CHROMIUM_FLAGS, ...extraArgs], headless: true, viewport });
   cleanups.push(() => browser.close());
   const page = browser.pages()[0] ?? (await browser.newPage());
   return { browser, page };
