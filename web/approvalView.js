@@ -77,7 +77,7 @@ export function principalName(principal, ctx = {}) {
   if (principal.startsWith('web:')) {
     const id = principal.slice(4);
     const name = ctx.devices instanceof Map ? ctx.devices.get(id) : undefined;
-    if (typeof name === 'string') return `browser "${escapeText(name)}" (${escapeText(id)})`;
+    if (typeof name === 'string' && name !== '') return `${escapeText(name)} (${escapeText(id)})`;
     return /^d[a-z]{5}$/.test(id) ? `browser ${id}` : 'a paired browser';
   }
   if (principal.startsWith('owner:')) return "this host's owner";
