@@ -6,7 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { disabledNotifier, createOsNotifier, type Notifier } from '../../channels/notifier.js';
+import { combineNotifiers, disabledNotifier, createOsNotifier, type Notifier } from '../../channels/notifier.js';
+import { createPushNotifier } from '../../channels/pushNotifier.js';
+import { pushTargetsOf } from '../../core/notificationsConfig.js';
 import type { Clock } from '../../core/clock.js';
 import type { Config } from '../../core/config.js';
 import { AssentError } from '../../core/errors.js';
@@ -38,6 +40,7 @@ import { AgentJudge } from '../../shell/agentJudge.js';
 import { ProofService } from '../../service/proofService.js';
 import { ApprovalService, type PinnedConfig, type Timers } from '../../service/approvalService.js';
 import { EventBus } from '../../service/eventBus.js';
+import { pageUrlOf } from '../../service/pushLinks.js';
 
 export interface ApprovalRuntimeOptions {
   clock?: Clock;
@@ -109,7 +112,19 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   });
   audit.prune();
   const bus = new EventBus(journal, () => clock.now());
-  const notifier = options.notifier ?? (pinned.config.notifications ? createOsNotifier() : disabledNotifier);
+  // Pushes read the configuration in force at each send, so a confirmed reload applies to the next one.
+  let configInForce = (): Config => pinned.config;
+  const notifier =
+    options.notifier ??
+    combineNotifiers({
+      os: pinned.config.notifications.os ? createOsNotifier() : disabledNotifier,
+      push: createPushNotifier({
+        targets: () => pushTargetsOf(configInForce().notifications),
+        host: () => host.name,
+        pageUrl: () => pageUrlOf(configInForce(), httpHead?.url),
+        onFailure: (target, reason) => ctx.logger.warn('push notification failed; further failures are counted in `assent daemon status`', { target, reason }),
+      }),
+    });
   const proofStore = ProofStore.open(ctx.paths.journal);
   let proofTtlSeconds = (): number => pinned.config.approvals.proofTtlSeconds;
   const proofs = new ProofService({
@@ -146,6 +161,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
   const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }), judge });
   proofTtlSeconds = () => service.config.config.approvals.proofTtlSeconds;
+  configInForce = () => service.config.config;
   /** Why the daemon runs fail-closed, while it still does (until a reload applies config.json). */
   const confirmedInvalid = (): InvalidConfirmedConfig | undefined =>
     pinned.invalid !== undefined && service.config.revision === pinned.revision ? pinned.invalid : undefined;
