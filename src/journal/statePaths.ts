@@ -83,10 +83,14 @@ export interface StateDirOptions {
   now?: () => number;
 }
 
+/** identity.json: this state directory is one host (R-TEAM-3), named by a random id drawn once. */
 export interface Identity {
-  ownerId: string;
+  /** 32 lowercase hex digits (16 random bytes). */
+  hostId: string;
   createdAt: number;
 }
+
+const HOST_ID_PATTERN = /^[0-9a-f]{32}$/;
 
 /** Directories shared by design: changing their owner or mode would break the system or other users. */
 const SYSTEM_DIRECTORIES = new Set(['/', '/tmp', '/var/tmp', '/dev/shm', '/private/tmp', '/private/var/tmp', '/var', '/usr', '/etc', '/home', '/Users', '/opt', '/srv', '/mnt', '/media', '/run']);
@@ -152,7 +156,7 @@ export function checkPrivateDir(dir: string, options: StateDirOptions = {}): voi
 
 /**
  * Creates the state directory (0700) and its audit directory, refuses an
- * insecure existing one, and writes identity.json once with a random owner id.
+ * insecure existing one, and writes identity.json once with a random host id.
  * Only the state directory itself is created: a missing parent is an error
  * naming it, since a mistyped ASSENT_HOME would otherwise silently grow a deep
  * path that nothing else uses.
@@ -187,7 +191,7 @@ export function ensureStateDir(paths: StatePaths, options: StateDirOptions = {})
     // Web Crypto's global, not node:crypto: the agent hook imports this module and must start fast (SPEC §14).
     const random = options.random ?? ((n: number) => globalThis.crypto.getRandomValues(new Uint8Array(n)));
     const identity: Identity = {
-      ownerId: Buffer.from(random(16)).toString('hex'),
+      hostId: Buffer.from(random(16)).toString('hex'),
       createdAt: (options.now ?? Date.now)(),
     };
     try {
@@ -199,7 +203,11 @@ export function ensureStateDir(paths: StatePaths, options: StateDirOptions = {})
   }
 }
 
-/** Reads identity.json written by ensureStateDir. */
+/**
+ * Reads identity.json written by ensureStateDir. A file from before host ids
+ * names the same random per-directory id `ownerId`; it is read as the host id
+ * and the file is left as it is.
+ */
 export function readIdentity(paths: StatePaths): Identity {
   let parsed: unknown;
   try {
@@ -207,11 +215,14 @@ export function readIdentity(paths: StatePaths): Identity {
   } catch (cause) {
     throw new AssentError('state_insecure', `cannot read ${paths.identity}; remove it so assent writes a new one`, { cause, details: { path: paths.identity } });
   }
-  const value = parsed as Partial<Identity> | null;
-  if (value === null || typeof value !== 'object' || typeof value.ownerId !== 'string' || typeof value.createdAt !== 'number') {
-    throw new AssentError('state_insecure', `${paths.identity} is not an identity file; remove it so assent writes a new one`, { details: { path: paths.identity } });
+  const value = parsed as (Partial<Identity> & { ownerId?: unknown }) | null;
+  const hostId = value === null || typeof value !== 'object' ? undefined : (value.hostId ?? value.ownerId);
+  if (value === null || typeof hostId !== 'string' || !HOST_ID_PATTERN.test(hostId) || typeof value.createdAt !== 'number') {
+    throw new AssentError('state_insecure', `${paths.identity} is not an identity file (it needs a "hostId" of 32 hex digits); remove it so assent writes a new one`, {
+      details: { path: paths.identity },
+    });
   }
-  return { ownerId: value.ownerId, createdAt: value.createdAt };
+  return { hostId, createdAt: value.createdAt };
 }
 
 /**

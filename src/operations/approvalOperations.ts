@@ -43,6 +43,28 @@ export const ApprovalViewSchema = z.object({
   scope: z.enum(['call', 'session']).optional(),
   decidedAt: z.number().optional(),
   handoff: z.literal(true).optional(),
+  /** Only an enrolled passkey's assertion approves it (R-REM-6); every other channel can only deny. */
+  presence: z.literal('passkey').optional(),
+  /** R-TEAM-3: the principal owning the agent session that asked, and the host that filed it. */
+  owner: z.string().optional(),
+  hostId: z.string().optional(),
+  /** Filed under approvals.fourEyes: the owner may deny but not approve. */
+  fourEyes: z.literal(true).optional(),
+  /** Distinct principals that must approve (policy.quorum), when more than one. */
+  quorum: z.number().int().optional(),
+  /** Who has approved so far, oldest first. */
+  approvedBy: z.array(z.string()).optional(),
+  /** The principal whose decision resolved it, and the host it decided on. */
+  decidedBy: z.string().optional(),
+  decidedHost: z.string().optional(),
+});
+
+/** What `approvals.decide` did (R-TEAM-3): resolved it, recorded one more approval of a quorum ("k of N, still pending"), or nothing (a repeat). */
+const DecisionResultSchema = z.object({
+  result: z.enum(['resolved', 'partial', 'repeat']),
+  principal: z.string(),
+  approvals: z.number().int(),
+  required: z.number().int(),
 });
 
 export const RuleSchema = z.object({
@@ -130,7 +152,8 @@ export async function decisionFrom(
   params: { id: string; behavior: 'allow' | 'deny'; channel?: string | undefined },
   context: CallContext,
 ): Promise<DecideParams> {
-  const decision: DecideParams = { id: params.id, behavior: params.behavior, channel: context.channel ?? 'cli' };
+  // R-TEAM-3: the principal is the one the head set for this call (socket: `<os user>@<host>`; HTTP: the web session or token).
+  const decision: DecideParams = { id: params.id, behavior: params.behavior, channel: context.channel ?? 'cli', principal: context.principal };
   if (params.channel !== undefined) decision.claimedChannel = params.channel;
   if (context.peer !== undefined) decision.peer = await context.peer();
   return decision;
@@ -307,7 +330,8 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
     defineOperation({
       name: 'approvals.decide',
       summary:
-        'Allow or deny a pending approval, once or for the rest of its session. The recorded channel is the head the decision came through; a `channel` param is only a claim, recorded as claimedChannel.',
+        'Allow or deny a pending approval, once or for the rest of its session. The recorded channel is the head the decision came through; a `channel` param is only a claim, recorded as claimedChannel. ' +
+        'The deciding principal is the caller (R-TEAM-3): under approvals.fourEyes the session owner may only deny; under policy.quorum an allow is recorded until enough distinct principals approved (`decision` says which).',
       params: z.strictObject({
         id: z.string().min(1).max(64),
         behavior: z.enum(['allow', 'deny']),
@@ -316,7 +340,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
         /** What the client says it is (`watch`, `tty`…): a hint kept beside the stamped channel, never the channel. */
         channel: z.enum(['cli', 'watch', 'tty', 'elicitation']).optional(),
       }),
-      result: ApprovalViewSchema,
+      result: ApprovalViewSchema.extend({ decision: DecisionResultSchema }),
       class: 'human-decision',
       exposure: { cli: true, rpc: true, http: true, mcp: NOT_ON_MCP_HUMAN },
       handler: async (params, context) => {

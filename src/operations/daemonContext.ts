@@ -10,7 +10,12 @@ export interface DaemonContext {
   logger: Logger;
   /** Wall-clock ms when the daemon started. */
   startedAt: number;
-  /** The installation owner (identity.json); the principal of local socket calls. */
+  /**
+   * The principal of local socket calls (CLI, watch) and the owner of this host's
+   * agent sessions: `<os user>@<host name>` (R-TEAM-3). The daemon's composition
+   * root sets it once, when the configuration (and so `host.name`) is pinned,
+   * before any connection is accepted.
+   */
   principal: string;
   /** Runs on SIGINT/SIGTERM/daemon.shutdown before the socket closes (e.g. deny pending approvals, flush audit). */
   onShutdown(hook: () => Promise<void> | void): void;

@@ -44,7 +44,7 @@ export class ApprovalProofs {
    * disposition; otherwise the call files (or reuses) a handoff approval and is
    * refused at once with its id so the agent can retry after the operator decides.
    */
-  authorizeHandoff(params: AuthorizeParams, base: CallBase, proofs: ProofService): HandoffAdmission {
+  authorizeHandoff(params: AuthorizeParams, base: CallBase, proofs: ProofService, filedCaller: Record<string, unknown> = base.caller): HandoffAdmission {
     const { ctx } = this;
     const actionDigest = actionDigestOf({ kind: 'tool', server: params.server, tool: params.tool, args: params.args });
     const outcome = proofs.consumeForRetry({ actionDigest, revision: ctx.pinned().revision });
@@ -89,7 +89,7 @@ export class ApprovalProofs {
       tool: params.tool,
       args: params.args,
       argsSha256: base.argsSha256,
-      caller: base.caller,
+      caller: filedCaller,
       handoff: true,
     }).id;
     writeAudit(ctx, { ...base, outcome: 'denied', deniedReason: 'approval_pending', approvalId });
@@ -117,7 +117,8 @@ export class ApprovalProofs {
    */
   approveWithProof(params: DecideParams): { approval: ApprovalView; proof: string; proofId: string; expiresAt: number } {
     const proofs = requireProofs(this.ctx);
-    this.queue.decide({ ...params, behavior: 'allow' });
+    // A proof needs the approval resolved: a vote that leaves a quorum short is refused before anything is recorded.
+    this.queue.decide({ ...params, behavior: 'allow', mustResolve: true });
     const view = this.queue.get(params.id);
     const record = this.ctx.journal.getApproval(params.id);
     if (record === undefined) throw new AssentError('not_found', `no approval ${params.id}; check the id with: assent pending`);

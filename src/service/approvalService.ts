@@ -9,11 +9,12 @@ import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
 import type { RandomBytes } from '../core/ids.js';
 import type { JsonText } from '../core/jsonText.js';
+import { compilePresence, presenceFor, type CompiledPresence, type Presence } from '../core/presencePolicy.js';
 import { compilePolicy, type PolicySnapshot, type Rule } from '../core/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { Journal } from '../journal/journal.js';
 import { ApprovalProofs } from './approvalProofs.js';
-import { ApprovalQueue, type DecideParams, type ListOptions } from './approvalQueue.js';
+import { ApprovalQueue, type DecideParams, type DecisionResult, type ListOptions } from './approvalQueue.js';
 import type { ApprovalView } from './approvalViews.js';
 import type { EventBus } from './eventBus.js';
 import { ExecApprovals, type ExecApprovalGrant, type ExecApprovalRequest } from './execApprovals.js';
@@ -27,7 +28,7 @@ import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallOutcome } 
 import { ToolCalls } from './toolCalls.js';
 
 // The service's public surface, named here so operations and heads import one module.
-export type { DecideParams, ListOptions } from './approvalQueue.js';
+export type { DecideParams, DecisionResult, ListOptions, PresenceConfirmation } from './approvalQueue.js';
 export { matchesSelector, toApprovalView, type ApprovalView, type DecisionPeer } from './approvalViews.js';
 export { MAX_PENDING_HANDOFF_PER_SESSION } from './approvalProofs.js';
 export type { ExecApprovalGrant, ExecApprovalRequest } from './execApprovals.js';
@@ -36,6 +37,9 @@ export type { PinnedConfig } from './serviceContext.js';
 export type { SessionInfo, UnlistedPolicyToolReport } from './sessions.js';
 export { realTimers, type Timers } from './timers.js';
 export type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallOutcome, Consent, ToolAnnotations } from './toolCallTypes.js';
+
+/** An approval as a decision left it, with what that decision did (R-TEAM-3: "k of N, still pending", or a repeat). */
+export type DecidedView = ApprovalView & { decision: DecisionResult };
 
 export interface ApprovalServiceOptions {
   journal: Journal;
@@ -47,7 +51,10 @@ export interface ApprovalServiceOptions {
   notifier: Notifier;
   logger: Logger;
   config: PinnedConfig;
+  /** This host's principal (R-TEAM-3): owner of its agent sessions, and of decisions that name no principal. */
   principal: string;
+  /** This host's id (identity.json), recorded on the approvals it files and decides. */
+  hostId?: string;
   /** How long an approval waits for a waiter to come back after its connection dropped. */
   reattachGraceMs?: number;
   /** Proofs and effects (R-J-*); without it handoff mode is unavailable and prompt calls wait as usual. */
@@ -65,11 +72,13 @@ export class ApprovalService {
   private readonly exec: ExecApprovals;
   private pinned: PinnedConfig;
   private snapshot: PolicySnapshot;
+  private presence: CompiledPresence;
   private stopped = false;
 
   constructor(options: ApprovalServiceOptions) {
     this.pinned = options.config;
-    this.snapshot = compilePolicy(this.pinned.config.policy, options.journal.listRules({}));
+    this.presence = compilePresence(this.pinned.config.policy.presence);
+    this.snapshot = compilePolicy(this.pinned.config.policy, this.rulesWithoutPresence(options.journal.listRules({})));
     this.ctx = {
       journal: options.journal,
       audit: options.audit,
@@ -80,9 +89,11 @@ export class ApprovalService {
       notifier: options.notifier,
       logger: options.logger,
       principal: options.principal,
+      hostId: options.hostId,
       proofs: options.proofs,
       pinned: () => this.pinned,
       snapshot: () => this.snapshot,
+      presence: () => this.presence,
       stopping: () => this.stopped,
     };
     this.queue = new ApprovalQueue(this.ctx, options.reattachGraceMs === undefined ? {} : { reattachGraceMs: options.reattachGraceMs });
@@ -122,7 +133,22 @@ export class ApprovalService {
   }
 
   private recompile(): void {
-    this.snapshot = compilePolicy(this.pinned.config.policy, this.ctx.journal.listRules({}));
+    this.presence = compilePresence(this.pinned.config.policy.presence);
+    this.snapshot = compilePolicy(this.pinned.config.policy, this.rulesWithoutPresence(this.ctx.journal.listRules({})));
+  }
+
+  /** What approving a call of tool id `toolId` needs beyond a channel (`policy.presence`, R-REM-6). */
+  presenceFor(toolId: string): Presence | undefined {
+    return presenceFor(this.presence, toolId)?.presence;
+  }
+
+  /**
+   * The active rules that may decide calls: none for a tool that needs a passkey, since a
+   * rule's allow is no person's assertion (R-REM-6). Gateways get this list in their snapshot.
+   */
+  rulesWithoutPresence(rules: readonly Rule[] = this.ctx.journal.listRules({})): Rule[] {
+    // Command, path and URL rules (no tool) stay: the call path refuses their allow for such an action.
+    return rules.filter((rule) => rule.tool === undefined || presenceFor(this.presence, rule.tool) === undefined);
   }
 
   /** The single seam for a gated call (R-D-5); see ToolCalls.authorize. */
@@ -163,11 +189,16 @@ export class ApprovalService {
     return this.queue.get(id);
   }
 
-  /** A person's decision; the first resolver wins (R-D-6). An allow of a handoff approval leaves the proof for its retry (R-MCP-8). */
-  decide(params: DecideParams): ApprovalView {
-    const before = this.queue.decide(params);
-    this.proofs.issueRetryProof(before, params);
-    return this.queue.get(params.id);
+  /**
+   * A person's decision; the first resolver wins (R-D-6). Four-eyes and quorum are
+   * judged in the deciding transaction (R-TEAM-3). An allow that resolves a handoff
+   * approval leaves the proof for its retry (R-MCP-8): with a quorum, only the
+   * approval that meets it.
+   */
+  decide(params: DecideParams): DecidedView {
+    const { before, ...decision } = this.queue.decide(params);
+    if (decision.result === 'resolved') this.proofs.issueRetryProof(before, params);
+    return { ...this.queue.get(params.id), decision };
   }
 
   /** `assent approve ID --export-proof FILE` (R-J-7); see ApprovalProofs.approveWithProof. */
@@ -196,6 +227,13 @@ export class ApprovalService {
   }
 
   addRule(rule: Rule): Rule {
+    if (rule.tool !== undefined && this.presenceFor(rule.tool) !== undefined) {
+      throw new AssentError(
+        'invalid_params',
+        `policy.presence marks ${rule.tool}: its approvals need a passkey, so no auto-approval rule may approve it; nothing was added. Approve its calls on the paired page with your passkey.`,
+        { details: { tool: rule.tool, presence: this.presenceFor(rule.tool) } },
+      );
+    }
     this.ctx.journal.insertRule(rule);
     this.recompile();
     return rule;
@@ -233,7 +271,7 @@ export class ApprovalService {
       sessions: this.sessions.list().length,
       configRevision: this.pinned.revision,
       configPath: this.pinned.path,
-      notifications: { sent: notifier.sent, failures: notifier.failures },
+      notifications: { sent: notifier.sent, failures: notifier.failures, ...(notifier.targets === undefined ? {} : { targets: notifier.targets() }) },
       audit: { failures: audit.failures },
       policyToolsNotListed: this.sessions.unlistedPolicyTools(),
     };

@@ -210,6 +210,10 @@ export class ProofService {
         record['kind'] = 'exec';
       }
       if (approval.channel !== undefined) record['channel'] = approval.channel;
+      // R-TEAM-3: who resolved the approval this effect ran under, and everyone who approved it.
+      if (approval.decidedBy !== undefined) record['decidedBy'] = approval.decidedBy;
+      const approvedBy = this.options.journal.listApprovalVotes(approval.id).map((vote) => vote.principal);
+      if (approvedBy.length > 0) record['approvedBy'] = approvedBy;
     }
     this.options.audit.append(record as unknown as AuditRecord);
   }

@@ -4,13 +4,14 @@
 // reported, and every outcome is one audit line (R-AUD-1).
 import { digestOf } from '../core/canonical.js';
 import { AssentError } from '../core/errors.js';
-import { evaluateToolPolicy } from '../core/toolPolicy.js';
+import { presenceFor } from '../core/presencePolicy.js';
+import { evaluateToolPolicy, isDestructive } from '../core/toolPolicy.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { CallInProgressRecord } from '../journal/journal.js';
 import type { ApprovalProofs } from './approvalProofs.js';
 import { DENIAL_HELP, type ApprovalQueue } from './approvalQueue.js';
 import { toApprovalView } from './approvalViews.js';
-import { decidedByOf, PendingApproval, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
+import { decidedByOf, PendingApproval, recordDecidedBy, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
 import { refuseWhileStopping, writeAudit, type ServiceContext } from './serviceContext.js';
 import type { Sessions } from './sessions.js';
 import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallBase, CallOutcome, CallRecord, Consent } from './toolCallTypes.js';
@@ -126,20 +127,28 @@ export class ToolCalls {
         },
       });
     }
-    if (evaluation.decision === 'allow') {
+    // R-REM-6: an action that needs a passkey is approved by nothing else — no rule, no session grant.
+    const needsPresence = presenceFor(ctx.presence(), `${params.server}/${params.tool}`) !== undefined;
+    if (evaluation.decision === 'allow' && !(needsPresence && evaluation.ruleId !== undefined)) {
       const consent: Consent | undefined = evaluation.ruleId === undefined ? undefined : { channel: 'rule', ruleId: evaluation.ruleId };
       return this.admit(base, consent, 0);
     }
 
+    // What the approval shows about why it asks and how risky it is (R-REM-5); set by the daemon, whatever the
+    // client put in its caller, and not audited (the audit keeps the caller as the client gave it).
+    const filedCaller: Record<string, unknown> =
+      agent === undefined
+        ? { ...caller, policy: { decision: 'prompt', key: evaluation.key ?? 'policy.default' }, risk: isDestructive(params.annotations) ? ['destructive'] : [] }
+        : caller;
     const grantKey = sessionGrantKey(base, agent?.sessionGrant);
-    const grantedBy = this.sessions.grantedBy(params.sessionId, grantKey);
+    const grantedBy = needsPresence ? undefined : this.sessions.grantedBy(params.sessionId, grantKey);
     if (grantedBy !== undefined) {
       return this.admit(base, { channel: 'session', approvalId: grantedBy }, 0);
     }
     // A hook waits for its answer; handoff (an immediate refusal and a retry) is for gateway calls only.
     const handoffProofs = agent === undefined ? this.proofs.handoffProofs() : undefined;
     if (handoffProofs !== undefined) {
-      const admission = this.proofs.authorizeHandoff(params, base, handoffProofs);
+      const admission = this.proofs.authorizeHandoff(params, base, handoffProofs, filedCaller);
       return admission.kind === 'replay' ? admission.result : this.admit(base, admission.consent, 0, admission.effectId);
     }
 
@@ -151,7 +160,7 @@ export class ToolCalls {
       tool: params.tool,
       args: params.args,
       argsSha256,
-      caller,
+      caller: filedCaller,
     }, agent?.consentTimeoutMs);
     options.onApprovalFiled?.(toApprovalView(record));
     return this.awaitDecision(record.id, base, startedMono, options.watch, grantKey);
@@ -239,8 +248,7 @@ export class ToolCalls {
       waitedForConsentMs: waited,
     };
     if (resolution.channel !== undefined) audit.channel = resolution.channel as NonNullable<AuditRecord['channel']>;
-    if (resolution.claimedChannel !== undefined) audit.claimedChannel = resolution.claimedChannel;
-    if (resolution.peer !== undefined) audit.peer = resolution.peer;
+    recordDecidedBy(audit, decidedByOf(resolution));
     writeAudit(this.ctx, audit);
     const message = `${DENIAL_HELP[detail] ?? `The call was denied (${detail}).`}${operatorReason === undefined ? '' : ` Reason given: ${operatorReason}`}`;
     const details: Record<string, unknown> = { reason: denialKind, detail, approvalId: id };
@@ -272,8 +280,7 @@ export class ToolCalls {
         if (consent.approvalId !== undefined) started.approvalId = consent.approvalId;
         if (consent.ruleId !== undefined) started.ruleId = consent.ruleId;
       }
-      if (decidedBy?.claimedChannel !== undefined) started.claimedChannel = decidedBy.claimedChannel;
-      if (decidedBy?.peer !== undefined) started.peer = decidedBy.peer;
+      recordDecidedBy(started, decidedBy);
       writeAudit(ctx, started);
     } else {
       // Durable before the caller may run it: a crash before its end is recorded leaves it
@@ -296,7 +303,7 @@ export class ToolCalls {
       }
       ctx.journal.recordCallInProgress(durable);
     }
-    if (decidedBy !== undefined) call.decidedBy = decidedBy;
+    if (decidedBy !== undefined) call.decision = decidedBy;
     this.calls.set(callId, call);
     // Agent actions are audited, not journaled as events: like the calls a gateway settles from its
     // snapshot, they would cost an fsync each on the path every agent tool call takes (SPEC §14).
@@ -350,8 +357,7 @@ export class ToolCalls {
       if (call.consent.approvalId !== undefined) record.approvalId = call.consent.approvalId;
       if (call.consent.ruleId !== undefined) record.ruleId = call.consent.ruleId;
     }
-    if (call.decidedBy?.claimedChannel !== undefined) record.claimedChannel = call.decidedBy.claimedChannel;
-    if (call.decidedBy?.peer !== undefined) record.peer = call.decidedBy.peer;
+    recordDecidedBy(record, call.decision);
     writeAudit(ctx, record);
     if (call.agent === undefined) ctx.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
     return { recorded: true };

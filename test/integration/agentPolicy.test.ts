@@ -173,6 +173,17 @@ describe('agent actions decided by the command, path and URL rules (R-POL-6)', (
     }
   });
 
+  it('R-REM-6 R-POL-6 a --command rule does not approve an agent action whose tool needs a passkey: the action still files an approval that says so', async () => {
+    const f = await setup({ policy: { presence: { 'codex/Bash': 'passkey' } } });
+    const added = await runInTerminal(['rules', 'add', '--command', 'npm test', '--json'], { env: { ASSENT_HOME: f.home.home, HOME: f.userHome }, typeCode: true });
+    expect(added.exitCode, added.screen).toBe(0);
+    const call = runHook(['codex'], shellEvent('codex', 'npm test', { cwd: f.project }), f.env);
+    const [approval] = await waitForPending(f);
+    expect(approval).toMatchObject({ tool: 'Bash', presence: 'passkey' });
+    expect((await f.home.runCli(['deny', String(approval?.['id'])], { env: { HOME: f.userHome } })).code).toBe(0);
+    expect(answerOf((await call).stdout).decision).toBe('deny');
+  });
+
   it('R-POL-6 (issue 12 item 5) a --command rule added at a terminal with the typed code lets a prompting hook action through, audited with its rule id; --agent codex leaves claude-code asking; the preview and explain name it; revoked, it asks again', async () => {
     const f = await setup(undefined);
     const cli = (args: string[]) => f.home.runCli(args, { env: { HOME: f.userHome } });

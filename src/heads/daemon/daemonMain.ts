@@ -3,7 +3,8 @@
 // runs every registered shutdown hook before the socket disappears.
 import { chmodSync, closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { AssentError } from '../../core/errors.js';
-import { ensureStateDir, readIdentity } from '../../journal/statePaths.js';
+import { hostIdentityOf } from '../../journal/hostIdentity.js';
+import { ensureStateDir } from '../../journal/statePaths.js';
 import type { StatePaths } from '../../journal/statePaths.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
 import type { Operation } from '../../operations/operation.js';
@@ -199,10 +200,11 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   }
 }
 
+/** `<os user>@<OS host name>` until the composition root knows `host.name` from the pinned configuration. */
 function principalOf(paths: StatePaths): string {
   try {
-    return `owner:${readIdentity(paths).ownerId}`;
+    return hostIdentityOf(paths, { host: {} }).principal;
   } catch {
-    return 'owner:unknown';
+    return 'unknown@unknown';
   }
 }

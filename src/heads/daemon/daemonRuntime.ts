@@ -6,19 +6,25 @@ import { randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { disabledNotifier, createOsNotifier, type Notifier } from '../../channels/notifier.js';
+import { combineNotifiers, disabledNotifier, createOsNotifier, type Notifier } from '../../channels/notifier.js';
+import { createPushNotifier } from '../../channels/pushNotifier.js';
+import { pushTargetsOf } from '../../core/notificationsConfig.js';
 import type { Clock } from '../../core/clock.js';
+import type { Config } from '../../core/config.js';
 import { AssentError } from '../../core/errors.js';
 import type { RandomBytes } from '../../core/ids.js';
 import { AuditLog } from '../../journal/auditLog.js';
 import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../../journal/confirmedConfig.js';
+import { hostIdentityOf } from '../../journal/hostIdentity.js';
 import { Journal } from '../../journal/journal.js';
 import { ProofStore } from '../../journal/proofs.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
 import { daemonOperations } from '../../operations/daemonOperations.js';
 import { createHttpApp } from '../http/httpApp.js';
-import { isLoopbackAddress, startHttpHead, type HttpHead } from '../http/httpServer.js';
+import { isWildcardHost, machineAddresses, startHttpHead, type HttpHead } from '../http/httpServer.js';
+import { loadTlsMaterial, type TlsMaterial } from '../http/tlsCertificate.js';
+import { parseListen } from '../../core/webConfig.js';
 import { WebAuth } from '../../service/webAuth.js';
 import { agentOperations } from '../../operations/agentOperations.js';
 import { approvalOperations, eventMatches } from '../../operations/approvalOperations.js';
@@ -27,11 +33,14 @@ import { policyOperations } from '../../operations/policyOperations.js';
 import type { Operation } from '../../operations/operation.js';
 import { webOperations } from '../../operations/webOperations.js';
 import { proofOperations } from '../../operations/proofOperations.js';
+import { passkeyOperations } from '../../operations/passkeyOperations.js';
+import { PasskeyService, relyingPartyOf } from '../../service/passkeys.js';
 import { AgentActionService } from '../../service/agentActions.js';
 import { AgentJudge } from '../../shell/agentJudge.js';
 import { ProofService } from '../../service/proofService.js';
 import { ApprovalService, type PinnedConfig, type Timers } from '../../service/approvalService.js';
 import { EventBus } from '../../service/eventBus.js';
+import { pageUrlOf } from '../../service/pushLinks.js';
 
 export interface ApprovalRuntimeOptions {
   clock?: Clock;
@@ -46,6 +55,7 @@ export interface ApprovalRuntimeOptions {
 export const WEB_ROOT = fileURLToPath(new URL('../../../web/', import.meta.url));
 
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
+
 
 /** Records the configuration the operator confirmed, so a restart runs it again (R-CFG-4). */
 export function storePinnedConfig(journal: Journal, pin: StoredPin): void {
@@ -90,6 +100,10 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   const random = options.random ?? ((n: number) => randomBytes(n));
   const journal = Journal.open(ctx.paths.journal, { clock });
   const pinned = pinConfig(ctx.paths.config, journal);
+  // R-TEAM-3: this host's id and label, fixed for the daemon's lifetime; local decisions are `<os user>@<host.name>`.
+  const host = hostIdentityOf(ctx.paths, pinned.config);
+  ctx.principal = host.principal;
+  ctx.status['host'] = () => ({ id: host.hostId, name: host.name, principal: host.principal });
   const audit = new AuditLog({
     dir: ctx.paths.auditDir,
     clock,
@@ -98,7 +112,19 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   });
   audit.prune();
   const bus = new EventBus(journal, () => clock.now());
-  const notifier = options.notifier ?? (pinned.config.notifications ? createOsNotifier() : disabledNotifier);
+  // Pushes read the configuration in force at each send, so a confirmed reload applies to the next one.
+  let configInForce = (): Config => pinned.config;
+  const notifier =
+    options.notifier ??
+    combineNotifiers({
+      os: pinned.config.notifications.os ? createOsNotifier() : disabledNotifier,
+      push: createPushNotifier({
+        targets: () => pushTargetsOf(configInForce().notifications),
+        host: () => host.name,
+        pageUrl: () => pageUrlOf(configInForce(), httpHead?.url),
+        onFailure: (target, reason) => ctx.logger.warn('push notification failed; further failures are counted in `assent daemon status`', { target, reason }),
+      }),
+    });
   const proofStore = ProofStore.open(ctx.paths.journal);
   let proofTtlSeconds = (): number => pinned.config.approvals.proofTtlSeconds;
   const proofs = new ProofService({
@@ -124,6 +150,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     logger: ctx.logger.child({ component: 'approvals' }),
     config: pinned,
     principal: ctx.principal,
+    hostId: host.hostId,
     proofs,
   };
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
@@ -134,6 +161,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
   const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }), judge });
   proofTtlSeconds = () => service.config.config.approvals.proofTtlSeconds;
+  configInForce = () => service.config.config;
   /** Why the daemon runs fail-closed, while it still does (until a reload applies config.json). */
   const confirmedInvalid = (): InvalidConfirmedConfig | undefined =>
     pinned.invalid !== undefined && service.config.revision === pinned.revision ? pinned.invalid : undefined;
@@ -190,39 +218,80 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
       ...(invalid === undefined ? {} : { confirmedInvalid: invalid }),
     };
   };
-  const webAuth = new WebAuth(
-    options.pairingTtlMs === undefined ? { tokens: journal, clock, random } : { tokens: journal, clock, random, pairingTtlMs: options.pairingTtlMs },
-  );
+  const webAuth = new WebAuth({
+    tokens: journal,
+    devices: journal,
+    clock,
+    random,
+    deviceTtlMs: () => service.config.config.web.deviceTtlDays * 86_400_000,
+    ...(options.pairingTtlMs === undefined ? {} : { pairingTtlMs: options.pairingTtlMs }),
+  });
+  const passkeys = new PasskeyService({
+    store: journal,
+    approvals: service,
+    clock,
+    random,
+    logger: ctx.logger.child({ component: 'passkeys' }),
+    notifier,
+    relyingParty: () => relyingPartyOf(service.config.config.web.publicUrl),
+  });
+  ctx.status['passkeys'] = () => passkeys.status();
   let http: Promise<HttpHead> | undefined;
   let httpError: string | undefined;
   let httpHead: HttpHead | undefined;
-  const pageUrl = async (): Promise<string> => {
+  let tls: TlsMaterial | undefined;
+  /** The page as `assent web` names it: web.publicUrl when a proxy fronts it, else the bound address; and the certificate served. */
+  const page = async (): Promise<{ url: string; fingerprint?: string }> => {
     if (http === undefined) throw new AssentError('unavailable', 'This daemon does not serve the web page; start it with `assent daemon run`.');
-    return (await http).url;
+    const head = await http;
+    const publicUrl = service.config.config.web.publicUrl;
+    // Through a proxy the browser sees the proxy's certificate, not ours: no fingerprint to compare then.
+    if (publicUrl !== undefined) return { url: publicUrl };
+    return tls === undefined ? { url: head.url } : { url: head.url, fingerprint: tls.fingerprint };
   };
-  ctx.status['web'] = () => (httpHead !== undefined ? { url: httpHead.url, sessions: webAuth.sessionCount } : { url: null, error: httpError ?? 'not started' });
+  ctx.status['web'] = () =>
+    httpHead !== undefined
+      ? {
+          url: httpHead.url,
+          sessions: webAuth.sessionCount,
+          rememberedDevices: webAuth.rememberedDeviceCount,
+          ...(tls === undefined ? {} : { fingerprint: tls.fingerprint }),
+        }
+      : { url: null, error: httpError ?? 'not started' };
+  /** R-REM-2: the certificate for `web.tls`, naming the listen host or, for a wildcard listen, every address of this machine. */
+  const tlsFor = async (web: Config['web']): Promise<TlsMaterial | undefined> => {
+    if (web.tls === undefined) return undefined;
+    const host = parseListen(web.listen)?.host ?? '';
+    const hosts = isWildcardHost(host) ? machineAddresses() : [host, 'localhost', '127.0.0.1', '::1'];
+    return loadTlsMaterial(web.tls, { stateDir: ctx.paths.home, hosts, now: () => clock.now() });
+  };
   const serveHttp = async (registry: () => readonly Operation[]): Promise<HttpHead | undefined> => {
     const httpLogger = ctx.logger.child({ head: 'http' });
-    http ??= startHttpHead(
-      service.config.config.web.listen,
-      (address) =>
-        createHttpApp({
-          operations: registry,
-          auth: webAuth,
-          bus,
-          listenAddress: address,
-          logger: httpLogger,
-          webRoot: WEB_ROOT,
-          eventMatches,
-        }),
-      { logger: httpLogger },
-    );
+    const web = service.config.config.web;
+    http ??= tlsFor(web).then((material) => {
+      tls = material;
+      if (material !== undefined) ctx.logger.info('web page certificate', { source: material.source, fingerprint: material.fingerprint });
+      return startHttpHead(
+        web.listen,
+        (address, ownAddresses) =>
+          createHttpApp({
+            operations: registry,
+            auth: webAuth,
+            bus,
+            listenAddress: address,
+            web: () => service.config.config.web,
+            scheme: material === undefined ? 'http' : 'https',
+            ownAddresses,
+            logger: httpLogger,
+            webRoot: WEB_ROOT,
+            eventMatches,
+          }),
+        material === undefined ? { logger: httpLogger } : { logger: httpLogger, tls: { cert: material.cert, key: material.key } },
+      );
+    });
     try {
       httpHead = await http;
       ctx.logger.info('web page listening', { url: httpHead.url });
-      if (!isLoopbackAddress(httpHead.address)) {
-        ctx.logger.warn('web page listens beyond loopback over plain HTTP; session cookies and tokens cross the network in clear. Set web.listen to 127.0.0.1:PORT unless a TLS proxy fronts it.', { address: httpHead.address });
-      }
       return httpHead;
     } catch (error) {
       httpError = (error as Error).message;
@@ -246,12 +315,13 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   });
 
   const operations = [
-    ...webOperations({ auth: webAuth, url: pageUrl }),
+    ...webOperations({ auth: webAuth, page }),
     ...approvalOperations({ service, journal, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
     ...agentOperations({ agents }),
     ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => storePinnedConfig(journal, pin), confirmedInvalid }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
     ...proofOperations({ service, proofs }),
+    ...passkeyOperations({ passkeys }),
   ];
   return { service, agents, journal, bus, webAuth, operations, serveHttp };
 }

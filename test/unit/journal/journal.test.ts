@@ -212,6 +212,47 @@ describe('R-J-1 journal', () => {
     journal = Journal.open(file, { clock });
   });
 
+  it('R-TEAM-3 an approval keeps its owner, host, four-eyes and quorum; its resolution keeps who decided and on which host', () => {
+    journal.insertApproval(approval({ owner: 'me@a', hostId: 'h1', fourEyes: true, quorum: 3 }));
+    expect(journal.getApproval('abcde')).toMatchObject({ owner: 'me@a', hostId: 'h1', fourEyes: true, quorum: 3 });
+    expect(journal.resolveApproval('abcde', { state: 'approved', channel: 'web', scope: 'call', decidedAt: 5, decidedBy: 'token:reviewer', decidedHost: 'h2' })).toBe(true);
+    expect(journal.getApproval('abcde')).toMatchObject({ state: 'approved', decidedBy: 'token:reviewer', decidedHost: 'h2' });
+    journal.insertApproval(approval({ id: 'bbbbb' }));
+    const plain = journal.getApproval('bbbbb');
+    expect(plain?.fourEyes).toBeUndefined();
+    expect(plain?.quorum).toBeUndefined();
+  });
+
+  it('R-TEAM-3 one vote per principal and approval: a repeat records nothing; a restart finds the votes of pending approvals', () => {
+    journal.insertApproval(approval({ id: 'aaaaa', quorum: 2 }));
+    journal.insertApproval(approval({ id: 'bbbbb', quorum: 2, state: 'approved' }));
+    expect(journal.recordApprovalVote({ approvalId: 'aaaaa', principal: 'me@a', hostId: 'h1', channel: 'cli', scope: 'call', votedAt: 1 })).toBe(true);
+    expect(journal.recordApprovalVote({ approvalId: 'aaaaa', principal: 'me@a', channel: 'watch', scope: 'session', votedAt: 2 })).toBe(false);
+    expect(journal.recordApprovalVote({ approvalId: 'aaaaa', principal: 'token:r', channel: 'web', scope: 'session', votedAt: 3 })).toBe(true);
+    expect(journal.recordApprovalVote({ approvalId: 'bbbbb', principal: 'me@a', channel: 'cli', scope: 'call', votedAt: 4 })).toBe(true);
+    expect(journal.listApprovalVotes('aaaaa')).toEqual([
+      { approvalId: 'aaaaa', principal: 'me@a', hostId: 'h1', channel: 'cli', scope: 'call', votedAt: 1 },
+      { approvalId: 'aaaaa', principal: 'token:r', channel: 'web', scope: 'session', votedAt: 3 },
+    ]);
+    expect(journal.listPendingApprovalVotes().map((vote) => vote.approvalId)).toEqual(['aaaaa', 'aaaaa']);
+  });
+
+  it('R-TEAM-3 the team-identity migration upgrades an older journal in place: its approvals keep their data and gain no owner', () => {
+    journal.insertApproval(approval());
+    journal.close();
+    const db = new Database(file);
+    db.exec('DROP TABLE passkeys');
+    for (const column of ['form', 'pattern', 'access', 'agent']) db.exec(`ALTER TABLE rules DROP COLUMN ${column}`);
+    db.exec('DROP TABLE approval_votes');
+    for (const column of ['owner', 'host_id', 'four_eyes', 'quorum', 'decided_by', 'decided_host']) db.exec(`ALTER TABLE approvals DROP COLUMN ${column}`);
+    db.prepare('UPDATE schema_version SET version = 4').run();
+    db.close();
+    journal = Journal.open(file, { clock });
+    const upgraded = journal.getApproval('abcde');
+    expect(upgraded).toEqual(approval());
+    expect(journal.recordApprovalVote({ approvalId: 'abcde', principal: 'me@a', channel: 'cli', scope: 'call', votedAt: 1 })).toBe(true);
+  });
+
   it('a file that is not a database is a state_insecure error naming it', () => {
     const bogus = path.join(tmp, 'bogus.db');
     fs.writeFileSync(bogus, 'not sqlite at all, just text that is long enough to be read as a header');

@@ -77,14 +77,32 @@ describe('R-STATE-1 ensureStateDir', () => {
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('creates the directory 0700 and identity.json 0600 with a random owner id, once', () => {
+  it('R-TEAM-3 creates the directory 0700 and identity.json 0600 with a random hostId of 32 hex digits, once', () => {
     ensureStateDir(paths, { random: (n) => new Uint8Array(n).fill(0xab), now: () => 42 });
     expect(fs.statSync(paths.home).mode & 0o777).toBe(0o700);
     expect(fs.statSync(paths.auditDir).mode & 0o777).toBe(0o700);
     expect(fs.statSync(paths.identity).mode & 0o777).toBe(0o600);
-    expect(readIdentity(paths)).toEqual({ ownerId: 'ab'.repeat(16), createdAt: 42 });
+    expect(JSON.parse(fs.readFileSync(paths.identity, 'utf8'))).toEqual({ hostId: 'ab'.repeat(16), createdAt: 42 });
+    expect(readIdentity(paths)).toEqual({ hostId: 'ab'.repeat(16), createdAt: 42 });
     ensureStateDir(paths, { random: (n) => new Uint8Array(n).fill(0xcd), now: () => 43 });
-    expect(readIdentity(paths).ownerId).toBe('ab'.repeat(16));
+    expect(readIdentity(paths).hostId).toBe('ab'.repeat(16));
+  });
+
+  it('R-TEAM-3 an identity.json from before host ids (ownerId) is read as the host id and left unchanged', () => {
+    fs.mkdirSync(paths.home, { mode: 0o700 });
+    const legacy = `${JSON.stringify({ ownerId: '0123456789abcdef'.repeat(2), createdAt: 7 })}\n`;
+    fs.writeFileSync(paths.identity, legacy, { mode: 0o600 });
+    ensureStateDir(paths);
+    expect(readIdentity(paths)).toEqual({ hostId: '0123456789abcdef'.repeat(2), createdAt: 7 });
+    expect(fs.readFileSync(paths.identity, 'utf8')).toBe(legacy);
+  });
+
+  it('R-TEAM-3 an identity.json whose hostId is not 32 hex digits is refused with the fix', () => {
+    fs.mkdirSync(paths.home, { mode: 0o700 });
+    fs.writeFileSync(paths.identity, JSON.stringify({ hostId: 'not-hex', createdAt: 1 }), { mode: 0o600 });
+    const error = caught(() => readIdentity(paths));
+    expect(error.type).toBe('state_insecure');
+    expect(error.message).toMatch(/"hostId" of 32 hex digits.*remove it/);
   });
 
   it('refuses a state directory with mode 0770, naming the path and the chmod fix', () => {

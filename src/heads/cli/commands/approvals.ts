@@ -8,7 +8,7 @@ import { AssentError } from '../../../core/errors.js';
 import { escapeText } from '../../../core/escape.js';
 import { newApprovalCode } from '../../../core/ids.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
-import type { ApprovalView } from '../../../service/approvalService.js';
+import type { ApprovalView, DecidedView } from '../../../service/approvalService.js';
 import type { BusEvent } from '../../../service/eventBus.js';
 import type { DaemonClient } from '../../daemon/rpcClient.js';
 import { withDaemon, type JsonFlag } from '../daemonConnection.js';
@@ -16,6 +16,7 @@ import { createProofFile, writeProofFile } from '../proofFile.js';
 import { unlinkSync } from 'node:fs';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
 import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
+import { approvalText } from '../decisionText.js';
 import { runPending } from './pending.js';
 import { runWatch } from './watch.js';
 
@@ -53,6 +54,8 @@ async function approveInteractively(client: DaemonClient, id: string, options: J
   const code = newApprovalCode((n) => randomBytes(n));
   process.stderr.write(renderApprovalPreview(approval, now));
   const scopeText = options.session ? ' for the rest of this session' : ' once';
+  // The daemon decides: a code typed for an approval that needs a passkey is refused there (R-REM-6).
+  if (approval.presence === 'passkey') process.stderr.write(`Approval ${id} needs your passkey on the paired page; approving here will be refused, n denies it.\n`);
   process.stderr.write(`Type ${code} to approve${scopeText}, or n to deny: `);
 
   const resolvedElsewhere = new AbortController();
@@ -81,15 +84,16 @@ async function approveInteractively(client: DaemonClient, id: string, options: J
       { details: { reason: 'confirmation-denied' } },
     );
   }
-  const result = await client.call<ApprovalView>('approvals.decide', {
+  const result = await client.call<DecidedView>('approvals.decide', {
     id,
     behavior: 'allow',
     scope: options.session ? 'session' : 'call',
     channel: 'cli',
   });
   if (options.json) printJsonOk(result);
-  else process.stderr.write(`Approved ${id}${scopeText}.\n`);
+  else process.stderr.write(`${approvalText(id, result, scopeText)}\n`);
 }
+
 
 /** The approve dialogue of `--export-proof`: same preview and code, then proofs.issue instead of approvals.decide. */
 async function approveAndExport(client: DaemonClient, approval: ApprovalView, options: JsonFlag, write: (proof: string) => void): Promise<void> {

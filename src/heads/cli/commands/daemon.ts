@@ -29,13 +29,19 @@ function formatUptime(ms: number): string {
 }
 
 function printStatus(status: DaemonStatus): void {
-  const { pid, version, uptimeMs, socket, home, connections, startedAt: _startedAt, ...sections } = status;
+  const { pid, version, uptimeMs, socket, home, connections, startedAt: _startedAt, host, ...sections } = status;
   const lines = [
     `assent daemon ${version} running (pid ${pid}, up ${formatUptime(uptimeMs)})`,
     `  socket       ${escapeText(socket)}`,
     `  state dir    ${escapeText(home)}`,
     `  connections  ${connections}`,
   ];
+  // R-TEAM-3: the host's label beside its id, and the principal its CLI decisions are recorded as.
+  const hostInfo = host as { id?: unknown; name?: unknown; principal?: unknown } | undefined;
+  if (hostInfo !== undefined && typeof hostInfo.name === 'string' && typeof hostInfo.id === 'string') {
+    lines.push(`  host         ${escapeText(hostInfo.name)} (hostId ${escapeText(hostInfo.id)})`);
+    if (typeof hostInfo.principal === 'string') lines.push(`  principal    ${escapeText(hostInfo.principal)}`);
+  }
   for (const [name, value] of Object.entries(sections)) lines.push(...statusSection(name, value));
   const config = pinnedConfigStatus(status);
   if (config?.changedOnDisk === true) lines.push('', `note: ${escapeText(unconfirmedChangeNote(config))}`);
