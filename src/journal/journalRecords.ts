@@ -23,6 +23,10 @@ export interface ApprovalRecord {
   reason?: string;
   scope?: 'call' | 'session';
   decidedAt?: number;
+  /** The host that filed it, in a store shared by several hosts (R-TEAM-2); absent in the embedded journal. */
+  hostId?: string;
+  /** Who resolved it, as recorded by a shared store: the deciding principal, or the host that expired it. */
+  decidedBy?: string;
 }
 
 export interface ApprovalResolution {
@@ -31,6 +35,8 @@ export interface ApprovalResolution {
   reason?: string;
   scope?: 'call' | 'session';
   decidedAt: number;
+  /** Who resolved it (a principal, or `host <name>` for a lifecycle resolution); kept by a shared store. */
+  decidedBy?: string;
 }
 
 export interface EventRecord {

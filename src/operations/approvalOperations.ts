@@ -7,7 +7,7 @@ import { portableJson } from '../core/jsonLimits.js';
 import { newApprovalId, type RandomBytes } from '../core/ids.js';
 import { parseRuleArg, type Rule } from '../core/toolPolicy.js';
 import { exportAudit } from '../journal/auditReaders.js';
-import type { Journal } from '../journal/journal.js';
+import type { Store } from '../journal/store.js';
 import type { ApprovalService, DecideParams, WatchRequest } from '../service/approvalService.js';
 import { EVENT_KINDS, type BusEvent, type EventBus } from '../service/eventBus.js';
 import { defineOperation, type CallContext, type Operation } from './operation.js';
@@ -40,6 +40,9 @@ export const ApprovalViewSchema = z.object({
   reason: z.string().optional(),
   scope: z.enum(['call', 'session']).optional(),
   decidedAt: z.number().optional(),
+  /** Team mode (R-TEAM-2): the host that filed it, and who resolved it. */
+  hostId: z.string().optional(),
+  decidedBy: z.string().optional(),
   handoff: z.literal(true).optional(),
 });
 
@@ -104,7 +107,7 @@ function optionalWatch(context: CallContext): { watch?: WatchRequest } {
 
 export interface ApprovalOperationDeps {
   service: ApprovalService;
-  journal: Journal;
+  store: Store;
   bus: EventBus;
   auditDir: string;
   random: RandomBytes;
@@ -120,7 +123,7 @@ export async function decisionFrom(
   params: { id: string; behavior: 'allow' | 'deny'; channel?: string | undefined },
   context: CallContext,
 ): Promise<DecideParams> {
-  const decision: DecideParams = { id: params.id, behavior: params.behavior, channel: context.channel ?? 'cli' };
+  const decision: DecideParams = { id: params.id, behavior: params.behavior, channel: context.channel ?? 'cli', principal: context.principal };
   if (params.channel !== undefined) decision.claimedChannel = params.channel;
   if (context.peer !== undefined) decision.peer = await context.peer();
   return decision;
@@ -308,7 +311,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       result: z.array(EventSchema),
       class: 'read',
       exposure: { cli: true, rpc: true, http: true, mcp: true },
-      handler: async (params) => deps.journal.eventsSince(params.cursor, params.limit ?? 1000),
+      handler: async (params) => deps.store.eventsSince(params.cursor, params.limit ?? 1000),
     }),
     defineOperation({
       name: 'rules.add',
@@ -331,9 +334,9 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
           createdAt,
         };
         if (params.ttl !== undefined) rule.expiresAt = createdAt + parseTtl(params.ttl);
-        const added = service.addRule(rule);
+        const added = await service.addRule(rule);
         // Gateways settle allow locally from a policy snapshot; tell them at once (policy.get watch).
-        deps.bus.publish('config_changed', { applied: true, source: 'rules', ruleId: added.id });
+        void deps.bus.publish('config_changed', { applied: true, source: 'rules', ruleId: added.id });
         return added;
       },
     }),
@@ -354,8 +357,8 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       class: 'write',
       exposure: { cli: true, rpc: true, http: true, mcp: { rationale: 'rule management stays with the operator; no MCP tool changes rules (R-POL-4)' } },
       handler: async (params) => {
-        const revoked = service.revokeRule(params.id);
-        deps.bus.publish('config_changed', { applied: true, source: 'rules', ruleId: revoked.id });
+        const revoked = await service.revokeRule(params.id);
+        void deps.bus.publish('config_changed', { applied: true, source: 'rules', ruleId: revoked.id });
         return revoked;
       },
     }),

@@ -136,7 +136,7 @@ export interface PolicyOperationDeps {
 
 export function policySnapshotData(service: ApprovalService): PolicySnapshotData {
   const pinned = service.config;
-  return { revision: pinned.revision, path: pinned.path, policy: pinned.config.policy, rules: service.listRules(false) };
+  return { revision: pinned.revision, path: pinned.path, policy: pinned.config.policy, rules: service.activeRules() };
 }
 
 export function policyOperations(deps: PolicyOperationDeps): Operation[] {

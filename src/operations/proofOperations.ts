@@ -137,7 +137,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       class: 'write',
       exposure: { cli: CONSUMER_ONLY, rpc: true, http: LOCAL_CONSUMER_ONLY, mcp: NO_PROOFS_ON_MCP },
       handler: async (params, context) => {
-        const outcome = proofs.consume({
+        const outcome = await proofs.consume({
           proof: params.proof,
           audience: audienceOf(context),
           actionDigest: digestOf(params.action),
@@ -155,7 +155,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       class: 'write',
       exposure: { cli: CONSUMER_ONLY, rpc: true, http: LOCAL_CONSUMER_ONLY, mcp: CONSUMER_ONLY },
       handler: async (params) =>
-        publicEffect(proofs.finishEffect(params.effectId, { ok: params.ok, audit: params.durationMs === undefined ? {} : { durationMs: params.durationMs } })),
+        publicEffect(await proofs.finishEffect(params.effectId, { ok: params.ok, audit: params.durationMs === undefined ? {} : { durationMs: params.durationMs } })),
     }),
     defineOperation({
       name: 'effects.get',
@@ -164,7 +164,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       result: EffectSchema,
       class: 'read',
       exposure: { cli: true, rpc: true, http: true, mcp: true },
-      handler: async (params) => publicEffect(proofs.getEffect(params.id)),
+      handler: async (params) => publicEffect(await proofs.getEffect(params.id)),
     }),
     defineOperation({
       name: 'actions.request',

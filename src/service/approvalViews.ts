@@ -33,6 +33,8 @@ export function toApprovalView(record: ApprovalRecord): ApprovalView {
   if (record.reason !== undefined) view.reason = record.reason;
   if (record.scope !== undefined) view.scope = record.scope;
   if (record.decidedAt !== undefined) view.decidedAt = record.decidedAt;
+  if (record.hostId !== undefined) view.hostId = record.hostId;
+  if (record.decidedBy !== undefined) view.decidedBy = record.decidedBy;
   if (record.handoff) view.handoff = true;
   return view;
 }

@@ -25,7 +25,7 @@ export interface DecidedBy {
 }
 
 /** How an approval was resolved, as its waiters hear it. */
-export type Resolution = Pick<ApprovalRecord, 'state' | 'channel' | 'reason' | 'scope'> & DecidedBy;
+export type Resolution = Pick<ApprovalRecord, 'state' | 'channel' | 'reason' | 'scope' | 'decidedBy'> & DecidedBy;
 
 /** The decision attribution of a resolution, or undefined when it has none. */
 export function decidedByOf(resolution: DecidedBy): DecidedBy | undefined {
@@ -52,9 +52,13 @@ export class PendingApproval {
   readonly tool: string | undefined;
   readonly argsSha256: string;
   readonly handoff: boolean;
+  /** The host that filed it, in a shared store (R-TEAM-2). */
+  readonly hostId: string | undefined;
   readonly json: string;
   /** Who waits on it: nobody, one waiter (the usual case, kept without an array) or several. */
   private waiting: Waiter | Waiter[] | undefined = undefined;
+  /** Set once it is resolved: a waiter that arrives after that is woken at once instead of waiting forever. */
+  settledAs: Resolution | undefined = undefined;
 
   constructor(view: ApprovalView) {
     this.id = view.id;
@@ -63,6 +67,7 @@ export class PendingApproval {
     this.tool = view.tool;
     this.argsSha256 = view.argsSha256;
     this.handoff = view.handoff === true;
+    this.hostId = view.hostId;
     this.json = flatString(JSON.stringify(view));
   }
 
@@ -92,6 +97,12 @@ export class PendingApproval {
     this.waiting.splice(index, 1);
     if (this.waiting.length === 1) this.waiting = this.waiting[0];
     return true;
+  }
+
+  /** Marks it resolved and hands over every waiter, to be woken once. */
+  settle(resolution: Resolution): Waiter[] {
+    this.settledAs = resolution;
+    return this.takeWaiters();
   }
 
   /** Every waiter, removed from the approval: for waking them once it resolved. */

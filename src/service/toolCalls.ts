@@ -24,8 +24,8 @@ function sessionGrantKey(call: Pick<CallBase, 'server' | 'tool' | 'argsSha256' |
   return call.agent === undefined ? `${call.server}/${call.tool}` : `${call.server}/${call.tool}#${subject ?? call.argsSha256}`;
 }
 
-/** Admits a waiting call, or throws its denial, once its approval resolved. */
-type SettleCall = (id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string) => AuthorizeResult;
+/** Admits a waiting call, or rejects with its denial, once its approval resolved. */
+type SettleCall = (id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string) => Promise<AuthorizeResult>;
 
 /**
  * A gated call waiting for a person (R-D-5). All it holds while it waits is the
@@ -44,11 +44,7 @@ class CallWaiter implements Waiter {
   ) {}
 
   wake(resolution: Resolution): void {
-    try {
-      this.resolvePromise(this.settle(this.entry.id, this.base, this.startedMono, resolution, this.grantKey));
-    } catch (error) {
-      this.rejectPromise(error);
-    }
+    this.settle(this.entry.id, this.base, this.startedMono, resolution, this.grantKey).then(this.resolvePromise, this.rejectPromise);
   }
 
   requestEnded(how: RequestEnd): void {
@@ -83,19 +79,9 @@ export class ToolCalls {
   /**
    * The single seam for a gated call (R-D-5). Resolves only when the call may
    * run; every refusal is a `policy_denied` error whose details carry the reason.
-   * Not an async function: a call that waits is one promise on its approval, with
-   * no further links in the chain (SPEC §14).
+   * A call that waits is its approval's one promise, adopted by this one (SPEC §14).
    */
-  authorize(params: AuthorizeParams, options: AuthorizeOptions = {}): Promise<AuthorizeResult> {
-    try {
-      const decided = this.decideCall(params, options);
-      return decided instanceof Promise ? decided : Promise.resolve(decided);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
-  }
-
-  private decideCall(params: AuthorizeParams, options: AuthorizeOptions): AuthorizeResult | Promise<AuthorizeResult> {
+  async authorize(params: AuthorizeParams, options: AuthorizeOptions = {}): Promise<AuthorizeResult> {
     const { ctx } = this;
     refuseWhileStopping(ctx, 'call');
     const caller = params.caller ?? {};
@@ -136,25 +122,38 @@ export class ToolCalls {
     if (grantedBy !== undefined) {
       return this.admit(base, { channel: 'session', approvalId: grantedBy }, 0);
     }
+    // R-TEAM-7: without the shared database no other host can decide, so nothing new is filed.
+    if (!ctx.store.available()) throw this.refuseUnavailable(base);
     // A hook waits for its answer; handoff (an immediate refusal and a retry) is for gateway calls only.
     const handoffProofs = agent === undefined ? this.proofs.handoffProofs() : undefined;
     if (handoffProofs !== undefined) {
-      const admission = this.proofs.authorizeHandoff(params, base, handoffProofs);
+      const admission = await this.withStore(base, () => this.proofs.authorizeHandoff(params, base, handoffProofs));
       return admission.kind === 'replay' ? admission.result : this.admit(base, admission.consent, 0, admission.effectId);
     }
 
     const startedMono = ctx.clock.monotonic();
-    const record = this.queue.file({
-      sessionId: params.sessionId,
-      kind: 'tool',
-      server: params.server,
-      tool: params.tool,
-      args: params.args,
-      argsSha256,
-      caller,
-    }, agent?.consentTimeoutMs);
+    const filing = { sessionId: params.sessionId, kind: 'tool' as const, server: params.server, tool: params.tool, args: params.args, argsSha256, caller };
+    const record = await this.withStore(base, () => this.queue.file(filing, agent?.consentTimeoutMs));
     options.onApprovalFiled?.(toApprovalView(record));
     return this.awaitDecision(record.id, base, startedMono, options.watch, grantKey);
+  }
+
+  /** Runs a step that needs the store; a store that cannot be reached refuses the call as `unavailable` (R-TEAM-7), audited, nothing run. */
+  private async withStore<T>(base: CallBase, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof AssentError && error.type === 'unavailable' && !this.ctx.stopping()) throw this.refuseUnavailable(base, error);
+      throw error;
+    }
+  }
+
+  private refuseUnavailable(base: CallBase, cause?: AssentError): AssentError {
+    writeAudit(this.ctx, { ...base, outcome: 'denied', deniedReason: 'unavailable' });
+    const why = cause?.message ?? 'the team database cannot be reached right now';
+    return new AssentError('policy_denied', `assent did not file or run ${base.server}/${base.tool}: ${why}. Nothing was run; retry once the database is back (\`assent daemon status\` shows it).`, {
+      details: { reason: 'unavailable', detail: 'database', hint: why },
+    });
   }
 
   /**
@@ -163,18 +162,10 @@ export class ToolCalls {
    * approval id it was told; the call then waits and is admitted or refused as
    * if it had never left.
    */
-  resume(params: AuthorizeParams & { approvalId: string }, options: { watch?: WatchRequest } = {}): Promise<AuthorizeResult> {
-    try {
-      return this.reattach(params, options);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
-  }
-
-  private reattach(params: AuthorizeParams & { approvalId: string }, options: { watch?: WatchRequest }): Promise<AuthorizeResult> {
+  async resume(params: AuthorizeParams & { approvalId: string }, options: { watch?: WatchRequest } = {}): Promise<AuthorizeResult> {
     const { ctx } = this;
     refuseWhileStopping(ctx, 'call');
-    const record = ctx.journal.getApproval(params.approvalId);
+    const record = await ctx.store.getApproval(params.approvalId);
     const argsSha256 = digestOf(params.args);
     if (
       record === undefined ||
@@ -200,21 +191,15 @@ export class ToolCalls {
   }
 
   /** Waits for a filed approval, then admits the call or throws its denial (audited either way). */
-  private awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined, grantKey: string): Promise<AuthorizeResult> {
-    const entry = this.queue.pendingOrResolved(id);
-    if (!(entry instanceof PendingApproval)) {
-      try {
-        return Promise.resolve(this.settleCall(id, base, startedMono, entry, grantKey));
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    }
+  private async awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined, grantKey: string): Promise<AuthorizeResult> {
+    const entry = await this.queue.pendingOrResolved(id);
+    if (!(entry instanceof PendingApproval)) return this.settleCall(id, base, startedMono, entry, grantKey);
     return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
       this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, grantKey, resolvePromise, rejectPromise), watch);
     });
   }
 
-  private settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string): AuthorizeResult {
+  private async settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string): Promise<AuthorizeResult> {
     const waited = Math.max(1, Math.round(this.ctx.clock.monotonic() - startedMono));
     if (resolution.state === 'approved') {
       if (this.taken.has(id)) {
@@ -248,7 +233,7 @@ export class ToolCalls {
     throw new AssentError('policy_denied', message, { details });
   }
 
-  private admit(base: CallBase, consent: Consent | undefined, waited: number, effectId?: string, decidedBy?: DecidedBy): AuthorizeResult {
+  private async admit(base: CallBase, consent: Consent | undefined, waited: number, effectId?: string, decidedBy?: DecidedBy): Promise<AuthorizeResult> {
     const { ctx } = this;
     const callId = this.newCallId();
     const call: CallRecord = {
@@ -294,7 +279,8 @@ export class ToolCalls {
         if (consent.approvalId !== undefined) durable.approvalId = consent.approvalId;
         if (consent.ruleId !== undefined) durable.ruleId = consent.ruleId;
       }
-      ctx.journal.recordCallInProgress(durable);
+      // Not recorded, not run: a store that cannot take the row refuses the call (R-TEAM-7).
+      await this.withStore(base, () => ctx.store.recordCallInProgress(durable));
     }
     if (decidedBy !== undefined) call.decidedBy = decidedBy;
     this.calls.set(callId, call);
@@ -308,14 +294,15 @@ export class ToolCalls {
   }
 
   /** Records the end of an admitted call and writes its audit line (R-AUD-1). */
-  finish(params: { callId: string; outcome: CallOutcome; durationMs?: number; result?: unknown }): { recorded: boolean } {
+  async finish(params: { callId: string; outcome: CallOutcome; durationMs?: number; result?: unknown }): Promise<{ recorded: boolean }> {
     const { ctx } = this;
     const call = this.calls.get(params.callId);
     if (call === undefined) throw new AssentError('not_found', `no call ${params.callId} is in progress; it was finished already or never authorized`);
     this.calls.delete(params.callId);
+    const durationMs = params.durationMs ?? Math.round(ctx.clock.monotonic() - call.authorizedAtMono);
     if (call.effectId === undefined && call.agent === undefined) {
       try {
-        ctx.journal.endCallInProgress(params.callId);
+        await ctx.store.endCallInProgress(params.callId);
       } catch (error) {
         // The audit line below still records the outcome; a restart may add an uncertain line for it.
         ctx.logger.warn('could not clear a finished call from the journal', { callId: params.callId, error });
@@ -325,12 +312,11 @@ export class ToolCalls {
       try {
         const outcome: { ok: boolean; result?: unknown } = { ok: params.outcome === 'ok' };
         if (params.result !== undefined) outcome.result = params.result;
-        ctx.proofs.finishEffect(call.effectId, outcome);
+        await ctx.proofs.finishEffect(call.effectId, outcome);
       } catch (error) {
         ctx.logger.warn('could not record the outcome of an effect', { effectId: call.effectId, error });
       }
     }
-    const durationMs = params.durationMs ?? Math.round(ctx.clock.monotonic() - call.authorizedAtMono);
     const record: Omit<AuditRecord, 'ts' | 'principal'> = {
       sessionId: call.sessionId,
       server: call.server,
@@ -357,15 +343,20 @@ export class ToolCalls {
     return { recorded: true };
   }
 
+  /** Whether an admitted call is still in progress (its end not yet recorded). */
+  has(callId: string): boolean {
+    return this.calls.has(callId);
+  }
+
   /** Drops an admitted call without auditing an end: its after-event will not come (the agent-action service bounds what it keeps). */
   forget(callId: string): void {
     this.calls.delete(callId);
   }
 
   /** Audits every call a previous run admitted but never saw finish as `uncertain` (R-J-5 for calls): it may or may not have run. */
-  reconcileCallsInProgress(): void {
+  async reconcileCallsInProgress(): Promise<void> {
     const { ctx } = this;
-    const leftover = ctx.journal.listCallsInProgress();
+    const leftover = await ctx.store.listCallsInProgress();
     if (leftover.length === 0) return;
     for (const call of leftover) {
       const record: Omit<AuditRecord, 'ts' | 'principal'> = {
@@ -386,8 +377,8 @@ export class ToolCalls {
     // Cleared only once their audit lines are written: a crash before that audits them again rather than never.
     void ctx.audit
       .flush()
-      .then(() => {
-        for (const call of leftover) ctx.journal.endCallInProgress(call.callId);
+      .then(async () => {
+        for (const call of leftover) await ctx.store.endCallInProgress(call.callId);
       })
       .catch((error: unknown) => ctx.logger.warn('could not clear reconciled calls from the journal', { error }));
   }

@@ -15,7 +15,8 @@ import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../../journal/confirmedConfig.js';
 import { hostIdentityOf } from '../../journal/hostIdentity.js';
 import { Journal } from '../../journal/journal.js';
-import { ProofStore } from '../../journal/proofs.js';
+import { SqliteStore } from '../../journal/sqliteStore.js';
+import type { Store } from '../../journal/store.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
 import { daemonOperations } from '../../operations/daemonOperations.js';
 import { createHttpApp } from '../http/httpApp.js';
@@ -74,7 +75,12 @@ export function pinConfig(path: string, journal: Journal): PinnedConfig & { inva
 export interface ApprovalRuntime {
   service: ApprovalService;
   agents: AgentActionService;
+  /** The local journal.db: it keeps this host's pinned configuration (R-CFG-4), and in SQLite mode everything else too. */
   journal: Journal;
+  /** Where approvals, proofs, events, rules and tokens live (R-TEAM-1). */
+  store: Store;
+  /** Settles once leftover effects are reconciled, rules loaded and pending approvals restored; nothing is served before. */
+  ready: Promise<void>;
   bus: EventBus;
   webAuth: WebAuth;
   operations: Operation[];
@@ -86,15 +92,46 @@ export interface ApprovalRuntime {
   serveHttp(operations: () => readonly Operation[]): Promise<HttpHead | undefined>;
 }
 
-export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): ApprovalRuntime {
+/** What every runtime starts from: the local journal, the configuration it pinned, and this host. */
+interface RuntimeBase {
+  clock: Clock;
+  journal: Journal;
+  pinned: PinnedConfig & { invalid?: InvalidConfirmedConfig };
+  host: ReturnType<typeof hostIdentityOf>;
+}
+
+function openBase(ctx: DaemonContext, options: ApprovalRuntimeOptions): RuntimeBase {
   const clock = options.clock ?? systemClock;
-  const random = options.random ?? ((n: number) => randomBytes(n));
   const journal = Journal.open(ctx.paths.journal, { clock });
   const pinned = pinConfig(ctx.paths.config, journal);
   // R-TEAM-3: this host's id and label, fixed for the daemon's lifetime; local decisions are `<os user>@<host.name>`.
   const host = hostIdentityOf(ctx.paths, pinned.config);
   ctx.principal = host.principal;
   ctx.status['host'] = () => ({ id: host.hostId, name: host.name, principal: host.principal });
+  return { clock, journal, pinned, host };
+}
+
+/**
+ * The runtime over the embedded journal, built at once (in-process tests use
+ * it); `ready` settles when it has caught up with what a previous run left.
+ */
+export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): ApprovalRuntime {
+  const base = openBase(ctx, options);
+  return assembleRuntime(ctx, options, base, SqliteStore.open(base.journal, base.host.hostId));
+}
+
+/** The daemon's runtime: on the store its pinned configuration names, ready before anything is served. */
+export async function openApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): Promise<ApprovalRuntime> {
+  const base = openBase(ctx, options);
+  const runtime = assembleRuntime(ctx, options, base, SqliteStore.open(base.journal, base.host.hostId));
+  await runtime.ready;
+  return runtime;
+}
+
+function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, store: Store): ApprovalRuntime {
+  const { clock, journal, pinned, host } = base;
+  const random = options.random ?? ((n: number) => randomBytes(n));
+  ctx.status['journal'] = () => ({ ...store.describe(), available: store.available() });
   const audit = new AuditLog({
     dir: ctx.paths.auditDir,
     clock,
@@ -102,25 +139,24 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     onFailure: (error) => ctx.logger.warn('audit write failed', { error }),
   });
   audit.prune();
-  const bus = new EventBus(journal, () => clock.now());
+  const bus = new EventBus(store, () => clock.now(), (error) => ctx.logger.warn('an event could not be stored; it was delivered live only', { error }));
   const notifier = options.notifier ?? (pinned.config.notifications ? createOsNotifier() : disabledNotifier);
-  const proofStore = ProofStore.open(ctx.paths.journal);
   let proofTtlSeconds = (): number => pinned.config.approvals.proofTtlSeconds;
   const proofs = new ProofService({
-    store: proofStore,
-    journal,
+    store,
     audit,
     bus,
     clock,
     random,
     logger: ctx.logger.child({ component: 'proofs' }),
     principal: ctx.principal,
+    // R-TEAM-6: in team mode a proof belongs to the team, so any host may consume it.
+    ...(store.shared ? { proofPrincipal: `team:${store.instanceId}` } : {}),
     ttlSeconds: () => proofTtlSeconds(),
   });
-  // R-J-5: before any call is served, effects a crash left without an outcome become uncertain.
-  proofs.reconcile();
   const serviceOptions: ConstructorParameters<typeof ApprovalService>[0] = {
-    journal,
+    store,
+    hostName: host.name,
     audit,
     bus,
     clock,
@@ -133,7 +169,8 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   };
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
   const service = new ApprovalService(serviceOptions);
-  service.start();
+  // R-J-5: before any call is served, effects a crash left without an outcome become uncertain (this host's only, R-TEAM-6).
+  const ready = proofs.reconcile().then(() => service.start());
   const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
   // The bash grammar loads now, so the first shell action pays nothing for it (SPEC §14).
   judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
@@ -177,7 +214,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     ctx.logger.warn('cannot watch config.json for changes', { error });
   }
 
-  bus.publish('daemon_started', { pid: process.pid, configRevision: pinned.revision });
+  const started = ready.then(() => bus.publish('daemon_started', { pid: process.pid, configRevision: pinned.revision })).then(() => undefined);
   ctx.status['approvals'] = () => ({ ...service.status(), ...agents.status() });
   ctx.status['config'] = () => {
     let fileRevision: string | undefined;
@@ -195,9 +232,15 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
       ...(invalid === undefined ? {} : { confirmedInvalid: invalid }),
     };
   };
-  const webAuth = new WebAuth(
-    options.pairingTtlMs === undefined ? { tokens: journal, clock, random } : { tokens: journal, clock, random, pairingTtlMs: options.pairingTtlMs },
-  );
+  const tokens = {
+    instanceId: () => store.instanceId,
+    insertToken: (token: Parameters<Store['insertToken']>[0]) => store.insertToken(token),
+    findTokenByHash: (hash: string) => store.findTokenByHash(hash),
+    getToken: (id: string) => store.getToken(id),
+    listTokens: () => store.listTokens(),
+    revokeToken: (id: string, at: number) => store.revokeToken(id, at),
+  };
+  const webAuth = new WebAuth(options.pairingTtlMs === undefined ? { tokens, clock, random } : { tokens, clock, random, pairingTtlMs: options.pairingTtlMs });
   let http: Promise<HttpHead> | undefined;
   let httpError: string | undefined;
   let httpHead: HttpHead | undefined;
@@ -246,24 +289,24 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     watcher?.close();
     await service.shutdown();
     await audit.close();
-    proofStore.close();
+    await store.close();
     journal.close();
   });
 
   const operations = [
     ...webOperations({ auth: webAuth, url: pageUrl }),
-    ...approvalOperations({ service, journal, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
+    ...approvalOperations({ service, store, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
     ...agentOperations({ agents }),
     ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => storePinnedConfig(journal, pin), confirmedInvalid }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
     ...proofOperations({ service, proofs }),
   ];
-  return { service, agents, journal, bus, webAuth, operations, serveHttp };
+  return { service, agents, journal, store, ready: started, bus, webAuth, operations, serveHttp };
 }
 
 /** Every operation the daemon serves, a plain concatenation of the families, with the HTTP head serving the same registry. */
-export function allOperations(ctx: DaemonContext): Operation[] {
-  const runtime = createApprovalRuntime(ctx);
+export async function allOperations(ctx: DaemonContext): Promise<Operation[]> {
+  const runtime = await openApprovalRuntime(ctx);
   const operations = [...daemonOperations(ctx), ...runtime.operations];
   void runtime.serveHttp(() => operations);
   return operations;
