@@ -5,6 +5,7 @@ import { escapedJson, escapeText } from './escape.js';
 
 import { CommandsSchema, PathsSchema, UrlsSchema, diffAgentPolicy } from './agentPolicyConfig.js';
 import { HostSchema } from './hostConfig.js';
+import { diffJournalConfig, JournalSchema } from './journalConfig.js';
 import { diffTeamConfig } from './teamConfig.js';
 import { PolicyValueSchema } from './policyValue.js';
 
@@ -156,6 +157,7 @@ export const ConfigSchema = z.object(
     notifications: z.boolean({ error: 'true or false' }).default(true),
     web: WebSchema.prefault({}),
     host: HostSchema.prefault({}),
+    journal: JournalSchema.prefault({}),
     auditRetentionDays: intRange(1, 3650).default(30),
   },
   { error: 'a JSON object' },
@@ -455,6 +457,6 @@ export function diffPolicy(a: Config, b: Config): string[] {
   scalar('notifications', a.notifications, b.notifications);
   scalar('web.listen', a.web.listen, b.web.listen);
   scalar('auditRetentionDays', a.auditRetentionDays, b.auditRetentionDays);
-  lines.push(...diffTeamConfig(a, b));
+  lines.push(...diffTeamConfig(a, b), ...diffJournalConfig(a, b));
   return lines;
 }

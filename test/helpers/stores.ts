@@ -6,11 +6,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Clock } from '../../src/core/clock.js';
 import { Journal } from '../../src/journal/journal.js';
+import { resolveDatabaseUrl } from '../../src/journal/postgres/databaseUrl.js';
+import { PostgresStore } from '../../src/journal/postgres/postgresStore.js';
 import { SqliteStore } from '../../src/journal/sqliteStore.js';
 import type { Store } from '../../src/journal/store.js';
+import { startPostgres, type PostgresServer } from './postgres.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
-export const STORE_KINDS: readonly StoreKind[] = ['sqlite'];
+export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'postgres'];
 
 export interface StoreFixture {
   kind: StoreKind;
@@ -25,7 +28,21 @@ export interface StoreFixture {
 export const HOST_A = 'a'.repeat(32);
 export const HOST_B = 'b'.repeat(32);
 
+let server: Promise<PostgresServer> | undefined;
+
+/** The test file's one private PostgreSQL server, started on first use. */
+export function sharedPostgres(): Promise<PostgresServer> {
+  server ??= startPostgres();
+  return server;
+}
+
+/** Opens a PostgreSQL store on `url` as host `hostId`. */
+export function openPostgresStore(url: string, hostId: string, clock?: Clock): Promise<PostgresStore> {
+  return PostgresStore.open({ database: resolveDatabaseUrl({ kind: 'postgres', url }), hostId, ...(clock === undefined ? {} : { now: () => clock.now() }) });
+}
+
 export async function openStoreFixture(kind: StoreKind, clock: Clock): Promise<StoreFixture> {
+  if (kind === 'postgres') return openPostgresFixture(clock);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'assent-store-'));
   const file = path.join(tmp, 'journal.db');
   const journals: Journal[] = [];
@@ -54,7 +71,39 @@ export async function openStoreFixture(kind: StoreKind, clock: Clock): Promise<S
   };
 }
 
-/** Stops what the fixtures started for this test file; the embedded store needs nothing. */
+async function openPostgresFixture(clock: Clock): Promise<StoreFixture> {
+  const pgServer = await sharedPostgres();
+  const url = await pgServer.createDatabase('store');
+  const stores: Store[] = [];
+  const open = async (hostId: string): Promise<Store> => {
+    const store = await openPostgresStore(url, hostId, clock);
+    stores.push(store);
+    return store;
+  };
+  const store = await open(HOST_A);
+  const database = new URL(url).pathname.slice(1);
+  return {
+    kind: 'postgres',
+    store,
+    openAnother: (hostId = HOST_A) => open(hostId),
+    dump: async () => {
+      const tables = await pgServer.query<{ tablename: string }>("SELECT tablename FROM pg_tables WHERE schemaname = 'public'", [], database);
+      const parts: string[] = [];
+      for (const { tablename } of tables) {
+        const rows = await pgServer.query(`SELECT row_to_json(t)::text AS row FROM ${tablename} t`, [], database);
+        parts.push(...rows.map((row) => String(row['row'])));
+      }
+      return parts.join('\n');
+    },
+    close: async () => {
+      for (const each of stores) await each.close();
+    },
+  };
+}
+
+/** Stops what the fixtures started for this test file (the PostgreSQL server); for afterAll. */
 export async function closeStoreServers(): Promise<void> {
-  // Nothing to stop.
+  const started = server;
+  server = undefined;
+  if (started !== undefined) await (await started).remove();
 }

@@ -34,6 +34,7 @@ import { AgentJudge } from '../../shell/agentJudge.js';
 import { ProofService } from '../../service/proofService.js';
 import { ApprovalService, type PinnedConfig, type Timers } from '../../service/approvalService.js';
 import { EventBus } from '../../service/eventBus.js';
+import { registerSecret } from '../../service/logger.js';
 
 export interface ApprovalRuntimeOptions {
   clock?: Clock;
@@ -120,12 +121,42 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   return assembleRuntime(ctx, options, base, SqliteStore.open(base.journal, base.host.hostId));
 }
 
-/** The daemon's runtime: on the store its pinned configuration names, ready before anything is served. */
+/**
+ * The daemon's runtime: on the store its pinned configuration names (the
+ * journal connection is part of it, R-TEAM-6), ready before anything is served.
+ * A team database that cannot be reached stops the start with `unavailable`,
+ * naming it without its password (R-TEAM-7).
+ */
 export async function openApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): Promise<ApprovalRuntime> {
   const base = openBase(ctx, options);
-  const runtime = assembleRuntime(ctx, options, base, SqliteStore.open(base.journal, base.host.hostId));
+  let store: Store;
+  try {
+    store = await openStore(ctx, base);
+  } catch (error) {
+    base.journal.close();
+    throw error;
+  }
+  const runtime = assembleRuntime(ctx, options, base, store);
   await runtime.ready;
   return runtime;
+}
+
+async function openStore(ctx: DaemonContext, base: RuntimeBase): Promise<Store> {
+  const journalConfig = base.pinned.config.journal;
+  if (journalConfig.kind !== 'postgres') return SqliteStore.open(base.journal, base.host.hostId);
+  const [{ resolveDatabaseUrl }, { PostgresStore }] = await Promise.all([import('../../journal/postgres/databaseUrl.js'), import('../../journal/postgres/postgresStore.js')]);
+  const database = resolveDatabaseUrl(journalConfig);
+  // The last line of defence: nothing logs the URL, but the logger masks its password anyway.
+  for (const secret of database.secrets) registerSecret(secret);
+  const logger = ctx.logger.child({ component: 'team-database' });
+  const store = await PostgresStore.open({
+    database,
+    hostId: base.host.hostId,
+    now: () => base.clock.now(),
+    log: (level, message, fields) => logger[level](message, fields),
+  });
+  logger.info('using the team database', { database: database.display, hostId: base.host.hostId });
+  return store;
 }
 
 function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, store: Store): ApprovalRuntime {

@@ -78,6 +78,7 @@ describe('R-CFG-1..3 config validation', () => {
       notifications: true,
       web: { listen: '127.0.0.1:7788' },
       host: {},
+      journal: { kind: 'sqlite' },
       auditRetentionDays: 30,
     });
     expect(validateConfig({ policy: { consentTimeoutSeconds: 1500 } }).config?.policy.consentTimeoutSeconds).toBe(1500);
