@@ -8,7 +8,7 @@ import type { Rule } from '../core/toolPolicy.js';
 import type { Journal } from './journal.js';
 import type { ApprovalRecord, ApprovalResolution, ApprovalState, CallInProgressRecord, EventRecord, TokenRecord } from './journalRecords.js';
 import { ProofStore, type ConsumptionOutcome } from './proofs.js';
-import type { AuditRow, EventInput, Store, StoreChange } from './store.js';
+import type { AuditRow, EventInput, HostRecord, Store, StoreChange } from './store.js';
 
 /** Runs a synchronous statement as a settled promise: its error becomes the rejection, never a throw. */
 function settle<T>(run: () => T): Promise<T> {
@@ -164,6 +164,14 @@ export class SqliteStore implements Store {
 
   revokeProof(id: string, at: number): Promise<boolean> {
     return settle(() => this.proofs.revoke(id, at));
+  }
+
+  announceHost(_host: { name: string; revision: string; at: number }): Promise<void> {
+    return Promise.resolve();
+  }
+
+  listHosts(): Promise<HostRecord[]> {
+    return Promise.resolve([]);
   }
 
   appendAuditRows(_rows: readonly AuditRow[]): Promise<void> {

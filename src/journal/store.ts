@@ -33,6 +33,14 @@ export interface AuditRow {
   line: string;
 }
 
+/** A host of the team as it last announced itself: its label and the configuration revision it runs (R-TEAM-3, R-TEAM-6). */
+export interface HostRecord {
+  hostId: string;
+  name: string;
+  revision: string;
+  updatedAt: number;
+}
+
 export interface EventInput {
   kind: string;
   ts: number;
@@ -115,6 +123,11 @@ export interface Store {
   reconcileIntents(at: number, hostId?: string): Promise<EffectRecord[]>;
   /** Revokes an unused proof; false when it is unknown or no longer `issued`. */
   revokeProof(id: string, at: number): Promise<boolean>;
+
+  // Hosts of the team (R-TEAM-6); an embedded store has only this one and keeps no list.
+  /** Records this host's label and pinned revision: a proof it issues binds that revision wherever it is consumed. */
+  announceHost(host: { name: string; revision: string; at: number }): Promise<void>;
+  listHosts(): Promise<HostRecord[]>;
 
   // Audit rows (R-TEAM-4); a store that keeps none (SQLite) ignores appends and lists nothing.
   appendAuditRows(rows: readonly AuditRow[]): Promise<void>;

@@ -43,6 +43,8 @@ const ProofViewSchema = z.object({
   consumedAt: z.number().optional(),
   revokedAt: z.number().optional(),
   effectId: z.string().optional(),
+  /** Team mode: the host that issued it (R-TEAM-6). */
+  hostId: z.string().optional(),
 });
 
 const EffectSchema = z.object({

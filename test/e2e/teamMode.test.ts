@@ -8,7 +8,8 @@ import { auditLines } from '../helpers/daemon.js';
 import { connectGateway, type Cleanups } from '../helpers/fsStack.js';
 import type { PostgresServer } from '../helpers/postgres.js';
 import { runInTerminal } from '../helpers/pty.js';
-import { pendingOn, startTeam, teamServer } from '../helpers/team.js';
+import { pendingOn, startTeam, teamServer, type TeamHost } from '../helpers/team.js';
+import type { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 
 const fileCleanups: Cleanups = [];
 const cleanups: Cleanups = [];
@@ -55,6 +56,72 @@ describe('R-TEAM-2 one approval queue for two hosts', () => {
     for (const host of hosts) expect(JSON.parse((await host.home.runCli(['pending', '--json'])).stdout).data).toEqual([]);
     const database = await server.query<{ args: string | null; decided_by: string | null }>('SELECT args, decided_by FROM approvals WHERE id = $1', [pending!.id], dbName(a));
     expect(database).toEqual([{ args: null, decided_by: expect.stringContaining('@host-b') }]);
+  });
+});
+
+/** Files a prompt call through `caller` and resolves with its approval id as soon as the daemon filed it; `call` settles when it is decided. */
+async function fileCall(caller: DaemonClient, round: number): Promise<{ id: string; call: Promise<{ ok: boolean; value?: unknown; error?: unknown }> }> {
+  const requestKey = `r${round}`;
+  let stop: () => void = () => undefined;
+  const filed = new Promise<string>((resolve) => {
+    stop = caller.onNotification('calls.pending', (params) => {
+      const pending = params as { requestKey?: string; approval?: { id?: string } };
+      if (pending.requestKey === requestKey && typeof pending.approval?.id === 'string') resolve(pending.approval.id);
+    });
+  });
+  const call = caller
+    .call('calls.authorize', { sessionId: 'race', server: 'fs', tool: 'write_file', args: { path: '/x', content: String(round) }, requestKey })
+    .then((value) => ({ ok: true, value }), (error: unknown) => ({ ok: false, error }));
+  const id = await Promise.race([filed, call.then((outcome) => Promise.reject(new Error(`the call ended before it was filed: ${JSON.stringify(outcome)}`)))]);
+  stop();
+  return { id, call };
+}
+
+describe('R-TEAM-6 two hosts decide one approval at the same moment', () => {
+  it('200 times: exactly one decision is recorded, the loser gets conflict naming who decided, and the call follows the winner, once', async () => {
+    const { hosts } = await startTeam(cleanups, server, ['host-a', 'host-b'], PROMPT_WRITES);
+    const [a, b] = hosts as [TeamHost, TeamHost];
+    const caller = await a.connect();
+    const deciderA = await a.connect();
+    const deciderB = await b.connect();
+    let allowedCalls = 0;
+    for (let round = 0; round < 200; round += 1) {
+      const { id, call } = await fileCall(caller, round);
+      // Host A allows, host B denies, sent together: whichever lands first is the decision.
+      const [onA, onB] = await Promise.allSettled([
+        deciderA.call<{ state: string }>('approvals.decide', { id, behavior: 'allow' }),
+        deciderB.call<{ state: string }>('approvals.decide', { id, behavior: 'deny', reason: `lost race ${round}` }),
+      ]);
+      const won = [onA, onB].filter((outcome) => outcome.status === 'fulfilled');
+      const lost = [onA, onB].filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+      expect(won, `round ${round}`).toHaveLength(1);
+      expect(lost[0]?.reason).toMatchObject({ type: 'conflict', message: expect.stringMatching(/was already (approved|denied) by \S+@host-[ab]/) });
+      const outcome = await call;
+      const allowWon = onA.status === 'fulfilled';
+      expect(outcome.ok, `round ${round}`).toBe(allowWon);
+      if (outcome.ok) {
+        allowedCalls += 1;
+        await caller.call('calls.finish', { callId: (outcome.value as { callId: string }).callId, outcome: 'ok' });
+      } else {
+        expect(outcome.error).toMatchObject({ type: 'policy_denied', details: { reason: 'consent_denied' } });
+      }
+      const stored = await server.query<{ state: string }>('SELECT state FROM approvals WHERE id = $1', [id], dbName(a));
+      expect(stored).toEqual([{ state: allowWon ? 'approved' : 'denied' }]);
+    }
+    // Each allowed call was let through once, and audited once on the host that ran it.
+    await expect.poll(() => auditLines(a.home).filter((line) => line['outcome'] === 'ok').length, { timeout: 10_000 }).toBe(allowedCalls);
+    expect(auditLines(b.home).filter((line) => line['outcome'] === 'ok')).toEqual([]);
+  });
+
+  it('`assent deny` on host B after host A approved exits 65 and says who decided', async () => {
+    const { hosts } = await startTeam(cleanups, server, ['host-a', 'host-b'], PROMPT_WRITES);
+    const [a, b] = hosts as [TeamHost, TeamHost];
+    const { id, call } = await fileCall(await a.connect(), 0);
+    await (await a.connect()).call('approvals.decide', { id, behavior: 'allow' });
+    expect((await call).ok).toBe(true);
+    const late = await b.home.runCli(['deny', id]);
+    expect(late.code).toBe(65);
+    expect(late.stderr).toMatch(new RegExp(`approval ${id} was already approved by \\S+@host-a`));
   });
 });
 

@@ -201,7 +201,11 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
   const service = new ApprovalService(serviceOptions);
   // R-J-5: before any call is served, effects a crash left without an outcome become uncertain (this host's only, R-TEAM-6).
-  const ready = proofs.reconcile().then(() => service.start());
+  // R-TEAM-6: the team learns which revision this host runs, which its proofs bind.
+  const announce = (revision: string): Promise<void> => store.announceHost({ name: host.name, revision, at: clock.now() });
+  const ready = announce(pinned.revision)
+    .then(() => proofs.reconcile())
+    .then(() => service.start());
   const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
   // The bash grammar loads now, so the first shell action pays nothing for it (SPEC §14).
   judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
@@ -328,7 +332,10 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     ...webOperations({ auth: webAuth, url: pageUrl }),
     ...approvalOperations({ service, store, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
     ...agentOperations({ agents }),
-    ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => storePinnedConfig(journal, pin), confirmedInvalid }),
+    ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => {
+        storePinnedConfig(journal, pin);
+        announce(pin.revision).catch((error: unknown) => ctx.logger.warn('could not tell the team database the new configuration revision', { error }));
+      }, confirmedInvalid }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
     ...proofOperations({ service, proofs }),
   ];

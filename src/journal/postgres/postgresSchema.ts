@@ -91,7 +91,8 @@ const MIGRATIONS: readonly string[] = [
      state TEXT NOT NULL,
      consumed_at BIGINT,
      revoked_at BIGINT,
-     effect_id TEXT
+     effect_id TEXT,
+     host_id TEXT NOT NULL
    );
    CREATE INDEX proofs_by_action ON proofs (principal, audience, action_digest, state);
    CREATE TABLE effects (
@@ -108,6 +109,12 @@ const MIGRATIONS: readonly string[] = [
      result TEXT
    );
    CREATE INDEX effects_open ON effects (host_id, state);
+   CREATE TABLE hosts (
+     host_id TEXT PRIMARY KEY,
+     name TEXT NOT NULL,
+     revision TEXT NOT NULL,
+     updated_at BIGINT NOT NULL
+   );
    CREATE TABLE audit (
      host_id TEXT NOT NULL,
      seq BIGINT NOT NULL,

@@ -26,7 +26,7 @@ import {
   type TokenRow,
 } from '../journalRecords.js';
 import { rowToEffect, rowToProof, type ConsumptionOutcome, type EffectRow, type ProofRow } from '../proofs.js';
-import type { AuditRow, EventInput, RemoteEvent, Store, StoreChange } from '../store.js';
+import type { AuditRow, EventInput, HostRecord, RemoteEvent, Store, StoreChange } from '../store.js';
 import { maskSecrets, type DatabaseUrl } from './databaseUrl.js';
 import { migratePostgres } from './postgresSchema.js';
 
@@ -513,9 +513,23 @@ export class PostgresStore implements Store {
   async insertProof(proof: ProofRecord): Promise<void> {
     try {
       await this.query(
-        `INSERT INTO proofs (id, hash, approval_id, principal, session_id, action_kind, action_digest, revision, decision, channel, audience, issued_at, expires_at, state)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'allow', $9, $10, $11, $12, 'issued')`,
-        [proof.id, proof.hash, proof.approvalId, proof.principal, proof.sessionId, proof.actionKind, proof.actionDigest, proof.revision, proof.channel, proof.audience, proof.issuedAt, proof.expiresAt],
+        `INSERT INTO proofs (id, hash, approval_id, principal, session_id, action_kind, action_digest, revision, decision, channel, audience, issued_at, expires_at, state, host_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'allow', $9, $10, $11, $12, 'issued', $13)`,
+        [
+          proof.id,
+          proof.hash,
+          proof.approvalId,
+          proof.principal,
+          proof.sessionId,
+          proof.actionKind,
+          proof.actionDigest,
+          proof.revision,
+          proof.channel,
+          proof.audience,
+          proof.issuedAt,
+          proof.expiresAt,
+          proof.hostId ?? this.hostId,
+        ],
       );
     } catch (error) {
       if (isUniqueViolation(error)) {
@@ -528,31 +542,32 @@ export class PostgresStore implements Store {
   }
 
   async getProofByHash(hash: string): Promise<ProofRecord | undefined> {
-    const row = (await this.query<ProofRow>('SELECT * FROM proofs WHERE hash = $1', [hash])).rows[0];
-    return row === undefined ? undefined : rowToProof(row);
+    const row = (await this.query<ProofRow & { host_id: string }>('SELECT * FROM proofs WHERE hash = $1', [hash])).rows[0];
+    return row === undefined ? undefined : withHost(rowToProof(row), row.host_id);
   }
 
   async getProof(id: string): Promise<ProofRecord | undefined> {
-    const row = (await this.query<ProofRow>('SELECT * FROM proofs WHERE id = $1', [id])).rows[0];
-    return row === undefined ? undefined : rowToProof(row);
+    const row = (await this.query<ProofRow & { host_id: string }>('SELECT * FROM proofs WHERE id = $1', [id])).rows[0];
+    return row === undefined ? undefined : withHost(rowToProof(row), row.host_id);
   }
 
   async getProofForApproval(approvalId: string): Promise<ProofRecord | undefined> {
-    const row = (await this.query<ProofRow>('SELECT * FROM proofs WHERE approval_id = $1', [approvalId])).rows[0];
-    return row === undefined ? undefined : rowToProof(row);
+    const row = (await this.query<ProofRow & { host_id: string }>('SELECT * FROM proofs WHERE approval_id = $1', [approvalId])).rows[0];
+    return row === undefined ? undefined : withHost(rowToProof(row), row.host_id);
   }
 
   async proofsForAction(principal: string, audience: ProofAudience, actionDigest: string): Promise<ProofRecord[]> {
-    const result = await this.query<ProofRow>('SELECT * FROM proofs WHERE principal = $1 AND audience = $2 AND action_digest = $3 ORDER BY issued_at DESC, id', [
+    const result = await this.query<ProofRow & { host_id: string }>('SELECT * FROM proofs WHERE principal = $1 AND audience = $2 AND action_digest = $3 ORDER BY issued_at DESC, id', [
       principal,
       audience,
       actionDigest,
     ]);
-    return result.rows.map(rowToProof);
+    return result.rows.map((row) => withHost(rowToProof(row), row.host_id));
   }
 
   async listProofs(limit = 1000): Promise<ProofRecord[]> {
-    return (await this.query<ProofRow>('SELECT * FROM proofs ORDER BY issued_at DESC, id LIMIT $1', [limit])).rows.map(rowToProof);
+    const result = await this.query<ProofRow & { host_id: string }>('SELECT * FROM proofs ORDER BY issued_at DESC, id LIMIT $1', [limit]);
+    return result.rows.map((row) => withHost(rowToProof(row), row.host_id));
   }
 
   /**
@@ -563,9 +578,15 @@ export class PostgresStore implements Store {
    */
   consume(hash: string, request: ConsumptionRequest, effectId: string): Promise<ConsumptionOutcome> {
     return this.transaction(async (client): Promise<ConsumptionOutcome> => {
-      const row = (await client.query<ProofRow>('SELECT * FROM proofs WHERE hash = $1 FOR UPDATE', [hash])).rows[0];
-      const proof = row === undefined ? undefined : rowToProof(row);
-      const verdict = decideConsumption(proof, request);
+      const row = (await client.query<ProofRow & { host_id: string }>('SELECT * FROM proofs WHERE hash = $1 FOR UPDATE', [hash])).rows[0];
+      const proof = row === undefined ? undefined : withHost(rowToProof(row), row.host_id);
+      // A proof another host issued binds that host's configuration: it holds while that host still runs the revision it approved under (R-TEAM-6).
+      let checked = request;
+      if (proof !== undefined && proof.hostId !== this.hostId) {
+        const issuer = (await client.query<{ revision: string }>('SELECT revision FROM hosts WHERE host_id = $1', [proof.hostId])).rows[0];
+        checked = { ...request, revision: issuer?.revision ?? '' };
+      }
+      const verdict = decideConsumption(proof, checked);
       if (verdict.kind === 'refuse' || proof === undefined) {
         const reason = verdict.kind === 'refuse' ? verdict.reason : 'unknown';
         throw new AssentError('proof_invalid', `the approval proof was refused (${reason}): ${PROOF_REFUSAL_HELP[reason]}; nothing was run`, {
@@ -634,6 +655,21 @@ export class PostgresStore implements Store {
     return (await this.query("UPDATE proofs SET state = 'revoked', revoked_at = $1 WHERE id = $2 AND state = 'issued'", [at, id])).rowCount === 1;
   }
 
+  // ------------------------------------------------------------ hosts (R-TEAM-6)
+
+  async announceHost(host: { name: string; revision: string; at: number }): Promise<void> {
+    await this.query(
+      `INSERT INTO hosts (host_id, name, revision, updated_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (host_id) DO UPDATE SET name = excluded.name, revision = excluded.revision, updated_at = excluded.updated_at`,
+      [this.hostId, host.name, host.revision, host.at],
+    );
+  }
+
+  async listHosts(): Promise<HostRecord[]> {
+    const result = await this.query<{ host_id: string; name: string; revision: string; updated_at: number }>('SELECT * FROM hosts ORDER BY name, host_id');
+    return result.rows.map((row) => ({ hostId: row.host_id, name: row.name, revision: row.revision, updatedAt: row.updated_at }));
+  }
+
   // ------------------------------------------------------------ audit rows (R-TEAM-4)
 
   /** Idempotent: a row already stored (a retry after an outage) is kept as it is. */
@@ -670,6 +706,11 @@ export class PostgresStore implements Store {
     await this.feed.catch(() => undefined);
     await this.pool.end().catch(() => undefined);
   }
+}
+
+function withHost(proof: ProofRecord, hostId: string): ProofRecord {
+  proof.hostId = hostId;
+  return proof;
 }
 
 function isUniqueViolation(error: unknown): boolean {

@@ -281,6 +281,35 @@ describe('R-TEAM-1 R-TEAM-6 what only a shared store does (postgres)', () => {
     expect(heard[1]).toMatchObject({ kind: 'event', event: { seq: big, kind: 'big', hostId: HOST_B, data: { blob: 'x'.repeat(10_000) } } });
   });
 
+  it('R-TEAM-6 a proof issued by another host binds that host\u2019s revision: consumable here while it runs it, refused once it reloaded', async () => {
+    const other = await fixture.openAnother(HOST_B);
+    await other.announceHost({ name: 'host-b', revision: 'rev-b1', at: 1 });
+    const proof = (hash: string, approvalId: string) => ({
+      id: `p${approvalId}`,
+      hash,
+      approvalId,
+      principal: 'team:x',
+      sessionId: 's',
+      actionKind: 'exec' as const,
+      actionDigest: 'v1:sha256:aa',
+      revision: 'rev-b1',
+      decision: 'allow' as const,
+      channel: 'cli',
+      audience: 'cli' as const,
+      issuedAt: 0,
+      expiresAt: Date.UTC(2030, 0, 1),
+      state: 'issued' as const,
+    });
+    await other.insertProof(proof('h1', 'ap001'));
+    await other.insertProof(proof('h2', 'ap002'));
+    expect((await fixture.store.getProofByHash('h1'))?.hostId).toBe(HOST_B);
+    const request = { principal: 'team:x', audience: 'cli' as const, actionDigest: 'v1:sha256:aa', revision: 'rev-a-whatever', now: 1 };
+    expect((await fixture.store.consume('h1', request, 'e1')).kind).toBe('consumed');
+    await other.announceHost({ name: 'host-b', revision: 'rev-b2', at: 2 });
+    await expect(fixture.store.consume('h2', request, 'e2')).rejects.toMatchObject({ type: 'proof_invalid', details: { reason: 'revision-changed' } });
+    expect((await fixture.store.listHosts()).map((host) => [host.name, host.revision])).toEqual([['host-b', 'rev-b2']]);
+  });
+
   it('R-TEAM-7 a database that cannot be reached is `unavailable` at once, named without its password', async () => {
     for (const url of ['postgresql://assent:S3CRET-pw@localhost:5432/none?host=/nonexistent-socket-dir', 'postgresql://assent:S3CRET-pw@127.0.0.1:1/none']) {
       const started = Date.now();

@@ -57,6 +57,8 @@ describe.each(STORE_KINDS)('proofs and effects in the journal (%s)', (kind) => {
     clock = new FakeClock();
     fixture = await openStoreFixture(kind, clock);
     store = fixture.store;
+    // The issuing host runs rev1: what a proof issued here binds, wherever it is presented (R-TEAM-6).
+    await store.announceHost({ name: 'host-a', revision: 'rev1', at: 0 });
     audit = [];
     events = [];
     bus = new EventBus(store, () => clock.now());
