@@ -150,9 +150,11 @@ export class ToolCalls {
 
   private refuseUnavailable(base: CallBase, cause?: AssentError): AssentError {
     writeAudit(this.ctx, { ...base, outcome: 'denied', deniedReason: 'unavailable' });
-    const why = cause?.message ?? 'the team database cannot be reached right now';
-    return new AssentError('policy_denied', `assent did not file or run ${base.server}/${base.tool}: ${why}. Nothing was run; retry once the database is back (\`assent daemon status\` shows it).`, {
-      details: { reason: 'unavailable', detail: 'database', hint: why },
+    this.ctx.logger.warn('a prompt call was refused: the store cannot be reached', { server: base.server, tool: base.tool, ...(cause === undefined ? {} : { error: cause.message }) });
+    // What the agent reads: no database address, only what happened and where the operator looks.
+    const hint = 'The team database of assent cannot be reached right now, so no approval could be filed (`assent daemon status` on this host shows it)';
+    return new AssentError('policy_denied', `assent did not file or run ${base.server}/${base.tool}: the team database cannot be reached. Nothing was run; retry once it is back.`, {
+      details: { reason: 'unavailable', detail: 'database', hint },
     });
   }
 

@@ -337,7 +337,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
         announce(pin.revision).catch((error: unknown) => ctx.logger.warn('could not tell the team database the new configuration revision', { error }));
       }, confirmedInvalid }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
-    ...proofOperations({ service, proofs }),
+    ...proofOperations({ service, proofs, store }),
   ];
   return { service, agents, journal, store, ready: started, bus, webAuth, operations, serveHttp };
 }
