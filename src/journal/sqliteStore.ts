@@ -178,6 +178,10 @@ export class SqliteStore implements Store {
     return Promise.resolve();
   }
 
+  lastAuditSeq(): Promise<number> {
+    return Promise.resolve(0);
+  }
+
   listAuditRows(): Promise<AuditRow[]> {
     return Promise.resolve([]);
   }

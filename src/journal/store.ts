@@ -131,6 +131,8 @@ export interface Store {
 
   // Audit rows (R-TEAM-4); a store that keeps none (SQLite) ignores appends and lists nothing.
   appendAuditRows(rows: readonly AuditRow[]): Promise<void>;
+  /** The highest seq stored for this host's lines (0 when none): where copying its file to the database resumes. */
+  lastAuditSeq(): Promise<number>;
   /** Audit rows, each host's in seq order; `hostId` narrows to one host. */
   listAuditRows(filter?: { hostId?: string }): Promise<AuditRow[]>;
 

@@ -6,7 +6,8 @@ import { AssentError } from '../core/errors.js';
 import { portableJson } from '../core/jsonLimits.js';
 import { newApprovalId, type RandomBytes } from '../core/ids.js';
 import { parseRuleArg, type Rule } from '../core/toolPolicy.js';
-import { exportAudit } from '../journal/auditReaders.js';
+import { exportAudit, verifyAudit, verifyAuditRows } from '../journal/auditReaders.js';
+import { sanitizeAuditRecord, type AuditRecord } from '../journal/auditRecords.js';
 import type { Store } from '../journal/store.js';
 import type { ApprovalService, DecideParams, WatchRequest } from '../service/approvalService.js';
 import { EVENT_KINDS, type BusEvent, type EventBus } from '../service/eventBus.js';
@@ -364,15 +365,84 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
     }),
     defineOperation({
       name: 'audit.query',
-      summary: 'Audit records, oldest first, optionally since a time (ms since epoch).',
-      params: z.strictObject({ since: z.number().optional(), limit: z.number().int().positive().max(100_000).optional() }),
+      summary:
+        'Audit records, oldest first, optionally since a time (ms since epoch); this host\u2019s, or with allHosts every host\u2019s from the team database, each with its hostId and hostName (R-TEAM-4).',
+      params: z.strictObject({ since: z.number().optional(), limit: z.number().int().positive().max(100_000).optional(), allHosts: z.boolean().optional() }),
       result: z.array(JsonObject),
       class: 'read',
       exposure: { cli: true, rpc: true, http: true, mcp: true },
       handler: async (params) => {
-        const records = exportAudit(deps.auditDir, params.since === undefined ? {} : { since: params.since }) as unknown as Record<string, unknown>[];
+        const since = params.since === undefined ? {} : { since: params.since };
+        const records =
+          params.allHosts === true && deps.store.shared ? await teamAuditRecords(deps.store, params.since) : (exportAudit(deps.auditDir, since) as unknown as Record<string, unknown>[]);
         return params.limit === undefined ? records : records.slice(-params.limit);
       },
     }),
+    defineOperation({
+      name: 'audit.verify',
+      summary:
+        'Verify the audit hash chain: this host\u2019s files, or with allHosts every host\u2019s chain recomputed from its rows in the team database (R-TEAM-4); names the first broken link of each host.',
+      params: z.strictObject({ allHosts: z.boolean().optional() }),
+      result: z.object({
+        ok: z.boolean(),
+        hosts: z.array(
+          z.object({
+            hostId: z.string(),
+            hostName: z.string().optional(),
+            ok: z.boolean(),
+            lines: z.number(),
+            firstBroken: z.object({ seq: z.number().optional(), file: z.string().optional(), line: z.number().optional(), reason: z.string() }).optional(),
+          }),
+        ),
+      }),
+      class: 'read',
+      exposure: { cli: true, rpc: true, http: true, mcp: true },
+      handler: async (params) => {
+        if (params.allHosts !== true || !deps.store.shared) {
+          const local = verifyAudit(deps.auditDir);
+          const host: { hostId: string; ok: boolean; lines: number; firstBroken?: { file: string; line: number; reason: string } } = { hostId: deps.store.hostId, ok: local.ok, lines: local.lines };
+          if (local.firstBroken !== undefined) host.firstBroken = local.firstBroken;
+          return { ok: local.ok, hosts: [host] };
+        }
+        const [rows, known] = await Promise.all([deps.store.listAuditRows(), deps.store.listHosts()]);
+        const names = new Map(known.map((host) => [host.hostId, host.name]));
+        const byHost = new Map<string, { seq: number; line: string }[]>();
+        for (const row of rows) {
+          const list = byHost.get(row.hostId) ?? [];
+          list.push(row);
+          byHost.set(row.hostId, list);
+        }
+        const hosts = [...byHost.entries()].map(([hostId, hostRows]) => {
+          const verified = verifyAuditRows(hostId, hostRows);
+          const name = names.get(hostId);
+          return name === undefined ? verified : { ...verified, hostName: name };
+        });
+        return { ok: hosts.every((host) => host.ok), hosts };
+      },
+    }),
   ];
+}
+
+/** Every host's audit records from the team database (R-TEAM-4): each line read back like the file's, tagged with its host; oldest first. */
+async function teamAuditRecords(store: Store, since: number | undefined): Promise<Record<string, unknown>[]> {
+  const [rows, hosts] = await Promise.all([store.listAuditRows(), store.listHosts()]);
+  const names = new Map(hosts.map((host) => [host.hostId, host.name]));
+  const records: Record<string, unknown>[] = [];
+  for (const row of rows) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(row.line);
+    } catch {
+      continue;
+    }
+    if (parsed === null || typeof parsed !== 'object') continue;
+    const record = sanitizeAuditRecord(parsed as AuditRecord) as unknown as Record<string, unknown>;
+    if (since !== undefined && !(Date.parse(String(record['ts'])) >= since)) continue;
+    record['hostId'] = row.hostId;
+    const name = names.get(row.hostId);
+    if (name !== undefined) record['hostName'] = name;
+    records.push(record);
+  }
+  // Stable: each host's lines keep their chain order where times tie.
+  return records.sort((a, b) => String(a['ts']).localeCompare(String(b['ts'])));
 }

@@ -10,7 +10,8 @@ import { disabledNotifier, createOsNotifier, type Notifier } from '../../channel
 import type { Clock } from '../../core/clock.js';
 import { AssentError } from '../../core/errors.js';
 import type { RandomBytes } from '../../core/ids.js';
-import { AuditLog } from '../../journal/auditLog.js';
+import { AuditLog, type WrittenLine } from '../../journal/auditLog.js';
+import { readAuditLines } from '../../journal/auditReaders.js';
 import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../../journal/confirmedConfig.js';
 import { hostIdentityOf } from '../../journal/hostIdentity.js';
@@ -32,7 +33,8 @@ import { proofOperations } from '../../operations/proofOperations.js';
 import { AgentActionService } from '../../service/agentActions.js';
 import { AgentJudge } from '../../shell/agentJudge.js';
 import { ProofService } from '../../service/proofService.js';
-import { ApprovalService, type PinnedConfig, type Timers } from '../../service/approvalService.js';
+import { ApprovalService, realTimers, type PinnedConfig, type Timers } from '../../service/approvalService.js';
+import { AuditMirror } from '../../service/auditMirror.js';
 import { EventBus } from '../../service/eventBus.js';
 import { registerSecret } from '../../service/logger.js';
 
@@ -163,11 +165,17 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   const { clock, journal, pinned, host } = base;
   const random = options.random ?? ((n: number) => randomBytes(n));
   ctx.status['journal'] = () => ({ ...store.describe(), available: store.available() });
+  // R-TEAM-4: in team mode every line of this host's chain is also a row of the shared `audit` table.
+  const mirror = store.shared ? new AuditMirror({ store, timers: options.timers ?? realTimers, logger: ctx.logger.child({ component: 'audit-mirror' }) }) : undefined;
   const audit = new AuditLog({
     dir: ctx.paths.auditDir,
     clock,
     retentionDays: pinned.config.auditRetentionDays,
     onFailure: (error) => ctx.logger.warn('audit write failed', { error }),
+    ...(mirror === undefined ? {} : { onWritten: (lines: readonly WrittenLine[]) => mirror.add(lines) }),
+  });
+  const unwatchMirror = mirror === undefined ? undefined : store.watch((change) => {
+    if (change.kind === 'connection' && change.state === 'restored') mirror.kick();
   });
   audit.prune();
   const bus = new EventBus(store, () => clock.now(), (error) => ctx.logger.warn('an event could not be stored; it was delivered live only', { error }));
@@ -203,7 +211,12 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   // R-J-5: before any call is served, effects a crash left without an outcome become uncertain (this host's only, R-TEAM-6).
   // R-TEAM-6: the team learns which revision this host runs, which its proofs bind.
   const announce = (revision: string): Promise<void> => store.announceHost({ name: host.name, revision, at: clock.now() });
+  // Lines written while this host was away from the database (or before it joined the team) are copied first.
+  const catchUpAudit = async (): Promise<void> => {
+    if (mirror !== undefined) mirror.add(readAuditLines(ctx.paths.auditDir, await store.lastAuditSeq()));
+  };
   const ready = announce(pinned.revision)
+    .then(catchUpAudit)
     .then(() => proofs.reconcile())
     .then(() => service.start());
   const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
@@ -250,7 +263,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   }
 
   const started = ready.then(() => bus.publish('daemon_started', { pid: process.pid, configRevision: pinned.revision })).then(() => undefined);
-  ctx.status['approvals'] = () => ({ ...service.status(), ...agents.status() });
+  ctx.status['approvals'] = () => ({ ...service.status(), ...agents.status(), ...(mirror === undefined ? {} : { auditRows: mirror.status() }) });
   ctx.status['config'] = () => {
     let fileRevision: string | undefined;
     try {
@@ -324,6 +337,8 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     watcher?.close();
     await service.shutdown();
     await audit.close();
+    unwatchMirror?.();
+    await mirror?.flush();
     await store.close();
     journal.close();
   });

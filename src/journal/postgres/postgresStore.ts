@@ -681,6 +681,10 @@ export class PostgresStore implements Store {
     );
   }
 
+  async lastAuditSeq(): Promise<number> {
+    return (await this.query<{ seq: number }>('SELECT COALESCE(max(seq), 0)::bigint AS seq FROM audit WHERE host_id = $1', [this.hostId])).rows[0]?.seq ?? 0;
+  }
+
   async listAuditRows(filter: { hostId?: string } = {}): Promise<AuditRow[]> {
     const result =
       filter.hostId === undefined
