@@ -2,9 +2,10 @@
 // textContent, never as HTML; previews are escaped JSON like the terminal's
 // (R-TTY-3), so control characters, bidi overrides and look-alikes show as \uXXXX.
 /* global document, window, fetch, EventSource, history, location */
+import { approveWithPasskey, passkeyNote } from '/passkeys.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { pending: [], resolved: [], noted: new Set(), events: undefined, view: 'pending', clockSkewMs: 0 };
+const state = { pending: [], resolved: [], noted: new Set(), events: undefined, view: 'pending', clockSkewMs: 0, focusId: undefined, focusRender: 0 };
 
 /** JSON with every code unit >= U+007F escaped; JSON.stringify already escapes C0 controls. */
 function escapedJson(value) {
@@ -127,73 +128,131 @@ function previewOf(approval) {
   return escapedJson(approval.args ?? {});
 }
 
+/** Who may still decide (four-eyes, quorum) and who has approved so far (R-TEAM-3). */
+function teamNotes(approval) {
+  const notes = [];
+  const approvedBy = approval.approvedBy ?? [];
+  if (approval.fourEyes) notes.push(el('p', { class: 'note', text: `Four-eyes: ${escapeText(approval.owner ?? 'the session owner')} may deny this but not approve it.` }));
+  if ((approval.quorum ?? 1) > 1 || approvedBy.length > 0) {
+    const counted = approval.fourEyes ? approvedBy.filter((p) => p !== approval.owner) : approvedBy;
+    const who = approvedBy.length === 0 ? 'nobody yet' : approvedBy.map(escapeText).join(', ');
+    notes.push(el('p', { class: 'note approved-by', text: `Approved so far by ${who} (${counted.length} of ${approval.quorum ?? 1}).` }));
+  }
+  return notes;
+}
+
 function renderPending() {
   const list = $('pending-list');
   list.replaceChildren();
   $('pending-empty').hidden = state.pending.length > 0;
   $('pending-count').textContent = state.pending.length > 0 ? `(${state.pending.length})` : '';
-  for (const approval of state.pending) {
-    const countdown = el('span', { class: 'countdown', 'data-expires': String(approval.expiresAt), text: remaining(approval.expiresAt) });
-    const reason = el('input', { type: 'text', maxlength: '1000', 'aria-label': 'Reason', placeholder: 'reason (optional)' });
-    // Handoff approvals: no call waits; an allow issues the proof the agent's identical retry consumes.
-    const once = el('button', { type: 'button', class: 'approve', text: approval.handoff ? "Authorize for the agent's retry" : 'Approve once' });
-    const session = el('button', { type: 'button', text: 'Approve for session' });
-    const deny = el('button', { type: 'button', class: 'deny', text: 'Deny' });
-    const error = el('p', { class: 'error', role: 'alert' });
-    const buttons = approval.handoff ? [once, deny] : [once, session, deny];
-    const decide = async (params) => {
-      for (const button of buttons) button.disabled = true;
-      error.textContent = '';
-      try {
-        await api('approvals.decide', { id: approval.id, ...params });
-        await refresh();
-      } catch (failure) {
-        if (failure.status === 401) return showPairing('Your session ended; pair again.');
-        error.textContent = failure.message;
-        for (const button of buttons) button.disabled = false;
-      }
-      return undefined;
-    };
-    once.addEventListener('click', () => decide({ behavior: 'allow', scope: 'call' }));
-    session.addEventListener('click', () => decide({ behavior: 'allow', scope: 'session' }));
-    deny.addEventListener('click', () => {
-      const text = reason.value.trim();
-      return decide(text === '' ? { behavior: 'deny' } : { behavior: 'deny', reason: text });
-    });
-    const card = el('li', { class: 'card', 'data-approval-id': approval.id }, [
-      el('h3', { text: escapeText(titleOf(approval)) }),
-      el('div', { class: 'meta' }, [
-        el('span', { text: `id ${approval.id}` }),
-        el('span', { text: `session ${escapeText(approval.sessionId)}` }),
-        el('span', {}, ['expires in ', countdown]),
-      ]),
-      ...agentLines(approval),
-      el('pre', { class: 'preview', 'aria-label': 'Complete arguments' }, [previewOf(approval)]),
-      el('div', { class: 'meta' }, [el('span', { text: `caller ${escapedJson(approval.caller ?? {})}` })]),
-      approval.handoff ? el('p', { class: 'note', text: 'Handoff: the agent was told to retry this exact call; authorizing lets that one retry run once.' }) : '',
-      el('div', { class: 'actions' }, approval.handoff ? [once, el('label', {}, [reason]), deny] : [once, session, el('label', {}, [reason]), deny]),
-      error,
-    ]);
-    list.append(card);
-  }
+  for (const approval of state.pending) list.append(pendingCard(approval));
+  void renderFocus();
+}
+
+/** One pending approval with its Approve/Deny controls. */
+function pendingCard(approval) {
+  const countdown = el('span', { class: 'countdown', 'data-expires': String(approval.expiresAt), text: remaining(approval.expiresAt) });
+  const reason = el('input', { type: 'text', maxlength: '1000', 'aria-label': 'Reason', placeholder: 'reason (optional)' });
+  // Handoff approvals: no call waits; an allow issues the proof the agent's identical retry consumes.
+  // R-REM-6: an approval that needs a passkey is approved with one (web/passkeys.js), once, never for the session.
+  const passkey = approval.presence === 'passkey';
+  const once = el('button', { type: 'button', class: 'approve', text: passkey ? 'Approve with passkey' : approval.handoff ? "Authorize for the agent's retry" : 'Approve once' });
+  const session = el('button', { type: 'button', text: 'Approve for session' });
+  const deny = el('button', { type: 'button', class: 'deny', text: 'Deny' });
+  const error = el('p', { class: 'error', role: 'alert' });
+  const single = approval.handoff || passkey;
+  const buttons = single ? [once, deny] : [once, session, deny];
+  const decide = async (params) => {
+    for (const button of buttons) button.disabled = true;
+    error.textContent = '';
+    try {
+      await (passkey && params.behavior === 'allow' ? approveWithPasskey(approval.id) : api('approvals.decide', { id: approval.id, ...params }));
+      await refresh();
+    } catch (failure) {
+      if (failure.status === 401) return showPairing('Your session ended; pair again.');
+      error.textContent = failure.message;
+      for (const button of buttons) button.disabled = false;
+    }
+    return undefined;
+  };
+  once.addEventListener('click', () => decide({ behavior: 'allow', scope: 'call' }));
+  session.addEventListener('click', () => decide({ behavior: 'allow', scope: 'session' }));
+  deny.addEventListener('click', () => {
+    const text = reason.value.trim();
+    return decide(text === '' ? { behavior: 'deny' } : { behavior: 'deny', reason: text });
+  });
+  const card = el('li', { class: 'card', 'data-approval-id': approval.id }, [
+    el('h3', { text: escapeText(titleOf(approval)) }),
+    el('div', { class: 'meta' }, [
+      el('span', { text: `id ${approval.id}` }),
+      el('span', { text: `session ${escapeText(approval.sessionId)}` }),
+      el('span', {}, ['expires in ', countdown]),
+    ]),
+    ...agentLines(approval),
+    el('pre', { class: 'preview', 'aria-label': 'Complete arguments' }, [previewOf(approval)]),
+    el('div', { class: 'meta' }, [el('span', { text: `caller ${escapedJson(approval.caller ?? {})}` })]),
+    ...teamNotes(approval),
+    approval.handoff ? el('p', { class: 'note', text: 'Handoff: the agent was told to retry this exact call; authorizing lets that one retry run once.' }) : '',
+    passkeyNote(approval),
+    el('div', { class: 'actions' }, single ? [once, el('label', {}, [reason]), deny] : [once, session, el('label', {}, [reason]), deny]),
+    error,
+  ]);
+  return card;
+}
+
+/** A decided, expired or cancelled approval: its outcome, channel and reason. */
+function resolvedCard(approval) {
+  const outcome = approval.state === 'approved' ? `approved${approval.scope === 'session' ? ' for session' : ''}` : approval.state;
+  const details = [
+    el('span', { text: `id ${approval.id}` }),
+    el('span', { text: escapeText(outcome) }),
+    el('span', { text: `via ${escapeText(approval.channel ?? 'lifecycle')}` }),
+  ];
+  if (approval.decidedBy) details.push(el('span', { text: `by ${escapeText(approval.decidedBy)}` }));
+  if (approval.reason) details.push(el('span', { text: `reason: ${escapeText(approval.reason)}` }));
+  return el('li', { class: 'card', 'data-approval-id': approval.id }, [el('h3', { text: escapeText(titleOf(approval)) }), el('div', { class: 'meta' }, details)]);
 }
 
 function renderResolved() {
   const list = $('resolved-list');
   list.replaceChildren();
   $('resolved-empty').hidden = state.resolved.length > 0;
-  for (const approval of state.resolved) {
-    const outcome = approval.state === 'approved' ? `approved${approval.scope === 'session' ? ' for session' : ''}` : approval.state;
-    const details = [
-      el('span', { text: `id ${approval.id}` }),
-      el('span', { text: outcome }),
-      el('span', { text: `via ${approval.channel ?? 'lifecycle'}` }),
-    ];
-    if (approval.reason) details.push(el('span', { text: `reason: ${escapeText(approval.reason)}` }));
-    list.append(el('li', { class: 'card', 'data-approval-id': approval.id }, [el('h3', { text: escapeText(titleOf(approval)) }), el('div', { class: 'meta' }, details)]));
-  }
+  for (const approval of state.resolved) list.append(resolvedCard(approval));
 }
 
+/**
+ * The approval a deep link (#/approvals/<id>) opened: its card with the
+ * controls while pending, its outcome once resolved. Renders race (a refresh
+ * and an event); only the newest one writes.
+ */
+async function renderFocus() {
+  const id = state.focusId;
+  if (id === undefined) return;
+  const turn = ++state.focusRender;
+  const box = $('approval-focus');
+  const pendingOne = state.pending.find((approval) => approval.id === id);
+  const others = state.pending.length - (pendingOne === undefined ? 0 : 1);
+  $('focus-others').textContent = others > 0 ? `All pending (${others} more)` : 'All pending';
+  if (pendingOne !== undefined) {
+    box.replaceChildren(pendingCard(pendingOne));
+    return;
+  }
+  let node;
+  if (!/^[a-z]{5}$/.test(id)) {
+    node = el('p', { class: 'error', text: `The link names no approval: "${escapeText(id)}" is not an approval id.` });
+  } else {
+    try {
+      const approval = await api('approvals.get', { id });
+      node = approval.state === 'pending' ? pendingCard(approval) : resolvedCard(approval);
+    } catch (failure) {
+      if (failure.status === 401) return showPairing('Your session ended; pair again.');
+      node = el('p', { class: 'error', text: `Approval ${id} is not on this daemon: ${failure.message}` });
+    }
+  }
+  if (turn === state.focusRender && state.focusId === id) box.replaceChildren(node);
+  return undefined;
+}
 async function refresh() {
   const previous = new Map(state.pending.map((approval) => [approval.id, approval]));
   state.pending = await api('approvals.list', { state: 'pending' });
@@ -253,9 +312,14 @@ async function loadAudit() {
 
 function showView(view) {
   state.view = view;
+  if (view !== 'approval') {
+    state.focusId = undefined;
+    if (location.hash !== '') history.replaceState(null, '', location.pathname);
+  }
   for (const button of document.querySelectorAll('nav button')) button.setAttribute('aria-pressed', String(button.dataset.view === view));
-  for (const name of ['pending', 'resolved', 'audit']) $(`view-${name}`).hidden = name !== view;
+  for (const name of ['approval', 'pending', 'resolved', 'audit']) $(`view-${name}`).hidden = name !== view;
   if (view === 'audit') void loadAudit();
+  if (view === 'approval') void renderFocus();
 }
 
 function listen() {
@@ -279,6 +343,7 @@ function listen() {
   };
   events.addEventListener('approval_requested', onChange);
   events.addEventListener('approval_resolved', onChange);
+  events.addEventListener('approval_voted', onChange);
   events.addEventListener('error', () => {
     setStatus('reconnecting…');
     if (events.readyState === EventSource.CLOSED) {
@@ -294,6 +359,7 @@ async function enterApp() {
   $('pair').hidden = true;
   $('app').hidden = false;
   $('logout').hidden = false;
+  showView(state.focusId === undefined ? state.view : 'approval');
   listen();
   await refresh();
 }
@@ -301,7 +367,8 @@ async function enterApp() {
 async function pair(code) {
   $('pair-error').textContent = '';
   try {
-    await api('pair', { code: code.trim() });
+    // "Remember this device" keeps the session across daemon restarts for web.deviceTtlDays (R-REM-3).
+    await api('pair', { code: code.trim(), remember: $('remember-device').checked });
     $('pairing-code').value = '';
     await enterApp();
   } catch (failure) {
@@ -309,12 +376,27 @@ async function pair(code) {
   }
 }
 
-function codeFromFragment() {
-  const match = /(?:^|&)code=([^&]*)/.exec(location.hash.slice(1));
-  if (match === null) return undefined;
-  // The code leaves the address bar (and history) at once.
-  history.replaceState(null, '', location.pathname);
-  return decodeURIComponent(match[1]);
+/**
+ * The fragment: `#code=CODE` pairs (the code leaves the address bar and
+ * history at once), `#/approvals/<id>` opens that approval (kept in the address
+ * bar through pairing, so a reload still opens it); both may be joined by `&`.
+ */
+function readFragment() {
+  const parts = location.hash.slice(1).split('&').filter((part) => part !== '');
+  let code;
+  let route;
+  for (const part of parts) {
+    if (part.startsWith('code=')) code = decodeURIComponent(part.slice(5));
+    else if (part === 'remember=1') $('remember-device').checked = true;
+    else if (part.startsWith('/')) route = part;
+  }
+  if (code !== undefined) history.replaceState(null, '', `${location.pathname}${route === undefined ? '' : `#${route}`}`);
+  const match = route === undefined ? null : /^\/approvals\/([^/]*)$/.exec(route);
+  return { code, approvalId: match === null ? undefined : decodeURIComponent(match[1]) };
+}
+
+function showPairingFor() {
+  $('pair-target').textContent = state.focusId === undefined ? '' : `After pairing, this page opens approval ${escapeText(state.focusId)}.`;
 }
 
 async function start() {
@@ -332,7 +414,19 @@ async function start() {
     for (const node of document.querySelectorAll('.countdown')) node.textContent = remaining(Number(node.dataset.expires));
   }, 1000);
 
-  const fragmentCode = codeFromFragment();
+  window.addEventListener('hashchange', () => {
+    const { code, approvalId } = readFragment();
+    if (code !== undefined) void pair(code);
+    if (approvalId === undefined) return;
+    state.focusId = approvalId;
+    showPairingFor();
+    if (!$('app').hidden) showView('approval');
+  });
+  $('focus-others').addEventListener('click', () => showView('pending'));
+
+  const { code: fragmentCode, approvalId } = readFragment();
+  state.focusId = approvalId;
+  showPairingFor();
   if (fragmentCode !== undefined) {
     $('pairing-code').value = fragmentCode;
     await pair(fragmentCode);

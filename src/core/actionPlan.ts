@@ -2,6 +2,7 @@
 // plan (which commands, which paths to resolve) → the edge resolves the paths on
 // the real file system → decide. The plan and the resolved paths are plain data.
 import type { PolicyValue } from './policyValue.js';
+import { approvePath, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
 import { atLeastPrompt, mostRestrictive } from './decisions.js';
 import { evaluatePathForms, type CompiledPaths, type PathAccess } from './pathPolicy.js';
 
@@ -14,6 +15,14 @@ export interface PolicyPart {
   rule?: string;
   /** Why it was not statically known, or where a path lands. */
   reason?: string;
+  /** The auto-approval rule that turned this part's prompt into allow (R-POL-6); `rule` then names it too. */
+  ruleId?: string;
+}
+
+/** A part the policy left at prompt, allowed by the auto-approval rule `label` (R-POL-6): the rule and what it overrode are named. */
+export function autoApprovedPart(part: PolicyPart, approval: { ruleId: string; label: string }): PolicyPart {
+  const said = `${part.rule ?? 'policy'} says prompt; an auto-approval rule allows it`;
+  return { ...part, decision: 'allow', rule: approval.label, reason: part.reason === undefined ? said : `${part.reason}; ${said}`, ruleId: approval.ruleId };
 }
 
 /** A path the edge must resolve: `text` is absolute or relative to each of `bases`. */
@@ -54,9 +63,10 @@ export interface ActionVerdict {
 /**
  * Judges the planned paths against `policy.paths` (R-PATH-1) and folds every
  * part into one decision, the most restrictive. `cwds` are the forms of the
- * agent's cwd that `${cwd}` stands for (lexical and physical).
+ * agent's cwd that `${cwd}` stands for (lexical and physical). A path the rules
+ * leave at prompt is allowed by a `--path` rule whose glob holds all its forms.
  */
-export function decidePlan(plan: ActionPlan, resolved: ResolvedPaths, paths: CompiledPaths, cwds: readonly string[]): ActionVerdict {
+export function decidePlan(plan: ActionPlan, resolved: ResolvedPaths, paths: CompiledPaths, cwds: readonly string[], auto: AutoApprovals = NO_AUTO_APPROVALS): ActionVerdict {
   const parts = plan.parts.map((part) => ({ ...part }));
   for (const path of plan.paths) {
     if (path.unknown !== undefined) {
@@ -69,7 +79,8 @@ export function decidePlan(plan: ActionPlan, resolved: ResolvedPaths, paths: Com
     const landed = forms.filter((form) => form !== path.shown);
     const part: PolicyPart = { kind: 'path', text: `${path.access} ${path.shown}`, decision: verdict.decision, rule: verdict.rule };
     if (landed.length > 0) part.reason = `resolves to ${[...new Set(landed)].join(', ')}`;
-    parts.push(part);
+    const approval = verdict.decision === 'prompt' ? approvePath(auto, forms, path.access, cwds) : undefined;
+    parts.push(approval === undefined ? part : autoApprovedPart(part, approval));
   }
   let decision: PolicyValue = 'allow';
   for (const part of parts) decision = mostRestrictive(decision, part.decision);

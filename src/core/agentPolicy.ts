@@ -3,7 +3,9 @@
 // redirections, a read or write action's paths, a fetch's URL), judged by the
 // daemon beforehand and handed in as a verdict; an MCP tool is judged by its
 // MCP id like a gateway call; anything else gets `policy.agents.default`.
-// Auto-approval rules may turn prompt into allow, never deny into anything.
+// Auto-approval rules may turn prompt into allow, never deny into anything:
+// `--command`/`--path`/`--url` rules part by part inside the verdict, `--tool`
+// rules on the whole action here.
 import type { ActionVerdict, PolicyPart } from './actionPlan.js';
 import { agentToolId, mcpToolOf, type AgentAction } from './agentAction.js';
 import type { PolicyValue } from './config.js';
@@ -37,6 +39,9 @@ export function evaluateAgentPolicy(
     const source = KIND_SOURCE[action.kind as keyof typeof KIND_SOURCE];
     const result: AgentPolicyResult = { decision: verdict.decision, source, key: deciding?.rule ?? `policy.${source}`, parts: verdict.parts };
     if (deciding !== undefined) result.decidingPart = deciding;
+    // Allowed only because `--command`/`--path`/`--url` rules allowed some parts: the call is recorded with the first of them.
+    const ruleId = verdict.decision === 'allow' ? verdict.parts.find((part) => part.ruleId !== undefined)?.ruleId : undefined;
+    if (ruleId !== undefined) result.ruleId = ruleId;
     return withRule(snapshot, result, id, action.input, nowMs);
   }
   const mcp = action.kind === 'mcp' ? mcpToolOf(action.agent, action.tool, action.mcpServer) : undefined;
@@ -70,6 +75,8 @@ export interface ExplainedPart {
   decision: PolicyValue;
   rule?: string;
   reason?: string;
+  /** The auto-approval rule that allowed this part (R-POL-6). */
+  ruleId?: string;
 }
 
 export interface AgentPolicyExplanation {
@@ -77,13 +84,17 @@ export interface AgentPolicyExplanation {
   parts: ExplainedPart[];
 }
 
-/** The explanation of a decision: every part the kind's rules judged, else the one key that decided; an auto-approval rule last. */
+/**
+ * The explanation of a decision: every part the kind's rules judged (a part a
+ * `--command`/`--path`/`--url` rule allowed names that rule), else the one key
+ * that decided; a `--tool` rule that turned the whole action into allow last.
+ */
 export function explainAgentPolicy(result: AgentPolicyResult, toolId: string): AgentPolicyExplanation {
   const parts: ExplainedPart[] =
     result.parts !== undefined
       ? result.parts.map((part) => ({ ...part }))
       : [{ kind: 'tool', text: toolId, decision: result.source === 'rule' ? 'prompt' : result.decision, rule: result.key ?? 'policy' }];
-  if (result.ruleId !== undefined) {
+  if (result.source === 'rule' && result.ruleId !== undefined) {
     parts.push({ kind: 'rule', text: toolId, decision: 'allow', rule: `rule ${result.ruleId}`, reason: 'an auto-approval rule turns this prompt into allow' });
   }
   return { decision: result.decision, parts };

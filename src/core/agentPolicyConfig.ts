@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { compileCommandRule, compileCommands, type CommandRuleConfig, type CommandsConfig, type CompiledCommands } from './commandPolicy.js';
 import { escapeText } from './escape.js';
-import { compilePathGlob, compilePaths, type CompiledPaths, type PathRuleConfig, type PathsConfig, type PathVars } from './pathPolicy.js';
+import { compilePathGlob, compilePaths, GLOB_CHECK_VARS, type CompiledPaths, type PathRuleConfig, type PathsConfig, type PathVars } from './pathPolicy.js';
 import { PolicyValueSchema } from './policyValue.js';
 import { compileUrlPattern, compileUrls, type CompiledUrls, type UrlRuleConfig, type UrlsConfig } from './urlPolicy.js';
 
@@ -88,8 +88,6 @@ export const DEFAULT_PATH_RULES: readonly PathRuleConfig[] = Object.freeze([
   { glob: '/dev/{null,stdout,stderr}', access: 'any', decision: 'allow' },
 ]);
 
-/** Any syntax check of a glob needs directories for its variables; these stand in for them. */
-const CHECK_VARS: PathVars = { home: '/home/user', assentHome: '/home/user/.assent', codexHome: '/home/user/.codex' };
 
 function refineCompiles(compile: () => unknown, path: string, ctx: z.RefinementCtx): void {
   try {
@@ -143,7 +141,7 @@ export const PathRuleSchema = z
     },
     { error: 'an object with "glob", "access" and "decision"' },
   )
-  .superRefine((rule, ctx) => refineCompiles(() => compilePathGlob(rule.glob, CHECK_VARS), 'glob', ctx));
+  .superRefine((rule, ctx) => refineCompiles(() => compilePathGlob(rule.glob, GLOB_CHECK_VARS), 'glob', ctx));
 
 export const PathsSchema = z.object(
   {

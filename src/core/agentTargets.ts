@@ -35,6 +35,28 @@ const ANY_PATH_FIELDS = ['file_path', 'absolute_path', 'notebook_path', 'path', 
 /** Tools that search a directory and search the cwd when they name none. */
 const SEARCHES_CWD = new Set(['claude-code/Grep', 'claude-code/Glob', 'claude-code/LS', 'gemini/glob', 'gemini/search_file_content', 'gemini/grep_search', 'gemini/list_directory']);
 
+/** Fields that hold a file glob read beside the searched directory: Claude Code Glob's `pattern`, Grep's `glob`. */
+const GLOB_FIELDS: Readonly<Record<string, string>> = Object.freeze({ 'claude-code/Glob': 'pattern', 'claude-code/Grep': 'glob' });
+
+/** A character that makes a path segment a glob (picomatch syntax: wildcards, classes, braces, extglobs, escapes). */
+const GLOB_CHARACTER = /[*?[\]{}()!+@\\]/;
+
+/**
+ * The directory a glob's literal leading segments name (`~/.ssh/*` → `~/.ssh`,
+ * `/*` → `/`), or the whole glob when it has no glob character; '' when its
+ * first segment is already a glob. Everything the glob matches lies below it.
+ */
+export function globDirectory(glob: string): string {
+  const segments = glob.split('/');
+  const literal: string[] = [];
+  for (const segment of segments) {
+    if (GLOB_CHARACTER.test(segment)) break;
+    literal.push(segment);
+  }
+  const directory = literal.join('/');
+  return directory === '' && glob.startsWith('/') ? '/' : directory;
+}
+
 /** The lines of a Codex patch that name a file (`*** Update File: a.ts`, `*** Move to: b.ts`). */
 const PATCH_FILE_LINE = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+)$/;
 
@@ -80,6 +102,14 @@ export function actionPaths(action: Pick<AgentAction, 'agent' | 'tool' | 'input'
     }
   }
   if (paths.length === 0 && SEARCHES_CWD.has(key)) paths.push('.');
+  // A glob can reach outside the directory searched (`../../.ssh/*`, `~/.aws/**`): its literal part is read too.
+  const globField = GLOB_FIELDS[key];
+  const glob = globField === undefined ? undefined : input[globField];
+  if (typeof glob === 'string') {
+    const directory = globDirectory(glob);
+    const absolute = directory.startsWith('/') || directory === '~' || directory.startsWith('~/');
+    if (directory !== '') paths.push(absolute ? directory : `${paths[0] ?? '.'}/${directory}`);
+  }
   return paths.length === 0 ? { paths, unknown: `${action.tool} names no path assent can read from its input` } : { paths };
 }
 

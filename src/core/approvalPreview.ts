@@ -13,6 +13,39 @@ export interface PreviewableApproval {
   requestedAt: number;
   expiresAt: number;
   caller: Record<string, unknown>;
+  /** R-TEAM-3: who owns the session that asked, the rules it is decided under, and who has approved so far. */
+  owner?: string;
+  fourEyes?: true;
+  quorum?: number;
+  approvedBy?: readonly string[];
+  /** `passkey`: only an enrolled passkey's assertion approves it (R-REM-6). */
+  presence?: 'passkey';
+}
+
+/**
+ * The lines naming who may still decide (R-TEAM-3), shown only when a rule
+ * makes it matter: under four-eyes the owner who cannot approve, under a quorum
+ * who has approved so far out of how many.
+ */
+export function renderTeamLines(approval: Pick<PreviewableApproval, 'owner' | 'fourEyes' | 'quorum' | 'approvedBy'>): string[] {
+  const lines: string[] = [];
+  const approvedBy = approval.approvedBy ?? [];
+  if (approval.fourEyes === true) {
+    lines.push(`  owner     ${escapeText(approval.owner ?? '(not recorded)')} (four-eyes: may deny, not approve)`);
+  }
+  if ((approval.quorum ?? 1) > 1 || approvedBy.length > 0) {
+    const counted = approval.fourEyes === true ? approvedBy.filter((p) => p !== approval.owner) : approvedBy;
+    const who = approvedBy.length === 0 ? 'nobody yet' : approvedBy.map((p) => escapeText(p)).join(', ');
+    lines.push(`  approved  by ${who} (${counted.length} of ${approval.quorum ?? 1})`);
+  }
+  return lines;
+}
+
+/** The line that says an approval needs a passkey, so nobody types a code that cannot approve it. */
+export const PASSKEY_NEEDED_LINE = '  needs     a passkey: approve it on the paired page with your passkey; a terminal code cannot approve it, only deny it';
+
+function presenceLines(approval: PreviewableApproval): string[] {
+  return approval.presence === 'passkey' ? [PASSKEY_NEEDED_LINE] : [];
 }
 
 export function approvalSubject(approval: PreviewableApproval): string {
@@ -110,8 +143,10 @@ export function renderApprovalPreview(approval: PreviewableApproval, now: number
   if (agent !== undefined) return renderAgentPreview(approval, agent, now);
   const lines = [
     `Approval ${approval.id}: ${approvalSubject(approval)}`,
+    ...presenceLines(approval),
     `  session   ${escapeText(approval.sessionId)}`,
     `  caller    ${escapedJson(approval.caller)}`,
+    ...renderTeamLines(approval),
     `  expires   in ${seconds(approval.expiresAt - now)}`,
     approval.kind === 'tool' ? '  arguments:' : '  action:',
     ...escapedJson(approval.kind === 'tool' ? (approval.args ?? {}) : approval.action, 2)
@@ -124,6 +159,7 @@ export function renderApprovalPreview(approval: PreviewableApproval, now: number
 function renderAgentPreview(approval: PreviewableApproval, agent: AgentActionView, now: number): string {
   const lines = [
     `Approval ${approval.id}: ${approvalSubject(approval)} (agent action)`,
+    ...presenceLines(approval),
     `  agent     ${escapeText(agent.agent)}`,
     `  session   ${escapeText(approval.sessionId)}`,
     `  cwd       ${agent.cwd === undefined ? '(not given)' : escapeText(agent.cwd)}`,
@@ -131,6 +167,7 @@ function renderAgentPreview(approval: PreviewableApproval, agent: AgentActionVie
     ...(agent.command === undefined ? [] : [`  command   ${escapeText(agent.command)}`]),
     ...(agent.policy === undefined ? [] : renderPolicyLines(agent.policy)),
     `  approving for the session remembers ${agent.sessionGrant === undefined ? 'this exact input' : escapeText(agent.sessionGrant)}`,
+    ...renderTeamLines(approval),
     `  expires   in ${seconds(approval.expiresAt - now)}`,
     '  input:',
     ...escapedJson(approval.args ?? {}, 2)

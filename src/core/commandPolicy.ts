@@ -175,3 +175,18 @@ export function evaluateCommand(commands: CompiledCommands, command: SimpleComma
   const readOperands = best.decision === 'allow' && rule.operands !== undefined ? operandsOf(command.words, rule.operands === 'read-after-first') : [];
   return { decision: best.decision, rule: `policy.commands.rules.${rule.index} ${JSON.stringify(rule.match)}`, reasons, readOperands };
 }
+
+/**
+ * Whether an auto-approval rule's word pattern lets one simple command through
+ * (R-POL-6): its words match the pattern exactly as an allow rule's would (a
+ * command named by a path is not its base name), nothing about it is left for
+ * the shell to decide (R-SH-3: no rule allows that), and interpreter code is
+ * the exact literal the pattern names. `extraReasons` are the plan's own (an
+ * earlier part that changes what runs, a wrapper's unknown directory).
+ */
+export function autoApprovalMatches(pattern: WordPattern, command: SimpleCommand, extraReasons: readonly string[]): boolean {
+  if (extraReasons.length > 0 || staticReasons(command).length > 0) return false;
+  if (!patternMatches(pattern, command.words, false)) return false;
+  const code = interpreterCodeIndex(command.words);
+  return code === undefined || literalAt(pattern, code);
+}

@@ -6,10 +6,13 @@ import { escapedJson, escapeText } from './escape.js';
 import { CommandsSchema, PathsSchema, UrlsSchema, diffAgentPolicy } from './agentPolicyConfig.js';
 import { HostSchema } from './hostConfig.js';
 import { diffJournalConfig, JournalSchema } from './journalConfig.js';
-import { diffTeamConfig } from './teamConfig.js';
+import { diffTeamConfig, QuorumSchema } from './teamConfig.js';
 import { PolicyValueSchema } from './policyValue.js';
+import { diffPresence, PresenceSchema, unknownPresenceAliases } from './presencePolicy.js';
+import { WebSchema, diffWebConfig } from './webConfig.js';
 
 export { PolicyValueSchema, type PolicyValue } from './policyValue.js';
+export { WebSchema, parseListen, type WebConfig } from './webConfig.js';
 
 /** Upper bound of consentTimeoutSeconds: below the 30-minute idle window of MCP clients (R-CFG-3). */
 export const MAX_CONSENT_TIMEOUT_SECONDS = 1500;
@@ -83,6 +86,7 @@ export const PolicySchema = z.object(
         }
       }),
     consentTimeoutSeconds: intRange(1, MAX_CONSENT_TIMEOUT_SECONDS).default(90),
+    quorum: QuorumSchema.default({}),
     /** Agent actions (SPEC §18) that no `policy.tools` entry or kind rule decides. */
     agents: z
       .object({ default: PolicyValueSchema.default('prompt') }, { error: 'an object with "default"' })
@@ -91,8 +95,10 @@ export const PolicySchema = z.object(
     commands: CommandsSchema.prefault({}),
     paths: PathsSchema.prefault({}),
     urls: UrlsSchema.prefault({}),
+    /** Actions whose approval counts only with an enrolled passkey's assertion (R-REM-6). */
+    presence: PresenceSchema.default({}),
   },
-  { error: 'an object with "default", "destructive", "tools", "consentTimeoutSeconds", "agents", "commands", "paths" and "urls"' },
+  { error: 'an object with "default", "destructive", "tools", "consentTimeoutSeconds", "quorum", "agents", "commands", "paths", "urls" and "presence"' },
 );
 export type Policy = z.infer<typeof PolicySchema>;
 
@@ -119,19 +125,10 @@ export const ApprovalsSchema = z.object(
   {
     handoff: z.boolean({ error: 'true or false' }).default(false),
     proofTtlSeconds: intRange(1, 3600).default(300),
+    /** R-TEAM-3: the principal that owns an agent session may not approve its own request (it may deny). */
+    fourEyes: z.boolean({ error: 'true or false' }).default(false),
   },
-  { error: 'an object with "handoff" and "proofTtlSeconds"' },
-);
-
-const LISTEN_ALLOWED = 'a "host:port" string with a port from 0 to 65535, e.g. "127.0.0.1:7788"';
-export const WebSchema = z.object(
-  {
-    listen: z
-      .string({ error: LISTEN_ALLOWED })
-      .refine((value) => parseListen(value) !== undefined, { error: LISTEN_ALLOWED })
-      .default('127.0.0.1:7788'),
-  },
-  { error: 'an object with "listen"' },
+  { error: 'an object with "handoff", "proofTtlSeconds" and "fourEyes"' },
 );
 
 export const ConfigSchema = z.object(
@@ -173,15 +170,6 @@ export interface ConfigProblem {
   path: string;
   /** Says what is wrong with the value (its type) and what is allowed. */
   message: string;
-}
-
-/** Splits "host:port" (IPv6 in brackets) into parts; undefined when malformed. */
-export function parseListen(value: string): { host: string; port: number } | undefined {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value);
-  if (!match) return undefined;
-  const port = Number(match[2]);
-  if (port > 65535) return undefined;
-  return { host: match[1] ?? '', port };
 }
 
 /** Names a value's JSON type (and a short rendering) for messages that say what was wrong. */
@@ -246,13 +234,6 @@ function editDistance(a: string, b: string): number {
 export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'codex', 'gemini']);
 
 /**
- * Keys of the agent-action policy (SPEC §18) that this version does not
- * enforce. Accepting one would let an operator believe, say, a `commands`
- * deny rule protects them, so each is refused with a message that says so.
- */
-const UNENFORCED_POLICY_KEYS: readonly string[] = Object.freeze(['presence', 'quorum']);
-
-/**
  * Whether an unknown key at this path is an error: inside `policy` a typo
  * (`"defualt"`, `"tool"`) silently drops what the operator meant and so
  * loosens policy (R-CFG-1). Elsewhere it is a warning.
@@ -291,13 +272,7 @@ function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], ou
           const near = names.find((name) => editDistance(name.toLowerCase(), key.toLowerCase()) <= 2);
           const known = names.map((k) => JSON.stringify(k)).join(', ');
           const here = [...path, key];
-          if (path.length === 1 && path[0] === 'policy' && UNENFORCED_POLICY_KEYS.includes(key)) {
-            out.push({
-              severity: 'error',
-              path: formatPath(here),
-              message: `agent-action policy ("${key}") is not supported by this version of assent; nothing would enforce it, so it is refused rather than ignored. Remove it; known keys here: ${known}`,
-            });
-          } else if (unknownKeyIsError(path)) {
+          if (unknownKeyIsError(path)) {
             out.push({
               severity: 'error',
               path: formatPath(here),
@@ -326,16 +301,20 @@ function plainObject(value: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * R-CFG-1: a `policy.tools` id whose alias names no configured server (nor an
+ * R-CFG-1: a `policy.tools` (or `policy.quorum`) id whose alias names no configured server (nor an
  * agent, §17) can never match a call, so the operator's intended `deny` or
- * `prompt` does nothing; that is an error. Judged on the raw document so it is
+ * `prompt` does nothing; that is an error, and so is a `policy.presence` key
+ * naming one (its passkey would never be asked for). Judged on the raw document so it is
  * reported beside every other problem, even when a server entry is invalid.
  */
-function unknownToolAliases(value: unknown): ConfigProblem[] {
+function unknownToolAliases(value: unknown, section: 'tools' | 'quorum' = 'tools'): ConfigProblem[] {
   const root = plainObject(value);
-  const tools = plainObject(plainObject(root?.['policy'])?.['tools']);
-  if (tools === undefined) return [];
+  const tools = plainObject(plainObject(root?.['policy'])?.[section]);
   const aliases = Object.keys(plainObject(root?.['servers']) ?? {});
+  const presence = section !== 'tools' ? [] : unknownPresenceAliases(plainObject(root?.['policy'])?.['presence'], aliases, AGENT_TOOL_ALIASES).map(
+    ({ key, message }): ConfigProblem => ({ severity: 'error', path: formatPath(['policy', 'presence', key]), message }),
+  );
+  if (tools === undefined) return presence;
   const configured = aliases.length === 0 ? 'no servers are configured' : `configured servers: ${aliases.map((a) => JSON.stringify(a)).join(', ')}`;
   const agents = AGENT_TOOL_ALIASES.map((a) => JSON.stringify(a)).join(', ');
   const problems: ConfigProblem[] = [];
@@ -347,13 +326,13 @@ function unknownToolAliases(value: unknown): ConfigProblem[] {
     const near = aliases.find((name) => editDistance(name.toLowerCase(), alias.toLowerCase()) <= 2);
     problems.push({
       severity: 'error',
-      path: formatPath(['policy', 'tools', id]),
+      path: formatPath(['policy', section, id]),
       message:
         `${JSON.stringify(alias)} is not a server alias${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}, so this entry would never match a call; ` +
         `${configured} (agent tool ids start with ${agents}). Fix the alias or add the server under "servers"`,
     });
   }
-  return problems;
+  return [...problems, ...presence];
 }
 
 /**
@@ -364,13 +343,16 @@ function unknownToolAliases(value: unknown): ConfigProblem[] {
  * unknown server alias (R-CFG-1).
  */
 export function validateConfig(value: unknown): { config: Config | undefined; problems: ConfigProblem[] } {
-  const problems: ConfigProblem[] = [...unknownToolAliases(value)];
+  const problems: ConfigProblem[] = [...unknownToolAliases(value), ...unknownToolAliases(value, 'quorum')];
   const result = ConfigSchema.safeParse(value);
   if (!result.success) {
     for (const issue of result.error.issues) {
       const path = formatPath(issue.path);
       if (issue.code === 'custom') {
         problems.push({ severity: 'error', path, message: issue.message });
+      } else if (issue.code === 'invalid_key') {
+        // A record key its own schema refused: that schema's words say what is wrong with it.
+        problems.push({ severity: 'error', path, message: issue.issues.map((inner) => inner.message).join('; ') });
       } else {
         const actual = valueAt(value, issue.path);
         problems.push({ severity: 'error', path, message: `got ${describeValue(actual)}; expected ${issue.message}` });
@@ -437,6 +419,7 @@ export function diffPolicy(a: Config, b: Config): string[] {
   scalar('policy.consentTimeoutSeconds', a.policy.consentTimeoutSeconds, b.policy.consentTimeoutSeconds);
   scalar('policy.agents.default', a.policy.agents.default, b.policy.agents.default);
   lines.push(...diffAgentPolicy(a.policy, b.policy));
+  lines.push(...diffPresence(a.policy.presence, b.policy.presence));
   const aliases = [...new Set([...Object.keys(a.servers), ...Object.keys(b.servers)])].sort();
   for (const alias of aliases) {
     const before = a.servers[alias];
@@ -455,7 +438,7 @@ export function diffPolicy(a: Config, b: Config): string[] {
   scalar('hooks.timeoutSeconds', a.hooks.timeoutSeconds, b.hooks.timeoutSeconds);
   scalar('hooks.claudeNativePrompt', a.hooks.claudeNativePrompt, b.hooks.claudeNativePrompt);
   scalar('notifications', a.notifications, b.notifications);
-  scalar('web.listen', a.web.listen, b.web.listen);
+  lines.push(...diffWebConfig(a.web, b.web));
   scalar('auditRetentionDays', a.auditRetentionDays, b.auditRetentionDays);
   lines.push(...diffTeamConfig(a, b), ...diffJournalConfig(a, b));
   return lines;

@@ -13,6 +13,11 @@ export const ERROR_TYPES = {
   policy_denied: { exitCode: 77, httpStatus: 403, summary: 'Policy or a human refused the action.' },
   terminal_required: { exitCode: 77, httpStatus: 403, summary: 'The operation needs an interactive terminal (stdin and stderr TTYs).' },
   proof_invalid: { exitCode: 77, httpStatus: 403, summary: 'A proof is unknown, expired, revoked, consumed or bound to something else.' },
+  presence_required: {
+    exitCode: 77,
+    httpStatus: 403,
+    summary: 'The approval needs a valid assertion from an enrolled passkey (policy.presence); this channel or assertion cannot approve it, and it stays pending.',
+  },
   unauthorized: { exitCode: 77, httpStatus: 401, summary: 'The caller is not authenticated.' },
   forbidden: { exitCode: 77, httpStatus: 403, summary: 'The caller may not do this.' },
   timeout: { exitCode: 75, httpStatus: 504, summary: 'The operation did not finish in time.' },

@@ -27,6 +27,9 @@ export interface PathVars {
   codexHome: string;
 }
 
+/** Any syntax check of a glob needs directories for its variables (string prefixes, never part of the glob); these stand in for them. */
+export const GLOB_CHECK_VARS: PathVars = Object.freeze({ home: '/home/user', assentHome: '/home/user/.assent', codexHome: '/home/user/.codex' });
+
 /** The variables a glob may start with, besides `~`. */
 export const PATH_VARIABLES = ['cwd', 'assentHome', 'codexHome'] as const;
 
@@ -100,7 +103,10 @@ function under(path: string, base: string): string | undefined {
   return path.startsWith(withSlash) ? path.slice(withSlash.length) : undefined;
 }
 
-function ruleMatches(rule: CompiledPathRule, path: string, cwds: readonly string[]): boolean {
+/** A path glob split into its prefix variable and the rest, as `compilePathGlob` returns it. */
+export type CompiledPathGlob = ReturnType<typeof compilePathGlob>;
+
+function ruleMatches(rule: CompiledPathGlob, path: string, cwds: readonly string[]): boolean {
   const bases = rule.prefix === undefined ? [undefined] : rule.prefix === 'cwd' ? cwds : [rule.prefix];
   for (const base of bases) {
     const rest = base === undefined ? path : under(path, base);
@@ -134,6 +140,15 @@ export function evaluatePathForms(paths: CompiledPaths, forms: readonly string[]
     if (verdict === undefined || mostRestrictive(verdict.decision, next.decision) !== verdict.decision) verdict = next;
   }
   return verdict ?? { decision: 'prompt', rule: `policy.paths.${access}` };
+}
+
+/**
+ * Whether every form of one path (lexical, physical, per possible cwd) lies
+ * inside `glob`: what an auto-approval rule needs before it allows an access
+ * (R-POL-6), so a symlink or `..` that leads out of the glob is not allowed by it.
+ */
+export function pathGlobMatchesEvery(glob: CompiledPathGlob, forms: readonly string[], cwds: readonly string[]): boolean {
+  return forms.length > 0 && forms.every((form) => ruleMatches(glob, form, cwds));
 }
 
 /** `.`, `..` and repeated slashes resolved as text; for the part of a path that does not exist. */

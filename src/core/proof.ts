@@ -75,7 +75,8 @@ export interface ConsumptionRequest {
 
 export type ConsumptionVerdict = { kind: 'consume' } | { kind: 'replay' } | { kind: 'refuse'; reason: ProofRefusal };
 
-function base64url(bytes: Uint8Array): string {
+/** Unpadded base64url (RFC 4648 §5) of bytes, without Buffer (core imports no node: module). */
+export function base64url(bytes: Uint8Array): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
   let out = '';
   let bits = 0;

@@ -1,7 +1,8 @@
 // Plans the decision for a shell action (R-SH-1..4): each simple command against
 // `policy.commands`, each redirection and read operand as a path for
 // `policy.paths`, `cd` followed so relative paths are judged where they land.
-import type { ActionPlan, PlannedPath, PolicyPart } from './actionPlan.js';
+import { autoApprovedPart, type ActionPlan, type PlannedPath, type PolicyPart } from './actionPlan.js';
+import { approveCommand, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
 import { evaluateCommand, isRiskyAssignment, type CompiledCommands } from './commandPolicy.js';
 import { atLeastPrompt } from './decisions.js';
 import type { PathAccess } from './pathPolicy.js';
@@ -19,6 +20,8 @@ interface PlanState {
   bases: string[] | undefined;
   /** Why later commands are not statically known (set by an earlier part). */
   taint: string | undefined;
+  /** The `--command` rules that may turn a prompt part into allow (R-POL-6). */
+  auto: AutoApprovals;
 }
 
 function expandTilde(word: ShellWord, home: string): string {
@@ -101,7 +104,8 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
     const verdict = evaluateCommand(commands, command, extra);
     const part: PolicyPart = { kind: 'command', text, decision: verdict.decision, rule: verdict.rule };
     if (verdict.reasons.length > 0) part.reason = verdict.reasons.join('; ');
-    state.plan.parts.push(part);
+    const approval = verdict.decision === 'prompt' ? approveCommand(state.auto, command, extra) : undefined;
+    state.plan.parts.push(approval === undefined ? part : autoApprovedPart(part, approval));
     for (const operand of verdict.readOperands) addPath(state, operand, 'read', bases);
     const name = commandBaseName(command.words[0]);
     if (name === 'tee') {
@@ -132,10 +136,12 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
 /**
  * The plan for one shell command line: a part per simple command (in the order
  * written, with what wrappers and `-c` strings run), a part per parse error,
- * and the paths to resolve at the edge. `cwd` is the agent's cwd.
+ * and the paths to resolve at the edge. `cwd` is the agent's cwd. A simple
+ * command the rules leave at prompt is allowed by a matching `--command` rule
+ * of `auto`; every other part still counts, so `npm test; rm -rf /` is not.
  */
-export function planShell(parsed: ParsedShell, commands: CompiledCommands, cwd: string, home: string): ActionPlan {
-  const state: PlanState = { plan: { parts: [], paths: [], requests: [], cwd }, home, bases: [cwd], taint: undefined };
+export function planShell(parsed: ParsedShell, commands: CompiledCommands, cwd: string, home: string, auto: AutoApprovals = NO_AUTO_APPROVALS): ActionPlan {
+  const state: PlanState = { plan: { parts: [], paths: [], requests: [], cwd }, home, bases: [cwd], taint: undefined, auto };
   for (const error of parsed.errors) {
     state.plan.parts.push({ kind: 'error', text: parsed.source, decision: atLeastPrompt(commands.default), rule: 'parse', reason: error });
   }

@@ -1,5 +1,6 @@
 // Tool policy (SPEC §5): which decision a tool call gets from config.json and the
 // user's auto-approval rules. Pure and indexed so one call costs microseconds (R-POL-5).
+import type { AgentName } from './agentAction.js';
 import type { Config, PolicyValue } from './config.js';
 import { AssentError } from './errors.js';
 
@@ -13,13 +14,32 @@ export interface ArgMatcher {
   value: string;
 }
 
-/** A user-authored auto-approval rule (R-POL-4), stored in the journal. */
+/** Which file accesses a `--path` rule covers. */
+export type RuleAccess = 'read' | 'write' | 'any';
+
+/**
+ * A user-authored auto-approval rule (R-POL-4, R-POL-6), stored in the journal.
+ * Exactly one form: a tool rule (`tool` + `args`, for gateway calls and agent
+ * tool ids), or a rule for one part of an agent action (`command`, `path` or
+ * `url`, optionally for one `agent` only).
+ */
 export interface Rule {
   id: string;
   version: number;
-  /** Tool id "<alias>/<tool>". */
-  tool: string;
+  /** Tool id "<alias>/<tool>" of a tool rule. */
+  tool?: string;
+  /** Argument matchers of a tool rule; empty for the other forms. */
   args: ArgMatcher[];
+  /** A word pattern a simple command of a shell action must match (R-SH-2), e.g. `npm test` or `npm run *`. */
+  command?: string;
+  /** A path glob (R-PATH-1) every form of an accessed path must match, e.g. `${cwd}/dist/**`. */
+  path?: string;
+  /** The accesses a `path` rule covers; `any` when absent. */
+  access?: RuleAccess;
+  /** A URL glob (R-URL-1) a fetch's normalised URL must match. */
+  url?: string;
+  /** Only this agent's actions; every agent's when absent (the forms other than `tool`). */
+  agent?: AgentName;
   createdAt: number;
   expiresAt?: number;
   revokedAt?: number;
@@ -81,6 +101,8 @@ export interface PolicySnapshot {
   /** Rules per tool id, oldest first. */
   readonly rulesByTool: ReadonlyMap<string, readonly CompiledRule[]>;
   readonly ruleIndex: ReadonlyMap<string, ToolRuleIndex>;
+  /** The `command`, `path` and `url` rules, oldest first; the kind's rules of an agent action apply them (R-POL-6). */
+  readonly agentRules: readonly Rule[];
 }
 
 const RULE_ARG_SYNTAX = 'expected "/pointer:prefix=VALUE", "/pointer:equals=VALUE" or "/pointer=VALUE", e.g. "/path:prefix=/srv/data/"';
@@ -145,7 +167,12 @@ export function compilePolicy(config: Pick<Config['policy'], 'default' | 'destru
   const tools = new Map<string, ToolDecision>(Object.entries(config.tools));
   const rulesByTool = new Map<string, CompiledRule[]>();
   const ordered = [...rules].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const agentRules: Rule[] = [];
   for (const [order, rule] of ordered.entries()) {
+    if (rule.tool === undefined) {
+      agentRules.push(rule);
+      continue;
+    }
     const compiled: CompiledRule = {
       order,
       id: rule.id,
@@ -159,7 +186,7 @@ export function compilePolicy(config: Pick<Config['policy'], 'default' | 'destru
   }
   const ruleIndex = new Map<string, ToolRuleIndex>();
   for (const [tool, list] of rulesByTool) ruleIndex.set(tool, indexRules(list));
-  return { default: config.default, destructive: config.destructive, tools, rulesByTool, ruleIndex };
+  return { default: config.default, destructive: config.destructive, tools, rulesByTool, ruleIndex, agentRules };
 }
 
 function pushTo<K>(map: Map<K, CompiledRule[]>, key: K, rule: CompiledRule): void {

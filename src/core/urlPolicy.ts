@@ -65,8 +65,11 @@ function glob(text: string, options: { bash?: boolean }, match: string): RegExp 
   }
 }
 
+/** A URL pattern compiled for matching. */
+export type CompiledUrlPattern = Omit<CompiledUrlRule, 'index' | 'decision'>;
+
 /** Compiles one `urls.rules[].match`; throws an AssentError saying what shape is expected. */
-export function compileUrlPattern(match: string): Omit<CompiledUrlRule, 'index' | 'decision'> {
+export function compileUrlPattern(match: string): CompiledUrlPattern {
   const parts = /^([A-Za-z*][A-Za-z0-9+.*-]*):\/\/([^/]+)(\/.*)?$/.exec(match);
   if (parts === null) throw new AssentError('invalid_params', `the URL pattern ${JSON.stringify(match)} is not "scheme://host/path", e.g. "https://docs.example.com/*"`);
   const host = (parts[2] as string).toLowerCase().replace(/\./g, '/');
@@ -82,6 +85,16 @@ export function compileUrls(config: UrlsConfig): CompiledUrls {
   return { default: config.default, rules: config.rules.map((rule, index) => ({ index, decision: rule.decision, ...compileUrlPattern(rule.match) })) };
 }
 
+function partsMatch(pattern: CompiledUrlPattern, parts: UrlParts, host: string): boolean {
+  return pattern.scheme.test(parts.scheme) && pattern.host.test(host) && pattern.path.test(parts.path);
+}
+
+/** Whether `pattern` matches the URL `text` as normalised (R-URL-1); what is not a URL matches nothing. */
+export function urlPatternMatches(pattern: CompiledUrlPattern, text: string): boolean {
+  const parts = normalizeUrl(text);
+  return parts !== undefined && partsMatch(pattern, parts, parts.host.replace(/\./g, '/'));
+}
+
 /** Decides a fetch of `text` (R-URL-1): the most restrictive matching rule, else `urls.default`; not a URL → at least prompt. */
 export function evaluateUrl(urls: CompiledUrls, text: string): UrlVerdict {
   const parts = normalizeUrl(text);
@@ -93,7 +106,7 @@ export function evaluateUrl(urls: CompiledUrls, text: string): UrlVerdict {
   let best: CompiledUrlRule | undefined;
   for (const rule of urls.rules) {
     if (best !== undefined && mostRestrictive(best.decision, rule.decision) === best.decision) continue;
-    if (rule.scheme.test(parts.scheme) && rule.host.test(host) && rule.path.test(parts.path)) best = rule;
+    if (partsMatch(rule, parts, host)) best = rule;
   }
   if (best !== undefined) return { decision: best.decision, rule: `policy.urls.rules.${best.index} ${JSON.stringify(best.match)}`, normalized };
   return { decision: urls.default, rule: 'policy.urls.default', normalized };

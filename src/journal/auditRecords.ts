@@ -1,8 +1,11 @@
 // What an audit record holds (R-AUD-1) and the order its fields are written in;
 // anything else a caller passes is dropped before it reaches disk.
 
-/** `started`: an allowed agent action whose after-event has not arrived (R-HOOK-10); its end, if reported, is a second line with the same callId. */
-export type AuditOutcome = 'ok' | 'error' | 'denied' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'uncertain' | 'started';
+/**
+ * `started`: an allowed agent action whose after-event has not arrived (R-HOOK-10); its end, if reported, is a second line with the same callId.
+ * `refused`: a decision that was not accepted (four-eyes, R-TEAM-3); the approval stays pending and nothing ran.
+ */
+export type AuditOutcome = 'ok' | 'error' | 'denied' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'uncertain' | 'started' | 'refused';
 export type AuditChannel = 'tty' | 'cli' | 'watch' | 'web' | 'elicitation' | 'rule' | 'session';
 
 /**
@@ -49,6 +52,13 @@ export interface AuditRecord {
   claimedChannel?: string;
   /** The process that sent the decision over the socket, found by the daemon. */
   peer?: AuditPeer;
+  /** The principal whose decision resolved the approval, or whose decision was refused (R-TEAM-3). */
+  decidedBy?: string;
+  /** Every principal that approved, oldest first (one, or a quorum's N; R-TEAM-3). */
+  approvedBy?: string[];
+  /** `passkey` when the approval was confirmed by a passkey's assertion (R-REM-6), with the credential that made it. */
+  presence?: 'passkey';
+  credentialId?: string;
 }
 
 /** The order fields are written in; anything else a caller passes is dropped. */
@@ -74,6 +84,10 @@ export const AUDIT_FIELDS = [
   'peer',
   'agent',
   'callId',
+  'decidedBy',
+  'approvedBy',
+  'presence',
+  'credentialId',
 ] as const satisfies readonly (keyof AuditRecord)[];
 
 /** Copies the R-AUD-1 fields into `out` in their order and drops everything else, so a stray `args` never reaches disk. */

@@ -9,14 +9,19 @@ import type { Rule } from '../core/toolPolicy.js';
 import {
   APPROVAL_COLUMNS,
   rowToApproval,
+  rowToApprovalVote,
   rowToCallInProgress,
   rowToEvent,
+  ruleForm,
   rowToRule,
   rowToToken,
+  rowToWebDevice,
   type ApprovalRecord,
   type ApprovalResolution,
   type ApprovalRow,
   type ApprovalState,
+  type ApprovalVote,
+  type ApprovalVoteRow,
   type CallInProgressRecord,
   type CallInProgressRow,
   type EventRecord,
@@ -24,12 +29,16 @@ import {
   type RuleRow,
   type TokenRecord,
   type TokenRow,
+  type WebDeviceRecord,
+  type WebDeviceRow,
 } from './journalRecords.js';
 import { migrate } from './journalSchema.js';
+import { rowToPasskey, type PasskeyRecord, type PasskeyRow } from './passkeyRecords.js';
 
 // What the journal stores, named here so its users import one module.
-export type { ApprovalRecord, ApprovalResolution, ApprovalState, CallInProgressRecord, EventRecord, TokenRecord } from './journalRecords.js';
+export type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord, WebDeviceRecord } from './journalRecords.js';
 export { JOURNAL_SCHEMA_VERSION } from './journalSchema.js';
+export type { PasskeyRecord } from './passkeyRecords.js';
 
 export interface JournalOptions {
   clock?: Clock;
@@ -62,8 +71,10 @@ export class Journal {
   ) {
     this.statements = {
       insertApproval: db.prepare(
-        `INSERT INTO approvals (id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at)
-         VALUES (@id, @session_id, @kind, @server, @tool, @args, @action, @args_sha256, @requested_at, @expires_at, @caller, @handoff, @state, @channel, @reason, @scope, @decided_at)`,
+        `INSERT INTO approvals (id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at,
+                                owner, host_id, four_eyes, quorum, decided_by, decided_host)
+         VALUES (@id, @session_id, @kind, @server, @tool, @args, @action, @args_sha256, @requested_at, @expires_at, @caller, @handoff, @state, @channel, @reason, @scope, @decided_at,
+                 @owner, @host_id, @four_eyes, @quorum, @decided_by, @decided_host)`,
       ),
       getApproval: db.prepare<[string], ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`).raw(),
       listByState: db
@@ -71,13 +82,21 @@ export class Journal {
         .raw(),
       listAll: db.prepare<[number], ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals ORDER BY requested_at, id LIMIT ?`).raw(),
       resolveApproval: db.prepare(
-        `UPDATE approvals SET state = @state, channel = @channel, reason = @reason, scope = @scope, decided_at = @decided_at
+        `UPDATE approvals SET state = @state, channel = @channel, reason = @reason, scope = @scope, decided_at = @decided_at, decided_by = @decided_by, decided_host = @decided_host
          WHERE id = @id AND state = 'pending'`,
+      ),
+      insertVote: db.prepare(
+        `INSERT INTO approval_votes (approval_id, principal, host_id, channel, scope, voted_at) VALUES (@approval_id, @principal, @host_id, @channel, @scope, @voted_at)
+         ON CONFLICT (approval_id, principal) DO NOTHING`,
+      ),
+      votesOf: db.prepare<[string], ApprovalVoteRow>('SELECT * FROM approval_votes WHERE approval_id = ? ORDER BY voted_at, principal'),
+      votesOfPending: db.prepare<[], ApprovalVoteRow>(
+        `SELECT v.* FROM approval_votes v JOIN approvals a ON a.id = v.approval_id WHERE a.state = 'pending' ORDER BY v.voted_at, v.principal`,
       ),
       appendEvent: db.prepare('INSERT INTO events (kind, ts, session_id, data) VALUES (?, ?, ?, ?)'),
       eventsSince: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
       insertRule: db.prepare(
-        'INSERT INTO rules (id, version, tool, args, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO rules (id, version, tool, args, created_at, expires_at, revoked_at, form, pattern, access, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       getRule: db.prepare<[string], RuleRow>('SELECT * FROM rules WHERE id = ?'),
       listAllRules: db.prepare<[], RuleRow>('SELECT * FROM rules ORDER BY created_at, id'),
@@ -161,6 +180,12 @@ export class Journal {
         reason: record.reason ?? null,
         scope: record.scope ?? null,
         decided_at: record.decidedAt ?? null,
+        owner: record.owner ?? null,
+        host_id: record.hostId ?? null,
+        four_eyes: record.fourEyes === true ? 1 : 0,
+        quorum: record.quorum ?? 1,
+        decided_by: record.decidedBy ?? null,
+        decided_host: record.decidedHost ?? null,
       });
     } catch (error) {
       if (isConstraintError(error)) {
@@ -197,8 +222,33 @@ export class Journal {
       reason: resolution.reason ?? null,
       scope: resolution.scope ?? null,
       decided_at: resolution.decidedAt,
+      decided_by: resolution.decidedBy ?? null,
+      decided_host: resolution.decidedHost ?? null,
     });
     return info.changes === 1;
+  }
+
+  /** Records one principal's approval; false when that principal's approval is recorded already (a repeat changes nothing). */
+  recordApprovalVote(vote: ApprovalVote): boolean {
+    const info = this.statements.insertVote.run({
+      approval_id: vote.approvalId,
+      principal: vote.principal,
+      host_id: vote.hostId ?? null,
+      channel: vote.channel,
+      scope: vote.scope,
+      voted_at: vote.votedAt,
+    });
+    return info.changes === 1;
+  }
+
+  /** The approvals recorded for one approval, oldest first. */
+  listApprovalVotes(approvalId: string): ApprovalVote[] {
+    return this.statements.votesOf.all(approvalId).map(rowToApprovalVote);
+  }
+
+  /** The approvals recorded for every pending approval, oldest first (a restart takes them up with their approvals). */
+  listPendingApprovalVotes(): ApprovalVote[] {
+    return this.statements.votesOfPending.all().map(rowToApprovalVote);
   }
 
   /** Appends to the event log and returns its sequence number, which only ever grows. */
@@ -215,14 +265,19 @@ export class Journal {
   /** Stores a rule. Throws `conflict` when the id is taken. */
   insertRule(rule: Rule): void {
     try {
+      const { form, pattern } = ruleForm(rule);
       this.statements.insertRule.run(
         rule.id,
         rule.version,
-        rule.tool,
+        rule.tool ?? '',
         JSON.stringify(rule.args),
         rule.createdAt,
         rule.expiresAt ?? null,
         rule.revokedAt ?? null,
+        form,
+        pattern,
+        rule.access ?? null,
+        rule.agent ?? null,
       );
     } catch (error) {
       if (isConstraintError(error)) {
@@ -328,6 +383,76 @@ export class Journal {
   /** Marks a token revoked at `at`; false when it does not exist or was already revoked. */
   revokeToken(id: string, at: number): boolean {
     return this.db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+  }
+
+  /** Stores a remembered web device (R-REM-3). Throws `conflict` when the id or cookie hash is taken. */
+  insertWebDevice(device: WebDeviceRecord): void {
+    try {
+      this.db
+        .prepare('INSERT INTO web_devices (id, cookie_sha256, name, user_agent, paired_at, last_seen_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(device.id, device.cookieSha256, device.name, device.userAgent, device.pairedAt, device.lastSeenAt, device.expiresAt, device.revokedAt ?? null);
+    } catch (error) {
+      if (isConstraintError(error)) {
+        throw new AssentError('conflict', `web device id ${device.id} already exists in the journal; draw a new id and retry`, { cause: error, details: { id: device.id } });
+      }
+      throw error;
+    }
+  }
+
+  /** Remembered devices neither revoked nor expired at `now`, oldest first. */
+  listWebDevices(now: number): WebDeviceRecord[] {
+    return this.db
+      .prepare<[number], WebDeviceRow>('SELECT * FROM web_devices WHERE revoked_at IS NULL AND expires_at > ? ORDER BY paired_at, id')
+      .all(now)
+      .map(rowToWebDevice);
+  }
+
+  touchWebDevice(id: string, at: number): void {
+    this.db.prepare('UPDATE web_devices SET last_seen_at = ? WHERE id = ? AND last_seen_at < ?').run(at, id, at);
+  }
+
+  /** Marks a remembered device revoked at `at`; false when it does not exist or was already revoked. */
+  revokeWebDevice(id: string, at: number): boolean {
+    return this.db.prepare('UPDATE web_devices SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+  }
+
+  /** Stores an enrolled passkey (R-REM-6). Throws `conflict` when its id or credential id is taken. */
+  insertPasskey(passkey: PasskeyRecord): void {
+    try {
+      this.db
+        .prepare(
+          'INSERT INTO passkeys (id, credential_id, public_key, counter, transports, enrolled_by, rp_id, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        )
+        .run(passkey.id, passkey.credentialId, passkey.publicKey, passkey.counter, JSON.stringify(passkey.transports), passkey.enrolledBy, passkey.rpId, passkey.createdAt, passkey.lastUsedAt ?? null);
+    } catch (error) {
+      if (isConstraintError(error)) {
+        throw new AssentError('conflict', `passkey ${passkey.id} (credential ${passkey.credentialId}) is already enrolled; list them with \`assent web passkeys\``, { cause: error, details: { id: passkey.id } });
+      }
+      throw error;
+    }
+  }
+
+  /** Every enrolled passkey, oldest first. */
+  listPasskeys(): PasskeyRecord[] {
+    return this.db.prepare<[], PasskeyRow>('SELECT * FROM passkeys ORDER BY created_at, id').all().map(rowToPasskey);
+  }
+
+  findPasskeyByCredentialId(credentialId: string): PasskeyRecord | undefined {
+    const row = this.db.prepare<[string], PasskeyRow>('SELECT * FROM passkeys WHERE credential_id = ?').get(credentialId);
+    return row === undefined ? undefined : rowToPasskey(row);
+  }
+
+  /** Records a verified assertion's counter; false when the passkey is gone or the counter did not move on. */
+  advancePasskeyCounter(credentialId: string, counter: number, at: number): boolean {
+    const info = this.db
+      .prepare('UPDATE passkeys SET counter = ?, last_used_at = ? WHERE credential_id = ? AND (counter < ? OR (counter = 0 AND ? = 0))')
+      .run(counter, at, credentialId, counter, counter);
+    return info.changes === 1;
+  }
+
+  /** Removes a passkey at once; false when there is none with that id. */
+  removePasskey(id: string): boolean {
+    return this.db.prepare('DELETE FROM passkeys WHERE id = ?').run(id).changes === 1;
   }
 }
 

@@ -1,6 +1,7 @@
 // The records the journal stores, and how its rows map to them: approvals,
 // events, rules, calls in progress and bearer tokens. Rows are read as SQLite
 // returns them; these functions are the only place that knows both shapes.
+import { parseAgentName } from '../core/agentAction.js';
 import type { ArgMatcher, Rule } from '../core/toolPolicy.js';
 
 export type ApprovalState = 'pending' | 'approved' | 'denied' | 'expired';
@@ -23,10 +24,18 @@ export interface ApprovalRecord {
   reason?: string;
   scope?: 'call' | 'session';
   decidedAt?: number;
-  /** The host that filed it, in a store shared by several hosts (R-TEAM-2); absent in the embedded journal. */
+  /** The principal that owns the agent session which asked (R-TEAM-3): `<os user>@<host name>` of the filing host. */
+  owner?: string;
+  /** The host that filed it (identity.json's hostId). */
   hostId?: string;
-  /** Who resolved it, as recorded by a shared store: the deciding principal, or the host that expired it. */
+  /** Filed under `approvals.fourEyes: true`: the owner may deny it but not approve it. */
+  fourEyes?: true;
+  /** Distinct principals that must approve it (`policy.quorum`), when more than one. */
+  quorum?: number;
+  /** The principal whose decision resolved it (the last approver of a quorum, or the denier). */
   decidedBy?: string;
+  /** The host that principal decided on. */
+  decidedHost?: string;
 }
 
 export interface ApprovalResolution {
@@ -35,8 +44,33 @@ export interface ApprovalResolution {
   reason?: string;
   scope?: 'call' | 'session';
   decidedAt: number;
-  /** Who resolved it (a principal, or `host <name>` for a lifecycle resolution); kept by a shared store. */
   decidedBy?: string;
+  decidedHost?: string;
+}
+
+/** One principal's approval of an approval (R-TEAM-3); a quorum counts these, one per principal. */
+export interface ApprovalVote {
+  approvalId: string;
+  principal: string;
+  hostId?: string;
+  channel: string;
+  scope: 'call' | 'session';
+  votedAt: number;
+}
+
+export interface ApprovalVoteRow {
+  approval_id: string;
+  principal: string;
+  host_id: string | null;
+  channel: string;
+  scope: string;
+  voted_at: number;
+}
+
+export function rowToApprovalVote(row: ApprovalVoteRow): ApprovalVote {
+  const vote: ApprovalVote = { approvalId: row.approval_id, principal: row.principal, channel: row.channel, scope: row.scope === 'session' ? 'session' : 'call', votedAt: row.voted_at };
+  if (row.host_id !== null) vote.hostId = row.host_id;
+  return vote;
 }
 
 export interface EventRecord {
@@ -100,7 +134,8 @@ export function rowToCallInProgress(row: CallInProgressRow): CallInProgressRecor
  * pending list must stay fast with 10,000 rows (SPEC §14).
  */
 export const APPROVAL_COLUMNS =
-  'id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at';
+  'id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at, ' +
+  'owner, host_id, four_eyes, quorum, decided_by, decided_host';
 
 export type ApprovalRow = [
   id: string,
@@ -120,6 +155,12 @@ export type ApprovalRow = [
   reason: string | null,
   scope: string | null,
   decidedAt: number | null,
+  owner: string | null,
+  hostId: string | null,
+  fourEyes: number,
+  quorum: number,
+  decidedBy: string | null,
+  decidedHost: string | null,
 ];
 
 export interface EventRow {
@@ -138,11 +179,46 @@ export interface RuleRow {
   created_at: number;
   expires_at: number | null;
   revoked_at: number | null;
+  form: string;
+  pattern: string | null;
+  access: string | null;
+  agent: string | null;
+}
+
+/** How a rule is stored: its form and, for the agent-action forms, its pattern. */
+export function ruleForm(rule: Rule): { form: 'tool' | 'command' | 'path' | 'url'; pattern: string | null } {
+  if (rule.command !== undefined) return { form: 'command', pattern: rule.command };
+  if (rule.path !== undefined) return { form: 'path', pattern: rule.path };
+  if (rule.url !== undefined) return { form: 'url', pattern: rule.url };
+  return { form: 'tool', pattern: null };
 }
 
 export function rowToApproval(row: ApprovalRow): ApprovalRecord {
-  const [id, sessionId, kind, server, tool, args, action, argsSha256, requestedAt, expiresAt, caller, handoff, state, channel, reason, scope, decidedAt] =
-    row;
+  const [
+    id,
+    sessionId,
+    kind,
+    server,
+    tool,
+    args,
+    action,
+    argsSha256,
+    requestedAt,
+    expiresAt,
+    caller,
+    handoff,
+    state,
+    channel,
+    reason,
+    scope,
+    decidedAt,
+    owner,
+    hostId,
+    fourEyes,
+    quorum,
+    decidedBy,
+    decidedHost,
+  ] = row;
   const record: ApprovalRecord = {
     id,
     sessionId,
@@ -162,6 +238,12 @@ export function rowToApproval(row: ApprovalRow): ApprovalRecord {
   if (reason !== null) record.reason = reason;
   if (scope !== null) record.scope = scope as 'call' | 'session';
   if (decidedAt !== null) record.decidedAt = decidedAt;
+  if (owner !== null) record.owner = owner;
+  if (hostId !== null) record.hostId = hostId;
+  if (fourEyes === 1) record.fourEyes = true;
+  if (quorum > 1) record.quorum = quorum;
+  if (decidedBy !== null) record.decidedBy = decidedBy;
+  if (decidedHost !== null) record.decidedHost = decidedHost;
   return record;
 }
 
@@ -171,14 +253,21 @@ export function rowToEvent(row: EventRow): EventRecord {
   return event;
 }
 
+/**
+ * A stored rule. One whose form, pattern or agent this version cannot read
+ * comes back as a command rule with an empty pattern, which matches nothing:
+ * never as a tool rule that might match calls.
+ */
 export function rowToRule(row: RuleRow): Rule {
-  const rule: Rule = {
-    id: row.id,
-    version: row.version,
-    tool: row.tool,
-    args: JSON.parse(row.args) as ArgMatcher[],
-    createdAt: row.created_at,
-  };
+  const rule: Rule = { id: row.id, version: row.version, args: JSON.parse(row.args) as ArgMatcher[], createdAt: row.created_at };
+  const agent = row.agent === null ? undefined : parseAgentName(row.agent);
+  const readable = row.agent === null || agent !== undefined;
+  if (row.form === 'tool') rule.tool = row.tool;
+  else if (row.form === 'path' && row.pattern !== null && readable) rule.path = row.pattern;
+  else if (row.form === 'url' && row.pattern !== null && readable) rule.url = row.pattern;
+  else rule.command = row.form === 'command' && row.pattern !== null && readable ? row.pattern : '';
+  if (row.access === 'read' || row.access === 'write' || row.access === 'any') rule.access = row.access;
+  if (agent !== undefined) rule.agent = agent;
   if (row.expires_at !== null) rule.expiresAt = row.expires_at;
   if (row.revoked_at !== null) rule.revokedAt = row.revoked_at;
   return rule;
@@ -216,4 +305,41 @@ export function rowToToken(row: TokenRow): TokenRecord {
   };
   if (row.revoked_at !== null) token.revokedAt = row.revoked_at;
   return token;
+}
+
+/** A browser paired with "remember this device" (R-REM-3): the SHA-256 of its session cookie, never the cookie. */
+export interface WebDeviceRecord {
+  id: string;
+  cookieSha256: string;
+  name: string;
+  userAgent: string;
+  pairedAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+  revokedAt?: number;
+}
+
+export interface WebDeviceRow {
+  id: string;
+  cookie_sha256: string;
+  name: string;
+  user_agent: string;
+  paired_at: number;
+  last_seen_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export function rowToWebDevice(row: WebDeviceRow): WebDeviceRecord {
+  const device: WebDeviceRecord = {
+    id: row.id,
+    cookieSha256: row.cookie_sha256,
+    name: row.name,
+    userAgent: row.user_agent,
+    pairedAt: row.paired_at,
+    lastSeenAt: row.last_seen_at,
+    expiresAt: row.expires_at,
+  };
+  if (row.revoked_at !== null) device.revokedAt = row.revoked_at;
+  return device;
 }

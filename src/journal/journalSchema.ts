@@ -68,6 +68,54 @@ const MIGRATIONS: readonly string[] = [
      waited_ms INTEGER NOT NULL,
      authorized_at INTEGER NOT NULL
    );`,
+  // Remembered web devices (R-REM-3): sessions that outlive a restart, kept as the SHA-256 of the cookie only.
+  `CREATE TABLE web_devices (
+     id TEXT PRIMARY KEY,
+     cookie_sha256 TEXT NOT NULL UNIQUE,
+     name TEXT NOT NULL,
+     user_agent TEXT NOT NULL,
+     paired_at INTEGER NOT NULL,
+     last_seen_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     revoked_at INTEGER
+   );`,
+  // Team identity (R-TEAM-3): the principal owning each approval's session, the host that filed it,
+  // the four-eyes and quorum rules it was filed under, who resolved it and from which host; and one
+  // row per approving principal (quorum votes), unique per principal so a repeat changes nothing.
+  `ALTER TABLE approvals ADD COLUMN owner TEXT;
+   ALTER TABLE approvals ADD COLUMN host_id TEXT;
+   ALTER TABLE approvals ADD COLUMN four_eyes INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE approvals ADD COLUMN quorum INTEGER NOT NULL DEFAULT 1;
+   ALTER TABLE approvals ADD COLUMN decided_by TEXT;
+   ALTER TABLE approvals ADD COLUMN decided_host TEXT;
+   CREATE TABLE approval_votes (
+     approval_id TEXT NOT NULL,
+     principal TEXT NOT NULL,
+     host_id TEXT,
+     channel TEXT NOT NULL,
+     scope TEXT NOT NULL,
+     voted_at INTEGER NOT NULL,
+     PRIMARY KEY (approval_id, principal)
+   );`,
+  // Passkeys enrolled for passkey-confirmed approvals (R-REM-6): the public key (COSE, base64url), the
+  // signature counter, who enrolled it. Never a secret: the private key stays in the authenticator.
+  `CREATE TABLE passkeys (
+     id TEXT PRIMARY KEY,
+     credential_id TEXT NOT NULL UNIQUE,
+     public_key TEXT NOT NULL,
+     counter INTEGER NOT NULL,
+     transports TEXT NOT NULL,
+     enrolled_by TEXT NOT NULL,
+     rp_id TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     last_used_at INTEGER
+   );`,
+  // Auto-approval rules for the parts of agent actions (R-POL-6): `assent rules add --command|--path|--url
+  // PATTERN [--access A] [--agent A]`. `form` is tool, command, path or url; `tool` is '' for the other forms.
+  `ALTER TABLE rules ADD COLUMN form TEXT NOT NULL DEFAULT 'tool';
+   ALTER TABLE rules ADD COLUMN pattern TEXT;
+   ALTER TABLE rules ADD COLUMN access TEXT;
+   ALTER TABLE rules ADD COLUMN agent TEXT;`,
 ];
 
 export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;

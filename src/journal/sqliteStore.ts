@@ -6,9 +6,10 @@
 import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/proof.js';
 import type { Rule } from '../core/toolPolicy.js';
 import type { Journal } from './journal.js';
-import type { ApprovalRecord, ApprovalResolution, ApprovalState, CallInProgressRecord, EventRecord, TokenRecord } from './journalRecords.js';
+import { AssentError } from '../core/errors.js';
+import type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord } from './journalRecords.js';
 import { ProofStore, type ConsumptionOutcome } from './proofs.js';
-import type { AuditRow, EventInput, HostRecord, Store, StoreChange } from './store.js';
+import type { AuditRow, DecisionJudge, EventInput, HostRecord, Store, StoreChange } from './store.js';
 
 /** Runs a synchronous statement as a settled promise: its error becomes the rejection, never a throw. */
 function settle<T>(run: () => T): Promise<T> {
@@ -59,6 +60,30 @@ export class SqliteStore implements Store {
 
   resolveApproval(id: string, resolution: ApprovalResolution): Promise<boolean> {
     return settle(() => this.journal.resolveApproval(id, resolution));
+  }
+
+  /** One BEGIN IMMEDIATE transaction: another process deciding the same approval waits for the write lock. */
+  decideApproval<T>(id: string, judge: DecisionJudge<T>): Promise<T> {
+    return settle(() =>
+      this.journal.transaction(() => {
+        const record = this.journal.getApproval(id);
+        const votes = record === undefined ? [] : this.journal.listApprovalVotes(id);
+        const { writes, result } = judge({ record, votes });
+        if (writes.vote !== undefined) this.journal.recordApprovalVote(writes.vote);
+        if (writes.resolution !== undefined && !this.journal.resolveApproval(id, writes.resolution)) {
+          throw new AssentError('conflict', `approval ${id} was already resolved`, { details: { state: this.journal.getApproval(id)?.state } });
+        }
+        return result;
+      }),
+    );
+  }
+
+  listApprovalVotes(approvalId: string): Promise<ApprovalVote[]> {
+    return settle(() => this.journal.listApprovalVotes(approvalId));
+  }
+
+  listPendingApprovalVotes(): Promise<ApprovalVote[]> {
+    return settle(() => this.journal.listPendingApprovalVotes());
   }
 
   appendEvent(event: EventInput): Promise<number> {

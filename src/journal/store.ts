@@ -7,7 +7,7 @@
 // the SQLite one runs its statement before returning an already settled promise.
 import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/proof.js';
 import type { Rule } from '../core/toolPolicy.js';
-import type { ApprovalRecord, ApprovalResolution, ApprovalState, CallInProgressRecord, EventRecord, TokenRecord } from './journalRecords.js';
+import type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord } from './journalRecords.js';
 import type { ConsumptionOutcome } from './proofs.js';
 
 export type { ConsumptionOutcome } from './proofs.js';
@@ -41,6 +41,24 @@ export interface HostRecord {
   updatedAt: number;
 }
 
+/** What the deciding transaction reads: the approval (undefined when there is none) and the approvals (votes) recorded for it. */
+export interface DecisionState {
+  record: ApprovalRecord | undefined;
+  votes: ApprovalVote[];
+}
+
+/** What a judge wants written in the same transaction: a principal's vote, and/or the resolution (a compare-and-set from pending). */
+export interface DecisionWrites {
+  vote?: ApprovalVote;
+  resolution?: ApprovalResolution;
+}
+
+/**
+ * Judges a decision from what the transaction read (synchronously: nothing else
+ * happens between the read and the writes); throws to refuse, writing nothing.
+ */
+export type DecisionJudge<T> = (state: DecisionState) => { writes: DecisionWrites; result: T };
+
 export interface EventInput {
   kind: string;
   ts: number;
@@ -73,6 +91,17 @@ export interface Store {
    * raw arguments are dropped in the same statement (R-TEAM-6).
    */
   resolveApproval(id: string, resolution: ApprovalResolution): Promise<boolean>;
+  /**
+   * The deciding transaction (R-D-6, R-TEAM-3): reads the approval and its votes,
+   * lets `judge` decide, and writes its vote and resolution, all at once; racing
+   * deciders on any host are serialized, so the later one reads the first one's
+   * outcome. A resolution that no longer applies (not pending) throws `conflict`.
+   */
+  decideApproval<T>(id: string, judge: DecisionJudge<T>): Promise<T>;
+  /** The approvals (votes) recorded for one approval, oldest first. */
+  listApprovalVotes(approvalId: string): Promise<ApprovalVote[]>;
+  /** The votes of every pending approval, oldest first. */
+  listPendingApprovalVotes(): Promise<ApprovalVote[]>;
 
   // Events (R-D-9).
   /** Appends to the event log and returns its sequence number, which only ever grows. */

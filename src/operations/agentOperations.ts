@@ -45,6 +45,8 @@ export const ExplainedPartSchema = z.object({
   decision: z.enum(['allow', 'deny', 'prompt']),
   rule: z.string().optional(),
   reason: z.string().optional(),
+  /** The auto-approval rule (`assent rules add --command|--path|--url`) that allowed this part (R-POL-6). */
+  ruleId: z.string().optional(),
 });
 
 export const PolicyExplanationSchema = z.object({ decision: z.enum(['allow', 'deny', 'prompt']), parts: z.array(ExplainedPartSchema) });

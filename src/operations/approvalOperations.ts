@@ -5,7 +5,9 @@ import { z } from 'zod';
 import { AssentError } from '../core/errors.js';
 import { portableJson } from '../core/jsonLimits.js';
 import { newApprovalId, type RandomBytes } from '../core/ids.js';
-import { parseRuleArg, type Rule } from '../core/toolPolicy.js';
+import { AGENT_NAMES } from '../core/agentAction.js';
+import { checkAutoRule, MAX_RULE_PATTERN_LENGTH } from '../core/autoApproval.js';
+import { parseRuleArg, type Rule, type RuleAccess } from '../core/toolPolicy.js';
 import { exportAudit, verifyAudit, verifyAuditRows } from '../journal/auditReaders.js';
 import { sanitizeAuditRecord, type AuditRecord } from '../journal/auditRecords.js';
 import type { Store } from '../journal/store.js';
@@ -41,17 +43,44 @@ export const ApprovalViewSchema = z.object({
   reason: z.string().optional(),
   scope: z.enum(['call', 'session']).optional(),
   decidedAt: z.number().optional(),
-  /** Team mode (R-TEAM-2): the host that filed it, and who resolved it. */
-  hostId: z.string().optional(),
-  decidedBy: z.string().optional(),
   handoff: z.literal(true).optional(),
+  /** Only an enrolled passkey's assertion approves it (R-REM-6); every other channel can only deny. */
+  presence: z.literal('passkey').optional(),
+  /** R-TEAM-3: the principal owning the agent session that asked, and the host that filed it. */
+  owner: z.string().optional(),
+  hostId: z.string().optional(),
+  /** Filed under approvals.fourEyes: the owner may deny but not approve. */
+  fourEyes: z.literal(true).optional(),
+  /** Distinct principals that must approve (policy.quorum), when more than one. */
+  quorum: z.number().int().optional(),
+  /** Who has approved so far, oldest first. */
+  approvedBy: z.array(z.string()).optional(),
+  /** The principal whose decision resolved it, and the host it decided on. */
+  decidedBy: z.string().optional(),
+  decidedHost: z.string().optional(),
+});
+
+/** What `approvals.decide` did (R-TEAM-3): resolved it, recorded one more approval of a quorum ("k of N, still pending"), or nothing (a repeat). */
+const DecisionResultSchema = z.object({
+  result: z.enum(['resolved', 'partial', 'repeat']),
+  principal: z.string(),
+  approvals: z.number().int(),
+  required: z.number().int(),
 });
 
 export const RuleSchema = z.object({
   id: z.string(),
   version: z.number(),
-  tool: z.string(),
+  /** A tool rule: the tool id and its argument matchers (R-POL-4). */
+  tool: z.string().optional(),
   args: z.array(z.object({ pointer: z.string(), op: z.enum(['prefix', 'equals']), value: z.string() })),
+  /** A rule for one part of an agent action (R-POL-6): a word pattern, a path glob (with the accesses it covers) or a URL glob. */
+  command: z.string().optional(),
+  path: z.string().optional(),
+  access: z.enum(['read', 'write', 'any']).optional(),
+  url: z.string().optional(),
+  /** Only this agent's actions. */
+  agent: z.enum(AGENT_NAMES).optional(),
   createdAt: z.number(),
   expiresAt: z.number().optional(),
   revokedAt: z.number().optional(),
@@ -124,6 +153,7 @@ export async function decisionFrom(
   params: { id: string; behavior: 'allow' | 'deny'; channel?: string | undefined },
   context: CallContext,
 ): Promise<DecideParams> {
+  // R-TEAM-3: the principal is the one the head set for this call (socket: `<os user>@<host>`; HTTP: the web session or token).
   const decision: DecideParams = { id: params.id, behavior: params.behavior, channel: context.channel ?? 'cli', principal: context.principal };
   if (params.channel !== undefined) decision.claimedChannel = params.channel;
   if (context.peer !== undefined) decision.peer = await context.peer();
@@ -136,6 +166,42 @@ export function parseTtl(text: string): number {
   if (match === null) throw new AssentError('invalid_params', `ttl "${text}" is not a duration; use a number followed by s, m, h or d (e.g. 8h)`);
   const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd'];
   return Number(match[1]) * unit;
+}
+
+/** The params of `rules.add` that name what a rule matches. */
+export interface RuleFormParams {
+  tool?: string | undefined;
+  args?: string[] | undefined;
+  command?: string | undefined;
+  path?: string | undefined;
+  access?: RuleAccess | undefined;
+  url?: string | undefined;
+  agent?: string | undefined;
+}
+
+/**
+ * What a new rule matches, checked as matching will read it: a tool id with
+ * argument matchers, or exactly one of command, path (with the accesses it
+ * covers) and url, optionally for one agent. Throws `invalid_params`.
+ */
+export function ruleFormOf(params: RuleFormParams): Pick<Rule, 'tool' | 'args' | 'command' | 'path' | 'access' | 'url' | 'agent'> {
+  if (params.tool !== undefined) {
+    const extra = (['command', 'path', 'access', 'url', 'agent'] as const).filter((key) => params[key] !== undefined);
+    if (extra.length > 0) {
+      throw new AssentError('invalid_params', `a tool rule takes no ${extra.join(', ')}; its tool id already names the agent (claude/Bash): add a separate rule for a command, path or URL`);
+    }
+    return { tool: params.tool, args: (params.args ?? []).map((text) => parseRuleArg(text)) };
+  }
+  if (params.args !== undefined && params.args.length > 0) throw new AssentError('invalid_params', 'argument matchers (args) belong to a tool rule; give tool as well');
+  if (params.access !== undefined && params.path === undefined) throw new AssentError('invalid_params', 'access belongs to a path rule; give path as well');
+  const agent = checkAutoRule(params);
+  const form: Pick<Rule, 'args' | 'command' | 'path' | 'access' | 'url' | 'agent'> = { args: [] };
+  if (params.command !== undefined) form.command = params.command;
+  if (params.path !== undefined) form.path = params.path;
+  if (params.path !== undefined && params.access !== undefined && params.access !== 'any') form.access = params.access;
+  if (params.url !== undefined) form.url = params.url;
+  if (agent !== undefined) form.agent = agent;
+  return form;
 }
 
 /** The filter of events.subscribe, shared with the HTTP head's event stream so both filter alike. */
@@ -265,7 +331,8 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
     defineOperation({
       name: 'approvals.decide',
       summary:
-        'Allow or deny a pending approval, once or for the rest of its session. The recorded channel is the head the decision came through; a `channel` param is only a claim, recorded as claimedChannel.',
+        'Allow or deny a pending approval, once or for the rest of its session. The recorded channel is the head the decision came through; a `channel` param is only a claim, recorded as claimedChannel. ' +
+        'The deciding principal is the caller (R-TEAM-3): under approvals.fourEyes the session owner may only deny; under policy.quorum an allow is recorded until enough distinct principals approved (`decision` says which).',
       params: z.strictObject({
         id: z.string().min(1).max(64),
         behavior: z.enum(['allow', 'deny']),
@@ -274,7 +341,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
         /** What the client says it is (`watch`, `tty`…): a hint kept beside the stamped channel, never the channel. */
         channel: z.enum(['cli', 'watch', 'tty', 'elicitation']).optional(),
       }),
-      result: ApprovalViewSchema,
+      result: ApprovalViewSchema.extend({ decision: DecisionResultSchema }),
       class: 'human-decision',
       exposure: { cli: true, rpc: true, http: true, mcp: NOT_ON_MCP_HUMAN },
       handler: async (params, context) => {
@@ -316,10 +383,16 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
     }),
     defineOperation({
       name: 'rules.add',
-      summary: 'Add an auto-approval rule that turns matching prompt calls into allow (never overrides deny).',
+      summary:
+        'Add an auto-approval rule that turns matching prompt calls into allow (never overrides deny): a tool rule (tool, args), or a rule for one part of an agent action (command, path with access, or url; agent limits it to one agent).',
       params: z.strictObject({
-        tool: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'a tool id <server>/<tool>'),
+        tool: z.string().regex(/^[^/\s]+\/[^\s]+$/, 'a tool id <server>/<tool>').optional(),
         args: z.array(z.string().max(2000)).max(32).optional(),
+        command: z.string().max(MAX_RULE_PATTERN_LENGTH).optional(),
+        path: z.string().max(MAX_RULE_PATTERN_LENGTH).optional(),
+        access: z.enum(['read', 'write', 'any']).optional(),
+        url: z.string().max(MAX_RULE_PATTERN_LENGTH).optional(),
+        agent: z.string().max(40).optional(),
         ttl: z.string().optional(),
       }),
       result: RuleSchema,
@@ -327,13 +400,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       exposure: { cli: true, rpc: true, http: true, mcp: NOT_ON_MCP_HUMAN },
       handler: async (params) => {
         const createdAt = deps.now();
-        const rule: Rule = {
-          id: `r${newApprovalId(deps.random)}`,
-          version: 1,
-          tool: params.tool,
-          args: (params.args ?? []).map((text) => parseRuleArg(text)),
-          createdAt,
-        };
+        const rule: Rule = { id: `r${newApprovalId(deps.random)}`, version: 1, ...ruleFormOf(params), createdAt };
         if (params.ttl !== undefined) rule.expiresAt = createdAt + parseTtl(params.ttl);
         const added = await service.addRule(rule);
         // Gateways settle allow locally from a policy snapshot; tell them at once (policy.get watch).

@@ -7,6 +7,7 @@ import type { DaemonContext } from './daemonContext.js';
 import { agentOperations, type AgentOperationDeps } from './agentOperations.js';
 import { approvalOperations, type ApprovalOperationDeps } from './approvalOperations.js';
 import { configOperations, type ConfigOperationDeps } from './configOperations.js';
+import { passkeyOperations, type PasskeyOperationDeps } from './passkeyOperations.js';
 import { daemonOperations } from './daemonOperations.js';
 import { operationManifest, type ManifestEntry } from './index.js';
 import type { Operation } from './operation.js';
@@ -35,6 +36,7 @@ export function declaredOperations(): Operation[] {
     ...configOperations(inert<ConfigOperationDeps>()),
     ...policyOperations(inert<PolicyOperationDeps>()),
     ...proofOperations(inert<ProofOperationDeps>()),
+    ...passkeyOperations(inert<PasskeyOperationDeps>()),
   ];
 }
 

@@ -136,7 +136,8 @@ export interface PolicyOperationDeps {
 
 export function policySnapshotData(service: ApprovalService): PolicySnapshotData {
   const pinned = service.config;
-  return { revision: pinned.revision, path: pinned.path, policy: pinned.config.policy, rules: service.activeRules() };
+  // Rules for tools that need a passkey never settle a call (R-REM-6), so a gateway does not get them.
+  return { revision: pinned.revision, path: pinned.path, policy: pinned.config.policy, rules: service.rulesWithoutPresence() };
 }
 
 export function policyOperations(deps: PolicyOperationDeps): Operation[] {

@@ -1,6 +1,7 @@
-// Operations that let people into the HTTP head (R-WEB-2, R-WEB-4): pairing
-// codes for the browser and bearer tokens for scripts. Creating either is a
-// human decision, so none of them is reachable from the MCP head (R-OPS-3).
+// Operations that let people into the HTTP head (R-WEB-2, R-WEB-4, R-REM-3):
+// pairing codes for the browser, the signed-in devices and their revocation,
+// and bearer tokens for scripts. Creating a credential is a human decision, so
+// none of them is reachable from the MCP head (R-OPS-3).
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { AssentError } from '../core/errors.js';
@@ -15,6 +16,9 @@ const NOT_ON_MCP_HUMAN = {
 const PAIRING_NOT_HTTP = { rationale: 'pairing is how a browser gets in; issuing a code from an already-authenticated browser would let one stolen session mint more' };
 const TOKENS_NOT_HTTP = { rationale: 'tokens are minted only from the terminal, so a stolen page session or token cannot mint more credentials' };
 const TOKEN_META_NOT_MCP = { rationale: 'credential management stays with the operator; an agent has no use for token metadata' };
+const DEVICES_NOT_MCP = {
+  rationale: 'signed-in devices are the operator\'s approval channel; an agent has no use for their list and must not be able to sign the operator\'s phone out',
+};
 
 export const TokenInfoSchema = z.object({
   id: z.string(),
@@ -26,13 +30,30 @@ export const TokenInfoSchema = z.object({
   state: z.enum(['active', 'expired', 'revoked']),
 });
 
-export const PairingResultSchema = z.object({ url: z.string(), code: z.string(), expiresAt: z.number() });
+export const PairingResultSchema = z.object({
+  url: z.string(),
+  code: z.string(),
+  expiresAt: z.number(),
+  /** R-REM-7: `sha256:` + lowercase hex of the certificate's DER, when the daemon serves TLS itself. */
+  fingerprint: z.string().optional(),
+});
 export type PairingResult = z.infer<typeof PairingResultSchema>;
+
+export const DeviceInfoSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  userAgent: z.string(),
+  pairedAt: z.number(),
+  lastSeenAt: z.number(),
+  expiresAt: z.number(),
+  /** Paired with "remember this device": survives a daemon restart (R-REM-3). */
+  remembered: z.boolean(),
+});
 
 export interface WebOperationDeps {
   auth: WebAuth;
-  /** The page's URL once the HTTP head listens; rejects with `unavailable` when it could not. */
-  url(): Promise<string>;
+  /** The page's URL (and certificate fingerprint) once the HTTP head listens; rejects with `unavailable` when it could not. */
+  page(): Promise<{ url: string; fingerprint?: string }>;
 }
 
 export function webOperations(deps: WebOperationDeps): Operation[] {
@@ -45,9 +66,27 @@ export function webOperations(deps: WebOperationDeps): Operation[] {
       class: 'human-decision',
       exposure: { cli: true, rpc: true, http: PAIRING_NOT_HTTP, mcp: NOT_ON_MCP_HUMAN },
       handler: async () => {
-        const url = await deps.url();
-        return { url, ...deps.auth.issuePairingCode() };
+        const page = await deps.page();
+        return { ...page, ...deps.auth.issuePairingCode() };
       },
+    }),
+    defineOperation({
+      name: 'web.devices',
+      summary: 'Browsers signed in to the approval page: name, user agent, paired-at, last-seen, expiry, and whether remembered across restarts (never a cookie).',
+      params: z.strictObject({}),
+      result: z.array(DeviceInfoSchema),
+      class: 'read',
+      exposure: { cli: true, rpc: true, http: true, mcp: DEVICES_NOT_MCP },
+      handler: async () => deps.auth.listDevices(),
+    }),
+    defineOperation({
+      name: 'web.revoke',
+      summary: 'Sign one browser out at once: its open event stream ends and its next request is refused (401). Works headless; revoking is always safe.',
+      params: z.strictObject({ id: z.string().min(1).max(64) }),
+      result: DeviceInfoSchema,
+      class: 'write',
+      exposure: { cli: true, rpc: true, http: true, mcp: DEVICES_NOT_MCP },
+      handler: async (params) => deps.auth.revokeDevice(params.id),
     }),
     defineOperation({
       name: 'tokens.create',

@@ -147,7 +147,7 @@ export function evaluateAgentAction(context: AgentEvaluationContext, action: Pic
   const { config } = context;
   const verdict = context.snapshot.tools.has(agentToolId(action.agent, action.tool))
     ? undefined
-    : context.judge.judge({ revision: config.revision, policy: config.config.policy }, action);
+    : context.judge.judge({ revision: config.revision, policy: config.config.policy }, action, { rules: context.snapshot.agentRules, nowMs: context.nowMs });
   return evaluateAgentPolicy(context.snapshot, config.config.policy.agents.default, action, context.nowMs, verdict);
 }
 
@@ -255,7 +255,7 @@ export class AgentActionService {
         message:
           channel === undefined
             ? `assent: ${toolId} allowed by ${evaluation.ruleId === undefined ? (evaluation.key ?? 'policy') : `rule ${evaluation.ruleId}`}`
-            : `assent: ${toolId} allowed (${channel}${result.consent?.approvalId === undefined ? '' : `, approval ${result.consent.approvalId}`})`,
+            : `assent: ${toolId} allowed (${channel}${result.consent?.ruleId === undefined ? '' : ` ${result.consent.ruleId}`}${result.consent?.approvalId === undefined ? '' : `, approval ${result.consent.approvalId}`})`,
         callId: result.callId,
         waitedForConsentMs: result.waitedForConsentMs,
         channel: channel ?? 'policy',

@@ -123,7 +123,8 @@ export class ApprovalProofs {
   async approveWithProof(params: DecideParams): Promise<{ approval: ApprovalView; proof: string; proofId: string; expiresAt: number }> {
     const proofs = requireProofs(this.ctx);
     let issued: IssuedProof | undefined;
-    await this.queue.decide({ ...params, behavior: 'allow' }, async (decided) => {
+    // A proof needs the approval resolved: a vote that leaves a quorum short is refused before anything is recorded.
+    await this.queue.decide({ ...params, behavior: 'allow', mustResolve: true }, async (decided) => {
       issued = await proofs.issue(decided, { audience: 'cli', revision: this.revisionFor(decided), channel: params.channel });
     });
     if (issued === undefined) throw new AssentError('internal', `approval ${params.id} was approved but no proof was issued; run \`assent proofs list\``);

@@ -4,15 +4,21 @@
 // It also answers what is pending, as views or as ready JSON text (SPEC §14).
 // In a store shared by several hosts (R-TEAM-2) it also holds the other hosts'
 // pending approvals, taken up and settled as their events arrive.
+import { countedApprovals, judgeDecision, type DecisionRules, type DecisionVerdict } from '../core/approvalRules.js';
+import type { Config } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
+import { escapeText } from '../core/escape.js';
 import { newApprovalId } from '../core/ids.js';
 import { JsonText } from '../core/jsonText.js';
-import type { ApprovalRecord } from '../journal/journal.js';
-import type { RemoteEvent } from '../journal/store.js';
+import { presenceFor, type Presence } from '../core/presencePolicy.js';
+import { quorumFor } from '../core/teamConfig.js';
+import type { AuditRecord } from '../journal/auditRecords.js';
+import type { ApprovalRecord, ApprovalResolution, ApprovalVote } from '../journal/journal.js';
+import type { DecisionWrites, RemoteEvent } from '../journal/store.js';
 import { matchesSelector, toApprovalView, type ApprovalView, type DecisionPeer } from './approvalViews.js';
 import { Deadlines } from './deadlines.js';
-import { PendingApproval, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
-import type { ServiceContext } from './serviceContext.js';
+import { PendingApproval, recordDecidedBy, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
+import { writeAudit, type ServiceContext } from './serviceContext.js';
 
 export interface DecideParams {
   id: string;
@@ -25,22 +31,77 @@ export interface DecideParams {
   claimedChannel?: string;
   /** The deciding process, found by the head (socket peer lookup). */
   peer?: DecisionPeer;
-  /** Who decided (the call context's principal); a shared store records it, so a later decision is told who won. */
+  /**
+   * Who decides, as the head set it on the call context (R-TEAM-3): `<os user>@<host>`
+   * on the socket, `web:…` or `token:…` over HTTP; never a parameter. Default: this host's principal.
+   */
   principal?: string;
+  /** `--export-proof`: refuse, recording nothing, unless this decision resolves the approval (a proof needs the whole quorum). */
+  mustResolve?: boolean;
+  /** Set only by the passkey service, after it verified an assertion bound to this approval (R-REM-6). */
+  presence?: PresenceConfirmation;
 }
 
+/**
+ * A verified passkey assertion for one approval. `confirm` runs inside the
+ * deciding transaction, before the approval is marked approved: it re-checks
+ * what the assertion's verification depended on (the credential is still
+ * enrolled, its counter moved on, the action digest is the one bound) and
+ * records the new counter; it throws to refuse, and then nothing changes.
+ */
+export interface PresenceConfirmation {
+  presence: Presence;
+  credentialId: string;
+  confirm(record: ApprovalRecord): void;
+}
+
+/** What a decision did (R-TEAM-3). */
+export interface DecisionResult {
+  /** `resolved`: approved or denied now; `partial`: this approval is recorded and more are needed; `repeat`: this principal had approved already, nothing changed. */
+  result: 'resolved' | 'partial' | 'repeat';
+  principal: string;
+  /** Approvals that count so far (after this decision), and how many the approval needs. */
+  approvals: number;
+  required: number;
+}
+
+/** A decision's result and the approval as it was before it. */
+export type DecideOutcome = DecisionResult & { before: ApprovalRecord };
+
 /** A resolution as it is written: the journal's fields and who decided. */
-export type ResolutionInput = {
-  state: 'approved' | 'denied' | 'expired';
-  channel?: string;
-  reason?: string;
-  scope?: 'call' | 'session';
-  decidedAt: number;
-  decidedBy?: string;
-} & DecidedBy;
+export type ResolutionInput = Omit<ApprovalResolution, 'decidedBy'> & DecidedBy;
+
+/** What the deciding transaction found and did; side effects follow once it committed. */
+type DecisionStep =
+  | { kind: 'expired'; record: ApprovalRecord }
+  | { kind: 'refuse'; record: ApprovalRecord; votes: ApprovalVote[]; verdict: DecisionVerdict }
+  | { kind: 'repeat'; record: ApprovalRecord; votes: ApprovalVote[]; verdict: DecisionVerdict }
+  | { kind: 'partial'; record: ApprovalRecord; votes: ApprovalVote[]; verdict: DecisionVerdict }
+  | { kind: 'resolved'; record: ApprovalRecord; votes: ApprovalVote[]; verdict: DecisionVerdict; resolution: ResolutionInput };
+
+/** How an already resolved approval is named in a refusal: its state, who resolved it and through which channel. */
+function resolvedText(record: Pick<ApprovalRecord, 'state' | 'channel' | 'decidedBy'>): string {
+  const by = record.decidedBy === undefined ? '' : ` by ${escapeText(record.decidedBy)}`;
+  return `${record.state}${by}${record.channel ? ` (via ${record.channel})` : ''}`;
+}
 
 /** What a filed approval carries; the queue adds its id, times and state. */
-export type ApprovalFiling = Omit<ApprovalRecord, 'id' | 'requestedAt' | 'expiresAt' | 'state' | 'handoff' | 'hostId' | 'decidedBy'> & { handoff?: boolean };
+export type ApprovalFiling = Omit<ApprovalRecord, 'id' | 'requestedAt' | 'expiresAt' | 'state' | 'handoff'> & { handoff?: boolean };
+
+/** A resolution as its waiters hear it, from an event's data or a stored record. */
+function resolutionOfData(data: Record<string, unknown>, approvedBy?: readonly string[]): Resolution {
+  const result: Resolution = { state: data['state'] as Resolution['state'] };
+  for (const key of ['channel', 'reason', 'claimedChannel', 'decidedBy', 'credentialId'] as const) {
+    const value = data[key];
+    if (typeof value === 'string') result[key] = value;
+  }
+  if (data['scope'] === 'call' || data['scope'] === 'session') result.scope = data['scope'];
+  if (typeof data['peer'] === 'object' && data['peer'] !== null) result.peer = data['peer'] as NonNullable<Resolution['peer']>;
+  if (typeof data['presence'] === 'string') result.presence = data['presence'] as NonNullable<Resolution['presence']>;
+  const voted = Array.isArray(data['approvedBy']) ? (data['approvedBy'] as string[]) : approvedBy;
+  if (voted !== undefined && voted.length > 0) result.approvedBy = [...voted];
+  return result;
+}
 
 export interface ListOptions {
   selector?: string;
@@ -103,11 +164,19 @@ export class ApprovalQueue {
    * whose approval was resolved meanwhile are settled from the store (R-TEAM-2).
    */
   async restore(): Promise<void> {
-    const records = await this.ctx.store.listApprovals({ state: 'pending' });
+    const approvedBy = new Map<string, string[]>();
+    for (const vote of await this.ctx.store.listPendingApprovalVotes()) {
+      const list = approvedBy.get(vote.approvalId);
+      if (list === undefined) approvedBy.set(vote.approvalId, [vote.principal]);
+      else list.push(vote.principal);
+    }
     const stillPending = new Set<string>();
-    for (const record of records) {
+    for (const record of await this.ctx.store.listApprovals({ state: 'pending' })) {
       stillPending.add(record.id);
-      if (!this.pending.has(record.id)) this.remember(toApprovalView(record));
+      const view = this.view(record, approvedBy.get(record.id));
+      const known = this.pending.get(record.id);
+      if (known === undefined) this.remember(view);
+      else known.updateView(view);
       this.deadlines.set(record.id, record.expiresAt);
     }
     for (const id of [...this.pending.keys()]) if (!stillPending.has(id)) await this.settleFromStore(id);
@@ -116,95 +185,85 @@ export class ApprovalQueue {
   /** A deadline passed: expire it; while the store cannot be reached the local waiters are told at once, and the store catches up later. */
   private expire(id: string): void {
     const resolution: ResolutionInput = { state: 'expired', reason: 'consent_timeout', decidedAt: this.ctx.clock.now() };
-    if (this.ctx.store.shared) resolution.decidedBy = `host ${this.ctx.hostName}`;
-    this.resolve(id, resolution).catch((error: unknown) => {
-      this.ctx.logger.warn('could not record an expired approval; its waiting calls end as consent_timeout and it expires in the store once it is back', { approvalId: id, error });
-      this.settleLocally(id, { state: 'expired', reason: 'consent_timeout' });
-    });
+    if (this.ctx.store.shared && this.ctx.hostId !== undefined) resolution.decidedHost = this.ctx.hostId;
+    this.resolveQuietly(id, resolution);
   }
 
   /** Files an approval: durable first, then its deadline, the event with its arguments for live subscribers, and the notification. */
   async file(input: ApprovalFiling, timeoutMs: number = this.ctx.pinned().config.policy.consentTimeoutSeconds * 1000): Promise<ApprovalRecord> {
-    const { store, clock, random } = this.ctx;
+    const { store, clock } = this.ctx;
     const requestedAt = clock.now();
-    let record: ApprovalRecord | undefined;
-    // The store's key is the final word on a free id; a taken one (rare) draws again.
-    for (let attempt = 0; record === undefined; attempt += 1) {
-      let id = newApprovalId(random);
-      while (this.pending.has(id)) id = newApprovalId(random);
-      // Built field by field: an object spread followed by more fields gives every record its own hidden class in V8.
-      const candidate: ApprovalRecord = {
-        id,
-        sessionId: input.sessionId,
-        kind: input.kind,
-        argsSha256: input.argsSha256,
-        requestedAt,
-        expiresAt: requestedAt + timeoutMs,
-        caller: input.caller,
-        handoff: input.handoff ?? false,
-        state: 'pending',
-      };
-      if (input.server !== undefined) candidate.server = input.server;
-      if (input.tool !== undefined) candidate.tool = input.tool;
-      if (input.args !== undefined) candidate.args = input.args;
-      if (input.action !== undefined) candidate.action = input.action;
-      if (store.shared) candidate.hostId = store.hostId;
+    for (let attempt = 0; ; attempt += 1) {
+      const record = this.draft(input, requestedAt, timeoutMs);
       try {
-        await store.insertApproval(candidate);
-        record = candidate;
+        await store.insertApproval(record);
       } catch (error) {
-        if (!(error instanceof AssentError && error.type === 'conflict') || attempt >= 50) {
-          throw error instanceof AssentError && error.type === 'conflict' ? new AssentError('internal', 'could not allocate a free approval id') : error;
-        }
+        // The store's key is the final word on a free id; a taken one (rare) draws again.
+        if (error instanceof AssentError && error.type === 'conflict' && attempt < 50) continue;
+        throw error instanceof AssentError && error.type === 'conflict' ? new AssentError('internal', 'could not allocate a free approval id') : error;
       }
+      this.announceFiled(record);
+      return record;
     }
-    this.deadlines.set(record.id, record.expiresAt);
-    const view = toApprovalView(record);
-    this.remember(view);
-    this.ctx.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
-    const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
-    this.ctx.notifier.notify({ title: `assent: approval ${record.id}`, body: `${subject} is waiting for your decision. Run: assent approve ${record.id}`, approvalId: record.id });
+  }
+
+  /** A new pending record with a fresh id (not one pending here already). */
+  private draft(input: ApprovalFiling, requestedAt: number, timeoutMs: number): ApprovalRecord {
+    let id = newApprovalId(this.ctx.random);
+    while (this.pending.has(id)) id = newApprovalId(this.ctx.random);
+    // Built field by field: an object spread followed by more fields gives every record its own hidden class in V8.
+    const record: ApprovalRecord = {
+      id,
+      sessionId: input.sessionId,
+      kind: input.kind,
+      argsSha256: input.argsSha256,
+      requestedAt,
+      expiresAt: requestedAt + timeoutMs,
+      caller: input.caller,
+      handoff: input.handoff ?? false,
+      state: 'pending',
+    };
+    if (input.server !== undefined) record.server = input.server;
+    if (input.tool !== undefined) record.tool = input.tool;
+    if (input.args !== undefined) record.args = input.args;
+    if (input.action !== undefined) record.action = input.action;
+    // R-TEAM-3: the session is owned by this host's principal; the rules in force travel with the approval.
+    const config = this.ctx.pinned().config;
+    record.owner = this.ctx.principal;
+    if (this.ctx.hostId !== undefined) record.hostId = this.ctx.hostId;
+    if (config.approvals.fourEyes) record.fourEyes = true;
+    const quorum = quorumFor(config.policy.quorum, record.server, record.tool);
+    if (quorum > 1) record.quorum = quorum;
     return record;
   }
 
-  /**
-   * Compare-and-set in the store; the first resolver wins and every channel is
-   * told (R-D-6). `beforeAnnounce` runs for the winner after the store took the
-   * resolution and before anyone hears of it (a proof the allow issues exists
-   * before a waiter or another host could look for it).
-   */
-  async resolve(id: string, resolution: ResolutionInput, beforeAnnounce?: () => Promise<void>): Promise<boolean> {
-    const { claimedChannel: _claimed, peer: _peer, ...stored } = resolution;
-    if (!(await this.ctx.store.resolveApproval(id, stored))) {
+  /** After the record is durable: its deadline, the pending view, the event with its arguments for live subscribers, the notification. */
+  private announceFiled(record: ApprovalRecord): void {
+    this.deadlines.set(record.id, record.expiresAt);
+    const view = this.view(record);
+    this.remember(view);
+    void this.ctx.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
+    const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
+    this.ctx.notifier.notify({ title: `assent: approval ${record.id}`, body: `${subject} is waiting for your decision. Run: assent approve ${record.id}`, approvalId: record.id });
+  }
+
+  /** Compare-and-set in the store; the first resolver wins and every channel is told (R-D-6). */
+  async resolve(id: string, resolution: ResolutionInput): Promise<boolean> {
+    if (!(await this.ctx.store.resolveApproval(id, storedResolution(resolution)))) {
       // Another host may have won without its event reaching us yet: settle our waiters from the store.
       if (this.ctx.store.shared && this.pending.has(id)) await this.settleFromStore(id);
       return false;
-    }
-    if (beforeAnnounce !== undefined) {
-      try {
-        await beforeAnnounce();
-      } finally {
-        await this.announce(id, resolution);
-      }
-      return true;
     }
     await this.announce(id, resolution);
     return true;
   }
 
-  private async announce(id: string, resolution: ResolutionInput): Promise<void> {
-    const { claimedChannel, peer } = resolution;
-    const entry = this.pending.get(id);
-    const sessionId = entry?.sessionId ?? (await this.ctx.store.getApproval(id))?.sessionId;
-    const data: Record<string, unknown> = { id, state: resolution.state };
-    if (resolution.channel !== undefined) data['channel'] = resolution.channel;
-    if (resolution.reason !== undefined) data['reason'] = resolution.reason;
-    if (resolution.scope !== undefined) data['scope'] = resolution.scope;
-    if (resolution.decidedBy !== undefined) data['decidedBy'] = resolution.decidedBy;
-    if (claimedChannel !== undefined) data['claimedChannel'] = claimedChannel;
-    if (peer !== undefined) data['peer'] = peer;
-    void this.ctx.bus.publish('approval_resolved', data, sessionId);
-    this.settleLocally(id, resolutionOf(data));
+  /** A lifecycle resolution from a callback or timer: never throws; one the store refused settles the local waiters anyway (R-TEAM-7). */
+  private resolveQuietly(id: string, resolution: ResolutionInput): void {
+    this.resolve(id, resolution).catch((error: unknown) => {
+      this.ctx.logger.warn('could not record the resolution of an approval; its waiting calls are told anyway', { approvalId: id, reason: resolution.reason, error });
+      this.settleLocally(id, resolutionOfData(resolution as unknown as Record<string, unknown>));
+    });
   }
 
   /** Ends the local life of a resolved approval: out of the pending list, no deadline, every waiter woken once. */
@@ -220,15 +279,15 @@ export class ApprovalQueue {
   private async settleFromStore(id: string): Promise<void> {
     const current = await this.ctx.store.getApproval(id);
     if (current === undefined || current.state === 'pending') return;
-    this.settleLocally(id, resolutionOf(current as unknown as Record<string, unknown>));
+    this.settleLocally(id, resolutionOfData(current as unknown as Record<string, unknown>, await this.approvedBy(id)));
   }
 
   /**
-   * Another host filed an approval or resolved one (R-TEAM-2): it is listed
-   * here too (with its arguments, read from the store, so an approver sees what
-   * it approves), or leaves the list and wakes what waits on it here. Returns
-   * the event data as local subscribers get it, or undefined when there is
-   * nothing to tell them.
+   * Another host filed, voted on or resolved an approval (R-TEAM-2): it is
+   * listed here too (with its arguments, read from the store, so an approver
+   * sees what it approves), shows its votes, or leaves the list and wakes what
+   * waits on it here. Returns the event data as local subscribers get it, or
+   * undefined when there is nothing to tell them.
    */
   async applyRemote(event: RemoteEvent): Promise<Record<string, unknown> | undefined> {
     if (event.kind === 'approval_requested') {
@@ -237,60 +296,248 @@ export class ApprovalQueue {
       if (id === undefined) return undefined;
       const record = await this.ctx.store.getApproval(id);
       if (record === undefined || record.state !== 'pending') return undefined;
-      const view = toApprovalView(record);
+      const view = this.view(record, await this.approvedBy(id));
       if (!this.pending.has(id)) this.remember(view);
       this.deadlines.set(id, record.expiresAt);
       return { ...event.data, approval: view, args: record.args, action: record.action };
     }
-    if (event.kind === 'approval_resolved') {
-      const id = event.data['id'];
-      if (typeof id === 'string') this.settleLocally(id, resolutionOf(event.data));
-      return event.data;
+    const id = event.data['id'];
+    if (event.kind === 'approval_voted' && typeof id === 'string') {
+      const record = await this.ctx.store.getApproval(id);
+      if (record !== undefined && record.state === 'pending') this.pending.get(id)?.updateView(this.view(record, await this.approvedBy(id)));
     }
+    if (event.kind === 'approval_resolved' && typeof id === 'string') this.settleLocally(id, resolutionOfData(event.data));
     return event.data;
   }
 
+  /** After a resolution committed: the approval leaves the pending view, every channel is told and its waiters wake. */
+  private async announce(id: string, resolution: ResolutionInput): Promise<void> {
+    const { claimedChannel, peer, decidedBy, presence, credentialId } = resolution;
+    const entry = this.pending.get(id);
+    this.pending.delete(id);
+    this.deadlines.delete(id);
+    // A lifecycle end (timeout, session end) of a partly approved approval still names who had approved.
+    const approvedBy = resolution.approvedBy ?? (entry !== undefined && entry.approvedBy.length > 0 ? [...entry.approvedBy] : undefined);
+    const sessionId = entry?.sessionId ?? (await this.ctx.store.getApproval(id))?.sessionId;
+    const data: Record<string, unknown> = { id, state: resolution.state };
+    if (resolution.channel !== undefined) data['channel'] = resolution.channel;
+    if (resolution.reason !== undefined) data['reason'] = resolution.reason;
+    if (resolution.scope !== undefined) data['scope'] = resolution.scope;
+    if (claimedChannel !== undefined) data['claimedChannel'] = claimedChannel;
+    if (peer !== undefined) data['peer'] = peer;
+    if (decidedBy !== undefined) data['decidedBy'] = decidedBy;
+    if (approvedBy !== undefined) data['approvedBy'] = approvedBy;
+    if (presence !== undefined) data['presence'] = presence;
+    if (credentialId !== undefined) data['credentialId'] = credentialId;
+    void this.ctx.bus.publish('approval_resolved', data, sessionId);
+    const waiting = entry?.settle(resolutionOfData(data)) ?? [];
+    if (waiting.length > 0) {
+      const result: Resolution = { state: resolution.state };
+      if (resolution.channel !== undefined) result.channel = resolution.channel;
+      if (resolution.reason !== undefined) result.reason = resolution.reason;
+      if (resolution.scope !== undefined) result.scope = resolution.scope;
+      if (claimedChannel !== undefined) result.claimedChannel = claimedChannel;
+      if (peer !== undefined) result.peer = peer;
+      if (decidedBy !== undefined) result.decidedBy = decidedBy;
+      if (approvedBy !== undefined) result.approvedBy = approvedBy;
+      if (presence !== undefined) result.presence = presence;
+      if (credentialId !== undefined) result.credentialId = credentialId;
+      for (const waiter of waiting) waiter.wake(result);
+    }
+  }
+
   /**
-   * A person's decision (R-D-5): refused once the approval is resolved or past
-   * its deadline. Returns the record as it was before (with its arguments, which
-   * a shared store drops on resolution). `onDecided` gets that record as decided,
-   * before the decision is announced.
+   * A person's decision (R-D-5, R-TEAM-3), judged and recorded in one journal
+   * transaction: refused once the approval is resolved or past its deadline;
+   * under four-eyes the session's owner may deny but not approve; under a
+   * quorum each distinct principal's approval is recorded until enough have
+   * approved, and a single deny denies. Side effects (events, waking the call)
+   * follow the commit.
    */
-  async decide(params: DecideParams, onDecided?: (decided: ApprovalRecord) => Promise<void>): Promise<ApprovalRecord> {
+  async decide(params: DecideParams, onResolved?: (decided: ApprovalRecord) => Promise<void>): Promise<DecideOutcome> {
     const { store, clock } = this.ctx;
-    const record = await store.getApproval(params.id);
-    if (record === undefined) throw new AssentError('not_found', `no approval ${params.id}; check the id with: assent pending`);
-    if (record.state !== 'pending') throw alreadyDecided(record);
-    if (record.expiresAt <= clock.now()) {
+    const principal = params.principal ?? this.ctx.principal;
+    const config = this.ctx.pinned().config;
+    const now = clock.now();
+    // Judged in the store's deciding transaction, where racing deciders on any host wait their turn.
+    const step = await store.decideApproval(params.id, ({ record, votes }): { writes: DecisionWrites; result: DecisionStep } => {
+      if (record === undefined) throw new AssentError('not_found', `no approval ${params.id}; check the id with: assent pending`);
+      if (record.state !== 'pending') {
+        throw new AssentError('conflict', `approval ${params.id} was already ${resolvedText(record)}`, {
+          details: { state: record.state, ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy }) },
+        });
+      }
+      if (record.expiresAt <= now) return { writes: {}, result: { kind: 'expired', record } };
+      // R-REM-6: only a verified passkey assertion approves such an approval; every channel may deny it.
+      const needed = this.presenceNeeded(record);
+      if (params.behavior === 'allow' && needed !== undefined && params.presence === undefined) {
+        const subject = `${record.server ?? ''}/${record.tool ?? ''}`;
+        throw new AssentError(
+          'presence_required',
+          `approval ${params.id} (${subject}) can only be approved with an enrolled passkey: policy.presence marks ${subject} so that no terminal code, socket call, token or MCP form can approve it. ` +
+            `Open it on the paired approval page and approve it there with your passkey (\`assent web\` pairs a page); denying works here (\`assent deny ${params.id}\`). The approval is still pending.`,
+          { details: { presence: needed, approvalId: params.id, channel: params.channel } },
+        );
+      }
+      // The passkey's re-check (credential still enrolled, counter moved on, digest bound) commits or refuses with the decision.
+      if (params.behavior === 'allow' && params.presence !== undefined) params.presence.confirm(record);
+      const rules = this.rulesFor(record, config);
+      const verdict = judgeDecision({ behavior: params.behavior, principal, rules, approvedBy: votes.map((vote) => vote.principal) });
+      if (verdict.kind === 'refuse') return { writes: {}, result: { kind: 'refuse', record, votes, verdict } };
+      if (verdict.kind === 'repeat') {
+        if (params.mustResolve === true) {
+          throw new AssentError('conflict', `${escapeText(principal)} approved ${params.id} already; no proof was issued. Another principal must complete its quorum.`, {
+            details: { reason: 'quorum', approvals: verdict.approvals, required: verdict.required },
+          });
+        }
+        return { writes: {}, result: { kind: 'repeat', record, votes, verdict } };
+      }
+      if (params.mustResolve === true && verdict.kind === 'partial') {
+        throw new AssentError(
+          'conflict',
+          `approval ${params.id} needs ${verdict.required} distinct approvals (policy.quorum) and has ${verdict.approvals - 1}; a proof can only be exported ` +
+            'by the approval that completes it. Nothing was recorded: approve it without --export-proof, or let the last approver export the proof.',
+          { details: { reason: 'quorum', approvals: verdict.approvals - 1, required: verdict.required } },
+        );
+      }
+      const writes: DecisionWrites = {};
+      const counted = [...votes];
+      if (params.behavior === 'allow') {
+        const vote: ApprovalVote = { approvalId: record.id, principal, channel: params.channel, scope: params.scope ?? 'call', votedAt: now };
+        if (this.ctx.hostId !== undefined) vote.hostId = this.ctx.hostId;
+        writes.vote = vote;
+        counted.push(vote);
+      }
+      if (verdict.kind === 'partial') return { writes, result: { kind: 'partial', record, votes: counted, verdict } };
+      const resolution = this.resolutionOf(params, principal, rules, counted, now, needed !== undefined);
+      writes.resolution = storedResolution(resolution);
+      return { writes, result: { kind: 'resolved', record, votes: counted, verdict, resolution } };
+    });
+
+    if (step.kind === 'expired') {
       await this.resolve(params.id, { state: 'expired', reason: 'consent_timeout', decidedAt: clock.now() });
       throw new AssentError('conflict', `approval ${params.id} expired before the decision arrived`, { details: { state: 'expired' } });
     }
+    const logged: Record<string, unknown> = { approvalId: params.id, behavior: params.behavior, channel: params.channel, principal, outcome: step.kind };
+    if (params.claimedChannel !== undefined) logged['claimedChannel'] = params.claimedChannel;
+    if (params.peer !== undefined) logged['peer'] = params.peer;
+    if (params.behavior === 'allow' && params.presence !== undefined) {
+      logged['presence'] = params.presence.presence;
+      logged['credentialId'] = params.presence.credentialId;
+    }
+    const result: DecideOutcome = {
+      before: step.record,
+      result: step.kind === 'resolved' ? 'resolved' : step.kind === 'partial' ? 'partial' : 'repeat',
+      principal,
+      approvals: step.verdict.approvals,
+      required: step.verdict.required,
+    };
+    if (step.kind === 'refuse') {
+      this.ctx.logger.info('approval refused: four-eyes', logged);
+      this.auditRefusal(step.record, params, principal);
+      throw new AssentError(
+        'forbidden',
+        `approval ${params.id} was not approved (four_eyes): approvals.fourEyes is on and ${escapeText(principal)} owns the agent session that asked, so it cannot approve ` +
+          'its own request. It stays pending: another principal must approve it (a bearer token, a paired web page, or a reviewer on another host). You may still deny it.',
+        { details: { reason: 'four_eyes', approvalId: params.id, principal, owner: step.record.owner ?? principal } },
+      );
+    }
+    if (step.kind === 'repeat') {
+      this.ctx.logger.info('approval repeated by the same principal; nothing changed', logged);
+      return result;
+    }
+    if (step.kind === 'partial') {
+      const approvedBy = step.votes.map((vote) => vote.principal);
+      const entry = this.pending.get(params.id);
+      entry?.updateView(this.view(step.record, approvedBy));
+      void this.ctx.bus.publish(
+        'approval_voted',
+        { id: params.id, principal, approvals: step.verdict.approvals, required: step.verdict.required, approvedBy },
+        step.record.sessionId,
+      );
+      this.ctx.logger.info('approval recorded; quorum not met yet', { ...logged, approvals: step.verdict.approvals, required: step.verdict.required });
+      return result;
+    }
+    // What the allow issues (a proof) exists before anyone hears of the decision.
+    if (onResolved !== undefined) {
+      const decided: ApprovalRecord = { ...step.record, ...storedResolution(step.resolution) };
+      try {
+        await onResolved(decided);
+      } finally {
+        await this.announce(params.id, step.resolution);
+      }
+    } else {
+      await this.announce(params.id, step.resolution);
+    }
+    this.ctx.logger.info('approval decided', logged);
+    return result;
+  }
+
+  /**
+   * The rules an approval is decided under: those it was filed under, tightened
+   * by this host's configuration in force (a stricter quorum or four-eyes after a
+   * reload applies; a looser one does not lower what the approval asked for).
+   */
+  private rulesFor(record: ApprovalRecord, config: Config): DecisionRules {
+    return {
+      // Filed before owners were recorded: by this host, the only one that wrote this journal then.
+      owner: record.owner ?? this.ctx.principal,
+      fourEyes: record.fourEyes === true || config.approvals.fourEyes,
+      quorum: Math.max(record.quorum ?? 1, quorumFor(config.policy.quorum, record.server, record.tool)),
+    };
+  }
+
+  /** The resolution a deciding allow or deny writes: for a quorum, `session` scope only when every counted approver asked for it. */
+  private resolutionOf(params: DecideParams, principal: string, rules: DecisionRules, votes: ApprovalVote[], now: number, needsPresence: boolean): ResolutionInput {
     const resolution: ResolutionInput = {
       state: params.behavior === 'allow' ? 'approved' : 'denied',
       channel: params.channel,
-      decidedAt: clock.now(),
+      decidedAt: now,
+      decidedBy: principal,
     };
+    if (this.ctx.hostId !== undefined) resolution.decidedHost = this.ctx.hostId;
     if (params.claimedChannel !== undefined) resolution.claimedChannel = params.claimedChannel;
     if (params.peer !== undefined) resolution.peer = params.peer;
-    if (params.principal !== undefined) resolution.decidedBy = params.principal;
-    if (params.behavior === 'deny') resolution.reason = params.reason ?? 'consent_denied';
-    if (params.behavior === 'allow') resolution.scope = params.scope ?? 'call';
-    const decided: ApprovalRecord = { ...record, state: resolution.state as ApprovalRecord['state'], channel: params.channel, decidedAt: resolution.decidedAt };
-    if (resolution.scope !== undefined) decided.scope = resolution.scope;
-    if (resolution.reason !== undefined) decided.reason = resolution.reason;
-    if (resolution.decidedBy !== undefined) decided.decidedBy = resolution.decidedBy;
-    if (!(await this.resolve(params.id, resolution, onDecided === undefined ? undefined : () => onDecided(decided)))) {
-      const now = await store.getApproval(params.id);
-      throw now === undefined ? new AssentError('conflict', `approval ${params.id} was already resolved`) : alreadyDecided(now);
+    const approvedBy = votes.map((vote) => vote.principal);
+    if (approvedBy.length > 0) resolution.approvedBy = approvedBy;
+    if (params.behavior === 'deny') {
+      resolution.reason = params.reason ?? 'consent_denied';
+    } else {
+      const counted = new Set(countedApprovals(rules, approvedBy));
+      const all = votes.filter((vote) => counted.has(vote.principal));
+      resolution.scope = all.length > 0 && all.every((vote) => vote.scope === 'session') ? 'session' : 'call';
+      const presence = params.presence;
+      if (presence !== undefined) {
+        resolution.presence = presence.presence;
+        resolution.credentialId = presence.credentialId;
+      }
+      // A passkey confirms this exact action; a session grant would let others through without one.
+      if (needsPresence) resolution.scope = 'call';
     }
-    this.ctx.logger.info('approval decided', {
-      approvalId: params.id,
-      behavior: params.behavior,
-      channel: params.channel,
-      ...(params.claimedChannel === undefined ? {} : { claimedChannel: params.claimedChannel }),
-      ...(params.peer === undefined ? {} : { peer: params.peer }),
-    });
-    return record;
+    return resolution;
+  }
+
+  /** A four-eyes refusal is audited (R-TEAM-3); the approval stays pending. */
+  private auditRefusal(record: ApprovalRecord, params: DecideParams, principal: string): void {
+    const line: Omit<AuditRecord, 'ts' | 'principal'> = {
+      sessionId: record.sessionId,
+      argsSha256: record.argsSha256,
+      outcome: 'refused',
+      deniedReason: 'four_eyes',
+      channel: params.channel as NonNullable<AuditRecord['channel']>,
+      approvalId: record.id,
+    };
+    if (record.kind === 'tool') {
+      if (record.server !== undefined) line.server = record.server;
+      if (record.tool !== undefined) line.tool = record.tool;
+    } else {
+      line.kind = 'exec';
+    }
+    const by: DecidedBy = { decidedBy: principal };
+    if (params.claimedChannel !== undefined) by.claimedChannel = params.claimedChannel;
+    if (params.peer !== undefined) by.peer = params.peer;
+    recordDecidedBy(line, by);
+    writeAudit(this.ctx, line);
   }
 
   /** The approval's pending entry (from memory when it is there), or its resolution when it is resolved already. */
@@ -299,11 +546,14 @@ export class ApprovalQueue {
     if (entry !== undefined) return entry;
     const current = await this.ctx.store.getApproval(id);
     if (current === undefined) throw new AssentError('not_found', `no approval ${id}; check the id with: assent pending`);
-    if (current.state === 'pending') return this.pending.get(id) ?? this.remember(toApprovalView(current));
+    const approvedBy = await this.approvedBy(id);
+    if (current.state === 'pending') return this.pending.get(id) ?? this.remember(this.view(current, approvedBy));
     const done: Resolution = { state: current.state };
     if (current.channel !== undefined) done.channel = current.channel;
     if (current.reason !== undefined) done.reason = current.reason;
     if (current.scope !== undefined) done.scope = current.scope;
+    if (current.decidedBy !== undefined) done.decidedBy = current.decidedBy;
+    if (approvedBy.length > 0) done.approvedBy = approvedBy;
     return done;
   }
 
@@ -340,14 +590,6 @@ export class ApprovalQueue {
     this.resolveQuietly(entry.id, { state: 'denied', reason: 'cancelled', decidedAt: this.ctx.clock.now() });
   }
 
-  /** A lifecycle resolution from a callback or timer: never throws; one the store refused settles the local waiters anyway. */
-  private resolveQuietly(id: string, resolution: ResolutionInput): void {
-    this.resolve(id, resolution).catch((error: unknown) => {
-      this.ctx.logger.warn('could not record the resolution of an approval; its waiting calls are told anyway', { approvalId: id, reason: resolution.reason, error });
-      this.settleLocally(id, resolutionOf(resolution as unknown as Record<string, unknown>));
-    });
-  }
-
   /** A waiter's connection dropped: it stops waiting, and the approval is denied unless someone re-attaches in time (R-D-7). */
   detach(entry: PendingApproval, waiter: Waiter): void {
     // Resolved, or detached already: nothing to do.
@@ -359,7 +601,7 @@ export class ApprovalQueue {
     }, this.reattachGraceMs);
   }
 
-  /** `approvals.list` for the heads: pending approvals come back as ready JSON text, from memory. */
+  /** `approvals.list` for the heads: pending approvals come back as ready JSON text. */
   listAsJson(options: ListOptions = {}): JsonText | Promise<ApprovalView[]> {
     if ((options.state ?? 'pending') !== 'pending') return this.list(options);
     // Joined in batches of about 32 KiB: each piece stays an ordinary young object
@@ -388,7 +630,6 @@ export class ApprovalQueue {
     return new JsonText(pieces);
   }
 
-  /** Pending approvals from memory; those in another state from the store. */
   async list(options: ListOptions = {}): Promise<ApprovalView[]> {
     if ((options.state ?? 'pending') === 'pending') {
       const selected: ApprovalView[] = [];
@@ -400,7 +641,8 @@ export class ApprovalQueue {
     }
     const filter: { state?: ApprovalRecord['state']; limit?: number } = { state: options.state ?? 'pending' };
     if (options.limit !== undefined && options.selector === undefined) filter.limit = options.limit;
-    const views = (await this.ctx.store.listApprovals(filter)).map(toApprovalView);
+    const views: ApprovalView[] = [];
+    for (const record of await this.ctx.store.listApprovals(filter)) views.push(this.view(record, await this.approvedBy(record.id)));
     const selected = views.filter((view) => matchesSelector(view, options.selector));
     return options.limit === undefined ? selected : selected.slice(0, options.limit);
   }
@@ -408,7 +650,28 @@ export class ApprovalQueue {
   async get(id: string): Promise<ApprovalView> {
     const record = await this.ctx.store.getApproval(id);
     if (record === undefined) throw new AssentError('not_found', `no approval ${id}; check the id with: assent pending`);
-    return toApprovalView(record);
+    return this.view(record, await this.approvedBy(id));
+  }
+
+  /** What approving this approval needs beyond a channel (R-REM-6): the policy in force, or what it needed when filed. */
+  presenceNeeded(record: Pick<ApprovalRecord, 'id' | 'kind' | 'server' | 'tool'>): Presence | undefined {
+    if (record.kind !== 'tool' || record.server === undefined || record.tool === undefined) return undefined;
+    return presenceFor(this.ctx.presence(), `${record.server}/${record.tool}`)?.presence ?? this.pending.get(record.id)?.presence;
+  }
+
+  /** The public view of a record, with who has approved so far and the presence it needs. */
+  private view(record: ApprovalRecord, approvedBy?: readonly string[]): ApprovalView {
+    const view = toApprovalView(record, approvedBy);
+    // R-TEAM-2: in a shared store every view says which host filed it.
+    if (this.ctx.store.shared && record.hostId !== undefined) view.hostId = record.hostId;
+    const presence = record.state === 'pending' ? this.presenceNeeded(record) : undefined;
+    if (presence !== undefined) view.presence = presence;
+    return view;
+  }
+
+  /** Principals whose approval of `id` is recorded, oldest first. */
+  private async approvedBy(id: string): Promise<string[]> {
+    return (await this.ctx.store.listApprovalVotes(id)).map((vote) => vote.principal);
   }
 
   /** A session ended: its approvals that calls wait on are denied (handoff ones stay until their deadline, R-D-6). Only this host's sessions. */
@@ -441,7 +704,7 @@ export class ApprovalQueue {
 
   /** Filed by this host (always, with an embedded store). */
   private isOurs(entry: PendingApproval): boolean {
-    return entry.hostId === undefined || entry.hostId === this.ctx.store.hostId;
+    return entry.hostId === undefined || this.ctx.hostId === undefined || entry.hostId === this.ctx.hostId;
   }
 
   /**
@@ -476,23 +739,13 @@ export class ApprovalQueue {
   }
 }
 
-/** A resolution as its waiters hear it, from an event's data or a stored record. */
-function resolutionOf(data: Record<string, unknown>): Resolution {
-  const result: Resolution = { state: data['state'] as Resolution['state'] };
-  for (const key of ['channel', 'reason', 'claimedChannel', 'decidedBy'] as const) {
-    const value = data[key];
-    if (typeof value === 'string') result[key] = value;
-  }
-  if (data['scope'] === 'call' || data['scope'] === 'session') result.scope = data['scope'];
-  if (typeof data['peer'] === 'object' && data['peer'] !== null) result.peer = data['peer'] as NonNullable<Resolution['peer']>;
-  return result;
-}
-
-/** The refusal of a decision that came too late: says how the approval ended, and in a shared store who decided it. */
-function alreadyDecided(record: ApprovalRecord): AssentError {
-  const by = record.decidedBy !== undefined ? ` by ${record.decidedBy}` : '';
-  const via = record.channel !== undefined ? ` (via ${record.channel})` : '';
-  return new AssentError('conflict', `approval ${record.id} was already ${record.state}${by}${via}; nothing was changed`, {
-    details: record.decidedBy === undefined ? { state: record.state } : { state: record.state, decidedBy: record.decidedBy },
-  });
+/** The journal's part of a resolution: who decided is kept, the process and claims travel only to events, waiters and audit. */
+function storedResolution(resolution: ResolutionInput): ApprovalResolution {
+  const stored: ApprovalResolution = { state: resolution.state, decidedAt: resolution.decidedAt };
+  if (resolution.channel !== undefined) stored.channel = resolution.channel;
+  if (resolution.reason !== undefined) stored.reason = resolution.reason;
+  if (resolution.scope !== undefined) stored.scope = resolution.scope;
+  if (resolution.decidedBy !== undefined) stored.decidedBy = resolution.decidedBy;
+  if (resolution.decidedHost !== undefined) stored.decidedHost = resolution.decidedHost;
+  return stored;
 }

@@ -9,11 +9,12 @@ import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
 import type { RandomBytes } from '../core/ids.js';
 import type { JsonText } from '../core/jsonText.js';
+import { compilePresence, presenceFor, type CompiledPresence, type Presence } from '../core/presencePolicy.js';
 import { compilePolicy, type PolicySnapshot, type Rule } from '../core/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { RemoteEvent, Store, StoreChange } from '../journal/store.js';
 import { ApprovalProofs } from './approvalProofs.js';
-import { ApprovalQueue, type DecideParams, type ListOptions } from './approvalQueue.js';
+import { ApprovalQueue, type DecideParams, type DecisionResult, type ListOptions } from './approvalQueue.js';
 import type { ApprovalView } from './approvalViews.js';
 import type { EventBus, EventKind } from './eventBus.js';
 import { ExecApprovals, type ExecApprovalGrant, type ExecApprovalRequest } from './execApprovals.js';
@@ -27,7 +28,7 @@ import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallOutcome } 
 import { ToolCalls } from './toolCalls.js';
 
 // The service's public surface, named here so operations and heads import one module.
-export type { DecideParams, ListOptions } from './approvalQueue.js';
+export type { DecideParams, DecisionResult, ListOptions, PresenceConfirmation } from './approvalQueue.js';
 export { matchesSelector, toApprovalView, type ApprovalView, type DecisionPeer } from './approvalViews.js';
 export { MAX_PENDING_HANDOFF_PER_SESSION } from './approvalProofs.js';
 export type { ExecApprovalGrant, ExecApprovalRequest } from './execApprovals.js';
@@ -36,6 +37,9 @@ export type { PinnedConfig } from './serviceContext.js';
 export type { SessionInfo, UnlistedPolicyToolReport } from './sessions.js';
 export { realTimers, type Timers } from './timers.js';
 export type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallOutcome, Consent, ToolAnnotations } from './toolCallTypes.js';
+
+/** An approval as a decision left it, with what that decision did (R-TEAM-3: "k of N, still pending", or a repeat). */
+export type DecidedView = ApprovalView & { decision: DecisionResult };
 
 export interface ApprovalServiceOptions {
   /** The embedded journal or the team database (R-TEAM-1); the service works the same on either. */
@@ -50,7 +54,10 @@ export interface ApprovalServiceOptions {
   notifier: Notifier;
   logger: Logger;
   config: PinnedConfig;
+  /** This host's principal (R-TEAM-3): owner of its agent sessions, and of decisions that name no principal. */
   principal: string;
+  /** This host's id (identity.json), recorded on the approvals it files and decides. */
+  hostId?: string;
   /** How long an approval waits for a waiter to come back after its connection dropped. */
   reattachGraceMs?: number;
   /** Proofs and effects (R-J-*); without it handoff mode is unavailable and prompt calls wait as usual. */
@@ -68,13 +75,15 @@ export class ApprovalService {
   private readonly exec: ExecApprovals;
   private pinned: PinnedConfig;
   private snapshot: PolicySnapshot;
-  /** The active rules the snapshot was compiled with (gateways get them with the policy). */
+  /** The active rules the snapshot was compiled from, as the store gave them. */
   private rules: Rule[] = [];
+  private presence: CompiledPresence;
   private stopped = false;
   private unwatch: (() => void) | undefined;
 
   constructor(options: ApprovalServiceOptions) {
     this.pinned = options.config;
+    this.presence = compilePresence(this.pinned.config.policy.presence);
     // Rules come from the store in start(); until then none apply, which can only ask more, never allow more.
     this.snapshot = compilePolicy(this.pinned.config.policy, []);
     this.ctx = {
@@ -88,9 +97,11 @@ export class ApprovalService {
       notifier: options.notifier,
       logger: options.logger,
       principal: options.principal,
+      hostId: options.hostId,
       proofs: options.proofs,
       pinned: () => this.pinned,
       snapshot: () => this.snapshot,
+      presence: () => this.presence,
       stopping: () => this.stopped,
     };
     this.queue = new ApprovalQueue(this.ctx, options.reattachGraceMs === undefined ? {} : { reattachGraceMs: options.reattachGraceMs });
@@ -151,7 +162,8 @@ export class ApprovalService {
   /** Applies a newly confirmed configuration (R-CFG-4). */
   async applyConfig(next: PinnedConfig): Promise<void> {
     this.pinned = next;
-    this.snapshot = compilePolicy(this.pinned.config.policy, this.rules);
+    this.presence = compilePresence(this.pinned.config.policy.presence);
+    this.snapshot = compilePolicy(this.pinned.config.policy, this.rulesWithoutPresence());
     await this.recompile().catch((error: unknown) => this.ctx.logger.warn('rules could not be read again; the previous ones stay in force', { error }));
     void this.ctx.bus.publish('config_changed', { revision: next.revision, applied: true });
   }
@@ -159,11 +171,26 @@ export class ApprovalService {
   private async recompile(): Promise<void> {
     const rules = await this.ctx.store.listRules({ now: this.ctx.clock.now() });
     this.rules = rules;
-    this.snapshot = compilePolicy(this.pinned.config.policy, rules);
+    this.presence = compilePresence(this.pinned.config.policy.presence);
+    this.snapshot = compilePolicy(this.pinned.config.policy, this.rulesWithoutPresence());
   }
 
-  /** The rules in force now, as gateways get them with the policy. */
-  activeRules(): Rule[] {
+  /** What approving a call of tool id `toolId` needs beyond a channel (`policy.presence`, R-REM-6). */
+  presenceFor(toolId: string): Presence | undefined {
+    return presenceFor(this.presence, toolId)?.presence;
+  }
+
+  /**
+   * The active rules that may decide calls: none for a tool that needs a passkey, since a
+   * rule's allow is no person's assertion (R-REM-6). Gateways get this list in their snapshot.
+   */
+  rulesWithoutPresence(rules: readonly Rule[] = this.activeRules()): Rule[] {
+    // Command, path and URL rules (no tool) stay: the call path refuses their allow for such an action.
+    return rules.filter((rule) => rule.tool === undefined || presenceFor(this.presence, rule.tool) === undefined);
+  }
+
+  /** The rules in force now, as last read from the store. */
+  private activeRules(): Rule[] {
     const now = this.ctx.clock.now();
     return this.rules.filter((rule) => (rule.revokedAt === undefined || rule.revokedAt > now) && (rule.expiresAt === undefined || rule.expiresAt > now));
   }
@@ -211,10 +238,15 @@ export class ApprovalService {
     return this.queue.get(id);
   }
 
-  /** A person's decision; the first resolver wins (R-D-6). An allow of a handoff approval leaves the proof for its retry (R-MCP-8). */
-  async decide(params: DecideParams): Promise<ApprovalView> {
-    await this.queue.decide(params, (decided) => this.proofs.issueRetryProof(decided, params));
-    return this.queue.get(params.id);
+  /**
+   * A person's decision; the first resolver wins (R-D-6). Four-eyes and quorum are
+   * judged in the deciding transaction (R-TEAM-3). An allow that resolves a handoff
+   * approval leaves the proof for its retry (R-MCP-8): with a quorum, only the
+   * approval that meets it, and before anyone hears of the decision.
+   */
+  async decide(params: DecideParams): Promise<DecidedView> {
+    const { before: _before, ...decision } = await this.queue.decide(params, (decided) => this.proofs.issueRetryProof(decided, params));
+    return { ...(await this.queue.get(params.id)), decision };
   }
 
   /** `assent approve ID --export-proof FILE` (R-J-7); see ApprovalProofs.approveWithProof. */
@@ -243,6 +275,13 @@ export class ApprovalService {
   }
 
   async addRule(rule: Rule): Promise<Rule> {
+    if (rule.tool !== undefined && this.presenceFor(rule.tool) !== undefined) {
+      throw new AssentError(
+        'invalid_params',
+        `policy.presence marks ${rule.tool}: its approvals need a passkey, so no auto-approval rule may approve it; nothing was added. Approve its calls on the paired page with your passkey.`,
+        { details: { tool: rule.tool, presence: this.presenceFor(rule.tool) } },
+      );
+    }
     await this.ctx.store.insertRule(rule);
     await this.recompile();
     return rule;

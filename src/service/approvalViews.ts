@@ -1,6 +1,7 @@
 // What an approval looks like outside the journal (R-D-4): the view that lists,
 // events and every head show, and the selector that narrows a list of them.
 import type { AuditPeer } from '../journal/auditRecords.js';
+import type { Presence } from '../core/presencePolicy.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 
 /** The process that sent a decision, as the head found it (R-D-4b); see docs/daemon.md for how far to trust it. */
@@ -10,11 +11,19 @@ export type DecisionPeer = AuditPeer;
  * A public view of an approval: what `approvals.list` returns (R-D-4). The
  * journal record without its internal handoff flag, which appears (as true)
  * only on handoff approvals: an allow then issues the proof the agent's
- * identical retry consumes (R-MCP-8).
+ * identical retry consumes (R-MCP-8). `presence` is set by the queue from the
+ * policy in force, not stored with the approval.
  */
-export type ApprovalView = Omit<ApprovalRecord, 'handoff'> & { handoff?: true };
+export type ApprovalView = Omit<ApprovalRecord, 'handoff'> & {
+  handoff?: true;
+  /** Principals whose approval is recorded, oldest first (R-TEAM-3): who has approved so far. */
+  approvedBy?: string[];
+  /** Only an enrolled passkey's assertion approves it (`policy.presence`, R-REM-6); every other channel can only deny. */
+  presence?: Presence;
+};
 
-export function toApprovalView(record: ApprovalRecord): ApprovalView {
+/** The view of a journal record with the principals that approved it (its votes), when any did. */
+export function toApprovalView(record: ApprovalRecord, approvedBy?: readonly string[]): ApprovalView {
   const view: ApprovalView = {
     id: record.id,
     sessionId: record.sessionId,
@@ -33,9 +42,19 @@ export function toApprovalView(record: ApprovalRecord): ApprovalView {
   if (record.reason !== undefined) view.reason = record.reason;
   if (record.scope !== undefined) view.scope = record.scope;
   if (record.decidedAt !== undefined) view.decidedAt = record.decidedAt;
-  if (record.hostId !== undefined) view.hostId = record.hostId;
-  if (record.decidedBy !== undefined) view.decidedBy = record.decidedBy;
   if (record.handoff) view.handoff = true;
+  // Owner and filing host are shown where a team rule makes them matter: without four-eyes or a
+  // quorum they are this host's own on every approval, and 10,000 pending approvals must list
+  // within SPEC §14's budget (the journal keeps them on every record).
+  if (record.fourEyes === true || record.quorum !== undefined) {
+    if (record.owner !== undefined) view.owner = record.owner;
+    if (record.hostId !== undefined) view.hostId = record.hostId;
+  }
+  if (record.fourEyes === true) view.fourEyes = true;
+  if (record.quorum !== undefined) view.quorum = record.quorum;
+  if (approvedBy !== undefined && approvedBy.length > 0) view.approvedBy = [...approvedBy];
+  if (record.decidedBy !== undefined) view.decidedBy = record.decidedBy;
+  if (record.decidedHost !== undefined) view.decidedHost = record.decidedHost;
   return view;
 }
 

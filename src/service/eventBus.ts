@@ -15,6 +15,8 @@ export const EVENT_KINDS = [
   'effect_uncertain',
   'config_changed',
   'daemon_started',
+  // R-TEAM-3: a principal's approval was recorded and the approval still needs more (quorum).
+  'approval_voted',
 ] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];

@@ -5,7 +5,7 @@
 import { digestOf } from '../core/canonical.js';
 import { AssentError } from '../core/errors.js';
 import { DENIAL_HELP, type ApprovalQueue } from './approvalQueue.js';
-import type { WatchRequest } from './pendingApproval.js';
+import { decidedByOf, recordDecidedBy, type WatchRequest } from './pendingApproval.js';
 import { refuseWhileStopping, requireProofs, writeAudit, type ServiceContext } from './serviceContext.js';
 
 export interface ExecApprovalRequest {
@@ -44,7 +44,9 @@ export class ExecApprovals {
     const resolution = await this.queue.waitForResolution(record.id, watch);
     if (resolution.state !== 'approved') {
       const reason = resolution.state === 'expired' ? 'consent_timeout' : 'consent_denied';
-      writeAudit(ctx, { sessionId: params.sessionId, kind: 'exec', argsSha256: record.argsSha256, outcome: reason, deniedReason: resolution.reason ?? reason, approvalId: record.id });
+      const line: Parameters<typeof writeAudit>[1] = { sessionId: params.sessionId, kind: 'exec', argsSha256: record.argsSha256, outcome: reason, deniedReason: resolution.reason ?? reason, approvalId: record.id };
+      recordDecidedBy(line, decidedByOf(resolution));
+      writeAudit(ctx, line);
       throw new AssentError('policy_denied', `${DENIAL_HELP[reason] ?? 'The action was denied.'} Approval ${record.id}; nothing was started.`, {
         details: { reason, approvalId: record.id },
       });

@@ -1,6 +1,7 @@
 // One approval between filing and resolution, as the service holds it, and the
 // parties that wait on it. Ten thousand may be pending at once (SPEC §14), so
 // each keeps only what selectors match on, its view as JSON text and its waiters.
+import type { Presence } from '../core/presencePolicy.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 import type { ApprovalView, DecisionPeer } from './approvalViews.js';
 
@@ -22,6 +23,13 @@ export type WatchRequest = (listener: RequestEndListener) => void;
 export interface DecidedBy {
   claimedChannel?: string;
   peer?: DecisionPeer;
+  /** The principal whose decision resolved the approval (R-TEAM-3). */
+  decidedBy?: string;
+  /** Every principal whose approval is recorded, oldest first (one for a plain approval, N for a quorum). */
+  approvedBy?: string[];
+  /** An approval confirmed by a passkey's assertion (R-REM-6): which credential made it. */
+  presence?: Presence;
+  credentialId?: string;
 }
 
 /** How an approval was resolved, as its waiters hear it. */
@@ -32,13 +40,30 @@ export function decidedByOf(resolution: DecidedBy): DecidedBy | undefined {
   const by: DecidedBy = {};
   if (resolution.claimedChannel !== undefined) by.claimedChannel = resolution.claimedChannel;
   if (resolution.peer !== undefined) by.peer = resolution.peer;
-  return by.claimedChannel === undefined && by.peer === undefined ? undefined : by;
+  if (resolution.decidedBy !== undefined) by.decidedBy = resolution.decidedBy;
+  if (resolution.approvedBy !== undefined) by.approvedBy = resolution.approvedBy;
+  if (resolution.presence !== undefined) by.presence = resolution.presence;
+  if (resolution.credentialId !== undefined) by.credentialId = resolution.credentialId;
+  return Object.keys(by).length === 0 ? undefined : by;
+}
+
+/** Copies who decided onto an audit record (R-AUD-1, R-TEAM-3). */
+export function recordDecidedBy(record: { claimedChannel?: string; peer?: DecisionPeer; decidedBy?: string; approvedBy?: string[]; presence?: Presence; credentialId?: string }, by: DecidedBy | undefined): void {
+  if (by === undefined) return;
+  if (by.claimedChannel !== undefined) record.claimedChannel = by.claimedChannel;
+  if (by.peer !== undefined) record.peer = by.peer;
+  if (by.decidedBy !== undefined) record.decidedBy = by.decidedBy;
+  if (by.approvedBy !== undefined) record.approvedBy = by.approvedBy;
+  if (by.presence !== undefined) record.presence = by.presence;
+  if (by.credentialId !== undefined) record.credentialId = by.credentialId;
 }
 
 /** One party waiting on a pending approval: woken once by its resolution, unless its request ended first. */
 export interface Waiter extends RequestEndListener {
   wake(resolution: Resolution): void;
 }
+
+const NO_APPROVALS: readonly string[] = Object.freeze([]);
 
 /**
  * A pending approval: what selectors match on, its view as JSON text
@@ -52,9 +77,14 @@ export class PendingApproval {
   readonly tool: string | undefined;
   readonly argsSha256: string;
   readonly handoff: boolean;
-  /** The host that filed it, in a shared store (R-TEAM-2). */
+  /** The host that filed it, when the view names it (always in a shared store, R-TEAM-2). */
   readonly hostId: string | undefined;
-  readonly json: string;
+  /** The view as JSON text; replaced when a principal's approval is recorded (quorum) so lists show it. */
+  json: string;
+  /** Principals whose approval is recorded so far (R-TEAM-3). */
+  approvedBy: readonly string[];
+  /** What it needed when it was filed: a later reload cannot drop that requirement from it. */
+  readonly presence: Presence | undefined;
   /** Who waits on it: nobody, one waiter (the usual case, kept without an array) or several. */
   private waiting: Waiter | Waiter[] | undefined = undefined;
   /** Set once it is resolved: a waiter that arrives after that is woken at once instead of waiting forever. */
@@ -68,6 +98,14 @@ export class PendingApproval {
     this.argsSha256 = view.argsSha256;
     this.handoff = view.handoff === true;
     this.hostId = view.hostId;
+    this.presence = view.presence;
+    this.approvedBy = view.approvedBy ?? NO_APPROVALS;
+    this.json = flatString(JSON.stringify(view));
+  }
+
+  /** A principal's approval was recorded and the approval stays pending: lists show the new view. */
+  updateView(view: ApprovalView): void {
+    this.approvedBy = view.approvedBy ?? NO_APPROVALS;
     this.json = flatString(JSON.stringify(view));
   }
 

@@ -70,7 +70,7 @@ export class ProofService {
     for (const effect of uncertain) {
       const approval = await store.getApproval(effect.approvalId);
       void bus.publish('effect_uncertain', { effectId: effect.id, proofId: effect.proofId, approvalId: effect.approvalId }, approval?.sessionId);
-      this.writeAudit(effect, approval, { outcome: 'uncertain' });
+      await this.writeAudit(effect, approval, { outcome: 'uncertain' });
       this.options.logger.warn('effect left without an outcome is now uncertain; it is not retried', { effectId: effect.id, ...(hostId === undefined ? {} : { hostId }) });
     }
     return uncertain;
@@ -186,7 +186,7 @@ export class ProofService {
       const approval = await store.getApproval(effect.approvalId);
       const extra: Partial<AuditRecord> = { outcome: outcome.ok ? 'ok' : 'error' };
       if (outcome.audit.durationMs !== undefined) extra.durationMs = outcome.audit.durationMs;
-      this.writeAudit(effect, approval, extra);
+      await this.writeAudit(effect, approval, extra);
     }
     return (await store.getEffect(effectId)) ?? effect;
   }
@@ -215,7 +215,7 @@ export class ProofService {
     return toProofView((await store.getProof(proof.id)) ?? proof);
   }
 
-  private writeAudit(effect: EffectRecord, approval: ApprovalRecord | undefined, extra: Partial<AuditRecord>): void {
+  private async writeAudit(effect: EffectRecord, approval: ApprovalRecord | undefined, extra: Partial<AuditRecord>): Promise<void> {
     const record: Record<string, unknown> = {
       ts: new Date(this.options.clock.now()).toISOString(),
       principal: this.options.principal,
@@ -232,6 +232,10 @@ export class ProofService {
         record['kind'] = 'exec';
       }
       if (approval.channel !== undefined) record['channel'] = approval.channel;
+      // R-TEAM-3: who resolved the approval this effect ran under, and everyone who approved it.
+      if (approval.decidedBy !== undefined) record['decidedBy'] = approval.decidedBy;
+      const approvedBy = (await this.options.store.listApprovalVotes(approval.id)).map((vote) => vote.principal);
+      if (approvedBy.length > 0) record['approvedBy'] = approvedBy;
     }
     this.options.audit.append(record as unknown as AuditRecord);
   }

@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock.js';
 import type { Config } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
 import type { RandomBytes } from '../core/ids.js';
+import type { CompiledPresence } from '../core/presencePolicy.js';
 import type { PolicySnapshot } from '../core/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
@@ -34,13 +35,18 @@ export interface ServiceContext {
   readonly timers: Timers;
   readonly notifier: Notifier;
   readonly logger: Logger;
+  /** This host's principal, `<os user>@<host name>`: the owner of the agent sessions it files approvals for (R-TEAM-3). */
   readonly principal: string;
+  /** This host's id (identity.json), recorded on what it files and decides; undefined in a service built without one. */
+  readonly hostId: string | undefined;
   /** Proofs and effects (R-J-*); undefined in a daemon started without them. */
   readonly proofs: ProofService | undefined;
   /** The configuration in force (R-CFG-4). A confirmed reload replaces it, so it is read each time. */
   pinned(): PinnedConfig;
   /** The compiled policy and rules of that configuration. */
   snapshot(): PolicySnapshot;
+  /** Its `policy.presence`, compiled (R-REM-6). */
+  presence(): CompiledPresence;
   /** True once shutdown began: nothing new is filed or admitted. */
   stopping(): boolean;
 }

@@ -83,8 +83,9 @@ export interface CallRecord {
   waitedForConsentMs: number;
   authorizedAtMono: number;
   effectId?: string;
-  decidedBy?: DecidedBy;
+  /** Who decided its approval (R-AUD-1, R-TEAM-3), copied onto its audit lines. */
+  decision?: DecidedBy;
 }
 
 /** What identifies a call in its audit line and call record. */
-export type CallBase = Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono'>;
+export type CallBase = Omit<CallRecord, 'consent' | 'waitedForConsentMs' | 'authorizedAtMono' | 'decision'>;

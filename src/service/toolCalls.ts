@@ -4,13 +4,14 @@
 // reported, and every outcome is one audit line (R-AUD-1).
 import { digestOf } from '../core/canonical.js';
 import { AssentError } from '../core/errors.js';
+import { presenceFor } from '../core/presencePolicy.js';
 import { evaluateToolPolicy } from '../core/toolPolicy.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { CallInProgressRecord } from '../journal/journal.js';
 import type { ApprovalProofs } from './approvalProofs.js';
 import { DENIAL_HELP, type ApprovalQueue } from './approvalQueue.js';
 import { toApprovalView } from './approvalViews.js';
-import { decidedByOf, PendingApproval, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
+import { decidedByOf, PendingApproval, recordDecidedBy, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
 import { refuseWhileStopping, writeAudit, type ServiceContext } from './serviceContext.js';
 import type { Sessions } from './sessions.js';
 import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallBase, CallOutcome, CallRecord, Consent } from './toolCallTypes.js';
@@ -112,13 +113,15 @@ export class ToolCalls {
         },
       });
     }
-    if (evaluation.decision === 'allow') {
+    // R-REM-6: an action that needs a passkey is approved by nothing else — no rule, no session grant.
+    const needsPresence = presenceFor(ctx.presence(), `${params.server}/${params.tool}`) !== undefined;
+    if (evaluation.decision === 'allow' && !(needsPresence && evaluation.ruleId !== undefined)) {
       const consent: Consent | undefined = evaluation.ruleId === undefined ? undefined : { channel: 'rule', ruleId: evaluation.ruleId };
       return this.admit(base, consent, 0);
     }
 
     const grantKey = sessionGrantKey(base, agent?.sessionGrant);
-    const grantedBy = this.sessions.grantedBy(params.sessionId, grantKey);
+    const grantedBy = needsPresence ? undefined : this.sessions.grantedBy(params.sessionId, grantKey);
     if (grantedBy !== undefined) {
       return this.admit(base, { channel: 'session', approvalId: grantedBy }, 0);
     }
@@ -226,8 +229,7 @@ export class ToolCalls {
       waitedForConsentMs: waited,
     };
     if (resolution.channel !== undefined) audit.channel = resolution.channel as NonNullable<AuditRecord['channel']>;
-    if (resolution.claimedChannel !== undefined) audit.claimedChannel = resolution.claimedChannel;
-    if (resolution.peer !== undefined) audit.peer = resolution.peer;
+    recordDecidedBy(audit, decidedByOf(resolution));
     writeAudit(this.ctx, audit);
     const message = `${DENIAL_HELP[detail] ?? `The call was denied (${detail}).`}${operatorReason === undefined ? '' : ` Reason given: ${operatorReason}`}`;
     const details: Record<string, unknown> = { reason: denialKind, detail, approvalId: id };
@@ -259,8 +261,7 @@ export class ToolCalls {
         if (consent.approvalId !== undefined) started.approvalId = consent.approvalId;
         if (consent.ruleId !== undefined) started.ruleId = consent.ruleId;
       }
-      if (decidedBy?.claimedChannel !== undefined) started.claimedChannel = decidedBy.claimedChannel;
-      if (decidedBy?.peer !== undefined) started.peer = decidedBy.peer;
+      recordDecidedBy(started, decidedBy);
       writeAudit(ctx, started);
     } else {
       // Durable before the caller may run it: a crash before its end is recorded leaves it
@@ -284,11 +285,11 @@ export class ToolCalls {
       // Not recorded, not run: a store that cannot take the row refuses the call (R-TEAM-7).
       await this.withStore(base, () => ctx.store.recordCallInProgress(durable));
     }
-    if (decidedBy !== undefined) call.decidedBy = decidedBy;
+    if (decidedBy !== undefined) call.decision = decidedBy;
     this.calls.set(callId, call);
     // Agent actions are audited, not journaled as events: like the calls a gateway settles from its
     // snapshot, they would cost an fsync each on the path every agent tool call takes (SPEC §14).
-    if (base.agent === undefined) ctx.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
+    if (base.agent === undefined) void ctx.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
     const result: AuthorizeResult = { callId, decision: 'allow', waitedForConsentMs: waited };
     if (consent !== undefined) result.consent = consent;
     if (effectId !== undefined) result.effectId = effectId;
@@ -338,10 +339,9 @@ export class ToolCalls {
       if (call.consent.approvalId !== undefined) record.approvalId = call.consent.approvalId;
       if (call.consent.ruleId !== undefined) record.ruleId = call.consent.ruleId;
     }
-    if (call.decidedBy?.claimedChannel !== undefined) record.claimedChannel = call.decidedBy.claimedChannel;
-    if (call.decidedBy?.peer !== undefined) record.peer = call.decidedBy.peer;
+    recordDecidedBy(record, call.decision);
     writeAudit(ctx, record);
-    if (call.agent === undefined) ctx.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
+    if (call.agent === undefined) void ctx.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
     return { recorded: true };
   }
 

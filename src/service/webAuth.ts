@@ -1,11 +1,15 @@
-// Who may use the HTTP head (R-WEB-2, R-WEB-4): one-time pairing codes that a
-// browser exchanges for a session cookie, and bearer tokens for scripts. Only
-// SHA-256 hashes of cookies and tokens are kept; pairing codes live in memory.
+// Who may use the HTTP head (R-WEB-2, R-WEB-4, R-REM-3): one-time pairing codes
+// that a browser exchanges for a session cookie (sessions: webSessions.ts), and
+// bearer tokens for scripts. Only SHA-256 hashes of cookies and tokens are kept;
+// pairing codes live in memory.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
 import { ID_ALPHABET, newApprovalId, randomString, type RandomBytes } from '../core/ids.js';
-import type { TokenRecord } from '../journal/journal.js';
+import type { TokenRecord, WebDeviceRecord } from '../journal/journal.js';
+import { WebSessions, type DeviceInfo, type DeviceStore, type WebSession } from './webSessions.js';
+
+export type { DeviceInfo, DeviceStore, WebSession } from './webSessions.js';
 
 /** The part of the store tokens need (the store answers asynchronously; a test's may answer at once). */
 export interface TokenStore {
@@ -19,6 +23,8 @@ export interface TokenStore {
 
 export interface WebAuthOptions {
   tokens: TokenStore;
+  /** Where remembered devices are kept (the journal); in memory only when left out. */
+  devices?: DeviceStore;
   clock: Clock;
   random: RandomBytes;
   /** Lifetime of a pairing code; 120 s (R-WEB-2). */
@@ -29,17 +35,12 @@ export interface WebAuthOptions {
   pairingBackoffMs?: (failures: number) => number;
   /** Absolute lifetime of a browser session. */
   sessionTtlMs?: number;
+  /** Absolute lifetime of a remembered device (web.deviceTtlDays), read at pairing time; 30 days. */
+  deviceTtlMs?: () => number;
 }
 
 export interface PairingCode {
   code: string;
-  expiresAt: number;
-}
-
-export interface WebSession {
-  /** A short, non-secret label for logs and the principal (the first hex digits of the cookie's hash). */
-  label: string;
-  createdAt: number;
   expiresAt: number;
 }
 
@@ -60,6 +61,23 @@ export const SESSION_COOKIE = 'assent_session';
 const DEFAULT_SESSION_TTL_MS = 12 * 3_600_000;
 /** Longest token lifetime `assent token create` accepts. */
 export const MAX_TOKEN_TTL_MS = 90 * 86_400_000;
+
+const DEFAULT_DEVICE_TTL_MS = 30 * 86_400_000;
+
+/** A device store that forgets everything at exit, for a WebAuth without a journal. */
+function memoryDeviceStore(): DeviceStore {
+  const rows: WebDeviceRecord[] = [];
+  return {
+    insertWebDevice: (device) => void rows.push({ ...device }),
+    listWebDevices: (now) => rows.filter((row) => row.revokedAt === undefined && row.expiresAt > now),
+    touchWebDevice: () => undefined,
+    revokeWebDevice: (id, at) => {
+      const row = rows.find((candidate) => candidate.id === id && candidate.revokedAt === undefined);
+      if (row !== undefined) row.revokedAt = at;
+      return row !== undefined;
+    },
+  };
+}
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
@@ -84,7 +102,8 @@ interface ActivePairing {
 
 export class WebAuth {
   private pairing: ActivePairing | undefined;
-  private readonly sessions = new Map<string, WebSession>();
+  private readonly sessions: WebSessions;
+  private readonly tokenListeners = new Set<(id: string) => void>();
   private readonly pairingTtlMs: number;
   private readonly maxPairingFailures: number;
   private readonly pairingBackoffMs: (failures: number) => number;
@@ -97,6 +116,13 @@ export class WebAuth {
     this.pairingBackoffMs = options.pairingBackoffMs ?? defaultPairingBackoffMs;
     this.sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
     this.audience = options.tokens.instanceId();
+    this.sessions = new WebSessions({
+      store: options.devices ?? memoryDeviceStore(),
+      clock: options.clock,
+      random: options.random,
+      sessionTtlMs: this.sessionTtlMs,
+      deviceTtlMs: options.deviceTtlMs ?? (() => DEFAULT_DEVICE_TTL_MS),
+    });
   }
 
   /** A fresh one-time code; it replaces any earlier one, so only the newest printed code works. */
@@ -115,7 +141,7 @@ export class WebAuth {
    * takes seconds, not milliseconds. The try after the last tolerated failure
    * finds the code burnt even when it is right.
    */
-  redeemPairingCode(candidate: string): { cookie: string; session: WebSession } {
+  redeemPairingCode(candidate: string, device: { remember?: boolean; userAgent?: string | undefined } = {}): { cookie: string; session: WebSession } {
     const pairing = this.pairing;
     const refuse = (why: string): AssentError =>
       new AssentError('unauthorized', `The pairing code was not accepted (${why}). Run \`assent web\` in your terminal for a new code and enter it within 120 s.`);
@@ -146,33 +172,49 @@ export class WebAuth {
       throw refuse(`wrong code; the next try is checked after ${Math.ceil(backoffMs / 1000)} s`);
     }
     this.pairing = undefined;
-    const cookie = base64url(this.options.random(32));
-    const hash = sha256(cookie).toString('hex');
-    const now = this.options.clock.now();
-    const session: WebSession = { label: hash.slice(0, 8), createdAt: now, expiresAt: now + this.sessionTtlMs };
-    this.sessions.set(hash, session);
-    return { cookie, session };
+    return this.sessions.create({ remember: device.remember === true, userAgent: device.userAgent });
   }
 
   /** The live session a cookie value names, or undefined. */
   sessionFor(cookie: string | undefined): WebSession | undefined {
-    if (cookie === undefined || cookie === '') return undefined;
-    const hash = sha256(cookie).toString('hex');
-    const session = this.sessions.get(hash);
-    if (session === undefined) return undefined;
-    if (this.options.clock.now() >= session.expiresAt) {
-      this.sessions.delete(hash);
-      return undefined;
-    }
-    return session;
+    return this.sessions.find(cookie);
   }
 
   endSession(cookie: string | undefined): void {
-    if (cookie !== undefined) this.sessions.delete(sha256(cookie).toString('hex'));
+    this.sessions.end(cookie);
+  }
+
+  /** Signed-in browsers (`assent web devices`). */
+  listDevices(): DeviceInfo[] {
+    return this.sessions.list();
+  }
+
+  /** Signs a browser out at once (`assent web revoke`, R-REM-3). */
+  revokeDevice(id: string): DeviceInfo {
+    return this.sessions.revoke(id);
+  }
+
+  /**
+   * Calls `listener` with `session:<id>` when a browser session ends early
+   * (revoked or signed out) and with `token:<id>` when a token is revoked, so
+   * the HTTP head can end that caller's open event streams at once.
+   */
+  onCredentialEnded(listener: (key: string) => void): () => void {
+    const onSession = this.sessions.onEnded((id) => listener(`session:${id}`));
+    const onToken = (id: string): void => listener(`token:${id}`);
+    this.tokenListeners.add(onToken);
+    return () => {
+      onSession();
+      this.tokenListeners.delete(onToken);
+    };
+  }
+
+  get rememberedDeviceCount(): number {
+    return this.sessions.rememberedCount;
   }
 
   get sessionCount(): number {
-    return this.sessions.size;
+    return this.sessions.count;
   }
 
   /** Whether a pairing code is waiting to be redeemed (for status and tests). */
@@ -223,6 +265,13 @@ export class WebAuth {
     }
     const record = await this.options.tokens.getToken(id);
     if (record === undefined) throw new AssentError('not_found', `no token with id ${id}; list them with \`assent token list\``, { details: { id } });
+    for (const listener of [...this.tokenListeners]) {
+      try {
+        listener(id);
+      } catch {
+        // Ending one stream must not keep the revocation from being reported.
+      }
+    }
     return this.describe(record);
   }
 

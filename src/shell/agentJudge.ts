@@ -8,7 +8,9 @@ import { atLeastPrompt, mostRestrictive } from '../core/decisions.js';
 import { AssentError } from '../core/errors.js';
 import { compileAgentPolicy, type AgentPolicyConfig, type AgentPolicySnapshot } from '../core/agentPolicyConfig.js';
 import { actionCommand, actionPaths, actionUrl } from '../core/agentTargets.js';
+import { autoApprovalsFor, compileAutoRules, NO_AUTO_APPROVALS, type AutoApprovals, type CompiledAutoRules } from '../core/autoApproval.js';
 import type { PathVars } from '../core/pathPolicy.js';
+import type { Rule } from '../core/toolPolicy.js';
 import { judgePaths, judgeShell, judgeUrl } from './judgeAction.js';
 import { hostPathVars } from './resolvePaths.js';
 import { loadedShellParser, loadShellParser, type ShellParser } from './shellParser.js';
@@ -25,9 +27,17 @@ export interface JudgedPolicy {
   policy: AgentPolicyConfig;
 }
 
+/** The auto-approval rules to apply (R-POL-6): the `command`, `path` and `url` rules of the policy snapshot, and the time to judge them at. */
+export interface JudgedRules {
+  /** Compiled again only when this array changes (a rule added or revoked). */
+  rules: readonly Rule[];
+  nowMs: number;
+}
+
 export class AgentJudge {
   private readonly vars: PathVars;
   private cached: { revision: string; snapshot: AgentPolicySnapshot } | undefined;
+  private cachedRules: { rules: readonly Rule[]; compiled: CompiledAutoRules } | undefined;
 
   constructor(options: AgentJudgeOptions) {
     this.vars = hostPathVars(options.env, options.assentHome);
@@ -48,12 +58,21 @@ export class AgentJudge {
     return this.cached.snapshot;
   }
 
+  /** The auto-approval rules that apply to an action of `agent` now. */
+  private autoApprovals(rules: JudgedRules | undefined, agent: AgentAction['agent']): AutoApprovals {
+    if (rules === undefined || rules.rules.length === 0) return NO_AUTO_APPROVALS;
+    if (this.cachedRules?.rules !== rules.rules) this.cachedRules = { rules: rules.rules, compiled: compileAutoRules(rules.rules, this.vars) };
+    return autoApprovalsFor(this.cachedRules.compiled, agent, rules.nowMs);
+  }
+
   /**
    * The verdict of the kind's rules, or undefined for a kind they do not cover
-   * (`mcp`, `other`). A shell action needs `ready()` first.
+   * (`mcp`, `other`). A part they leave at prompt may be allowed by one of
+   * `rules` (R-POL-6). A shell action needs `ready()` first.
    */
-  judge(config: JudgedPolicy, action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'cwd'>): ActionVerdict | undefined {
+  judge(config: JudgedPolicy, action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'cwd'>, rules?: JudgedRules): ActionVerdict | undefined {
     const snapshot = this.snapshot(config);
+    const auto = this.autoApprovals(rules, action.agent);
     switch (action.kind) {
       case 'shell': {
         const command = actionCommand(action.input);
@@ -62,12 +81,12 @@ export class AgentJudge {
         }
         const parser: ShellParser | undefined = loadedShellParser();
         if (parser === undefined) throw new AssentError('internal', 'the bash grammar is not loaded yet; retry the call');
-        return judgeShell(parser, snapshot, command, action.cwd);
+        return judgeShell(parser, snapshot, command, action.cwd, auto);
       }
       case 'read':
       case 'write': {
         const { paths, unknown } = actionPaths(action);
-        const verdict = judgePaths(snapshot, paths, action.kind, action.cwd);
+        const verdict = judgePaths(snapshot, paths, action.kind, action.cwd, auto);
         if (unknown === undefined) return verdict;
         const decision = atLeastPrompt(snapshot.paths[action.kind]);
         verdict.parts.push({ kind: 'path', text: `${action.kind} (unknown)`, decision, rule: `policy.paths.${action.kind}`, reason: unknown });
@@ -76,7 +95,7 @@ export class AgentJudge {
       }
       case 'fetch': {
         const url = actionUrl(action.input);
-        return judgeUrl(snapshot, url ?? '');
+        return judgeUrl(snapshot, url ?? '', auto);
       }
       default:
         return undefined;

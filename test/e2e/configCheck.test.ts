@@ -129,6 +129,25 @@ describe('R-CFG-5 assent config check (built binary)', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, error: { type: 'invalid_input', details: { path: missing } } });
   });
 
+  it('R-CFG-5 R-TEAM-3 host.name, approvals.fourEyes and policy.quorum are checked with their key paths (exit 65); valid values pass', () => {
+    const bad = write('config.json', {
+      servers: { fs: { command: 'npx' } },
+      host: { name: 'me@box' },
+      approvals: { fourEyes: 'yes' },
+      policy: { quorum: { 'fs/write_file': 0, 'fss/delete': 2, nonsense: 2 } },
+    });
+    const result = run(['config', 'check', '--file', bad]);
+    expect(result.status).toBe(65);
+    expect(result.stdout).toContain('error host.name: got a string ("me@box"); expected a host name of 1-64 letters');
+    expect(result.stdout).toContain('error approvals.fourEyes: got a string ("yes"); expected true or false');
+    expect(result.stdout).toContain('error policy.quorum.fs/write_file: got the integer 0; expected an integer from 1 to 16');
+    expect(result.stdout).toContain('error policy.quorum.fss/delete: "fss" is not a server alias (did you mean "fs"?)');
+    expect(result.stdout).toContain('error policy.quorum.nonsense: the key "nonsense" is not a tool id');
+    const good = write('good.json', { servers: { fs: { command: 'npx' } }, host: { name: 'build-01' }, approvals: { fourEyes: true }, policy: { quorum: { 'fs/write_file': 2 } } });
+    const valid = run(['config', 'check', '--file', good]);
+    expect(valid.status, valid.stdout).toBe(0);
+  });
+
   it('R-CFG-1 (hardening 1) a policy typo and a policy.tools key for an unknown server are errors (exit 65), not warnings', () => {
     const file = write('config.json', {
       servers: { fs: { command: 'npx' } },

@@ -106,6 +106,9 @@ describe('SECURITY: the daemon, not the CLI, is what a same-user process talks t
       'config.apply',
       'daemon.shutdown',
       'effects.finish',
+      'effects.reconcile',
+      'passkeys.confirm',
+      'passkeys.remove',
       'proofs.consume',
       'proofs.issue',
       'proofs.revoke',
@@ -116,8 +119,22 @@ describe('SECURITY: the daemon, not the CLI, is what a same-user process talks t
       'tokens.create',
       'tokens.revoke',
       'web.pair',
+      'web.revoke',
     ]);
-    expect(changing('http')).toEqual(['approvals.decide', 'proofs.revoke', 'rules.add', 'rules.revoke', 'tokens.revoke']);
+    expect(changing('http')).toEqual([
+      'approvals.decide',
+      'passkeys.approve',
+      'passkeys.challenge',
+      'passkeys.enrol',
+      'passkeys.register',
+      'passkeys.registrationOptions',
+      'passkeys.remove',
+      'proofs.revoke',
+      'rules.add',
+      'rules.revoke',
+      'tokens.revoke',
+      'web.revoke',
+    ]);
     expect(changing('mcp')).toEqual([]);
   });
 

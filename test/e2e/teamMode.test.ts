@@ -125,6 +125,44 @@ describe('R-TEAM-6 two hosts decide one approval at the same moment', () => {
   });
 });
 
+describe('R-TEAM-3 four-eyes and quorum across two hosts on one database', () => {
+  it('approvals.fourEyes: the owning host\u2019s principal cannot approve its own agent\u2019s request (four_eyes, exit 77, audited, still pending); the other host\u2019s can', async () => {
+    const { hosts } = await startTeam(cleanups, server, ['host-a', 'host-b'], { ...PROMPT_WRITES, approvals: { fourEyes: true } });
+    const [a, b] = hosts as [TeamHost, TeamHost];
+    const { id, call } = await fileCall(await a.connect(), 0);
+    const own = await (await a.connect()).call('approvals.decide', { id, behavior: 'allow' }).catch((error: unknown) => error);
+    expect(own).toMatchObject({ type: 'forbidden', details: { reason: 'four_eyes' } });
+    await expect.poll(() => auditLines(a.home).some((line) => line['deniedReason'] === 'four_eyes' && line['approvalId'] === id), { timeout: 5000 }).toBe(true);
+    expect((await pendingOn(b)).map((item) => item.id)).toContain(id);
+    const approved = await (await b.connect()).call<{ state: string; decidedBy: string }>('approvals.decide', { id, behavior: 'allow' });
+    expect(approved).toMatchObject({ state: 'approved', decidedBy: expect.stringMatching(/@host-b$/) });
+    expect((await call).ok).toBe(true);
+  });
+
+  it('policy.quorum fs/write_file 2: one host\u2019s approval is 1 of 2 (a repeat changes nothing), the other host\u2019s meets it; a deny on either denies', async () => {
+    const quorum = { policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' }, quorum: { 'fs/write_file': 2 } } };
+    const { hosts } = await startTeam(cleanups, server, ['host-a', 'host-b'], quorum);
+    const [a, b] = hosts as [TeamHost, TeamHost];
+    const onA = await a.connect();
+    const onB = await b.connect();
+    const first = await fileCall(onA, 0);
+    const partial = await onA.call<{ state: string; decision: { result: string; approvals: number; required: number } }>('approvals.decide', { id: first.id, behavior: 'allow' });
+    expect(partial).toMatchObject({ state: 'pending', decision: { result: 'partial', approvals: 1, required: 2 } });
+    const repeat = await onA.call<{ decision: { result: string } }>('approvals.decide', { id: first.id, behavior: 'allow' });
+    expect(repeat.decision.result).toBe('repeat');
+    // Host B lists it with who has approved so far.
+    await expect.poll(async () => (await pendingOn(b)).find((item) => item.id === first.id), { timeout: 5000 }).toMatchObject({ approvedBy: [expect.stringMatching(/@host-a$/)] });
+    const met = await onB.call<{ state: string; decision: { result: string } }>('approvals.decide', { id: first.id, behavior: 'allow' });
+    expect(met).toMatchObject({ state: 'approved', decision: { result: 'resolved' } });
+    expect((await first.call).ok).toBe(true);
+
+    const second = await fileCall(onA, 1);
+    await onA.call('approvals.decide', { id: second.id, behavior: 'allow' });
+    await onB.call('approvals.decide', { id: second.id, behavior: 'deny' });
+    expect(await second.call).toMatchObject({ ok: false, error: { type: 'policy_denied' } });
+  });
+});
+
 function dbName(host: { home: { paths: { config: string } } }): string {
   const config = JSON.parse(readFileSync(host.home.paths.config, 'utf8')) as { journal: { url: string } };
   return new URL(config.journal.url).pathname.slice(1);

@@ -49,7 +49,7 @@ export async function startTeam(
 }
 
 /** The pending approvals `assent pending --json` lists on a host, once at least `count` are there (waits up to 10 s). */
-export async function pendingOn(host: TeamHost, count = 1): Promise<{ id: string; tool?: string; args?: Record<string, unknown>; hostId?: string }[]> {
+export async function pendingOn(host: TeamHost, count = 1): Promise<{ id: string; tool?: string; args?: Record<string, unknown>; hostId?: string; approvedBy?: string[] }[]> {
   let last: unknown;
   for (let i = 0; i < 400; i += 1) {
     const result = await host.home.runCli(['pending', '--json']);

@@ -6,9 +6,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeTempHome, type TempHome } from '../helpers/daemon.js';
+import { makeTempHome, waitForAudit, type TempHome } from '../helpers/daemon.js';
 import { answerOf, runHook, shellEvent } from '../helpers/hook.js';
-import { PtySession } from '../helpers/pty.js';
+import { PtySession, runInTerminal } from '../helpers/pty.js';
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {
@@ -171,5 +171,67 @@ describe('agent actions decided by the command, path and URL rules (R-POL-6)', (
       await f.home.runCli(['deny', String(next?.['id'])], { env: { HOME: f.userHome } });
       expect(answerOf((await asked).stdout).decision).toBe('deny');
     }
+  });
+
+  it('R-REM-6 R-POL-6 a --command rule does not approve an agent action whose tool needs a passkey: the action still files an approval that says so', async () => {
+    const f = await setup({ policy: { presence: { 'codex/Bash': 'passkey' } } });
+    const added = await runInTerminal(['rules', 'add', '--command', 'npm test', '--json'], { env: { ASSENT_HOME: f.home.home, HOME: f.userHome }, typeCode: true });
+    expect(added.exitCode, added.screen).toBe(0);
+    const call = runHook(['codex'], shellEvent('codex', 'npm test', { cwd: f.project }), f.env);
+    const [approval] = await waitForPending(f);
+    expect(approval).toMatchObject({ tool: 'Bash', presence: 'passkey' });
+    expect((await f.home.runCli(['deny', String(approval?.['id'])], { env: { HOME: f.userHome } })).code).toBe(0);
+    expect(answerOf((await call).stdout).decision).toBe('deny');
+  });
+
+  it('R-POL-6 (issue 12 item 5) a --command rule added at a terminal with the typed code lets a prompting hook action through, audited with its rule id; --agent codex leaves claude-code asking; the preview and explain name it; revoked, it asks again', async () => {
+    const f = await setup(undefined);
+    const cli = (args: string[]) => f.home.runCli(args, { env: { HOME: f.userHome } });
+    const askedAndDenied = async (agent: 'claude-code' | 'codex', command: string): Promise<Record<string, unknown>> => {
+      const call = runHook([agent], shellEvent(agent, command, { cwd: f.project }), f.env);
+      const [approval] = await waitForPending(f);
+      const preview = (await cli(['pending'])).stdout;
+      expect((await cli(['deny', String(approval?.['id'])])).code).toBe(0);
+      expect(answerOf((await call).stdout).decision).toBe('deny');
+      return { ...approval, preview };
+    };
+    await askedAndDenied('codex', 'npm test');
+    // The agent cannot add the rule itself: its shell's `assent rules add` is denied by the default policy (R-POL-8)…
+    const byAgent = await runHook(['codex'], shellEvent('codex', 'assent rules add --command "npm test" --agent codex', { cwd: f.project }), f.env);
+    expect(answerOf(byAgent.stdout)).toMatchObject({ decision: 'deny', reason: expect.stringContaining('"assent *"') });
+    // …and run headless (as an agent's shell would), the CLI refuses before asking for a code (R-CLI-2).
+    const headless = await cli(['rules', 'add', '--command', 'npm test', '--json']);
+    expect(headless.code).toBe(77);
+    expect(JSON.parse((await cli(['rules', 'list', '--json'])).stdout)).toMatchObject({ data: [] });
+
+    const added = await runInTerminal(['rules', 'add', '--command', 'npm test', '--agent', 'codex', '--json'], { env: { ASSENT_HOME: f.home.home, HOME: f.userHome }, typeCode: true });
+    expect(added.exitCode, added.screen).toBe(0);
+    expect(added.screen).toContain('simple commands matching "npm test" word for word');
+    expect(added.screen).toContain('for codex only;');
+    const rule = (JSON.parse(added.stdout) as { data: { id: string; command: string; agent: string } }).data;
+    expect(rule).toMatchObject({ command: 'npm test', agent: 'codex' });
+
+    const allowed = await runHook(['codex'], shellEvent('codex', 'npm test', { cwd: f.project }), f.env);
+    expect(allowed.code, allowed.stderr).toBe(0);
+    expect(answerOf(allowed.stdout)).toMatchObject({ decision: 'allow', reason: expect.stringContaining(`rule ${rule.id}`) });
+    expect(await pendingList(f)).toEqual([]);
+    expect(await waitForAudit(f.home, (r) => r['ruleId'] === rule.id)).toMatchObject({ agent: 'codex', tool: 'Bash', channel: 'rule', outcome: 'started' });
+
+    await askedAndDenied('claude-code', 'npm test');
+    const compound = await askedAndDenied('codex', 'npm test; rm -rf build');
+    expect(((compound['caller'] as Record<string, unknown>)['policy'] as { parts: unknown[] }).parts).toEqual([
+      expect.objectContaining({ text: 'npm test', decision: 'allow', ruleId: rule.id, rule: `rule ${rule.id} --command "npm test" --agent codex` }),
+      expect.objectContaining({ text: 'rm -rf build', decision: 'prompt', rule: 'policy.commands.default' }),
+    ]);
+    expect(compound['preview']).toContain(`by rule ${rule.id} --command "npm test" --agent codex`);
+
+    const explained = JSON.parse((await cli(['policy', 'explain', 'codex', 'Bash', '--input', '{"command":"npm test"}', '--cwd', f.project, '--json'])).stdout) as {
+      data: { decision: string; parts: Record<string, unknown>[] };
+    };
+    expect(explained.data).toMatchObject({ decision: 'allow', parts: [{ kind: 'command', text: 'npm test', decision: 'allow', ruleId: rule.id }] });
+    expect((await cli(['rules', 'list'])).stdout).toContain(`${rule.id}  --command "npm test" --agent codex`);
+
+    expect((await cli(['rules', 'revoke', rule.id])).code).toBe(0);
+    await askedAndDenied('codex', 'npm test');
   });
 });

@@ -281,11 +281,14 @@ describe('R-CLI-2 approving needs a terminal', () => {
 });
 
 describe('R-CLI-2 R-POL-4 every command that widens what an agent may do needs a terminal', () => {
-  it('headless `rules add`, `web` and `token create` are refused with exit 77 and change nothing', async () => {
+  it('headless `rules add` (every form, R-POL-6 issue 12 item 5), `web` and `token create` are refused with exit 77 and change nothing', async () => {
     const home = await setup(PROMPT_WRITE);
     const tokenFile = join(home.home, 'headless.token');
     for (const args of [
       ['rules', 'add', '--tool', 'fs/write_file', '--json'],
+      ['rules', 'add', '--command', 'npm test', '--json'],
+      ['rules', 'add', '--path', '/**', '--agent', 'codex', '--json'],
+      ['rules', 'add', '--url', 'https://**/*', '--json'],
       ['web', '--json'],
       ['token', 'create', '--name', 'agent', '--ttl', '1h', '--out', tokenFile, '--json'],
     ]) {

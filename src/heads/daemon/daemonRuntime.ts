@@ -8,6 +8,7 @@ import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { disabledNotifier, createOsNotifier, type Notifier } from '../../channels/notifier.js';
 import type { Clock } from '../../core/clock.js';
+import type { Config } from '../../core/config.js';
 import { AssentError } from '../../core/errors.js';
 import type { RandomBytes } from '../../core/ids.js';
 import { AuditLog, type WrittenLine } from '../../journal/auditLog.js';
@@ -21,7 +22,9 @@ import type { Store } from '../../journal/store.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
 import { daemonOperations } from '../../operations/daemonOperations.js';
 import { createHttpApp } from '../http/httpApp.js';
-import { isLoopbackAddress, startHttpHead, type HttpHead } from '../http/httpServer.js';
+import { isWildcardHost, machineAddresses, startHttpHead, type HttpHead } from '../http/httpServer.js';
+import { loadTlsMaterial, type TlsMaterial } from '../http/tlsCertificate.js';
+import { parseListen } from '../../core/webConfig.js';
 import { WebAuth } from '../../service/webAuth.js';
 import { agentOperations } from '../../operations/agentOperations.js';
 import { approvalOperations, eventMatches } from '../../operations/approvalOperations.js';
@@ -30,6 +33,8 @@ import { policyOperations } from '../../operations/policyOperations.js';
 import type { Operation } from '../../operations/operation.js';
 import { webOperations } from '../../operations/webOperations.js';
 import { proofOperations } from '../../operations/proofOperations.js';
+import { passkeyOperations } from '../../operations/passkeyOperations.js';
+import { PasskeyService, relyingPartyOf } from '../../service/passkeys.js';
 import { AgentActionService } from '../../service/agentActions.js';
 import { AgentJudge } from '../../shell/agentJudge.js';
 import { ProofService } from '../../service/proofService.js';
@@ -51,6 +56,7 @@ export interface ApprovalRuntimeOptions {
 export const WEB_ROOT = fileURLToPath(new URL('../../../web/', import.meta.url));
 
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
+
 
 /** Records the configuration the operator confirmed, so a restart runs it again (R-CFG-4). */
 export function storePinnedConfig(journal: Journal, pin: StoredPin): void {
@@ -204,6 +210,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     logger: ctx.logger.child({ component: 'approvals' }),
     config: pinned,
     principal: ctx.principal,
+    hostId: host.hostId,
     proofs,
   };
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
@@ -238,7 +245,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
       if (current.revision !== lastSeenRevision) {
         lastSeenRevision = current.revision;
         if (current.revision !== service.config.revision) {
-          bus.publish('config_changed', { revision: current.revision, applied: false, pinnedRevision: service.config.revision });
+          void bus.publish('config_changed', { revision: current.revision, applied: false, pinnedRevision: service.config.revision });
           ctx.logger.info('config.json changed on disk; not applied until `assent config reload` is confirmed');
         }
       }
@@ -250,7 +257,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   lastSeenRevision = '';
   checkConfigFile();
   if (pinned.invalid !== undefined) {
-    bus.publish('config_changed', { applied: false, pinnedRevision: pinned.revision, confirmedInvalid: pinned.invalid });
+    void bus.publish('config_changed', { applied: false, pinnedRevision: pinned.revision, confirmedInvalid: pinned.invalid });
   } else if (lastSeenRevision !== pinned.revision) {
     ctx.logger.warn('config.json differs from the confirmed configuration; the daemon runs the confirmed one until `assent config reload`');
   }
@@ -288,37 +295,80 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     listTokens: () => store.listTokens(),
     revokeToken: (id: string, at: number) => store.revokeToken(id, at),
   };
-  const webAuth = new WebAuth(options.pairingTtlMs === undefined ? { tokens, clock, random } : { tokens, clock, random, pairingTtlMs: options.pairingTtlMs });
+  const webAuth = new WebAuth({
+    tokens,
+    devices: journal,
+    clock,
+    random,
+    deviceTtlMs: () => service.config.config.web.deviceTtlDays * 86_400_000,
+    ...(options.pairingTtlMs === undefined ? {} : { pairingTtlMs: options.pairingTtlMs }),
+  });
+  const passkeys = new PasskeyService({
+    store: journal,
+    approvals: service,
+    clock,
+    random,
+    logger: ctx.logger.child({ component: 'passkeys' }),
+    notifier,
+    relyingParty: () => relyingPartyOf(service.config.config.web.publicUrl),
+  });
+  ctx.status['passkeys'] = () => passkeys.status();
   let http: Promise<HttpHead> | undefined;
   let httpError: string | undefined;
   let httpHead: HttpHead | undefined;
-  const pageUrl = async (): Promise<string> => {
+  let tls: TlsMaterial | undefined;
+  /** The page as `assent web` names it: web.publicUrl when a proxy fronts it, else the bound address; and the certificate served. */
+  const page = async (): Promise<{ url: string; fingerprint?: string }> => {
     if (http === undefined) throw new AssentError('unavailable', 'This daemon does not serve the web page; start it with `assent daemon run`.');
-    return (await http).url;
+    const head = await http;
+    const publicUrl = service.config.config.web.publicUrl;
+    // Through a proxy the browser sees the proxy's certificate, not ours: no fingerprint to compare then.
+    if (publicUrl !== undefined) return { url: publicUrl };
+    return tls === undefined ? { url: head.url } : { url: head.url, fingerprint: tls.fingerprint };
   };
-  ctx.status['web'] = () => (httpHead !== undefined ? { url: httpHead.url, sessions: webAuth.sessionCount } : { url: null, error: httpError ?? 'not started' });
+  ctx.status['web'] = () =>
+    httpHead !== undefined
+      ? {
+          url: httpHead.url,
+          sessions: webAuth.sessionCount,
+          rememberedDevices: webAuth.rememberedDeviceCount,
+          ...(tls === undefined ? {} : { fingerprint: tls.fingerprint }),
+        }
+      : { url: null, error: httpError ?? 'not started' };
+  /** R-REM-2: the certificate for `web.tls`, naming the listen host or, for a wildcard listen, every address of this machine. */
+  const tlsFor = async (web: Config['web']): Promise<TlsMaterial | undefined> => {
+    if (web.tls === undefined) return undefined;
+    const host = parseListen(web.listen)?.host ?? '';
+    const hosts = isWildcardHost(host) ? machineAddresses() : [host, 'localhost', '127.0.0.1', '::1'];
+    return loadTlsMaterial(web.tls, { stateDir: ctx.paths.home, hosts, now: () => clock.now() });
+  };
   const serveHttp = async (registry: () => readonly Operation[]): Promise<HttpHead | undefined> => {
     const httpLogger = ctx.logger.child({ head: 'http' });
-    http ??= startHttpHead(
-      service.config.config.web.listen,
-      (address) =>
-        createHttpApp({
-          operations: registry,
-          auth: webAuth,
-          bus,
-          listenAddress: address,
-          logger: httpLogger,
-          webRoot: WEB_ROOT,
-          eventMatches,
-        }),
-      { logger: httpLogger },
-    );
+    const web = service.config.config.web;
+    http ??= tlsFor(web).then((material) => {
+      tls = material;
+      if (material !== undefined) ctx.logger.info('web page certificate', { source: material.source, fingerprint: material.fingerprint });
+      return startHttpHead(
+        web.listen,
+        (address, ownAddresses) =>
+          createHttpApp({
+            operations: registry,
+            auth: webAuth,
+            bus,
+            listenAddress: address,
+            web: () => service.config.config.web,
+            scheme: material === undefined ? 'http' : 'https',
+            ownAddresses,
+            logger: httpLogger,
+            webRoot: WEB_ROOT,
+            eventMatches,
+          }),
+        material === undefined ? { logger: httpLogger } : { logger: httpLogger, tls: { cert: material.cert, key: material.key } },
+      );
+    });
     try {
       httpHead = await http;
       ctx.logger.info('web page listening', { url: httpHead.url });
-      if (!isLoopbackAddress(httpHead.address)) {
-        ctx.logger.warn('web page listens beyond loopback over plain HTTP; session cookies and tokens cross the network in clear. Set web.listen to 127.0.0.1:PORT unless a TLS proxy fronts it.', { address: httpHead.address });
-      }
       return httpHead;
     } catch (error) {
       httpError = (error as Error).message;
@@ -344,7 +394,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   });
 
   const operations = [
-    ...webOperations({ auth: webAuth, url: pageUrl }),
+    ...webOperations({ auth: webAuth, page }),
     ...approvalOperations({ service, store, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
     ...agentOperations({ agents }),
     ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => {
@@ -353,6 +403,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
       }, confirmedInvalid }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
     ...proofOperations({ service, proofs, store }),
+    ...passkeyOperations({ passkeys }),
   ];
   return { service, agents, journal, store, ready: started, bus, webAuth, operations, serveHttp };
 }

@@ -2,7 +2,9 @@
 // listened on elsewhere): security headers, the DNS-rebinding and same-origin
 // guards, pairing, the generated `POST /api/v1/<operation>` API, the SSE event
 // stream and the static approval page (R-WEB-1..5). It owns no policy: every
-// API call is an Operation with `exposure.http === true`.
+// API call is an Operation with `exposure.http === true`. The names it answers
+// to beyond its bound address come from web.publicUrl and web.allowedHosts
+// (R-REM-1, core/webOrigins.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hono, type Context } from 'hono';
@@ -10,6 +12,8 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { AssentError, ERROR_TYPES, toAssentError } from '../../core/errors.js';
 import { JsonText } from '../../core/jsonText.js';
+import type { WebConfig } from '../../core/webConfig.js';
+import { webAccess, type WebAccess } from '../../core/webOrigins.js';
 import type { CallContext, Operation } from '../../operations/operation.js';
 import { EVENT_KINDS, type BusEvent, type EventBus, type EventKind } from '../../service/eventBus.js';
 import type { Logger } from '../../service/logger.js';
@@ -20,8 +24,14 @@ export interface HttpAppOptions {
   operations(): readonly Operation[];
   auth: WebAuth;
   bus: EventBus;
-  /** `host:port` the head listens on; the only Host header accepted (DNS-rebinding guard). */
+  /** `host:port` the head listens on; accepted as Host header (DNS-rebinding guard) with the names of `web`. */
   listenAddress(): string;
+  /** The names the page is also reached by (R-REM-1); read on every request, so a confirmed reload applies. */
+  web?(): Pick<WebConfig, 'publicUrl' | 'allowedHosts'>;
+  /** `https` when this head serves TLS itself (web.tls). */
+  scheme?: 'http' | 'https';
+  /** For a wildcard listen: this machine's addresses as `host:port`, accepted like the bound address. */
+  ownAddresses?(): readonly string[];
   logger: Logger;
   /** Directory holding index.html, app.js and app.css. */
   webRoot: string;
@@ -83,6 +93,7 @@ const STATIC_FILES: Record<string, { file: string; type: string }> = {
   '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+  '/passkeys.js': { file: 'passkeys.js', type: 'text/javascript; charset=utf-8' },
 };
 
 /** Fields of an event that only the 0600 socket carries (R-D-9); the page fetches them with approvals.list. */
@@ -125,15 +136,35 @@ function publicEvent(event: BusEvent): BusEvent {
 interface Caller {
   principal: string;
   kind: 'session' | 'token';
+  /** `session:<device id>` or `token:<token id>`: what WebAuth names when that credential ends early. */
+  key: string;
 }
+
+const NO_EXTRA_NAMES: Pick<WebConfig, 'publicUrl' | 'allowedHosts'> = Object.freeze({ allowedHosts: [] });
 
 export function createHttpApp(options: HttpAppOptions): HttpApp {
   const app = new Hono();
   const monotonic = options.monotonic ?? (() => performance.now());
   const keepAliveMs = options.keepAliveMs ?? 15_000;
-  const streams = new Set<() => void>();
+  /** Open event streams: how to end each, and whose credential it runs on. */
+  const streams = new Map<() => void, string>();
   const staticCache = new Map<string, string>();
-  const origin = (): string => `http://${options.listenAddress()}`;
+  let cachedAccess: { listen: string; web: object; own: readonly string[]; access: WebAccess } | undefined;
+  const access = (): WebAccess => {
+    const listen = options.listenAddress();
+    const web = options.web?.() ?? NO_EXTRA_NAMES;
+    const own = options.ownAddresses?.() ?? [];
+    if (cachedAccess?.listen !== listen || cachedAccess.web !== web || cachedAccess.own !== own) {
+      cachedAccess = { listen, web, own, access: webAccess({ listenAddress: listen, scheme: options.scheme ?? 'http', web, ownAddresses: own }) };
+    }
+    return cachedAccess.access;
+  };
+  /** The page's URL as `assent web` prints it, for messages. */
+  const pageUrl = (): string => access().pageUrl;
+  // A revoked device or token loses its open event streams at once (R-REM-3), not at its next event.
+  options.auth.onCredentialEnded((key) => {
+    for (const [close, owner] of [...streams]) if (owner === key) close();
+  });
 
   const readStatic = (file: string): string => {
     const cached = staticCache.get(file);
@@ -166,11 +197,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   // DNS-rebinding guard (R-WEB-1): a page on another name that resolves to us is refused.
   app.use('*', async (c, next) => {
-    const host = c.req.header('host');
-    if (host !== options.listenAddress()) {
+    if (!access().hostAllowed(c.req.header('host'))) {
       return fail(
         c,
-        new AssentError('forbidden', `The Host header does not name this server; open the page at ${origin()}/ exactly as \`assent web\` prints it.`),
+        new AssentError(
+          'forbidden',
+          `The Host header does not name this server; open the page at ${pageUrl()} exactly as \`assent web\` prints it (other names must be listed in web.allowedHosts).`,
+        ),
       );
     }
     await next();
@@ -191,11 +224,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     const site = c.req.header('sec-fetch-site');
     if (site !== undefined && site !== 'same-origin') {
-      return fail(c, new AssentError('forbidden', `A ${site} request to the assent API is refused; use the page served at ${origin()}/.`));
+      return fail(c, new AssentError('forbidden', `A ${site} request to the assent API is refused; use the page served at ${pageUrl()}.`));
     }
     const requestOrigin = c.req.header('origin');
-    if (requestOrigin !== undefined && requestOrigin !== origin()) {
-      return fail(c, new AssentError('forbidden', `Requests from another origin are refused; use the page served at ${origin()}/.`));
+    if (requestOrigin !== undefined && !access().originAllowed(requestOrigin)) {
+      return fail(c, new AssentError('forbidden', `Requests from another origin are refused; use the page served at ${pageUrl()}.`));
     }
     await next();
     return undefined;
@@ -206,11 +239,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     if (authorization !== undefined) {
       const match = /^Bearer\s+(\S+)$/i.exec(authorization);
       const record = match?.[1] === undefined ? undefined : await options.auth.authenticateToken(match[1]);
-      return record === undefined ? undefined : { principal: `token:${record.name}`, kind: 'token' };
+      return record === undefined ? undefined : { principal: `token:${record.name}`, kind: 'token', key: `token:${record.id}` };
     }
     const session = options.auth.sessionFor(getCookie(c, SESSION_COOKIE));
     if (session === undefined) return undefined;
-    return { principal: `web:${session.label}`, kind: 'session' };
+    return { principal: `web:${session.label}`, kind: 'session', key: `session:${session.id}` };
   };
 
   const requireCaller = async (c: Context, mutation: boolean): Promise<Caller> => {
@@ -223,7 +256,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     }
     // A browser always sends Origin on a POST; a cookie without one is not the page talking.
     if (mutation && caller.kind === 'session' && c.req.header('origin') === undefined) {
-      throw new AssentError('forbidden', `A request carrying the session cookie must come from the page at ${origin()}/ (Origin header missing).`);
+      throw new AssentError('forbidden', `A request carrying the session cookie must come from the page at ${pageUrl()} (Origin header missing).`);
     }
     c.set('callerKind' as never, caller.kind as never);
     return caller;
@@ -250,33 +283,40 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   app.post('/api/v1/pair', async (c) => {
     if (c.req.header('origin') === undefined) {
-      throw new AssentError('forbidden', `Pairing is done by the page at ${origin()}/ (Origin header missing).`);
+      throw new AssentError('forbidden', `Pairing is done by the page at ${pageUrl()} (Origin header missing).`);
     }
     const body = await readJsonBody(c);
     const keys = Object.keys(body);
-    if (keys.some((key) => key !== 'code') || typeof body['code'] !== 'string' || body['code'].length > 64) {
-      throw new AssentError('invalid_params', 'Send {"code": "<the 8-character pairing code>"} and nothing else.');
+    const remember = body['remember'];
+    if (
+      keys.some((key) => key !== 'code' && key !== 'remember') ||
+      typeof body['code'] !== 'string' ||
+      body['code'].length > 64 ||
+      (remember !== undefined && typeof remember !== 'boolean')
+    ) {
+      throw new AssentError('invalid_params', 'Send {"code": "<the 8-character pairing code>"} and, to stay signed in across restarts, "remember": true; nothing else.');
     }
-    const { cookie, session } = options.auth.redeemPairingCode(body['code']);
+    const { cookie, session } = options.auth.redeemPairingCode(body['code'], { remember: remember === true, userAgent: c.req.header('user-agent') });
     setCookie(c, SESSION_COOKIE, cookie, {
       httpOnly: true,
+      secure: access().secureCookies,
       sameSite: 'Strict',
       path: '/',
       maxAge: Math.max(1, Math.floor((session.expiresAt - session.createdAt) / 1000)),
     });
-    options.logger.info('web session paired', { session: session.label });
+    options.logger.info('web session paired', { session: session.label, remembered: session.remembered });
     c.set('callerKind' as never, 'session' as never);
-    return c.json({ paired: true, expiresAt: session.expiresAt });
+    return c.json({ paired: true, expiresAt: session.expiresAt, device: session.id, remembered: session.remembered });
   });
 
   app.post('/api/v1/logout', (c) => {
     options.auth.endSession(getCookie(c, SESSION_COOKIE));
-    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    deleteCookie(c, SESSION_COOKIE, { path: '/', secure: access().secureCookies });
     return c.json({ paired: false });
   });
 
   app.get('/api/v1/events', async (c) => {
-    await requireCaller(c, false);
+    const caller = await requireCaller(c, false);
     const kindsText = c.req.query('kinds');
     const selector = c.req.query('selector');
     let kinds: EventKind[] | undefined;
@@ -317,7 +357,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
           .catch(() => finish());
       }, keepAliveMs);
       const close = (): void => finish();
-      streams.add(close);
+      streams.set(close, caller.key);
       stream.onAbort(close);
       await done;
       streams.delete(close);
@@ -354,7 +394,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   app.get('*', (c) => {
     const entry = STATIC_FILES[c.req.path];
-    if (entry === undefined) return fail(c, new AssentError('not_found', `Nothing at ${loggablePath(c.req.path)}; the approval page is at ${origin()}/.`));
+    if (entry === undefined) return fail(c, new AssentError('not_found', `Nothing at ${loggablePath(c.req.path)}; the approval page is at ${pageUrl()}.`));
     return c.body(readStatic(entry.file), 200, { 'Content-Type': entry.type });
   });
 
@@ -370,7 +410,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   return {
     app,
     closeStreams: () => {
-      for (const close of [...streams]) close();
+      for (const close of [...streams.keys()]) close();
     },
     openStreams: () => streams.size,
   };

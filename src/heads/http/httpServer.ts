@@ -1,11 +1,14 @@
-// Listens with the HTTP app on `web.listen` (R-WEB-1). Kept apart from the app
-// factory so tests drive the app without a port. Port 0 picks a free port; the
-// address actually bound is what the Host guard and `assent web` use. Every
-// request's body is admitted here, capped and timed, before the app runs.
+// Listens with the HTTP app on `web.listen` (R-WEB-1), over TLS when `web.tls`
+// gives it a certificate (R-REM-2); plain HTTP only on loopback. Kept apart from
+// the app factory so tests drive the app without a port. Port 0 picks a free
+// port; the address actually bound is what the Host guard and `assent web` use.
+// Every request's body is admitted here, capped and timed, before the app runs.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { getRequestListener } from '@hono/node-server';
-import { parseListen } from '../../core/config.js';
+import { isLoopbackHost, parseListen } from '../../core/webConfig.js';
 import { AssentError } from '../../core/errors.js';
 import type { Logger } from '../../service/logger.js';
 import { errorBody, loggablePath, MAX_BODY_BYTES, SECURITY_HEADERS, type HttpApp } from './httpApp.js';
@@ -22,12 +25,29 @@ export interface HttpHeadOptions {
   maxConnections?: number;
   /** Receives the access line of answers the listener gives itself (413). */
   logger?: Logger;
+  /** Serve https with this key and certificate (PEM); without it only a loopback address is served. */
+  tls?: { cert: string; key: string };
 }
 
 /** 127.0.0.0/8, ::1 and localhost: the only addresses where plain HTTP stays on this machine. */
 export function isLoopbackAddress(address: string): boolean {
-  const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+  return isLoopbackHost(address.replace(/:\d+$/, ''));
+}
+
+/** `0.0.0.0` and `::`: listening on every address of this machine. */
+export function isWildcardHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '');
+  return bare === '0.0.0.0' || bare === '::';
+}
+
+/** This machine's interface addresses (IPv4 first, non-internal first), without brackets or ports. */
+export function machineAddresses(): string[] {
+  const all = Object.values(networkInterfaces()).flatMap((list) => list ?? []);
+  const rank = (entry: { family: string; internal: boolean }): number => (entry.internal ? 2 : 0) + (entry.family === 'IPv4' ? 0 : 1);
+  return all
+    .filter((entry) => !(entry.family === 'IPv6' && entry.address.toLowerCase().startsWith('fe80:')))
+    .sort((a, b) => rank(a) - rank(b))
+    .map((entry) => entry.address);
 }
 
 /** How long a refused request's connection may drain before it is destroyed. */
@@ -36,7 +56,11 @@ const REFUSAL_LINGER_MS = 1000;
 export interface HttpHead {
   /** `host:port` actually bound. */
   address: string;
+  /** The page's URL: `https://` when serving TLS; for a wildcard listen, at this machine's first outward address. */
   url: string;
+  scheme: 'http' | 'https';
+  /** For a wildcard listen, every `host:port` of this machine the page answers to; otherwise empty. */
+  ownAddresses: string[];
   close(): Promise<void>;
 }
 
@@ -47,17 +71,35 @@ function formatAddress(host: string, port: number): string {
 }
 
 /**
- * Binds the app. `bind` receives the final address before the first request
- * is served, so the Host guard never sees a placeholder port.
+ * Binds the app. `build` receives the final address (and, for a wildcard
+ * listen, this machine's addresses) before the first request is served, so
+ * the Host guard never sees a placeholder port. Refuses, before binding, to
+ * serve plain HTTP anywhere but loopback (R-REM-2).
  */
-export async function startHttpHead(listen: string, build: (address: () => string) => HttpApp, options: HttpHeadOptions = {}): Promise<HttpHead> {
+export async function startHttpHead(
+  listen: string,
+  build: (address: () => string, ownAddresses: () => readonly string[]) => HttpApp,
+  options: HttpHeadOptions = {},
+): Promise<HttpHead> {
   const parsed = parseListen(listen);
   if (parsed === undefined) {
     throw new AssentError('config_invalid', `web.listen "${listen}" is not host:port; set it to e.g. "127.0.0.1:7788" in config.json`);
   }
+  if (options.tls === undefined && !isLoopbackHost(parsed.host)) {
+    throw new AssentError(
+      'config_invalid',
+      `web.listen "${listen}" is not a loopback address and no TLS is configured, so the page is not served there (plain HTTP would carry session cookies in clear); ` +
+        'set web.tls to "self-signed" or {"cert", "key"} files in config.json, or listen on 127.0.0.1 behind a TLS reverse proxy (web.publicUrl); see docs/remote.md',
+      { details: { listen, key: 'web.tls' } },
+    );
+  }
   const host = parsed.host.startsWith('[') ? parsed.host.slice(1, -1) : parsed.host;
   let address = formatAddress(host, parsed.port);
-  const http = build(() => address);
+  let ownAddresses: string[] = [];
+  const http = build(
+    () => address,
+    () => ownAddresses,
+  );
   const listener = getRequestListener(http.app.fetch);
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
@@ -93,19 +135,19 @@ export async function startHttpHead(listen: string, build: (address: () => strin
   // guard or handler reads a body of its own. The adapter serves a Buffer `rawBody` on
   // the request instead of reading the (already consumed) stream; the under-cap tests
   // in httpServer.test.ts and httpLimits.test.ts fail if it ever stops doing so.
-  const server: Server = createServer(
-    { requestTimeout, headersTimeout: Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout), connectionsCheckingInterval: 1000 },
-    (request, response) => {
-      const started = performance.now();
-      admitRequestBody(request, maxBodyBytes, {
-        admitted: (body) => {
-          (request as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
-          void listener(request, response);
-        },
-        refused: () => refuseTooLarge(request, response, started),
-      });
-    },
-  );
+  const serverOptions = { requestTimeout, headersTimeout: Math.min(options.headersTimeoutMs ?? 10_000, requestTimeout), connectionsCheckingInterval: 1000 };
+  const onRequest = (request: IncomingMessage, response: ServerResponse): void => {
+    const started = performance.now();
+    admitRequestBody(request, maxBodyBytes, {
+      admitted: (body) => {
+        (request as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
+        void listener(request, response);
+      },
+      refused: () => refuseTooLarge(request, response, started),
+    });
+  };
+  const server: Server =
+    options.tls === undefined ? createServer(serverOptions, onRequest) : createTlsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, onRequest);
   server.maxConnections = options.maxConnections ?? 64;
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
@@ -125,9 +167,18 @@ export async function startHttpHead(listen: string, build: (address: () => strin
   });
   const bound = server.address() as AddressInfo;
   address = formatAddress(host, bound.port);
+  const scheme = options.tls === undefined ? 'http' : 'https';
+  let shown = address;
+  if (isWildcardHost(host)) {
+    const machine = machineAddresses().filter((candidate) => host === '::' || !candidate.includes(':'));
+    ownAddresses = machine.map((candidate) => formatAddress(candidate, bound.port));
+    shown = ownAddresses[0] ?? address;
+  }
   return {
     address,
-    url: `http://${address}/`,
+    url: `${scheme}://${shown}/`,
+    scheme,
+    ownAddresses,
     close: () =>
       new Promise<void>((resolve) => {
         http.closeStreams();

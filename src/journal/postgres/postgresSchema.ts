@@ -30,9 +30,22 @@ const MIGRATIONS: readonly string[] = [
      reason TEXT,
      scope TEXT,
      decided_at BIGINT,
-     decided_by TEXT
+     owner TEXT,
+     four_eyes BOOLEAN NOT NULL DEFAULT false,
+     quorum INTEGER NOT NULL DEFAULT 1,
+     decided_by TEXT,
+     decided_host TEXT
    );
    CREATE INDEX approvals_by_state ON approvals (state, requested_at, id);
+   CREATE TABLE approval_votes (
+     approval_id TEXT NOT NULL,
+     principal TEXT NOT NULL,
+     host_id TEXT,
+     channel TEXT NOT NULL,
+     scope TEXT NOT NULL,
+     voted_at BIGINT NOT NULL,
+     PRIMARY KEY (approval_id, principal)
+   );
    CREATE TABLE events (
      seq BIGSERIAL PRIMARY KEY,
      host_id TEXT NOT NULL,
@@ -48,7 +61,11 @@ const MIGRATIONS: readonly string[] = [
      args TEXT NOT NULL,
      created_at BIGINT NOT NULL,
      expires_at BIGINT,
-     revoked_at BIGINT
+     revoked_at BIGINT,
+     form TEXT NOT NULL DEFAULT 'tool',
+     pattern TEXT,
+     access TEXT,
+     agent TEXT
    );
    CREATE TABLE tokens (
      id TEXT PRIMARY KEY,

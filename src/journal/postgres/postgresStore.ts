@@ -10,13 +10,17 @@ import { AssentError } from '../../core/errors.js';
 import { decideConsumption, PROOF_REFUSAL_HELP, type ConsumptionRequest, type EffectRecord, type ProofAudience, type ProofRecord } from '../../core/proof.js';
 import type { Rule } from '../../core/toolPolicy.js';
 import {
+  rowToApprovalVote,
   rowToCallInProgress,
   rowToEvent,
   rowToRule,
   rowToToken,
+  ruleForm,
   type ApprovalRecord,
   type ApprovalResolution,
   type ApprovalState,
+  type ApprovalVote,
+  type ApprovalVoteRow,
   type CallInProgressRecord,
   type CallInProgressRow,
   type EventRecord,
@@ -26,7 +30,7 @@ import {
   type TokenRow,
 } from '../journalRecords.js';
 import { rowToEffect, rowToProof, type ConsumptionOutcome, type EffectRow, type ProofRow } from '../proofs.js';
-import type { AuditRow, EventInput, HostRecord, RemoteEvent, Store, StoreChange } from '../store.js';
+import type { AuditRow, DecisionJudge, EventInput, HostRecord, RemoteEvent, Store, StoreChange } from '../store.js';
 import { maskSecrets, type DatabaseUrl } from './databaseUrl.js';
 import { migratePostgres } from './postgresSchema.js';
 
@@ -81,7 +85,11 @@ interface ApprovalRow {
   reason: string | null;
   scope: string | null;
   decided_at: number | null;
+  owner: string | null;
+  four_eyes: boolean;
+  quorum: number;
   decided_by: string | null;
+  decided_host: string | null;
 }
 
 function rowToApproval(row: ApprovalRow): ApprovalRecord {
@@ -105,7 +113,11 @@ function rowToApproval(row: ApprovalRow): ApprovalRecord {
   if (row.reason !== null) record.reason = row.reason;
   if (row.scope !== null) record.scope = row.scope as 'call' | 'session';
   if (row.decided_at !== null) record.decidedAt = row.decided_at;
+  if (row.owner !== null) record.owner = row.owner;
+  if (row.four_eyes) record.fourEyes = true;
+  if (row.quorum > 1) record.quorum = row.quorum;
   if (row.decided_by !== null) record.decidedBy = row.decided_by;
+  if (row.decided_host !== null) record.decidedHost = row.decided_host;
   return record;
 }
 
@@ -327,8 +339,9 @@ export class PostgresStore implements Store {
   async insertApproval(record: ApprovalRecord): Promise<void> {
     try {
       await this.query(
-        `INSERT INTO approvals (id, host_id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at, decided_by)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
+        `INSERT INTO approvals (id, host_id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at,
+                                decided_by, owner, four_eyes, quorum, decided_host)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
         [
           record.id,
           record.hostId ?? this.hostId,
@@ -349,6 +362,10 @@ export class PostgresStore implements Store {
           record.scope ?? null,
           record.decidedAt ?? null,
           record.decidedBy ?? null,
+          record.owner ?? null,
+          record.fourEyes === true,
+          record.quorum ?? 1,
+          record.decidedHost ?? null,
         ],
       );
     } catch (error) {
@@ -375,12 +392,44 @@ export class PostgresStore implements Store {
 
   /** The conditional UPDATE is the compare-and-set; the raw arguments go in the same statement (R-TEAM-6). */
   async resolveApproval(id: string, resolution: ApprovalResolution): Promise<boolean> {
-    const result = await this.query(
-      `UPDATE approvals SET state = $2, channel = $3, reason = $4, scope = $5, decided_at = $6, decided_by = $7, args = NULL, action = NULL
-       WHERE id = $1 AND state = 'pending'`,
-      [id, resolution.state, resolution.channel ?? null, resolution.reason ?? null, resolution.scope ?? null, resolution.decidedAt, resolution.decidedBy ?? null],
+    return resolveIn(this.pool, id, resolution).catch((error: unknown) => {
+      throw this.failure(error);
+    });
+  }
+
+  /**
+   * The deciding transaction across hosts: the approval's row is locked
+   * (SELECT … FOR UPDATE) while its votes are read, the judge decides and the
+   * vote and resolution are written; a racing decider on any host waits on the
+   * lock, then reads the outcome.
+   */
+  decideApproval<T>(id: string, judge: DecisionJudge<T>): Promise<T> {
+    return this.transaction(async (client) => {
+      const row = (await client.query<ApprovalRow>('SELECT * FROM approvals WHERE id = $1 FOR UPDATE', [id])).rows[0];
+      const record = row === undefined ? undefined : rowToApproval(row);
+      const votes =
+        record === undefined
+          ? []
+          : (await client.query<ApprovalVoteRow>('SELECT * FROM approval_votes WHERE approval_id = $1 ORDER BY voted_at, principal', [id])).rows.map(rowToApprovalVote);
+      const { writes, result } = judge({ record, votes });
+      if (writes.vote !== undefined) await insertVote(client, writes.vote);
+      if (writes.resolution !== undefined && !(await resolveIn(client, id, writes.resolution))) {
+        throw new AssentError('conflict', `approval ${id} was already resolved`);
+      }
+      return result;
+    });
+  }
+
+  async listApprovalVotes(approvalId: string): Promise<ApprovalVote[]> {
+    const result = await this.query<ApprovalVoteRow>('SELECT * FROM approval_votes WHERE approval_id = $1 ORDER BY voted_at, principal', [approvalId]);
+    return result.rows.map(rowToApprovalVote);
+  }
+
+  async listPendingApprovalVotes(): Promise<ApprovalVote[]> {
+    const result = await this.query<ApprovalVoteRow>(
+      "SELECT v.* FROM approval_votes v JOIN approvals a ON a.id = v.approval_id WHERE a.state = 'pending' ORDER BY v.voted_at, v.principal",
     );
-    return result.rowCount === 1;
+    return result.rows.map(rowToApprovalVote);
   }
 
   // ------------------------------------------------------------ events
@@ -405,15 +454,11 @@ export class PostgresStore implements Store {
 
   async insertRule(rule: Rule): Promise<void> {
     try {
-      await this.query('INSERT INTO rules (id, version, tool, args, created_at, expires_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-        rule.id,
-        rule.version,
-        rule.tool,
-        JSON.stringify(rule.args),
-        rule.createdAt,
-        rule.expiresAt ?? null,
-        rule.revokedAt ?? null,
-      ]);
+      const { form, pattern } = ruleForm(rule);
+      await this.query(
+        'INSERT INTO rules (id, version, tool, args, created_at, expires_at, revoked_at, form, pattern, access, agent) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+        [rule.id, rule.version, rule.tool ?? '', JSON.stringify(rule.args), rule.createdAt, rule.expiresAt ?? null, rule.revokedAt ?? null, form, pattern, rule.access ?? null, rule.agent ?? null],
+      );
     } catch (error) {
       if (isUniqueViolation(error)) throw new AssentError('conflict', `rule id ${rule.id} already exists in the journal; draw a new id and retry`, { details: { id: rule.id } });
       throw error;
@@ -710,6 +755,24 @@ export class PostgresStore implements Store {
     await this.feed.catch(() => undefined);
     await this.pool.end().catch(() => undefined);
   }
+}
+
+/** The compare-and-set from pending; the raw arguments go in the same statement (R-TEAM-6). */
+async function resolveIn(client: pg.Pool | pg.PoolClient, id: string, resolution: ApprovalResolution): Promise<boolean> {
+  const result = await client.query(
+    `UPDATE approvals SET state = $2, channel = $3, reason = $4, scope = $5, decided_at = $6, decided_by = $7, decided_host = $8, args = NULL, action = NULL
+     WHERE id = $1 AND state = 'pending'`,
+    [id, resolution.state, resolution.channel ?? null, resolution.reason ?? null, resolution.scope ?? null, resolution.decidedAt, resolution.decidedBy ?? null, resolution.decidedHost ?? null],
+  );
+  return result.rowCount === 1;
+}
+
+/** Records one principal's approval; a repeat by the same principal changes nothing. */
+async function insertVote(client: pg.PoolClient, vote: ApprovalVote): Promise<void> {
+  await client.query(
+    'INSERT INTO approval_votes (approval_id, principal, host_id, channel, scope, voted_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (approval_id, principal) DO NOTHING',
+    [vote.approvalId, vote.principal, vote.hostId ?? null, vote.channel, vote.scope, vote.votedAt],
+  );
 }
 
 function withHost(proof: ProofRecord, hostId: string): ProofRecord {

@@ -5,12 +5,13 @@
 // The MCP client's call completes (approve) or sees the operator's reason (deny).
 import { runCliInTerminal } from '../../helpers/pty.js';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { escapedJson } from '../../../src/core/escape.js';
+import { DaemonClient } from '../../../src/heads/daemon/rpcClient.js';
 import { REPO_ROOT, type TempHome } from '../../helpers/daemon.js';
 import { connectGateway, startFsStack, type Cleanups } from '../../helpers/fsStack.js';
 import { answerOf, runHook, shellEvent } from '../../helpers/hook.js';
@@ -217,5 +218,38 @@ describe.skipIf(!haveChromium)('the approval page in Chromium', () => {
     expect(result.code).toBe(0);
     expect(answerOf(result.stdout).decision).toBe('allow');
     await expect.poll(() => page.locator('#pending-list li.card').count(), { timeout: 10_000 }).toBe(0);
+  });
+});
+
+describe.skipIf(!haveChromium)('R-TEAM-3 the page as a second principal', () => {
+  it('R-TEAM-3 under policy.quorum 2 the page shows who has approved so far; its own approval, a distinct principal, meets the quorum and the MCP call completes', async () => {
+    const { home, dir, client, url, code, page } = await setup({ policy: { default: 'allow', tools: { 'fs/write_file': 'prompt' }, quorum: { 'fs/write_file': 2 } } });
+    await page.goto(`${url}#code=${code}`);
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 10_000 }).toBe('live');
+    const target = join(dir, 'two-approvers.txt');
+    const call = client.callTool({ name: 'write_file', arguments: { path: target, content: 'two of two' } }, undefined, { timeout: 60_000 });
+    const card = page.locator('#pending-list li.card');
+    await card.first().waitFor({ timeout: 15_000 });
+    expect(await card.textContent()).toContain('Approved so far by nobody yet (0 of 2).');
+
+    // The first approval comes from the host's socket, the CLI's principal.
+    const operator = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
+    cleanups.push(() => operator.close());
+    const id = (await operator.call<{ id: string }[]>('approvals.list', {}))[0]?.id as string;
+    const local = `${userInfo().username}@${hostname()}`;
+    expect((await operator.call<{ decision: { result: string } }>('approvals.decide', { id, behavior: 'allow' })).decision.result).toBe('partial');
+    await expect.poll(() => page.locator('#pending-list li.card').textContent(), { timeout: 10_000 }).toContain(`Approved so far by ${local} (1 of 2).`);
+    expect(existsSync(target)).toBe(false);
+
+    await page.locator('#pending-list li.card').getByRole('button', { name: 'Approve once' }).click();
+    const result = await call;
+    expect(result.isError).toBeFalsy();
+    expect(readFileSync(target, 'utf8')).toBe('two of two');
+    const decided = await operator.call<{ state: string; approvedBy: string[]; decidedBy: string }>('approvals.get', { id });
+    expect(decided.state).toBe('approved');
+    expect(decided.approvedBy[0]).toBe(local);
+    expect(decided.decidedBy).toMatch(/^web:/);
+    await page.getByRole('button', { name: 'Recently resolved' }).click();
+    await expect.poll(() => page.locator('#resolved-list').textContent(), { timeout: 10_000 }).toContain(`by ${decided.decidedBy}`);
   });
 });

@@ -15,6 +15,18 @@ describe('agent action targets', () => {
     expect(actionPaths({ agent: 'claude-code', tool: 'Write', input: { content: 'x' } }).unknown).toMatch(/names no path/);
   });
 
+  it('R-PATH-1 (issue 12 item 5) Claude Glob `pattern` and Grep `glob` are read paths too, by the directory their literal leading segments name', () => {
+    expect(actionPaths({ agent: 'claude-code', tool: 'Glob', input: { pattern: '**/*.ts' } })).toEqual({ paths: ['.'] });
+    expect(actionPaths({ agent: 'claude-code', tool: 'Glob', input: { pattern: '~/.ssh/*' } })).toEqual({ paths: ['.', '~/.ssh'] });
+    expect(actionPaths({ agent: 'claude-code', tool: 'Glob', input: { pattern: '/home/u/.aws/**/cred*', path: '/w' } })).toEqual({ paths: ['/w', '/home/u/.aws'] });
+    expect(actionPaths({ agent: 'claude-code', tool: 'Glob', input: { pattern: '../../home/u/.ssh/id_*', path: 'src' } })).toEqual({ paths: ['src', 'src/../../home/u/.ssh'] });
+    expect(actionPaths({ agent: 'claude-code', tool: 'Glob', input: { pattern: '/*' } })).toEqual({ paths: ['.', '/'] });
+    expect(actionPaths({ agent: 'claude-code', tool: 'Grep', input: { pattern: 'key', glob: '.env' } })).toEqual({ paths: ['.', './.env'] });
+    expect(actionPaths({ agent: 'claude-code', tool: 'Grep', input: { pattern: 'key', glob: '*.{js,ts}', path: 'lib' } })).toEqual({ paths: ['lib'] });
+    // Gemini's glob keeps its own fields; a non-string pattern adds nothing.
+    expect(actionPaths({ agent: 'claude-code', tool: 'Glob', input: { pattern: 3 } })).toEqual({ paths: ['.'] });
+  });
+
   it('R-POL-7 a shell grant is the command text (not the description); a path grant is the paths, relative ones against the cwd', () => {
     const a = sessionGrantSubject({ agent: 'claude-code', tool: 'Bash', kind: 'shell', cwd: '/w', input: { command: 'npm test', description: 'a' } });
     const b = sessionGrantSubject({ agent: 'claude-code', tool: 'Bash', kind: 'shell', cwd: '/w', input: { command: 'npm test', description: 'b' } });

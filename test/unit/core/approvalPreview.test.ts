@@ -59,3 +59,32 @@ describe('agent-action previews', () => {
     expect(text.indexOf('  policy ')).toBeLessThan(text.indexOf('  input:'));
   });
 });
+
+describe('R-TEAM-3 who may still decide', () => {
+  const gateway = { ...base, server: 'fs', tool: 'write_file', args: {}, caller: { head: 'mcp' } };
+
+  it('R-TEAM-3 a quorum approval lists who has approved so far out of how many; four-eyes names the owner who cannot approve; escaped', () => {
+    const text = renderApprovalPreview({ ...gateway, owner: 'me@a', fourEyes: true, quorum: 2, approvedBy: ['me@a', 'web:\u202eab'] }, 0);
+    const lines = text.split('\n');
+    expect(lines).toContain('  owner     me@a (four-eyes: may deny, not approve)');
+    expect(lines).toContain('  approved  by me@a, web:\\u202eab (1 of 2)');
+    const fresh = renderApprovalPreview({ ...gateway, quorum: 3 }, 0);
+    expect(fresh.split('\n')).toContain('  approved  by nobody yet (0 of 3)');
+  });
+
+  it('R-TEAM-3 without four-eyes or a quorum the preview has no team lines', () => {
+    const text = renderApprovalPreview({ ...gateway, owner: 'me@a' }, 0);
+    expect(text).not.toContain('  owner ');
+    expect(text).not.toContain('  approved ');
+  });
+});
+
+describe('previews of approvals that need a passkey', () => {
+  it('R-REM-6 `assent pending` and `assent approve` say the approval needs a passkey, for tool calls and agent actions alike', () => {
+    const tool = renderApprovalPreview({ ...base, server: 'fs', tool: 'write_file', args: {}, caller: {}, presence: 'passkey' }, 0).split('\n');
+    expect(tool[1]).toMatch(/^ {2}needs {5}a passkey: approve it on the paired page/);
+    const agent = renderApprovalPreview({ ...base, args: { command: 'ls' }, caller: { head: 'hook', agent: 'claude-code', kind: 'shell' }, presence: 'passkey' }, 0).split('\n');
+    expect(agent[1]).toMatch(/^ {2}needs {5}a passkey/);
+    expect(renderApprovalPreview({ ...base, server: 'fs', tool: 'write_file', args: {}, caller: {} }, 0)).not.toContain('passkey');
+  });
+});

@@ -54,6 +54,13 @@ const invalid: Array<[string, Record<string, unknown>, string, RegExp]> = [
   ['host.name empty (R-TEAM-3)', withValue(['host'], { name: '' }), 'host.name', /1-64 letters/],
   ['host.name a number (R-TEAM-3)', withValue(['host'], { name: 7 }), 'host.name', /integer 7/],
   ['host a string (R-TEAM-3)', withValue(['host'], 'box'), 'host', /an object with "name"/],
+  ['approvals.fourEyes a string (R-TEAM-3)', withValue(['approvals', 'fourEyes'], 'yes'), 'approvals.fourEyes', /string \("yes"\).*true or false/],
+  ['policy.quorum zero (R-TEAM-3)', withValue(['policy', 'quorum'], { 'fs/write_file': 0 }), 'policy.quorum.fs/write_file', /integer 0.*integer from 1 to 16/],
+  ['policy.quorum above 16 (R-TEAM-3)', withValue(['policy', 'quorum'], { 'fs/write_file': 17 }), 'policy.quorum.fs/write_file', /integer 17/],
+  ['policy.quorum fractional (R-TEAM-3)', withValue(['policy', 'quorum'], { 'fs/write_file': 1.5 }), 'policy.quorum.fs/write_file', /number 1.5/],
+  ['policy.quorum a string count (R-TEAM-3)', withValue(['policy', 'quorum'], { 'fs/write_file': '2' }), 'policy.quorum.fs/write_file', /string \("2"\)/],
+  ['policy.quorum key without slash (R-TEAM-3)', withValue(['policy', 'quorum'], { write_file: 2 }), 'policy.quorum.write_file', /"<server alias>\/<tool name>"/],
+  ['policy.quorum an array (R-TEAM-3)', withValue(['policy', 'quorum'], [2]), 'policy.quorum', /an array of 1 item/],
 ];
 
 describe('R-CFG-1..3 config validation', () => {
@@ -71,12 +78,12 @@ describe('R-CFG-1..3 config validation', () => {
   it('R-CFG-3 defaults consentTimeoutSeconds to 90 and the rest to the documented values', () => {
     expect(DEFAULT_CONFIG).toEqual({
       servers: {},
-      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, agents: { default: 'prompt' }, ...defaultAgentPolicyDocument() },
+      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, quorum: {}, agents: { default: 'prompt' }, ...defaultAgentPolicyDocument(), presence: {} },
       channels: { elicitation: false, tty: false },
-      approvals: { handoff: false, proofTtlSeconds: 300 },
+      approvals: { handoff: false, proofTtlSeconds: 300, fourEyes: false },
       hooks: { timeoutSeconds: 110, claudeNativePrompt: false },
       notifications: true,
-      web: { listen: '127.0.0.1:7788' },
+      web: { listen: '127.0.0.1:7788', allowedHosts: [], deviceTtlDays: 30 },
       host: {},
       journal: { kind: 'sqlite' },
       auditRetentionDays: 30,
@@ -137,18 +144,6 @@ describe('R-CFG-1..3 config validation', () => {
     ]);
   });
 
-  it('R-CFG-1 (hardening 1) policy keys of agent policy that this version cannot enforce are errors that say so', () => {
-    for (const key of ['presence', 'quorum']) {
-      const value = base();
-      (value['policy'] as Record<string, unknown>)[key] = { default: 'deny' };
-      const { config, problems } = validateConfig(value);
-      expect(config, key).toBeUndefined();
-      expect(problems).toEqual([
-        expect.objectContaining({ severity: 'error', path: `policy.${key}`, message: expect.stringContaining('not supported by this version') }),
-      ]);
-    }
-  });
-
   it('R-CFG-1 R-POL-6 policy.agents.default (allow, deny, prompt; default prompt) is supported; a typo inside it or a bad value is an error', () => {
     expect(validateConfig({}).config?.policy.agents).toEqual({ default: 'prompt' });
     for (const value of ['allow', 'deny', 'prompt'] as const) {
@@ -183,6 +178,30 @@ describe('R-CFG-1..3 config validation', () => {
     const before = validateConfig({}).config as Config;
     const after = validateConfig({ host: { name: 'laptop' } }).config as Config;
     expect(diffPolicy(before, after)).toEqual(['host.name: (unset) → "laptop"']);
+  });
+
+  it('R-TEAM-3 approvals.fourEyes (default false) and policy.quorum (default {}) load; a quorum key naming an unknown alias is an error', () => {
+    const loaded = validateConfig({ ...base(), approvals: { fourEyes: true }, policy: { quorum: { 'fs/write_file': 2, 'claude/Bash': 3 } } });
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.config?.approvals.fourEyes).toBe(true);
+    expect(loaded.config?.policy.quorum).toEqual({ 'fs/write_file': 2, 'claude/Bash': 3 });
+    const typo = validateConfig({ ...base(), policy: { quorum: { 'fss/write_file': 2 } } });
+    expect(typo.config).toBeUndefined();
+    expect(typo.problems).toEqual([
+      expect.objectContaining({ severity: 'error', path: 'policy.quorum.fss/write_file', message: expect.stringMatching(/"fss" is not a server alias.*did you mean "fs"/) }),
+    ]);
+  });
+
+  it('R-TEAM-3 R-CFG-4 the reload diff shows approvals.fourEyes and each policy.quorum entry', () => {
+    const servers = { fs: { command: 'x' } };
+    const before = validateConfig({ servers, approvals: { fourEyes: true }, policy: { quorum: { 'fs/write_file': 2, 'fs/move_file': 3 } } }).config as Config;
+    const after = validateConfig({ servers, policy: { quorum: { 'fs/write_file': 1, 'fs/delete': 2 } } }).config as Config;
+    expect(diffPolicy(before, after)).toEqual([
+      'approvals.fourEyes: true → false',
+      'policy.quorum.fs/delete: added 2',
+      'policy.quorum.fs/move_file: removed (was 3)',
+      'policy.quorum.fs/write_file: 2 → 1',
+    ]);
   });
 
   it('R-CFG-4 the reload diff shows policy.agents.default and the hooks keys', () => {
@@ -311,5 +330,39 @@ describe('R-CFG-1 policy.commands, policy.paths, policy.urls (agent actions 7)',
     expect(lines).toContain('policy.commands.default: prompt → allow');
     expect(lines).toContain('policy.commands.rules: added {"match":"npm test *","decision":"allow"}');
     expect(lines.some((line) => line.startsWith('policy.commands.rules: removed {"match":"ls *"'))).toBe(true);
+  });
+});
+
+describe('R-REM-6 policy.presence', () => {
+  const withPresence = (presence: unknown): Record<string, unknown> => withValue(['policy', 'presence'], presence);
+
+  it('R-REM-6 R-CFG-5 tool ids and globs mapped to "passkey" are valid; the default is none', () => {
+    expect(validateConfig({}).config?.policy.presence).toEqual({});
+    const { config, problems } = validateConfig(withPresence({ 'fs/write_file': 'passkey', 'fs/*': 'passkey', 'claude/Bash': 'passkey', '*/delete_*': 'passkey' }));
+    expect(problems).toEqual([]);
+    expect(config?.policy.presence).toEqual({ 'fs/write_file': 'passkey', 'fs/*': 'passkey', 'claude/Bash': 'passkey', '*/delete_*': 'passkey' });
+  });
+
+  it('R-REM-6 R-CFG-1 config check names each bad presence entry by its key path: a wrong value, a key that is no tool id, a glob that does not compile, an unknown alias', () => {
+    const { config, problems } = validateConfig(
+      withPresence({ 'fs/write_file': 'pin', write_file: 'passkey', 'fs/[': 'passkey', 'fss/write_file': 'passkey' }),
+    );
+    expect(config).toBeUndefined();
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ severity: 'error', path: 'policy.presence.fs/write_file', message: expect.stringMatching(/got a string \("pin"\); expected "passkey"/) }),
+        expect.objectContaining({ severity: 'error', path: 'policy.presence.write_file', message: expect.stringContaining('not a tool id or glob') }),
+        expect.objectContaining({ severity: 'error', path: 'policy.presence.fs/[', message: expect.stringContaining('does not compile') }),
+        expect.objectContaining({ severity: 'error', path: 'policy.presence.fss/write_file', message: expect.stringContaining('would never require a passkey') }),
+      ]),
+    );
+    expect(problems).toHaveLength(4);
+    expect(validateConfig(withPresence(['fs/write_file'])).problems).toEqual([expect.objectContaining({ severity: 'error', path: 'policy.presence' })]);
+  });
+
+  it('R-REM-6 R-CFG-4 a reload that drops or adds a passkey requirement shows it in the policy diff', () => {
+    const before = validateConfig(withPresence({ 'fs/write_file': 'passkey' })).config as Config;
+    const after = validateConfig(withPresence({ 'fs/*': 'passkey' })).config as Config;
+    expect(diffPolicy(before, after)).toEqual(['policy.presence.fs/*: added "passkey"', 'policy.presence.fs/write_file: removed (was "passkey")']);
   });
 });

@@ -75,6 +75,40 @@ describe('R-J-1 the embedded journal file (sqlite)', () => {
     expect(JSON.stringify(plan)).toContain('approvals_by_state');
   });
 
+  it('R-POL-6 (issue 12 item 5) stores command, path and url rules with their agent and access beside tool rules', () => {
+    const rules: Rule[] = [
+      { id: 'rcmd1', version: 1, args: [], command: 'npm test', agent: 'codex', createdAt: clock.now(), expiresAt: clock.now() + 60_000 },
+      { id: 'rpth1', version: 1, args: [], path: '${cwd}/dist/**', access: 'write', createdAt: clock.now() + 1 },
+      { id: 'rurl1', version: 1, args: [], url: 'https://docs.example.com/*', createdAt: clock.now() + 2 },
+      { id: 'rtool', version: 1, tool: 'claude/Bash', args: [{ pointer: '/command', op: 'equals', value: 'ls' }], createdAt: clock.now() + 3 },
+    ];
+    for (const rule of rules) journal.insertRule(rule);
+    expect(journal.listRules()).toEqual(rules);
+    journal.close();
+    journal = Journal.open(file, { clock });
+    expect(journal.getRule('rcmd1')).toEqual(rules[0]);
+    clock.advance(60_000);
+    expect(journal.listRules().map((r) => r.id)).toEqual(['rpth1', 'rurl1', 'rtool']);
+  });
+
+  it('R-POL-6 a journal from before the agent-action rule forms keeps its tool rules as tool rules; a row it cannot read matches nothing', () => {
+    journal.close();
+    const db = new Database(file);
+    db.exec('DROP TABLE rules; CREATE TABLE rules (id TEXT PRIMARY KEY, version INTEGER NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER, revoked_at INTEGER)');
+    const version = (db.prepare('SELECT version FROM schema_version').get() as { version: number }).version;
+    db.prepare('UPDATE schema_version SET version = ?').run(version - 1);
+    db.prepare('INSERT INTO rules VALUES (?, 1, ?, ?, 5, NULL, NULL)').run('rold1', 'fs/read_file', '[{"pointer":"/path","op":"prefix","value":"/srv/"}]');
+    db.close();
+    journal = Journal.open(file, { clock });
+    expect(journal.getRule('rold1')).toEqual({ id: 'rold1', version: 1, tool: 'fs/read_file', args: [{ pointer: '/path', op: 'prefix', value: '/srv/' }], createdAt: 5 });
+    journal.close();
+    const raw = new Database(file);
+    raw.prepare("INSERT INTO rules (id, version, tool, args, created_at, form, pattern, agent) VALUES ('rodd1', 1, '', '[]', 6, 'path', '/**', 'cursor')").run();
+    raw.close();
+    journal = Journal.open(file, { clock });
+    expect(journal.getRule('rodd1')).toEqual({ id: 'rodd1', version: 1, args: [], command: '', createdAt: 6 });
+  });
+
   it('transaction rolls back everything when the function throws', () => {
     expect(() =>
       journal.transaction(() => {
@@ -96,6 +130,47 @@ describe('R-J-1 the embedded journal file (sqlite)', () => {
     raw.prepare('UPDATE schema_version SET version = ?').run(current);
     raw.close();
     journal = Journal.open(file, { clock });
+  });
+
+  it('R-TEAM-3 an approval keeps its owner, host, four-eyes and quorum; its resolution keeps who decided and on which host', () => {
+    journal.insertApproval(approval({ owner: 'me@a', hostId: 'h1', fourEyes: true, quorum: 3 }));
+    expect(journal.getApproval('abcde')).toMatchObject({ owner: 'me@a', hostId: 'h1', fourEyes: true, quorum: 3 });
+    expect(journal.resolveApproval('abcde', { state: 'approved', channel: 'web', scope: 'call', decidedAt: 5, decidedBy: 'token:reviewer', decidedHost: 'h2' })).toBe(true);
+    expect(journal.getApproval('abcde')).toMatchObject({ state: 'approved', decidedBy: 'token:reviewer', decidedHost: 'h2' });
+    journal.insertApproval(approval({ id: 'bbbbb' }));
+    const plain = journal.getApproval('bbbbb');
+    expect(plain?.fourEyes).toBeUndefined();
+    expect(plain?.quorum).toBeUndefined();
+  });
+
+  it('R-TEAM-3 one vote per principal and approval: a repeat records nothing; a restart finds the votes of pending approvals', () => {
+    journal.insertApproval(approval({ id: 'aaaaa', quorum: 2 }));
+    journal.insertApproval(approval({ id: 'bbbbb', quorum: 2, state: 'approved' }));
+    expect(journal.recordApprovalVote({ approvalId: 'aaaaa', principal: 'me@a', hostId: 'h1', channel: 'cli', scope: 'call', votedAt: 1 })).toBe(true);
+    expect(journal.recordApprovalVote({ approvalId: 'aaaaa', principal: 'me@a', channel: 'watch', scope: 'session', votedAt: 2 })).toBe(false);
+    expect(journal.recordApprovalVote({ approvalId: 'aaaaa', principal: 'token:r', channel: 'web', scope: 'session', votedAt: 3 })).toBe(true);
+    expect(journal.recordApprovalVote({ approvalId: 'bbbbb', principal: 'me@a', channel: 'cli', scope: 'call', votedAt: 4 })).toBe(true);
+    expect(journal.listApprovalVotes('aaaaa')).toEqual([
+      { approvalId: 'aaaaa', principal: 'me@a', hostId: 'h1', channel: 'cli', scope: 'call', votedAt: 1 },
+      { approvalId: 'aaaaa', principal: 'token:r', channel: 'web', scope: 'session', votedAt: 3 },
+    ]);
+    expect(journal.listPendingApprovalVotes().map((vote) => vote.approvalId)).toEqual(['aaaaa', 'aaaaa']);
+  });
+
+  it('R-TEAM-3 the team-identity migration upgrades an older journal in place: its approvals keep their data and gain no owner', () => {
+    journal.insertApproval(approval());
+    journal.close();
+    const db = new Database(file);
+    db.exec('DROP TABLE passkeys');
+    for (const column of ['form', 'pattern', 'access', 'agent']) db.exec(`ALTER TABLE rules DROP COLUMN ${column}`);
+    db.exec('DROP TABLE approval_votes');
+    for (const column of ['owner', 'host_id', 'four_eyes', 'quorum', 'decided_by', 'decided_host']) db.exec(`ALTER TABLE approvals DROP COLUMN ${column}`);
+    db.prepare('UPDATE schema_version SET version = 4').run();
+    db.close();
+    journal = Journal.open(file, { clock });
+    const upgraded = journal.getApproval('abcde');
+    expect(upgraded).toEqual(approval());
+    expect(journal.recordApprovalVote({ approvalId: 'abcde', principal: 'me@a', channel: 'cli', scope: 'call', votedAt: 1 })).toBe(true);
   });
 
   it('a file that is not a database is a state_insecure error naming it', () => {
@@ -211,6 +286,79 @@ describe.each(STORE_KINDS)('R-J-1 R-TEAM-1 the store interface (%s)', (kind) => 
     expect(await store.revokeToken('tabcde', 5)).toBe(true);
     expect(await store.revokeToken('tabcde', 6)).toBe(false);
     expect(await store.listTokens()).toEqual([{ ...token, revokedAt: 5 }]);
+  });
+
+  it('R-TEAM-3 an approval keeps its owner, host, four-eyes and quorum; its resolution keeps who decided and on which host', async () => {
+    await store.insertApproval(approval({ owner: 'me@a', hostId: 'h1', fourEyes: true, quorum: 3 }));
+    expect(await store.getApproval('abcde')).toMatchObject({ owner: 'me@a', hostId: 'h1', fourEyes: true, quorum: 3 });
+    expect(await store.resolveApproval('abcde', { state: 'approved', channel: 'web', scope: 'call', decidedAt: 5, decidedBy: 'token:reviewer', decidedHost: 'h2' })).toBe(true);
+    expect(await store.getApproval('abcde')).toMatchObject({ state: 'approved', decidedBy: 'token:reviewer', decidedHost: 'h2' });
+    await store.insertApproval(approval({ id: 'bbbbb', hostId: 'h1' }));
+    const plain = await store.getApproval('bbbbb');
+    expect(plain?.fourEyes).toBeUndefined();
+    expect(plain?.quorum).toBeUndefined();
+  });
+
+  it('R-TEAM-3 the deciding transaction: a vote per principal (a repeat records nothing), a resolution only from pending, a refusal writes nothing; pending votes are found again', async () => {
+    await store.insertApproval(approval({ id: 'aaaaa', quorum: 2, hostId: 'h1' }));
+    await store.insertApproval(approval({ id: 'bbbbb', quorum: 2, state: 'approved', hostId: 'h1' }));
+    const vote = (principal: string, votedAt: number, channel = 'cli') => ({ approvalId: 'aaaaa', principal, hostId: 'h1', channel, scope: 'call' as const, votedAt });
+    expect(await store.decideApproval('aaaaa', ({ votes }) => ({ writes: { vote: vote('me@a', 1) }, result: votes.length }))).toBe(0);
+    expect(await store.decideApproval('aaaaa', ({ votes }) => ({ writes: { vote: vote('me@a', 2, 'watch') }, result: votes.length }))).toBe(1);
+    await expect(store.decideApproval('aaaaa', () => {
+      throw new AssentError('forbidden', 'four_eyes');
+    })).rejects.toMatchObject({ type: 'forbidden' });
+    const seen = await store.decideApproval('aaaaa', ({ record, votes }) => ({
+      writes: { vote: vote('token:r', 3, 'web'), resolution: { state: 'approved', channel: 'web', scope: 'call', decidedAt: 3, decidedBy: 'token:r' } },
+      result: { state: record?.state, voters: votes.map((v) => v.principal) },
+    }));
+    expect(seen).toEqual({ state: 'pending', voters: ['me@a'] });
+    expect((await store.listApprovalVotes('aaaaa')).map((v) => [v.principal, v.channel])).toEqual([
+      ['me@a', 'cli'],
+      ['token:r', 'web'],
+    ]);
+    expect((await store.getApproval('aaaaa'))?.state).toBe('approved');
+    // Resolved already: the judge reads it so, and a resolution it writes anyway is a conflict.
+    await expect(
+      store.decideApproval('aaaaa', ({ record }) => ({ writes: { resolution: { state: 'denied', decidedAt: 4 } }, result: record?.state })),
+    ).rejects.toMatchObject({ type: 'conflict' });
+    await store.insertApproval(approval({ id: 'ccccc', quorum: 2, hostId: 'h1' }));
+    await store.decideApproval('ccccc', () => ({ writes: { vote: { ...vote('me@a', 5), approvalId: 'ccccc' } }, result: undefined }));
+    expect((await store.listPendingApprovalVotes()).map((v) => v.approvalId)).toEqual(['ccccc']);
+    expect(await store.decideApproval('zzzzz', ({ record }) => ({ writes: {}, result: record }))).toBeUndefined();
+  });
+
+  it('R-D-6 R-TEAM-3 eight deciders racing through separate connections: the first resolution wins, the others read it', async () => {
+    await store.insertApproval(approval({ hostId: 'h1' }));
+    const others = await Promise.all(Array.from({ length: 8 }, (_, i) => fixture.openAnother(i % 2 === 0 ? HOST_A : HOST_B)));
+    const outcomes = await Promise.all(
+      others.map((other, i) =>
+        other.decideApproval('abcde', ({ record }) => {
+          if (record?.state !== 'pending') throw new AssentError('conflict', `already ${record?.state ?? 'gone'}`);
+          return { writes: { resolution: { state: 'approved', channel: `racer${i}`, decidedAt: 5 } }, result: i };
+        }).then(
+          (won) => ({ won }),
+          (error: unknown) => ({ error }),
+        ),
+      ),
+    );
+    const winners = outcomes.filter((outcome): outcome is { won: number } => 'won' in outcome);
+    expect(winners).toHaveLength(1);
+    expect(outcomes.filter((outcome) => 'error' in outcome).every((outcome) => (outcome as { error: AssentError }).error.type === 'conflict')).toBe(true);
+    expect((await store.getApproval('abcde'))?.channel).toBe(`racer${winners[0]?.won}`);
+  });
+
+  it('R-POL-6 stores command, path and url rules with their agent and access beside tool rules', async () => {
+    const rules: Rule[] = [
+      { id: 'rcmd1', version: 1, args: [], command: 'npm test', agent: 'codex', createdAt: clock.now(), expiresAt: clock.now() + 60_000 },
+      { id: 'rpth1', version: 1, args: [], path: '${cwd}/dist/**', access: 'write', createdAt: clock.now() + 1 },
+      { id: 'rurl1', version: 1, args: [], url: 'https://docs.example.com/*', createdAt: clock.now() + 2 },
+      { id: 'rtool', version: 1, tool: 'claude/Bash', args: [{ pointer: '/command', op: 'equals', value: 'ls' }], createdAt: clock.now() + 3 },
+    ];
+    for (const rule of rules) await store.insertRule(rule);
+    expect(await (await fixture.openAnother()).listRules({ now: clock.now() })).toEqual(rules);
+    clock.advance(60_000);
+    expect((await store.listRules({ now: clock.now() })).map((r) => r.id)).toEqual(['rpth1', 'rurl1', 'rtool']);
   });
 
   it('R-J-5 keeps calls in progress until their end is recorded', async () => {

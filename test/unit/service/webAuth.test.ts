@@ -133,7 +133,7 @@ describe('WebAuth', () => {
     const clock = new FakeClock();
     const auth = new WebAuth({ tokens: memoryStore(), clock, random, sessionTtlMs: 1000 });
     const { cookie } = auth.redeemPairingCode(auth.issuePairingCode().code);
-    expect(JSON.stringify([...(auth as unknown as { sessions: Map<string, unknown> }).sessions.entries()])).not.toContain(cookie);
+    expect(JSON.stringify([...(auth as unknown as { sessions: { byHash: Map<string, unknown> } }).sessions.byHash.entries()])).not.toContain(cookie);
     clock.advance(999);
     expect(auth.sessionFor(cookie)).toBeDefined();
     clock.advance(1);

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AgentPolicySnapshot } from '../../../src/core/agentPolicyConfig.js';
 import { DEFAULT_CONFIG, validateConfig } from '../../../src/core/config.js';
+import { AgentJudge } from '../../../src/shell/agentJudge.js';
 import { judgePaths, judgeShell, judgeUrl } from '../../../src/shell/judgeAction.js';
 import { loadShellParser, type ShellParser } from '../../../src/shell/shellParser.js';
 import { makeShellHost, type ShellHost } from '../../helpers/shellFixture.js';
@@ -73,6 +74,18 @@ describe('R-POL-8 default policy for agent actions (agent actions 2)', () => {
     expect(judgePaths(snapshot, ['/etc/hosts'], 'write', host.cwd).decision).toBe('prompt');
     expect(judgePaths(snapshot, ['.claude/settings.json'], 'write', host.cwd).decision).toBe('deny');
     expect(judgePaths(snapshot, ['~/.assent/config.json'], 'write', host.cwd).decision).toBe('deny');
+  });
+
+  it('R-PATH-1 (issue 12 item 5) Claude Glob and Grep are judged by the directory their glob names: ~/.ssh is denied, a glob in the cwd allowed', () => {
+    const judge = new AgentJudge({ env: { HOME: host.home }, assentHome: `${host.home}/.assent` });
+    const config = { revision: 'v1:test', policy: DEFAULT_CONFIG.policy };
+    const read = (tool: string, input: Record<string, unknown>) => judge.judge(config, { agent: 'claude-code', tool, kind: 'read', input, cwd: host.cwd })?.decision;
+    expect(read('Glob', { pattern: '**/*.md' })).toBe('allow');
+    expect(read('Glob', { pattern: '~/.ssh/*' })).toBe('deny');
+    expect(read('Glob', { pattern: `${host.home}/.ssh/id_*` })).toBe('deny');
+    expect(read('Glob', { pattern: 'link/*' })).toBe('deny');
+    expect(read('Grep', { pattern: 'key', glob: '.env' })).toBe('deny');
+    expect(read('Grep', { pattern: 'key', glob: '*.md' })).toBe('allow');
   });
 
   it('fetches prompt by default', () => {

@@ -1,5 +1,5 @@
-// Operator commands over the daemon: pending, approve, deny, watch, sessions,
-// rules and audit (SPEC §9). Each one parses its flags, makes one or two RPC
+// Operator commands over the daemon: pending, approve, deny, watch, sessions
+// and audit (SPEC §9); rules are in rules.ts. Each one parses its flags, makes one or two RPC
 // calls and renders the answer; the decisions themselves live in the daemon.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
@@ -8,7 +8,7 @@ import { AssentError } from '../../../core/errors.js';
 import { escapeText } from '../../../core/escape.js';
 import { newApprovalCode } from '../../../core/ids.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
-import type { ApprovalView } from '../../../service/approvalService.js';
+import type { ApprovalView, DecidedView } from '../../../service/approvalService.js';
 import type { BusEvent } from '../../../service/eventBus.js';
 import type { DaemonClient } from '../../daemon/rpcClient.js';
 import { withDaemon, type JsonFlag } from '../daemonConnection.js';
@@ -16,6 +16,7 @@ import { createProofFile, writeProofFile } from '../proofFile.js';
 import { unlinkSync } from 'node:fs';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
 import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
+import { approvalText } from '../decisionText.js';
 import { runPending } from './pending.js';
 import { runWatch } from './watch.js';
 
@@ -53,6 +54,8 @@ async function approveInteractively(client: DaemonClient, id: string, options: J
   const code = newApprovalCode((n) => randomBytes(n));
   process.stderr.write(renderApprovalPreview(approval, now));
   const scopeText = options.session ? ' for the rest of this session' : ' once';
+  // The daemon decides: a code typed for an approval that needs a passkey is refused there (R-REM-6).
+  if (approval.presence === 'passkey') process.stderr.write(`Approval ${id} needs your passkey on the paired page; approving here will be refused, n denies it.\n`);
   process.stderr.write(`Type ${code} to approve${scopeText}, or n to deny: `);
 
   const resolvedElsewhere = new AbortController();
@@ -81,15 +84,16 @@ async function approveInteractively(client: DaemonClient, id: string, options: J
       { details: { reason: 'confirmation-denied' } },
     );
   }
-  const result = await client.call<ApprovalView>('approvals.decide', {
+  const result = await client.call<DecidedView>('approvals.decide', {
     id,
     behavior: 'allow',
     scope: options.session ? 'session' : 'call',
     channel: 'cli',
   });
   if (options.json) printJsonOk(result);
-  else process.stderr.write(`Approved ${id}${scopeText}.\n`);
+  else process.stderr.write(`${approvalText(id, result, scopeText)}\n`);
 }
+
 
 /** The approve dialogue of `--export-proof`: same preview and code, then proofs.issue instead of approvals.decide. */
 async function approveAndExport(client: DaemonClient, approval: ApprovalView, options: JsonFlag, write: (proof: string) => void): Promise<void> {
@@ -161,35 +165,6 @@ function parseSince(text: string | undefined): number | undefined {
   return parsed;
 }
 
-/**
- * Checks every `rules add` flag the way the daemon will, before the preview
- * and the code: a person must not type a code for a rule that is then refused
- * (or, worse, learn of a typo only after confirming). Throws `usage`.
- */
-async function validateRuleFlags(options: { tool: string; arg: string[]; ttl?: string }): Promise<void> {
-  const { parseRuleArg } = await import('../../../core/toolPolicy.js');
-  const { parseTtl } = await import('../../../operations/approvalOperations.js');
-  const flag = (name: string, check: () => unknown): void => {
-    try {
-      check();
-    } catch (error) {
-      throw new AssentError('usage', `${name}: ${error instanceof Error ? error.message : String(error)}; nothing was added`, { details: { flag: name } });
-    }
-  };
-  flag('--tool', () => {
-    if (!/^[^/\s]+\/[^\s]+$/.test(options.tool)) {
-      throw new AssentError('usage', `${JSON.stringify(options.tool)} is not a tool id; expected <server alias>/<tool name>, e.g. fs/read_file`);
-    }
-  });
-  for (const arg of options.arg) flag('--arg', () => parseRuleArg(arg));
-  if (options.ttl !== undefined) {
-    const ttl = options.ttl;
-    flag('--ttl', () => {
-      if (parseTtl(ttl) <= 0) throw new AssentError('usage', `ttl "${ttl}" is zero; give a positive duration such as 30m, 8h or 7d`);
-    });
-  }
-}
-
 export function registerApprovalCommands(program: Command): void {
   program
     .command('pending [selector]')
@@ -249,74 +224,6 @@ export function registerApprovalCommands(program: Command): void {
         if (options.json) return printJsonOk(sessions);
         if (sessions.length === 0) return out('No sessions.');
         for (const s of sessions) out(`${escapeText(s.sessionId)}  calls ${s.calls}  last seen ${new Date(s.lastSeen).toISOString()}`);
-      });
-    });
-
-  const rules = program.command('rules').description('Auto-approval rules: turn matching prompt calls into allow');
-  rules
-    .command('add')
-    .description('Add a rule, e.g. --tool fs/read_file --arg /path:prefix=/srv/data/ --ttl 8h')
-    .requiredOption('--tool <id>', 'tool id <server>/<tool>')
-    .option('--arg <matcher>', 'argument matcher POINTER:prefix=VALUE or POINTER:equals=VALUE (repeatable)', (v: string, prev: string[]) => [...prev, v], [] as string[])
-    .option('--ttl <duration>', 'expire after a duration such as 30m, 8h, 7d')
-    .option('--json', 'print one JSON document')
-    .action(async (options: JsonFlag & { tool: string; arg: string[]; ttl?: string }) => {
-      try {
-        await validateRuleFlags(options);
-      } catch (error) {
-        throw new ExitWith(reportFailure(error, options));
-      }
-      await withDaemon(options, async (client) => {
-        // A rule widens what agents may do without asking: like approving, it needs a person
-        // at a terminal typing a fresh code, so an agent's shell cannot add one (R-CLI-2, R-POL-4).
-        requireInteractiveTerminal('`assent rules add`');
-        const matchers = options.arg.length === 0 ? 'any arguments' : options.arg.map((a) => escapeText(a)).join(' and ');
-        const code = newApprovalCode((n) => randomBytes(n));
-        process.stderr.write(
-          `Add a rule: prompt calls of ${escapeText(options.tool)} with ${matchers} will run without asking` +
-            `${options.ttl === undefined ? ' until you revoke it' : ` for ${escapeText(options.ttl)}`} (deny still wins).\n` +
-            `Type ${code} to add it, anything else cancels: `,
-        );
-        const answer = await readTerminalLine({ deadlineMs: 60_000 });
-        if (answer?.trim() !== code) {
-          throw new AssentError('policy_denied', 'the code did not match; no rule was added', { details: { reason: 'confirmation-denied' } });
-        }
-        const params: Record<string, unknown> = { tool: options.tool, args: options.arg };
-        if (options.ttl !== undefined) params['ttl'] = options.ttl;
-        const rule = await client.call<{ id: string }>('rules.add', params);
-        if (options.json) printJsonOk(rule);
-        else out(`Added rule ${rule.id}.`);
-      });
-    });
-  rules
-    .command('list')
-    .description('List rules')
-    .option('--all', 'include revoked and expired rules')
-    .option('--json', 'print one JSON document')
-    .action(async (options: JsonFlag & { all?: boolean }) => {
-      await withDaemon(options, async (client) => {
-        const list = await client.call<{ id: string; tool: string; args: { pointer: string; op: string; value: string }[]; expiresAt?: number; revokedAt?: number }[]>(
-          'rules.list',
-          { includeInactive: options.all === true },
-        );
-        if (options.json) return printJsonOk(list);
-        if (list.length === 0) return out('No rules.');
-        for (const r of list) {
-          const args = r.args.map((a) => `${a.pointer}:${a.op}=${escapeText(a.value)}`).join(' ');
-          const state = r.revokedAt !== undefined ? ' (revoked)' : r.expiresAt !== undefined ? ` (expires ${new Date(r.expiresAt).toISOString()})` : '';
-          out(`${r.id}  ${escapeText(r.tool)}${args ? `  ${args}` : ''}${state}`);
-        }
-      });
-    });
-  rules
-    .command('revoke <id>')
-    .description('Revoke a rule')
-    .option('--json', 'print one JSON document')
-    .action(async (id: string, options: JsonFlag) => {
-      await withDaemon(options, async (client) => {
-        const rule = await client.call('rules.revoke', { id });
-        if (options.json) printJsonOk(rule);
-        else out(`Revoked rule ${id}.`);
       });
     });
 

@@ -4,9 +4,10 @@
 import { randomBytes } from 'node:crypto';
 import { approvalSubject, renderApprovalPreview } from '../../../core/approvalPreview.js';
 import { newApprovalCode } from '../../../core/ids.js';
-import type { ApprovalView } from '../../../service/approvalService.js';
+import type { ApprovalView, DecidedView } from '../../../service/approvalService.js';
 import type { BusEvent } from '../../../service/eventBus.js';
 import type { DaemonClient } from '../../daemon/rpcClient.js';
+import { approvalText } from '../decisionText.js';
 import { requireInteractiveTerminal } from '../terminal.js';
 
 /**
@@ -123,8 +124,9 @@ export async function runWatch(client: DaemonClient, options: WatchOptions): Pro
     try {
       const params: Record<string, unknown> = { id, behavior, channel: 'watch' };
       if (behavior === 'allow') params['scope'] = scope;
-      await client.call('approvals.decide', params);
-      write(`${behavior === 'allow' ? 'Approved' : 'Denied'} ${id}${behavior === 'allow' && scope === 'session' ? ' for the session' : ''}.\n`);
+      const result = await client.call<DecidedView>('approvals.decide', params);
+      // R-TEAM-3: under a quorum the approval may stay pending; this view has given its one approval and moves on.
+      write(behavior === 'allow' ? `${approvalText(id, result, scope === 'session' ? ' for the session' : '')}\n` : `Denied ${id}.\n`);
       queue.delete(id);
     } catch (error) {
       write(`Could not decide ${id}: ${error instanceof Error ? error.message : String(error)}\n`);
