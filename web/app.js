@@ -1,34 +1,25 @@
-// The approval page (R-WEB-3). Everything from the daemon is rendered with
-// textContent, never as HTML; previews are escaped JSON like the terminal's
-// (R-TTY-3), so control characters, bidi overrides and look-alikes show as \uXXXX.
-/* global document, window, fetch, EventSource, history, location */
+// The approval page (R-WEB-3, R-REM-5): pairing, the live queue, one approval
+// opened from a link, history and the audit view. What a card shows of an
+// approval is web/approvalView.js; everything from the daemon is rendered with
+// textContent, never as HTML, escaped like the terminal's (R-TTY-3).
+/* global document, window, fetch, EventSource, history, location, navigator */
+import { approvalBody, auditOutcomeWords, channelWords, el, escapeText, outcomeWords, principalName, sessionCoverage, shortTime, titleOf } from './approvalView.js';
 import { approveWithPasskey, passkeyNote } from '/passkeys.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { pending: [], resolved: [], noted: new Set(), events: undefined, view: 'pending', clockSkewMs: 0, focusId: undefined, focusRender: 0 };
-
-/** JSON with every code unit >= U+007F escaped; JSON.stringify already escapes C0 controls. */
-function escapedJson(value) {
-  const text = JSON.stringify(value, null, 2);
-  if (text === undefined) return 'null';
-  return text.replace(/[\u007f-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-function escapeText(text) {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  return String(text).replace(/[\u0000-\u001f\u007f-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-function el(tag, props = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === 'text') node.textContent = value;
-    else if (key === 'class') node.className = value;
-    else node.setAttribute(key, value);
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
+const state = {
+  pending: [],
+  resolved: [],
+  noted: new Set(),
+  events: undefined,
+  view: 'pending',
+  clockSkewMs: 0,
+  focusId: undefined,
+  focusRender: 0,
+  /** This daemon's host (daemon.status) for approvals that do not name their own, and browser names by device id (web.devices). */
+  host: { devices: new Map() },
+};
+const TITLE = 'assent — approvals';
 
 class ApiError extends Error {
   constructor(status, body) {
@@ -71,83 +62,26 @@ function remaining(expiresAt) {
   return `${minutes}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
-/** An agent action (filed by an agent's hook): agent, cwd, kind and a shell command's text, from the caller the daemon recorded. */
-function agentActionOf(approval) {
-  const caller = approval.caller ?? {};
-  if (approval.kind !== 'tool' || caller.head !== 'hook' || typeof caller.agent !== 'string') return undefined;
-  const command = approval.args && approval.args.command;
-  return {
-    agent: caller.agent,
-    cwd: typeof caller.cwd === 'string' ? caller.cwd : undefined,
-    kind: typeof caller.kind === 'string' ? caller.kind : undefined,
-    command: caller.kind === 'shell' && typeof command === 'string' ? command : undefined,
-    policy: caller.policy && typeof caller.policy === 'object' && Array.isArray(caller.policy.parts) ? caller.policy : undefined,
-    sessionGrant: typeof caller.sessionGrant === 'string' ? caller.sessionGrant : 'this exact input',
-  };
-}
-
-/** How the policy decided an agent action: each simple command, path or URL, the rule that decided it and why it was not statically known. */
-function policyLines(policy) {
-  const items = policy.parts
-    .filter((part) => part && typeof part.text === 'string')
-    .map((part) =>
-      el('li', { class: `part ${String(part.decision)}` }, [
-        el('span', { class: 'decision', text: escapeText(String(part.decision)) }),
-        el('span', { text: ` ${escapeText(String(part.kind))} ` }),
-        el('code', { text: escapeText(part.text) }),
-        el('span', { class: 'rule', text: ` by ${escapeText(typeof part.rule === 'string' ? part.rule : 'policy')}` }),
-        typeof part.reason === 'string' ? el('span', { class: 'reason', text: ` (why: ${escapeText(part.reason)})` }) : '',
-      ]),
-    );
-  const head = el('p', { class: 'meta policy', text: `policy ${escapeText(String(policy.decision))} (decided by ${escapeText(typeof policy.key === 'string' ? policy.key : 'policy')})` });
-  return [head, el('ul', { class: 'policy-parts', 'aria-label': 'How the policy decided' }, items)];
-}
-
-function titleOf(approval) {
-  if (approval.kind === 'exec') return 'exec action';
-  return `${approval.server}/${approval.tool}${agentActionOf(approval) ? ' (agent action)' : ''}`;
-}
-
-/** The agent lines of a card: agent, cwd, kind, and the shell command text itself, escaped like the preview. */
-function agentLines(approval) {
-  const agent = agentActionOf(approval);
-  if (agent === undefined) return [];
-  const meta = el('div', { class: 'meta agent' }, [
-    el('span', { text: `agent ${escapeText(agent.agent)}` }),
-    el('span', { text: `cwd ${agent.cwd === undefined ? '(not given)' : escapeText(agent.cwd)}` }),
-    agent.kind === undefined ? '' : el('span', { text: `kind ${escapeText(agent.kind)}` }),
-  ]);
-  const policy = agent.policy === undefined ? [] : policyLines(agent.policy);
-  policy.push(el('p', { class: 'note session-grant', text: `Approving for the session remembers ${escapeText(agent.sessionGrant)}.` }));
-  if (agent.command === undefined) return [meta, ...policy];
-  return [meta, el('pre', { class: 'command', 'aria-label': 'Shell command' }, [escapeText(agent.command)]), ...policy];
-}
-
-function previewOf(approval) {
-  if (approval.kind === 'exec') return escapedJson(approval.action);
-  return escapedJson(approval.args ?? {});
-}
-
-/** Who may still decide (four-eyes, quorum) and who has approved so far (R-TEAM-3). */
-function teamNotes(approval) {
-  const notes = [];
-  const approvedBy = approval.approvedBy ?? [];
-  if (approval.fourEyes) notes.push(el('p', { class: 'note', text: `Four-eyes: ${escapeText(approval.owner ?? 'the session owner')} may deny this but not approve it.` }));
-  if ((approval.quorum ?? 1) > 1 || approvedBy.length > 0) {
-    const counted = approval.fourEyes ? approvedBy.filter((p) => p !== approval.owner) : approvedBy;
-    const who = approvedBy.length === 0 ? 'nobody yet' : approvedBy.map(escapeText).join(', ');
-    notes.push(el('p', { class: 'note approved-by', text: `Approved so far by ${who} (${counted.length} of ${approval.quorum ?? 1}).` }));
-  }
-  return notes;
-}
-
 function renderPending() {
   const list = $('pending-list');
   list.replaceChildren();
   $('pending-empty').hidden = state.pending.length > 0;
   $('pending-count').textContent = state.pending.length > 0 ? `(${state.pending.length})` : '';
   for (const approval of state.pending) list.append(pendingCard(approval));
+  showPendingCount(state.pending.length);
   void renderFocus();
+}
+
+/** The tab title, the favicon and (installed) the app icon's badge count what waits. */
+function showPendingCount(count) {
+  document.title = count > 0 ? `(${count}) ${TITLE}` : TITLE;
+  $('favicon').setAttribute('href', count > 0 ? '/icon-pending.svg' : '/icon.svg');
+  try {
+    if (count > 0 && typeof navigator.setAppBadge === 'function') void navigator.setAppBadge(count).catch(() => undefined);
+    else if (count === 0 && typeof navigator.clearAppBadge === 'function') void navigator.clearAppBadge().catch(() => undefined);
+  } catch {
+    // No badge where the browser has none.
+  }
 }
 
 /** One pending approval with its Approve/Deny controls. */
@@ -158,7 +92,8 @@ function pendingCard(approval) {
   // R-REM-6: an approval that needs a passkey is approved with one (web/passkeys.js), once, never for the session.
   const passkey = approval.presence === 'passkey';
   const once = el('button', { type: 'button', class: 'approve', text: passkey ? 'Approve with passkey' : approval.handoff ? "Authorize for the agent's retry" : 'Approve once' });
-  const session = el('button', { type: 'button', text: 'Approve for session' });
+  const coverage = el('p', { class: 'note session-grant', id: `covers-${approval.id}`, text: sessionCoverage(approval) });
+  const session = el('button', { type: 'button', class: 'session', text: 'Approve for session', 'aria-describedby': coverage.id });
   const deny = el('button', { type: 'button', class: 'deny', text: 'Deny' });
   const error = el('p', { class: 'error', role: 'alert' });
   const single = approval.handoff || passkey;
@@ -184,16 +119,8 @@ function pendingCard(approval) {
   });
   const card = el('li', { class: 'card', 'data-approval-id': approval.id }, [
     el('h3', { text: escapeText(titleOf(approval)) }),
-    el('div', { class: 'meta' }, [
-      el('span', { text: `id ${approval.id}` }),
-      el('span', { text: `session ${escapeText(approval.sessionId)}` }),
-      el('span', {}, ['expires in ', countdown]),
-    ]),
-    ...agentLines(approval),
-    el('pre', { class: 'preview', 'aria-label': 'Complete arguments' }, [previewOf(approval)]),
-    el('div', { class: 'meta' }, [el('span', { text: `caller ${escapedJson(approval.caller ?? {})}` })]),
-    ...teamNotes(approval),
-    approval.handoff ? el('p', { class: 'note', text: 'Handoff: the agent was told to retry this exact call; authorizing lets that one retry run once.' }) : '',
+    ...approvalBody(approval, state.host, countdown),
+    approval.handoff ? el('p', { class: 'note', text: 'Handoff: the agent was told to retry this exact call; authorizing lets that one retry run once.' }) : single ? '' : coverage,
     passkeyNote(approval),
     el('div', { class: 'actions' }, single ? [once, el('label', {}, [reason]), deny] : [once, session, el('label', {}, [reason]), deny]),
     error,
@@ -201,16 +128,15 @@ function pendingCard(approval) {
   return card;
 }
 
-/** A decided, expired or cancelled approval: its outcome, channel and reason. */
+/** A decided, expired or cancelled approval: when, what became of it in plain words, by whom, and why. */
 function resolvedCard(approval) {
-  const outcome = approval.state === 'approved' ? `approved${approval.scope === 'session' ? ' for session' : ''}` : approval.state;
-  const details = [
-    el('span', { text: `id ${approval.id}` }),
-    el('span', { text: escapeText(outcome) }),
-    el('span', { text: `via ${escapeText(approval.channel ?? 'lifecycle')}` }),
-  ];
-  if (approval.decidedBy) details.push(el('span', { text: `by ${escapeText(approval.decidedBy)}` }));
-  if (approval.reason) details.push(el('span', { text: `reason: ${escapeText(approval.reason)}` }));
+  const details = [el('span', { class: 'outcome', text: outcomeWords(approval) })];
+  const via = channelWords(approval.channel);
+  if (via !== '') details.push(el('span', { text: via }));
+  if (typeof approval.decidedBy === 'string') details.push(el('span', { text: `by ${principalName(approval.decidedBy, state.host)}` }));
+  if (typeof approval.decidedAt === 'number') details.push(el('span', { class: 'time', title: new Date(approval.decidedAt).toISOString(), text: shortTime(approval.decidedAt) }));
+  details.push(el('span', { text: `id ${approval.id}` }));
+  if (approval.reason && approval.channel !== undefined && approval.reason !== 'consent_denied') details.push(el('span', { text: `reason: ${escapeText(approval.reason)}` }));
   return el('li', { class: 'card', 'data-approval-id': approval.id }, [el('h3', { text: escapeText(titleOf(approval)) }), el('div', { class: 'meta' }, details)]);
 }
 
@@ -280,27 +206,22 @@ async function noteResolved(id) {
   }
 }
 
-/** Local date and time for a record's timestamp (ISO text or ms); the exact value stays in the cell's title. */
-function shortTime(ts) {
-  const date = new Date(ts);
-  return Number.isNaN(date.getTime()) ? String(ts ?? '') : date.toLocaleString();
-}
-
 async function loadAudit() {
   const body = $('audit-table').querySelector('tbody');
   try {
+    await loadDevices();
     const records = await api('audit.query', { limit: 100 });
     body.replaceChildren();
     for (const record of records.reverse()) {
-      const tool = record.server ? `${record.server}/${record.tool}` : (record.kind ?? '');
+      const tool = record.server ? `${record.agent ? `${record.agent} ` : ''}${record.server}/${record.tool}` : (record.kind ?? '');
       body.append(
         el('tr', {}, [
           el('td', { text: shortTime(record.ts), title: String(record.ts ?? '') }),
-          el('td', { text: escapeText(record.outcome ?? '') }),
+          el('td', { text: auditOutcomeWords(record) }),
           el('td', { text: escapeText(tool) }),
-          el('td', { text: escapeText(record.channel ?? '') }),
+          el('td', { text: channelWords(record.channel) }),
           el('td', { text: escapeText(record.approvalId ?? '') }),
-          el('td', { text: escapeText(record.principal ?? '') }),
+          el('td', { text: principalName(record.principal, state.host), title: String(record.principal ?? '') }),
         ]),
       );
     }
@@ -343,6 +264,7 @@ function listen() {
   };
   events.addEventListener('approval_requested', onChange);
   events.addEventListener('approval_resolved', onChange);
+  // Team mode (R-TEAM-3): a partial approval under a quorum changes who has approved so far.
   events.addEventListener('approval_voted', onChange);
   events.addEventListener('error', () => {
     setStatus('reconnecting…');
@@ -355,10 +277,34 @@ function listen() {
   });
 }
 
+/** This daemon's host name and id, and the names of paired browsers, for the cards; the page works without them. */
+async function loadHost() {
+  try {
+    const status = await api('daemon.status');
+    if (status && typeof status.host === 'object' && status.host !== null) {
+      state.host.hostName = status.host.name;
+      state.host.hostId = status.host.id;
+    }
+  } catch {
+    // Unknown host: the cards say so.
+  }
+  await loadDevices();
+}
+
+async function loadDevices() {
+  try {
+    const devices = await api('web.devices');
+    if (Array.isArray(devices)) state.host.devices = new Map(devices.filter((d) => d && typeof d.id === 'string').map((d) => [d.id, String(d.name ?? '')]));
+  } catch {
+    // Browsers are then named by their id.
+  }
+}
+
 async function enterApp() {
   $('pair').hidden = true;
   $('app').hidden = false;
   $('logout').hidden = false;
+  await loadHost();
   showView(state.focusId === undefined ? state.view : 'approval');
   listen();
   await refresh();

@@ -11,12 +11,26 @@ export interface Notification {
   body: string;
   /** The approval announced; a summary of a burst names the newest of these. */
   approvalId?: string;
+  /** Who asks and for what, for a push (R-REM-4): the agent of an agent action, the server alias, the tool. */
+  agent?: string;
+  server?: string;
+  tool?: string;
+}
+
+/** What one target (the OS notifier, ntfy, a webhook) has done since the daemon started. */
+export interface NotifierTargetStatus {
+  sent: number;
+  failures: number;
+  /** Why the newest failure happened, in a few words (never a URL, topic or token). */
+  lastFailure?: string;
 }
 
 export interface Notifier {
   notify(notification: Notification): void;
   readonly sent: number;
   readonly failures: number;
+  /** Counters per target, for daemon status, when the notifier fans out. */
+  targets?(): Record<string, NotifierTargetStatus>;
 }
 
 export type SpawnLike = typeof nodeSpawn;
@@ -188,3 +202,36 @@ export function createOsNotifier(options: OsNotifierOptions = {}): Notifier {
 
 /** A notifier that does nothing; `notifications: false`. */
 export const disabledNotifier: Notifier = { notify: () => undefined, sent: 0, failures: 0 };
+
+/**
+ * One notifier over several (the OS one and the pushes): each is told of every
+ * request; the counters are their sums, and `targets` names each.
+ */
+export function combineNotifiers(parts: Record<string, Notifier>): Notifier {
+  const entries = Object.entries(parts);
+  return {
+    notify(notification) {
+      for (const [, part] of entries) {
+        try {
+          part.notify(notification);
+        } catch {
+          // A notifier never throws; should one, the others are still told.
+        }
+      }
+    },
+    get sent() {
+      return entries.reduce((sum, [, part]) => sum + part.sent, 0);
+    },
+    get failures() {
+      return entries.reduce((sum, [, part]) => sum + part.failures, 0);
+    },
+    targets() {
+      const out: Record<string, NotifierTargetStatus> = {};
+      for (const [name, part] of entries) {
+        if (part.targets !== undefined) Object.assign(out, part.targets());
+        else if (part !== disabledNotifier) out[name] = { sent: part.sent, failures: part.failures };
+      }
+      return out;
+    },
+  };
+}

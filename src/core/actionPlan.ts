@@ -3,8 +3,9 @@
 // the real file system → decide. The plan and the resolved paths are plain data.
 import type { PolicyValue } from './policyValue.js';
 import { approvePath, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
+import { orderRisks, type RiskFlag } from './approvalRisk.js';
 import { atLeastPrompt, mostRestrictive } from './decisions.js';
-import { evaluatePathForms, type CompiledPaths, type PathAccess } from './pathPolicy.js';
+import { evaluatePathForms, isUnderAny, type CompiledPaths, type PathAccess } from './pathPolicy.js';
 
 /** One line of an explanation (R-POL-9): a simple command, a path, a URL or a parse error. */
 export interface PolicyPart {
@@ -50,6 +51,8 @@ export interface ActionPlan {
   requests: PathRequest[];
   /** The agent's cwd, as given. */
   cwd: string;
+  /** What the commands themselves risk, for the approval's risk line (R-REM-5); never a policy input. */
+  risks?: RiskFlag[];
 }
 
 /** What the edge found for one request: every absolute form (lexical and physical, per base). */
@@ -58,6 +61,8 @@ export type ResolvedPaths = readonly (readonly string[])[];
 export interface ActionVerdict {
   decision: PolicyValue;
   parts: PolicyPart[];
+  /** The risk line's flags the rules found: the commands' own, and `write outside cwd` (R-REM-5). */
+  risks?: RiskFlag[];
 }
 
 /**
@@ -68,7 +73,13 @@ export interface ActionVerdict {
  */
 export function decidePlan(plan: ActionPlan, resolved: ResolvedPaths, paths: CompiledPaths, cwds: readonly string[], auto: AutoApprovals = NO_AUTO_APPROVALS): ActionVerdict {
   const parts = plan.parts.map((part) => ({ ...part }));
+  const risks: RiskFlag[] = [...(plan.risks ?? [])];
   for (const path of plan.paths) {
+    // A write that may land outside the cwd (or where, is not known) is on the risk line.
+    if (path.access === 'write' && path.denyOnly !== true) {
+      const forms = path.unknown === undefined ? (resolved[path.request ?? -1] ?? []) : [];
+      if (forms.length === 0 || !forms.some((form) => isUnderAny(form, cwds))) risks.push('write outside cwd');
+    }
     if (path.unknown !== undefined) {
       parts.push({ kind: 'path', text: `${path.access} ${path.shown}`, decision: atLeastPrompt(paths[path.access]), rule: `policy.paths.${path.access}`, reason: path.unknown });
       continue;
@@ -85,5 +96,7 @@ export function decidePlan(plan: ActionPlan, resolved: ResolvedPaths, paths: Com
   let decision: PolicyValue = 'allow';
   for (const part of parts) decision = mostRestrictive(decision, part.decision);
   if (parts.length === 0) decision = 'prompt';
-  return { decision, parts };
+  const verdict: ActionVerdict = { decision, parts };
+  if (risks.length > 0) verdict.risks = orderRisks(risks);
+  return verdict;
 }

@@ -8,6 +8,7 @@
 // rules on the whole action here.
 import type { ActionVerdict, PolicyPart } from './actionPlan.js';
 import { agentToolId, mcpToolOf, type AgentAction } from './agentAction.js';
+import type { RiskFlag } from './approvalRisk.js';
 import type { PolicyValue } from './config.js';
 import { evaluateToolPolicy, matchingRuleId, type PolicySnapshot, type ToolPolicyResult } from './toolPolicy.js';
 
@@ -16,6 +17,8 @@ export interface AgentPolicyResult extends ToolPolicyResult {
   parts?: PolicyPart[];
   /** The part whose decision is the action's (the first of the most restrictive). */
   decidingPart?: PolicyPart;
+  /** What the kind's rules found for the risk line (R-REM-5): the commands' own risks, writes outside the cwd. */
+  risks?: RiskFlag[];
 }
 
 const KIND_SOURCE = { shell: 'commands', read: 'paths', write: 'paths', fetch: 'urls' } as const;
@@ -42,6 +45,7 @@ export function evaluateAgentPolicy(
     // Allowed only because `--command`/`--path`/`--url` rules allowed some parts: the call is recorded with the first of them.
     const ruleId = verdict.decision === 'allow' ? verdict.parts.find((part) => part.ruleId !== undefined)?.ruleId : undefined;
     if (ruleId !== undefined) result.ruleId = ruleId;
+    if (verdict.risks !== undefined) result.risks = verdict.risks;
     return withRule(snapshot, result, id, action.input, nowMs);
   }
   const mcp = action.kind === 'mcp' ? mcpToolOf(action.agent, action.tool, action.mcpServer) : undefined;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { escapedJson, escapeText } from './escape.js';
 
 import { CommandsSchema, PathsSchema, UrlsSchema, diffAgentPolicy } from './agentPolicyConfig.js';
+import { NotificationsSchema, diffNotifications } from './notificationsConfig.js';
 import { HostSchema } from './hostConfig.js';
 import { diffJournalConfig, JournalSchema } from './journalConfig.js';
 import { diffTeamConfig, QuorumSchema } from './teamConfig.js';
@@ -151,7 +152,7 @@ export const ConfigSchema = z.object(
     channels: ChannelsSchema.prefault({}),
     approvals: ApprovalsSchema.prefault({}),
     hooks: HooksSchema.prefault({}),
-    notifications: z.boolean({ error: 'true or false' }).default(true),
+    notifications: NotificationsSchema,
     web: WebSchema.prefault({}),
     host: HostSchema.prefault({}),
     journal: JournalSchema.prefault({}),
@@ -251,9 +252,12 @@ function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], ou
     case 'prefault':
     case 'optional':
     case 'nullable':
-    case 'pipe':
-      unknownKeys((def['innerType'] ?? def['in']) as SchemaNode, value, path, out);
+    case 'pipe': {
+      // A preprocess (e.g. `notifications: true` → `{os: true}`) passes an object through to the schema after it.
+      const inner = (def['innerType'] ?? def['in']) as SchemaNode;
+      unknownKeys(inner._zod.def.type === 'transform' ? (def['out'] as SchemaNode) : inner, value, path, out);
       return;
+    }
     case 'record':
       if (Array.isArray(value)) return;
       for (const [key, item] of Object.entries(value)) unknownKeys(def['valueType'] as SchemaNode, item, [...path, key], out);
@@ -437,7 +441,7 @@ export function diffPolicy(a: Config, b: Config): string[] {
   scalar('approvals.proofTtlSeconds', a.approvals.proofTtlSeconds, b.approvals.proofTtlSeconds);
   scalar('hooks.timeoutSeconds', a.hooks.timeoutSeconds, b.hooks.timeoutSeconds);
   scalar('hooks.claudeNativePrompt', a.hooks.claudeNativePrompt, b.hooks.claudeNativePrompt);
-  scalar('notifications', a.notifications, b.notifications);
+  lines.push(...diffNotifications(a.notifications, b.notifications));
   lines.push(...diffWebConfig(a.web, b.web));
   scalar('auditRetentionDays', a.auditRetentionDays, b.auditRetentionDays);
   lines.push(...diffTeamConfig(a, b), ...diffJournalConfig(a, b));

@@ -103,6 +103,11 @@ function under(path: string, base: string): string | undefined {
   return path.startsWith(withSlash) ? path.slice(withSlash.length) : undefined;
 }
 
+/** Whether an absolute path is one of `bases` or inside one. */
+export function isUnderAny(path: string, bases: readonly string[]): boolean {
+  return bases.some((base) => under(path, base) !== undefined);
+}
+
 /** A path glob split into its prefix variable and the rest, as `compilePathGlob` returns it. */
 export type CompiledPathGlob = ReturnType<typeof compilePathGlob>;
 

@@ -16,6 +16,7 @@ import {
 } from '../core/agentAction.js';
 import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult } from '../core/agentPolicy.js';
 import { sessionGrantSubject } from '../core/agentTargets.js';
+import { agentActionRisk } from '../core/approvalRisk.js';
 import { digestOf } from '../core/canonical.js';
 import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
@@ -229,6 +230,8 @@ export class AgentActionService {
     if (evaluation.parts !== undefined) caller['policy'] = { decision: evaluation.decision, key: evaluation.key, parts: evaluation.parts };
     const grant = sessionGrantSubject({ ...action, kind });
     if (grant !== undefined) caller['sessionGrant'] = grant.label;
+    // The risk line the page shows (R-REM-5); like the parts, not audited.
+    caller['risk'] = agentActionRisk(kind, evaluation.risks);
     try {
       const result = await this.approvals.authorize(
         {

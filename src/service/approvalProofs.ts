@@ -44,7 +44,7 @@ export class ApprovalProofs {
    * disposition; otherwise the call files (or reuses) a handoff approval and is
    * refused at once with its id so the agent can retry after the operator decides.
    */
-  async authorizeHandoff(params: AuthorizeParams, base: CallBase, proofs: ProofService): Promise<HandoffAdmission> {
+  async authorizeHandoff(params: AuthorizeParams, base: CallBase, proofs: ProofService, filedCaller: Record<string, unknown> = base.caller): Promise<HandoffAdmission> {
     const { ctx } = this;
     const actionDigest = actionDigestOf({ kind: 'tool', server: params.server, tool: params.tool, args: params.args });
     const outcome = await proofs.consumeForRetry({ actionDigest, revision: ctx.pinned().revision });
@@ -89,7 +89,7 @@ export class ApprovalProofs {
       tool: params.tool,
       args: params.args,
       argsSha256: base.argsSha256,
-        caller: base.caller,
+        caller: filedCaller,
         handoff: true,
       })
     ).id;

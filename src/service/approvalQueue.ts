@@ -4,6 +4,7 @@
 // It also answers what is pending, as views or as ready JSON text (SPEC §14).
 // In a store shared by several hosts (R-TEAM-2) it also holds the other hosts'
 // pending approvals, taken up and settled as their events arrive.
+import type { Notification } from '../channels/notifier.js';
 import { countedApprovals, judgeDecision, type DecisionRules, type DecisionVerdict } from '../core/approvalRules.js';
 import type { Config } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
@@ -244,7 +245,12 @@ export class ApprovalQueue {
     this.remember(view);
     void this.ctx.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
     const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
-    this.ctx.notifier.notify({ title: `assent: approval ${record.id}`, body: `${subject} is waiting for your decision. Run: assent approve ${record.id}`, approvalId: record.id });
+    const notification: Notification = { title: `assent: approval ${record.id}`, body: `${subject} is waiting for your decision. Run: assent approve ${record.id}`, approvalId: record.id };
+    // Who asks, for a push: names only, never an argument (R-REM-4).
+    if (record.server !== undefined) notification.server = record.server;
+    if (record.tool !== undefined) notification.tool = record.tool;
+    if (record.caller['head'] === 'hook' && typeof record.caller['agent'] === 'string') notification.agent = record.caller['agent'];
+    this.ctx.notifier.notify(notification);
   }
 
   /** Compare-and-set in the store; the first resolver wins and every channel is told (R-D-6). */

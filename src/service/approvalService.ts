@@ -320,7 +320,7 @@ export class ApprovalService {
       sessions: this.sessions.list().length,
       configRevision: this.pinned.revision,
       configPath: this.pinned.path,
-      notifications: { sent: notifier.sent, failures: notifier.failures },
+      notifications: { sent: notifier.sent, failures: notifier.failures, ...(notifier.targets === undefined ? {} : { targets: notifier.targets() }) },
       audit: { failures: audit.failures },
       events: { failures: this.ctx.bus.failures },
       policyToolsNotListed: this.sessions.unlistedPolicyTools(),

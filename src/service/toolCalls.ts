@@ -5,7 +5,7 @@
 import { digestOf } from '../core/canonical.js';
 import { AssentError } from '../core/errors.js';
 import { presenceFor } from '../core/presencePolicy.js';
-import { evaluateToolPolicy } from '../core/toolPolicy.js';
+import { evaluateToolPolicy, isDestructive } from '../core/toolPolicy.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { CallInProgressRecord } from '../journal/journal.js';
 import type { ApprovalProofs } from './approvalProofs.js';
@@ -120,6 +120,12 @@ export class ToolCalls {
       return this.admit(base, consent, 0);
     }
 
+    // What the approval shows about why it asks and how risky it is (R-REM-5); set by the daemon, whatever the
+    // client put in its caller, and not audited (the audit keeps the caller as the client gave it).
+    const filedCaller: Record<string, unknown> =
+      agent === undefined
+        ? { ...caller, policy: { decision: 'prompt', key: evaluation.key ?? 'policy.default' }, risk: isDestructive(params.annotations) ? ['destructive'] : [] }
+        : caller;
     const grantKey = sessionGrantKey(base, agent?.sessionGrant);
     const grantedBy = needsPresence ? undefined : this.sessions.grantedBy(params.sessionId, grantKey);
     if (grantedBy !== undefined) {
@@ -130,12 +136,12 @@ export class ToolCalls {
     // A hook waits for its answer; handoff (an immediate refusal and a retry) is for gateway calls only.
     const handoffProofs = agent === undefined ? this.proofs.handoffProofs() : undefined;
     if (handoffProofs !== undefined) {
-      const admission = await this.withStore(base, () => this.proofs.authorizeHandoff(params, base, handoffProofs));
+      const admission = await this.withStore(base, () => this.proofs.authorizeHandoff(params, base, handoffProofs, filedCaller));
       return admission.kind === 'replay' ? admission.result : this.admit(base, admission.consent, 0, admission.effectId);
     }
 
     const startedMono = ctx.clock.monotonic();
-    const filing = { sessionId: params.sessionId, kind: 'tool' as const, server: params.server, tool: params.tool, args: params.args, argsSha256, caller };
+    const filing = { sessionId: params.sessionId, kind: 'tool' as const, server: params.server, tool: params.tool, args: params.args, argsSha256, caller: filedCaller };
     const record = await this.withStore(base, () => this.queue.file(filing, agent?.consentTimeoutMs));
     options.onApprovalFiled?.(toApprovalView(record));
     return this.awaitDecision(record.id, base, startedMono, options.watch, grantKey);

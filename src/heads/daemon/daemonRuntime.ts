@@ -6,7 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { disabledNotifier, createOsNotifier, type Notifier } from '../../channels/notifier.js';
+import { combineNotifiers, disabledNotifier, createOsNotifier, type Notifier } from '../../channels/notifier.js';
+import { createPushNotifier } from '../../channels/pushNotifier.js';
+import { pushTargetsOf } from '../../core/notificationsConfig.js';
 import type { Clock } from '../../core/clock.js';
 import type { Config } from '../../core/config.js';
 import { AssentError } from '../../core/errors.js';
@@ -42,6 +44,7 @@ import { ApprovalService, realTimers, type PinnedConfig, type Timers } from '../
 import { AuditMirror } from '../../service/auditMirror.js';
 import { EventBus } from '../../service/eventBus.js';
 import { registerSecret } from '../../service/logger.js';
+import { pageUrlOf } from '../../service/pushLinks.js';
 
 export interface ApprovalRuntimeOptions {
   clock?: Clock;
@@ -185,7 +188,19 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   });
   audit.prune();
   const bus = new EventBus(store, () => clock.now(), (error) => ctx.logger.warn('an event could not be stored; it was delivered live only', { error }));
-  const notifier = options.notifier ?? (pinned.config.notifications ? createOsNotifier() : disabledNotifier);
+  // Pushes read the configuration in force at each send, so a confirmed reload applies to the next one.
+  let configInForce = (): Config => pinned.config;
+  const notifier =
+    options.notifier ??
+    combineNotifiers({
+      os: pinned.config.notifications.os ? createOsNotifier() : disabledNotifier,
+      push: createPushNotifier({
+        targets: () => pushTargetsOf(configInForce().notifications),
+        host: () => host.name,
+        pageUrl: () => pageUrlOf(configInForce(), httpHead?.url),
+        onFailure: (target, reason) => ctx.logger.warn('push notification failed; further failures are counted in `assent daemon status`', { target, reason }),
+      }),
+    });
   let proofTtlSeconds = (): number => pinned.config.approvals.proofTtlSeconds;
   const proofs = new ProofService({
     store,
@@ -231,6 +246,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
   const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }), judge });
   proofTtlSeconds = () => service.config.config.approvals.proofTtlSeconds;
+  configInForce = () => service.config.config;
   /** Why the daemon runs fail-closed, while it still does (until a reload applies config.json). */
   const confirmedInvalid = (): InvalidConfirmedConfig | undefined =>
     pinned.invalid !== undefined && service.config.revision === pinned.revision ? pinned.invalid : undefined;

@@ -93,6 +93,14 @@ const STATIC_FILES: Record<string, { file: string; type: string }> = {
   '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
+  '/approvalView.js': { file: 'approvalView.js', type: 'text/javascript; charset=utf-8' },
+  // Installable on a phone (R-REM-5): the web app manifest and its icons.
+  '/manifest.webmanifest': { file: 'manifest.webmanifest', type: 'application/manifest+json; charset=utf-8' },
+  '/icon.svg': { file: 'icon.svg', type: 'image/svg+xml' },
+  '/icon-pending.svg': { file: 'icon-pending.svg', type: 'image/svg+xml' },
+  '/icon-192.png': { file: 'icon-192.png', type: 'image/png' },
+  '/icon-512.png': { file: 'icon-512.png', type: 'image/png' },
+  '/apple-touch-icon.png': { file: 'apple-touch-icon.png', type: 'image/png' },
   '/passkeys.js': { file: 'passkeys.js', type: 'text/javascript; charset=utf-8' },
 };
 
@@ -148,7 +156,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   /** Open event streams: how to end each, and whose credential it runs on. */
   const streams = new Map<() => void, string>();
-  const staticCache = new Map<string, string>();
+  const staticCache = new Map<string, Uint8Array<ArrayBuffer>>();
   let cachedAccess: { listen: string; web: object; own: readonly string[]; access: WebAccess } | undefined;
   const access = (): WebAccess => {
     const listen = options.listenAddress();
@@ -166,12 +174,13 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     for (const [close, owner] of [...streams]) if (owner === key) close();
   });
 
-  const readStatic = (file: string): string => {
+  // Bytes, not text: the icons are PNG.
+  const readStatic = (file: string): Uint8Array<ArrayBuffer> => {
     const cached = staticCache.get(file);
     if (cached !== undefined) return cached;
-    const text = readFileSync(join(options.webRoot, file), 'utf8');
-    staticCache.set(file, text);
-    return text;
+    const bytes = new Uint8Array(readFileSync(join(options.webRoot, file)));
+    staticCache.set(file, bytes);
+    return bytes;
   };
 
   const fail = (c: Context, error: AssentError): Response => {

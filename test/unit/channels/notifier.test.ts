@@ -7,38 +7,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOsNotifier, type NotifierTimers, type SpawnLike } from '../../../src/channels/notifier.js';
+import { createOsNotifier, type SpawnLike } from '../../../src/channels/notifier.js';
 import { FakeClock } from '../../../src/core/clock.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
 import { ensureStateDir, resolveStatePaths } from '../../../src/journal/statePaths.js';
 import { createApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
 import { createLogger } from '../../../src/service/logger.js';
-
-/** Timers and a monotonic clock that move only when the test says so. */
-class ManualTime implements NotifierTimers {
-  now = 0;
-  private next = 1;
-  private readonly pending = new Map<number, { at: number; fn: () => void }>();
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = this.next++;
-    this.pending.set(id, { at: this.now + ms, fn });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-  advance(ms: number): void {
-    const end = this.now + ms;
-    for (;;) {
-      const due = [...this.pending].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-      if (due === undefined) break;
-      this.pending.delete(due[0]);
-      this.now = due[1].at;
-      due[1].fn();
-    }
-    this.now = end;
-  }
-}
+import { ManualTime } from '../../helpers/manualTime.js';
 
 class FakeChild extends EventEmitter {
   killed: string | undefined;

@@ -82,7 +82,7 @@ describe('R-CFG-1..3 config validation', () => {
       channels: { elicitation: false, tty: false },
       approvals: { handoff: false, proofTtlSeconds: 300, fourEyes: false },
       hooks: { timeoutSeconds: 110, claudeNativePrompt: false },
-      notifications: true,
+      notifications: { os: true },
       web: { listen: '127.0.0.1:7788', allowedHosts: [], deviceTtlDays: 30 },
       host: {},
       journal: { kind: 'sqlite' },
