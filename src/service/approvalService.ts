@@ -44,8 +44,6 @@ export type DecidedView = ApprovalView & { decision: DecisionResult };
 export interface ApprovalServiceOptions {
   /** The embedded journal or the team database (R-TEAM-1); the service works the same on either. */
   store: Store;
-  /** This host's label (`host.name`), named in what it records in a shared store. */
-  hostName?: string;
   audit: AuditLog;
   bus: EventBus;
   clock: Clock;
@@ -88,7 +86,6 @@ export class ApprovalService {
     this.snapshot = compilePolicy(this.pinned.config.policy, []);
     this.ctx = {
       store: options.store,
-      hostName: options.hostName ?? 'localhost',
       audit: options.audit,
       bus: options.bus,
       clock: options.clock,

@@ -26,8 +26,6 @@ export interface PinnedConfig {
 export interface ServiceContext {
   /** Where approvals, events, rules and calls live: the embedded journal or a team database (R-TEAM-1). */
   readonly store: Store;
-  /** This host's label (`host.name`), named in what it records in a shared store. */
-  readonly hostName: string;
   readonly audit: AuditLog;
   readonly bus: EventBus;
   readonly clock: Clock;

@@ -80,9 +80,24 @@ export class ToolCalls {
   /**
    * The single seam for a gated call (R-D-5). Resolves only when the call may
    * run; every refusal is a `policy_denied` error whose details carry the reason.
-   * A call that waits is its approval's one promise, adopted by this one (SPEC §14).
+   * A call that waits is this one promise, settled by its waiter: nothing else
+   * is held while a person decides (SPEC §14: ten thousand may wait at once).
    */
-  async authorize(params: AuthorizeParams, options: AuthorizeOptions = {}): Promise<AuthorizeResult> {
+  authorize(params: AuthorizeParams, options: AuthorizeOptions = {}): Promise<AuthorizeResult> {
+    return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
+      this.decideCall(params, options, resolvePromise, rejectPromise).then((settled) => {
+        if (settled !== undefined) resolvePromise(settled);
+      }, rejectPromise);
+    });
+  }
+
+  /** Decides the call; undefined when it waits for a person, and its waiter will settle the call's promise. */
+  private async decideCall(
+    params: AuthorizeParams,
+    options: AuthorizeOptions,
+    resolvePromise: (result: AuthorizeResult) => void,
+    rejectPromise: (error: unknown) => void,
+  ): Promise<AuthorizeResult | undefined> {
     const { ctx } = this;
     refuseWhileStopping(ctx, 'call');
     const caller = params.caller ?? {};
@@ -144,7 +159,8 @@ export class ToolCalls {
     const filing = { sessionId: params.sessionId, kind: 'tool' as const, server: params.server, tool: params.tool, args: params.args, argsSha256, caller: filedCaller };
     const record = await this.withStore(base, () => this.queue.file(filing, agent?.consentTimeoutMs));
     options.onApprovalFiled?.(toApprovalView(record));
-    return this.awaitDecision(record.id, base, startedMono, options.watch, grantKey);
+    await this.waitOn(record.id, base, startedMono, options.watch, grantKey, resolvePromise, rejectPromise);
+    return undefined;
   }
 
   /** Runs a step that needs the store; a store that cannot be reached refuses the call as `unavailable` (R-TEAM-7), audited, nothing run. */
@@ -202,12 +218,28 @@ export class ToolCalls {
   }
 
   /** Waits for a filed approval, then admits the call or throws its denial (audited either way). */
-  private async awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined, grantKey: string): Promise<AuthorizeResult> {
-    const entry = await this.queue.pendingOrResolved(id);
-    if (!(entry instanceof PendingApproval)) return this.settleCall(id, base, startedMono, entry, grantKey);
+  private awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined, grantKey: string): Promise<AuthorizeResult> {
     return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
-      this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, grantKey, resolvePromise, rejectPromise), watch);
+      this.waitOn(id, base, startedMono, watch, grantKey, resolvePromise, rejectPromise).catch(rejectPromise);
     });
+  }
+
+  /** Leaves the call waiting on its approval (a CallWaiter settles it), or settles it at once when the approval is resolved already. */
+  private async waitOn(
+    id: string,
+    base: CallBase,
+    startedMono: number,
+    watch: WatchRequest | undefined,
+    grantKey: string,
+    resolvePromise: (result: AuthorizeResult) => void,
+    rejectPromise: (error: unknown) => void,
+  ): Promise<void> {
+    const entry = await this.queue.pendingOrResolved(id);
+    if (!(entry instanceof PendingApproval)) {
+      this.settleCall(id, base, startedMono, entry, grantKey).then(resolvePromise, rejectPromise);
+      return;
+    }
+    this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, grantKey, resolvePromise, rejectPromise), watch);
   }
 
   private async settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string): Promise<AuthorizeResult> {

@@ -216,7 +216,6 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   });
   const serviceOptions: ConstructorParameters<typeof ApprovalService>[0] = {
     store,
-    hostName: host.name,
     audit,
     bus,
     clock,
