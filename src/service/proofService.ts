@@ -151,7 +151,7 @@ export class ProofService {
     const candidates = await this.options.store.proofsForAction(this.proofPrincipal, 'mcp', params.actionDigest);
     for (const candidate of candidates) {
       // A proof another host of the team issued binds that host's revision; the store checks it (R-TEAM-6).
-      const ours = candidate.hostId === undefined || candidate.hostId === this.options.store.hostId;
+      const ours = candidate.hostId === undefined || candidate.hostId === this.options.store.hostId || candidate.actionKind !== 'tool';
       const usable =
         (candidate.state === 'issued' && candidate.expiresAt > now && (!ours || candidate.revision === params.revision)) ||
         (candidate.state === 'consumed' && candidate.expiresAt > now);

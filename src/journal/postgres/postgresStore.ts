@@ -625,9 +625,10 @@ export class PostgresStore implements Store {
     return this.transaction(async (client): Promise<ConsumptionOutcome> => {
       const row = (await client.query<ProofRow & { host_id: string }>('SELECT * FROM proofs WHERE hash = $1 FOR UPDATE', [hash])).rows[0];
       const proof = row === undefined ? undefined : withHost(rowToProof(row), row.host_id);
-      // A proof another host issued binds that host's configuration: it holds while that host still runs the revision it approved under (R-TEAM-6).
+      // A tool proof another host issued binds that host's configuration: it holds while that host still runs the revision
+      // it approved under (R-TEAM-6). An exec proof binds the policy file's own digest, which any host can present.
       let checked = request;
-      if (proof !== undefined && proof.hostId !== this.hostId) {
+      if (proof !== undefined && proof.actionKind === 'tool' && proof.hostId !== this.hostId) {
         const issuer = (await client.query<{ revision: string }>('SELECT revision FROM hosts WHERE host_id = $1', [proof.hostId])).rows[0];
         checked = { ...request, revision: issuer?.revision ?? '' };
       }

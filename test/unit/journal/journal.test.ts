@@ -429,16 +429,16 @@ describe('R-TEAM-1 R-TEAM-6 what only a shared store does (postgres)', () => {
     expect(heard[1]).toMatchObject({ kind: 'event', event: { seq: big, kind: 'big', hostId: HOST_B, data: { blob: 'x'.repeat(10_000) } } });
   });
 
-  it('R-TEAM-6 a proof issued by another host binds that host\u2019s revision: consumable here while it runs it, refused once it reloaded', async () => {
+  it('R-TEAM-6 a tool proof issued by another host binds that host\u2019s revision: consumable here while it runs it, refused once it reloaded; an exec proof binds its policy file\u2019s digest on every host', async () => {
     const other = await fixture.openAnother(HOST_B);
     await other.announceHost({ name: 'host-b', revision: 'rev-b1', at: 1 });
-    const proof = (hash: string, approvalId: string) => ({
+    const proof = (hash: string, approvalId: string, actionKind: 'tool' | 'exec' = 'tool') => ({
       id: `p${approvalId}`,
       hash,
       approvalId,
       principal: 'team:x',
       sessionId: 's',
-      actionKind: 'exec' as const,
+      actionKind,
       actionDigest: 'v1:sha256:aa',
       revision: 'rev-b1',
       decision: 'allow' as const,
@@ -456,6 +456,9 @@ describe('R-TEAM-1 R-TEAM-6 what only a shared store does (postgres)', () => {
     await other.announceHost({ name: 'host-b', revision: 'rev-b2', at: 2 });
     await expect(fixture.store.consume('h2', request, 'e2')).rejects.toMatchObject({ type: 'proof_invalid', details: { reason: 'revision-changed' } });
     expect((await fixture.store.listHosts()).map((host) => [host.name, host.revision])).toEqual([['host-b', 'rev-b2']]);
+    await other.insertProof(proof('h3', 'ap003', 'exec'));
+    await expect(fixture.store.consume('h3', request, 'e3')).rejects.toMatchObject({ details: { reason: 'revision-changed' } });
+    expect((await fixture.store.consume('h3', { ...request, revision: 'rev-b1' }, 'e3')).kind).toBe('consumed');
   });
 
   it('R-TEAM-7 a database that cannot be reached is `unavailable` at once, named without its password', async () => {
