@@ -6,6 +6,7 @@ import { escapedJson, escapeText } from './escape.js';
 import { CommandsSchema, PathsSchema, UrlsSchema, diffAgentPolicy } from './agentPolicyConfig.js';
 import { NotificationsSchema, diffNotifications } from './notificationsConfig.js';
 import { HostSchema } from './hostConfig.js';
+import { diffJournalConfig, JournalSchema } from './journalConfig.js';
 import { diffTeamConfig, QuorumSchema } from './teamConfig.js';
 import { PolicyValueSchema } from './policyValue.js';
 import { diffPresence, PresenceSchema, unknownPresenceAliases } from './presencePolicy.js';
@@ -154,6 +155,7 @@ export const ConfigSchema = z.object(
     notifications: NotificationsSchema,
     web: WebSchema.prefault({}),
     host: HostSchema.prefault({}),
+    journal: JournalSchema.prefault({}),
     auditRetentionDays: intRange(1, 3650).default(30),
   },
   { error: 'a JSON object' },
@@ -442,6 +444,6 @@ export function diffPolicy(a: Config, b: Config): string[] {
   lines.push(...diffNotifications(a.notifications, b.notifications));
   lines.push(...diffWebConfig(a.web, b.web));
   scalar('auditRetentionDays', a.auditRetentionDays, b.auditRetentionDays);
-  lines.push(...diffTeamConfig(a, b));
+  lines.push(...diffTeamConfig(a, b), ...diffJournalConfig(a, b));
   return lines;
 }

@@ -48,6 +48,8 @@ export interface ProofRecord {
   consumedAt?: number;
   revokedAt?: number;
   effectId?: string;
+  /** The host that issued it, in a store shared by a team (R-TEAM-6): its revision is the one the proof binds. */
+  hostId?: string;
 }
 
 export interface EffectRecord {

@@ -33,6 +33,15 @@ export interface AuditLogOptions {
   onFailure?: (error: unknown) => void;
   /** Opens a day file for appending; tests inject failing ones. */
   openFile?: (file: string) => Promise<AuditFile>;
+  /** Told the lines of each batch once they are on disk (team mode copies them to the database, R-TEAM-4); must not throw. */
+  onWritten?: (lines: readonly WrittenLine[]) => void;
+}
+
+/** One line as written to the day file: its place in the chain and its exact text. */
+export interface WrittenLine {
+  seq: number;
+  ts: string;
+  line: string;
 }
 
 /** A queued line: `seq` and `prev` first (filled in when written), then the record's fields, copied once. */
@@ -78,6 +87,7 @@ export class AuditLog {
   private readonly retentionDays: number;
   private readonly onFailure: (error: unknown) => void;
   private readonly openFile: (file: string) => Promise<AuditFile>;
+  private readonly onWritten: ((lines: readonly WrittenLine[]) => void) | undefined;
   private queue: PendingLine[] = [];
   private draining: Promise<void> | undefined;
   /** Where the chain continues; undefined until read from disk, and again after a failed write (the disk is the truth). */
@@ -95,6 +105,7 @@ export class AuditLog {
     this.retentionDays = options.retentionDays ?? 30;
     this.onFailure = options.onFailure ?? (() => undefined);
     this.openFile = options.openFile ?? openAuditFile;
+    this.onWritten = options.onWritten;
   }
 
   /** Records that failed to be written (R-AUD-3), for daemon.status. */
@@ -203,6 +214,7 @@ export class AuditLog {
     const rolled = day !== this.currentDay && this.currentDay !== '';
     let { seq, prev } = start;
     const lines: string[] = [];
+    const written: WrittenLine[] | undefined = this.onWritten === undefined ? undefined : [];
     let units = 0;
     for (const pending of batch) {
       seq += 1;
@@ -210,6 +222,7 @@ export class AuditLog {
       pending.prev = prev;
       const line = JSON.stringify(pending);
       lines.push(line);
+      written?.push({ seq, ts: String(pending['ts'] ?? ''), line });
       units += line.length;
       prev = lineDigest(line);
     }
@@ -227,6 +240,13 @@ export class AuditLog {
     this.chain = { seq, prev };
     this.currentDay = day;
     this.needsNewline = false;
+    if (written !== undefined) {
+      try {
+        this.onWritten?.(written);
+      } catch (error) {
+        this.fail(error, 0);
+      }
+    }
     if (rolled) this.prune();
   }
 

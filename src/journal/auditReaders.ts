@@ -113,3 +113,67 @@ export function auditToCsv(records: readonly AuditRecord[]): string {
   }
   return `${rows.join('\n')}\n`;
 }
+
+/** The lines of the log whose seq is above `afterSeq`, oldest first, exactly as written (team mode copies them to the database). */
+export function readAuditLines(dir: string, afterSeq: number): { seq: number; ts: string; line: string }[] {
+  let files: string[];
+  try {
+    files = listLogFiles(dir);
+  } catch {
+    return [];
+  }
+  const out: { seq: number; ts: string; line: string }[] = [];
+  for (const file of files) {
+    for (const line of splitLines(fs.readFileSync(path.join(dir, file), 'utf8'))) {
+      let parsed: { seq?: unknown; ts?: unknown };
+      try {
+        parsed = JSON.parse(line) as { seq?: unknown; ts?: unknown };
+      } catch {
+        continue;
+      }
+      if (typeof parsed.seq === 'number' && parsed.seq > afterSeq) out.push({ seq: parsed.seq, ts: typeof parsed.ts === 'string' ? parsed.ts : '', line });
+    }
+  }
+  return out;
+}
+
+export interface HostChainVerification {
+  hostId: string;
+  ok: boolean;
+  lines: number;
+  firstBroken?: { seq: number; reason: string };
+}
+
+/**
+ * R-TEAM-4: recomputes one host's chain from its rows in the team database,
+ * in seq order: the rows start at seq 1 with the genesis prev (a host copies
+ * its whole file when it joins the team), every seq follows the one before, and
+ * every prev is the digest of the exact text of the row before it. Reports the
+ * first broken link.
+ */
+export function verifyAuditRows(hostId: string, rows: readonly { seq: number; line: string }[]): HostChainVerification {
+  let previous: { seq: number; line: string } | undefined;
+  let count = 0;
+  const broken = (seq: number, reason: string): HostChainVerification => ({ hostId, ok: false, lines: count, firstBroken: { seq, reason } });
+  for (const row of rows) {
+    let parsed: { seq?: unknown; prev?: unknown };
+    try {
+      parsed = JSON.parse(row.line) as { seq?: unknown; prev?: unknown };
+    } catch {
+      return broken(row.seq, 'not valid JSON (the row was edited)');
+    }
+    if (parsed === null || typeof parsed !== 'object' || parsed.seq !== row.seq) return broken(row.seq, `the line's seq is ${String((parsed as { seq?: unknown } | null)?.seq)}, not the row's ${row.seq}`);
+    if (previous === undefined) {
+      if (row.seq !== 1) return broken(row.seq, `seq 1 to ${row.seq - 1} are missing: a host's rows start at seq 1, so rows were removed`);
+      if (parsed.prev !== AUDIT_GENESIS) return broken(row.seq, 'the first line does not start the chain at genesis');
+    } else if (row.seq !== previous.seq + 1) {
+      return broken(row.seq, `seq ${previous.seq + 1} to ${row.seq - 1} are missing: rows were removed`);
+    } else if (parsed.prev !== lineDigest(previous.line)) {
+      count -= 1;
+      return broken(previous.seq, `changed after it was written: its digest no longer matches the prev recorded by seq ${row.seq}`);
+    }
+    count += 1;
+    previous = row;
+  }
+  return { hostId, ok: true, lines: count };
+}

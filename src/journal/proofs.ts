@@ -42,7 +42,7 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS effects_by_state ON effects (state);
 `;
 
-interface ProofRow {
+export interface ProofRow {
   id: string;
   hash: string;
   approval_id: string;
@@ -62,7 +62,7 @@ interface ProofRow {
   effect_id: string | null;
 }
 
-interface EffectRow {
+export interface EffectRow {
   id: string;
   proof_hash: string;
   proof_id: string;
@@ -75,7 +75,7 @@ interface EffectRow {
   result: string | null;
 }
 
-function rowToProof(row: ProofRow): ProofRecord {
+export function rowToProof(row: ProofRow): ProofRecord {
   const proof: ProofRecord = {
     id: row.id,
     hash: row.hash,
@@ -98,7 +98,7 @@ function rowToProof(row: ProofRow): ProofRecord {
   return proof;
 }
 
-function rowToEffect(row: EffectRow): EffectRecord {
+export function rowToEffect(row: EffectRow): EffectRecord {
   const effect: EffectRecord = {
     id: row.id,
     proofHash: row.proof_hash,

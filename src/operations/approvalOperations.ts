@@ -8,8 +8,9 @@ import { newApprovalId, type RandomBytes } from '../core/ids.js';
 import { AGENT_NAMES } from '../core/agentAction.js';
 import { checkAutoRule, MAX_RULE_PATTERN_LENGTH } from '../core/autoApproval.js';
 import { parseRuleArg, type Rule, type RuleAccess } from '../core/toolPolicy.js';
-import { exportAudit } from '../journal/auditReaders.js';
-import type { Journal } from '../journal/journal.js';
+import { exportAudit, verifyAudit, verifyAuditRows } from '../journal/auditReaders.js';
+import { sanitizeAuditRecord, type AuditRecord } from '../journal/auditRecords.js';
+import type { Store } from '../journal/store.js';
 import type { ApprovalService, DecideParams, WatchRequest } from '../service/approvalService.js';
 import { EVENT_KINDS, type BusEvent, type EventBus } from '../service/eventBus.js';
 import { defineOperation, type CallContext, type Operation } from './operation.js';
@@ -136,7 +137,7 @@ function optionalWatch(context: CallContext): { watch?: WatchRequest } {
 
 export interface ApprovalOperationDeps {
   service: ApprovalService;
-  journal: Journal;
+  store: Store;
   bus: EventBus;
   auditDir: string;
   random: RandomBytes;
@@ -378,7 +379,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       result: z.array(EventSchema),
       class: 'read',
       exposure: { cli: true, rpc: true, http: true, mcp: true },
-      handler: async (params) => deps.journal.eventsSince(params.cursor, params.limit ?? 1000),
+      handler: async (params) => deps.store.eventsSince(params.cursor, params.limit ?? 1000),
     }),
     defineOperation({
       name: 'rules.add',
@@ -401,9 +402,9 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
         const createdAt = deps.now();
         const rule: Rule = { id: `r${newApprovalId(deps.random)}`, version: 1, ...ruleFormOf(params), createdAt };
         if (params.ttl !== undefined) rule.expiresAt = createdAt + parseTtl(params.ttl);
-        const added = service.addRule(rule);
+        const added = await service.addRule(rule);
         // Gateways settle allow locally from a policy snapshot; tell them at once (policy.get watch).
-        deps.bus.publish('config_changed', { applied: true, source: 'rules', ruleId: added.id });
+        void deps.bus.publish('config_changed', { applied: true, source: 'rules', ruleId: added.id });
         return added;
       },
     }),
@@ -424,22 +425,91 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       class: 'write',
       exposure: { cli: true, rpc: true, http: true, mcp: { rationale: 'rule management stays with the operator; no MCP tool changes rules (R-POL-4)' } },
       handler: async (params) => {
-        const revoked = service.revokeRule(params.id);
-        deps.bus.publish('config_changed', { applied: true, source: 'rules', ruleId: revoked.id });
+        const revoked = await service.revokeRule(params.id);
+        void deps.bus.publish('config_changed', { applied: true, source: 'rules', ruleId: revoked.id });
         return revoked;
       },
     }),
     defineOperation({
       name: 'audit.query',
-      summary: 'Audit records, oldest first, optionally since a time (ms since epoch).',
-      params: z.strictObject({ since: z.number().optional(), limit: z.number().int().positive().max(100_000).optional() }),
+      summary:
+        'Audit records, oldest first, optionally since a time (ms since epoch); this host\u2019s, or with allHosts every host\u2019s from the team database, each with its hostId and hostName (R-TEAM-4).',
+      params: z.strictObject({ since: z.number().optional(), limit: z.number().int().positive().max(100_000).optional(), allHosts: z.boolean().optional() }),
       result: z.array(JsonObject),
       class: 'read',
       exposure: { cli: true, rpc: true, http: true, mcp: true },
       handler: async (params) => {
-        const records = exportAudit(deps.auditDir, params.since === undefined ? {} : { since: params.since }) as unknown as Record<string, unknown>[];
+        const since = params.since === undefined ? {} : { since: params.since };
+        const records =
+          params.allHosts === true && deps.store.shared ? await teamAuditRecords(deps.store, params.since) : (exportAudit(deps.auditDir, since) as unknown as Record<string, unknown>[]);
         return params.limit === undefined ? records : records.slice(-params.limit);
       },
     }),
+    defineOperation({
+      name: 'audit.verify',
+      summary:
+        'Verify the audit hash chain: this host\u2019s files, or with allHosts every host\u2019s chain recomputed from its rows in the team database (R-TEAM-4); names the first broken link of each host.',
+      params: z.strictObject({ allHosts: z.boolean().optional() }),
+      result: z.object({
+        ok: z.boolean(),
+        hosts: z.array(
+          z.object({
+            hostId: z.string(),
+            hostName: z.string().optional(),
+            ok: z.boolean(),
+            lines: z.number(),
+            firstBroken: z.object({ seq: z.number().optional(), file: z.string().optional(), line: z.number().optional(), reason: z.string() }).optional(),
+          }),
+        ),
+      }),
+      class: 'read',
+      exposure: { cli: true, rpc: true, http: true, mcp: true },
+      handler: async (params) => {
+        if (params.allHosts !== true || !deps.store.shared) {
+          const local = verifyAudit(deps.auditDir);
+          const host: { hostId: string; ok: boolean; lines: number; firstBroken?: { file: string; line: number; reason: string } } = { hostId: deps.store.hostId, ok: local.ok, lines: local.lines };
+          if (local.firstBroken !== undefined) host.firstBroken = local.firstBroken;
+          return { ok: local.ok, hosts: [host] };
+        }
+        const [rows, known] = await Promise.all([deps.store.listAuditRows(), deps.store.listHosts()]);
+        const names = new Map(known.map((host) => [host.hostId, host.name]));
+        const byHost = new Map<string, { seq: number; line: string }[]>();
+        for (const row of rows) {
+          const list = byHost.get(row.hostId) ?? [];
+          list.push(row);
+          byHost.set(row.hostId, list);
+        }
+        const hosts = [...byHost.entries()].map(([hostId, hostRows]) => {
+          const verified = verifyAuditRows(hostId, hostRows);
+          const name = names.get(hostId);
+          return name === undefined ? verified : { ...verified, hostName: name };
+        });
+        return { ok: hosts.every((host) => host.ok), hosts };
+      },
+    }),
   ];
+}
+
+/** Every host's audit records from the team database (R-TEAM-4): each line read back like the file's, tagged with its host; oldest first. */
+async function teamAuditRecords(store: Store, since: number | undefined): Promise<Record<string, unknown>[]> {
+  const [rows, hosts] = await Promise.all([store.listAuditRows(), store.listHosts()]);
+  const names = new Map(hosts.map((host) => [host.hostId, host.name]));
+  const records: Record<string, unknown>[] = [];
+  for (const row of rows) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(row.line);
+    } catch {
+      continue;
+    }
+    if (parsed === null || typeof parsed !== 'object') continue;
+    const record = sanitizeAuditRecord(parsed as AuditRecord) as unknown as Record<string, unknown>;
+    if (since !== undefined && !(Date.parse(String(record['ts'])) >= since)) continue;
+    record['hostId'] = row.hostId;
+    const name = names.get(row.hostId);
+    if (name !== undefined) record['hostName'] = name;
+    records.push(record);
+  }
+  // Stable: each host's lines keep their chain order where times tie.
+  return records.sort((a, b) => String(a['ts']).localeCompare(String(b['ts'])));
 }

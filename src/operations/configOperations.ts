@@ -2,6 +2,7 @@
 // and applies it only when the operator confirms the reviewed revision.
 import { z } from 'zod';
 import { diffPolicy } from '../core/config.js';
+import { withoutJournalSecret } from '../core/journalConfig.js';
 import { AssentError } from '../core/errors.js';
 import { inspectConfigFile, loadConfigFile } from '../journal/configFile.js';
 import type { InvalidConfirmedConfig } from '../journal/confirmedConfig.js';
@@ -58,7 +59,8 @@ export function configOperations(deps: ConfigOperationDeps): Operation[] {
         http: { rationale: 'server entries may carry credentials in env; only the local 0600 socket serves them' },
         mcp: { rationale: 'server entries may carry credentials in env; never shown to a model' },
       },
-      handler: async () => ({ revision: deps.service.config.revision, path: deps.configPath, config: deps.service.config.config as unknown as Record<string, unknown> }),
+      // The journal URL's password stays in the daemon (R-TEAM-7).
+      handler: async () => ({ revision: deps.service.config.revision, path: deps.configPath, config: withoutJournalSecret(deps.service.config.config) as unknown as Record<string, unknown> }),
     }),
     defineOperation({
       name: 'config.status',
@@ -95,7 +97,7 @@ export function configOperations(deps: ConfigOperationDeps): Operation[] {
         if (loaded.revision !== params.revision) {
           throw new AssentError('conflict', `${deps.configPath} changed while it was being applied; run \`assent config reload\` again to review the new version`);
         }
-        deps.service.applyConfig({ config: loaded.config, revision: loaded.revision, path: deps.configPath });
+        await deps.service.applyConfig({ config: loaded.config, revision: loaded.revision, path: deps.configPath });
         deps.onApplied?.({ revision: loaded.revision, text: loaded.text ?? null });
         return { revision: loaded.revision, applied: true };
       },

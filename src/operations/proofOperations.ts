@@ -8,6 +8,7 @@ import { isProofShaped } from '../core/proof.js';
 import { AssentError } from '../core/errors.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import type { ProofService } from '../service/proofService.js';
+import type { Store } from '../journal/store.js';
 import { ApprovalViewSchema, decisionFrom, watchRequest } from './approvalOperations.js';
 import { defineOperation, type CallContext, type Operation } from './operation.js';
 
@@ -43,6 +44,8 @@ const ProofViewSchema = z.object({
   consumedAt: z.number().optional(),
   revokedAt: z.number().optional(),
   effectId: z.string().optional(),
+  /** Team mode: the host that issued it (R-TEAM-6). */
+  hostId: z.string().optional(),
 });
 
 const EffectSchema = z.object({
@@ -78,7 +81,13 @@ const IssuedProofSchema = z.object({ approvalId: z.string(), proof: z.string(), 
 export interface ProofOperationDeps {
   service: ApprovalService;
   proofs: ProofService;
+  /** The store: which host this is and which hosts the team has (R-TEAM-6). */
+  store: Store;
 }
+
+const TERMINAL_GATED = {
+  rationale: 'declaring that a host will not come back is an operator command typed at a terminal (`assent effects reconcile --host ID`), never a browser click',
+};
 
 function audienceOf(context: CallContext): 'cli' | 'http' {
   return context.head === 'http' ? 'http' : 'cli';
@@ -137,7 +146,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       class: 'write',
       exposure: { cli: CONSUMER_ONLY, rpc: true, http: LOCAL_CONSUMER_ONLY, mcp: NO_PROOFS_ON_MCP },
       handler: async (params, context) => {
-        const outcome = proofs.consume({
+        const outcome = await proofs.consume({
           proof: params.proof,
           audience: audienceOf(context),
           actionDigest: digestOf(params.action),
@@ -155,7 +164,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       class: 'write',
       exposure: { cli: CONSUMER_ONLY, rpc: true, http: LOCAL_CONSUMER_ONLY, mcp: CONSUMER_ONLY },
       handler: async (params) =>
-        publicEffect(proofs.finishEffect(params.effectId, { ok: params.ok, audit: params.durationMs === undefined ? {} : { durationMs: params.durationMs } })),
+        publicEffect(await proofs.finishEffect(params.effectId, { ok: params.ok, audit: params.durationMs === undefined ? {} : { durationMs: params.durationMs } })),
     }),
     defineOperation({
       name: 'effects.get',
@@ -164,7 +173,31 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
       result: EffectSchema,
       class: 'read',
       exposure: { cli: true, rpc: true, http: true, mcp: true },
-      handler: async (params) => publicEffect(proofs.getEffect(params.id)),
+      handler: async (params) => publicEffect(await proofs.getEffect(params.id)),
+    }),
+    defineOperation({
+      name: 'effects.reconcile',
+      summary:
+        'Team mode: mark every open effect intent of another host, one that will not come back, as uncertain (R-TEAM-6); a host does its own when its daemon starts. Nothing is retried.',
+      params: z.strictObject({ hostId: z.string().regex(/^[0-9a-f]{32}$/, 'a host id: 32 hex digits (see `assent daemon status` on that host, or the hosts a refusal lists)') }),
+      result: z.object({ hostId: z.string(), hostName: z.string(), effects: z.array(EffectSchema) }),
+      class: 'write',
+      exposure: { cli: true, rpc: true, http: TERMINAL_GATED, mcp: TERMINAL_GATED },
+      handler: async (params) => {
+        const { store } = deps;
+        if (!store.shared) throw new AssentError('conflict', 'this daemon uses the embedded journal: there is no other host whose effects it could reconcile; its own open intents became uncertain when it started');
+        if (params.hostId === store.hostId) {
+          throw new AssentError('conflict', `${params.hostId} is this host; its open intents were marked uncertain when its daemon started, and an intent open now belongs to a call that may still be running. Nothing was changed.`);
+        }
+        const hosts = await store.listHosts();
+        const host = hosts.find((candidate) => candidate.hostId === params.hostId);
+        if (host === undefined) {
+          const known = hosts.map((candidate) => `${candidate.hostId} (${candidate.name})`).join(', ');
+          throw new AssentError('not_found', `no host ${params.hostId} in the team database; known hosts: ${known || 'none'}. Nothing was changed.`, { details: { hostId: params.hostId } });
+        }
+        const effects = await proofs.reconcile(params.hostId);
+        return { hostId: host.hostId, hostName: host.name, effects: effects.map(publicEffect) };
+      },
     }),
     defineOperation({
       name: 'actions.request',

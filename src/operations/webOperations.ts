@@ -100,12 +100,12 @@ export function webOperations(deps: WebOperationDeps): Operation[] {
       class: 'human-decision',
       exposure: { cli: true, rpc: true, http: TOKENS_NOT_HTTP, mcp: NOT_ON_MCP_HUMAN },
       handler: async (params) => {
-        const { token, info } = deps.auth.createToken({ name: params.name, ttlMs: parseTtl(params.ttl) });
+        const { token, info } = await deps.auth.createToken({ name: params.name, ttlMs: parseTtl(params.ttl) });
         try {
           writeFileNew(params.out, `${token}\n`);
         } catch (error) {
           // A token nobody holds must not stay valid.
-          deps.auth.revokeToken(info.id);
+          await deps.auth.revokeToken(info.id);
           throw error instanceof AssentError ? error : new AssentError('invalid_input', `cannot write the token file ${params.out}`, { cause: error });
         }
         return { ...info, file: params.out };

@@ -297,13 +297,9 @@ export class AgentActionService {
     this.forget(callId);
     const finish: Parameters<ApprovalService['finish']>[0] = { callId, outcome: end.outcome };
     if (end.durationMs !== undefined) finish.durationMs = end.durationMs;
-    try {
-      this.approvals.finish(finish);
-    } catch (error) {
-      // Forgotten by the approval service already (e.g. dropped as too old): nothing to record.
-      if (error instanceof AssentError && error.type === 'not_found') return { recorded: false };
-      throw error;
-    }
+    // Forgotten by the approval service already (e.g. dropped as too old): nothing to record.
+    if (!this.approvals.hasCall(callId)) return { recorded: false };
+    this.approvals.finish(finish).catch((error: unknown) => this.logger.warn('could not record the end of an agent call', { callId, error }));
     return { recorded: true, callId };
   }
 

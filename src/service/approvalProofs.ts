@@ -6,7 +6,7 @@ import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 import type { ApprovalQueue, DecideParams } from './approvalQueue.js';
 import type { ApprovalView } from './approvalViews.js';
-import { actionDigestOf, type ProofService } from './proofService.js';
+import { actionDigestOf, type IssuedProof, type ProofService } from './proofService.js';
 import { requireProofs, writeAudit, type ServiceContext } from './serviceContext.js';
 import type { AuthorizeParams, AuthorizeResult, CallBase, Consent } from './toolCallTypes.js';
 
@@ -44,17 +44,16 @@ export class ApprovalProofs {
    * disposition; otherwise the call files (or reuses) a handoff approval and is
    * refused at once with its id so the agent can retry after the operator decides.
    */
-  authorizeHandoff(params: AuthorizeParams, base: CallBase, proofs: ProofService, filedCaller: Record<string, unknown> = base.caller): HandoffAdmission {
+  async authorizeHandoff(params: AuthorizeParams, base: CallBase, proofs: ProofService, filedCaller: Record<string, unknown> = base.caller): Promise<HandoffAdmission> {
     const { ctx } = this;
     const actionDigest = actionDigestOf({ kind: 'tool', server: params.server, tool: params.tool, args: params.args });
-    const outcome = proofs.consumeForRetry({ actionDigest, revision: ctx.pinned().revision });
+    const outcome = await proofs.consumeForRetry({ actionDigest, revision: ctx.pinned().revision });
     if (outcome !== undefined) {
-      const approval = ctx.journal.getApproval(outcome.proof.approvalId);
       const consent: Consent = { channel: outcome.proof.channel, approvalId: outcome.proof.approvalId };
       if (outcome.kind === 'consumed') return { kind: 'run', consent, effectId: outcome.effect.id };
       const replay: NonNullable<AuthorizeResult['replay']> = { effectId: outcome.effect.id, state: outcome.effect.state };
       if (outcome.result !== undefined) replay.result = outcome.result;
-      ctx.logger.info('identical retry answered with the recorded disposition; nothing run', { effectId: outcome.effect.id, approvalId: approval?.id });
+      ctx.logger.info('identical retry answered with the recorded disposition; nothing run', { effectId: outcome.effect.id, approvalId: outcome.proof.approvalId });
       const state = outcome.effect.state;
       writeAudit(ctx, {
         ...base,
@@ -82,16 +81,18 @@ export class ApprovalProofs {
         { details: { reason: 'handoff_limit', sessionId: params.sessionId, pending: pendingInSession, limit: this.maxPendingHandoffPerSession } },
       );
     }
-    approvalId ??= this.queue.file({
+    approvalId ??= (
+      await this.queue.file({
       sessionId: params.sessionId,
       kind: 'tool',
       server: params.server,
       tool: params.tool,
       args: params.args,
       argsSha256: base.argsSha256,
-      caller: filedCaller,
-      handoff: true,
-    }).id;
+        caller: filedCaller,
+        handoff: true,
+      })
+    ).id;
     writeAudit(ctx, { ...base, outcome: 'denied', deniedReason: 'approval_pending', approvalId });
     throw new AssentError(
       'policy_denied',
@@ -102,27 +103,32 @@ export class ApprovalProofs {
     );
   }
 
-  /** After an allow of a handoff tool approval: the proof its identical retry consumes (R-MCP-8); its token stays inside the daemon. */
-  issueRetryProof(before: ApprovalRecord, decision: DecideParams): void {
+  /**
+   * After an allow of a handoff tool approval: the proof its identical retry
+   * consumes (R-MCP-8); its token stays inside the daemon. Run before the
+   * decision is announced, so a retry that hears of it finds the proof.
+   */
+  async issueRetryProof(decided: ApprovalRecord, decision: DecideParams): Promise<void> {
     const proofs = this.ctx.proofs;
-    if (decision.behavior !== 'allow' || !before.handoff || before.kind !== 'tool' || proofs === undefined) return;
-    const approved = this.ctx.journal.getApproval(decision.id);
-    if (approved !== undefined) proofs.issue(approved, { audience: 'mcp', revision: this.ctx.pinned().revision, channel: decision.channel });
+    if (decision.behavior !== 'allow' || !decided.handoff || decided.kind !== 'tool' || proofs === undefined) return;
+    await proofs.issue(decided, { audience: 'mcp', revision: this.ctx.pinned().revision, channel: decision.channel });
   }
 
   /**
    * `assent approve ID --export-proof FILE` (R-J-7): the operator's allow issues a
    * proof of audience `cli` that the caller writes to a new 0600 file. Returns the
-   * token once; it is never stored, logged or sent as an event.
+   * token once; it is never stored, logged or sent as an event. Issued before the
+   * allow is announced, so it is the approval's one proof even when a command waits on it.
    */
-  approveWithProof(params: DecideParams): { approval: ApprovalView; proof: string; proofId: string; expiresAt: number } {
+  async approveWithProof(params: DecideParams): Promise<{ approval: ApprovalView; proof: string; proofId: string; expiresAt: number }> {
     const proofs = requireProofs(this.ctx);
+    let issued: IssuedProof | undefined;
     // A proof needs the approval resolved: a vote that leaves a quorum short is refused before anything is recorded.
-    this.queue.decide({ ...params, behavior: 'allow', mustResolve: true });
-    const view = this.queue.get(params.id);
-    const record = this.ctx.journal.getApproval(params.id);
-    if (record === undefined) throw new AssentError('not_found', `no approval ${params.id}; check the id with: assent pending`);
-    const issued = proofs.issue(record, { audience: 'cli', revision: this.revisionFor(record), channel: params.channel });
+    await this.queue.decide({ ...params, behavior: 'allow', mustResolve: true }, async (decided) => {
+      issued = await proofs.issue(decided, { audience: 'cli', revision: this.revisionFor(decided), channel: params.channel });
+    });
+    if (issued === undefined) throw new AssentError('internal', `approval ${params.id} was approved but no proof was issued; run \`assent proofs list\``);
+    const view = await this.queue.get(params.id);
     return { approval: view, proof: issued.proof, proofId: issued.view.id, expiresAt: issued.view.expiresAt };
   }
 

@@ -1,7 +1,9 @@
 // Approvals and their lifecycle: filing (durable, then announced), deadlines,
 // the parties waiting on each, and resolution as a compare-and-set in the
-// journal, where the first resolver wins and every channel is told (R-D-6).
+// store, where the first resolver wins and every channel is told (R-D-6).
 // It also answers what is pending, as views or as ready JSON text (SPEC §14).
+// In a store shared by several hosts (R-TEAM-2) it also holds the other hosts'
+// pending approvals, taken up and settled as their events arrive.
 import type { Notification } from '../channels/notifier.js';
 import { countedApprovals, judgeDecision, type DecisionRules, type DecisionVerdict } from '../core/approvalRules.js';
 import type { Config } from '../core/config.js';
@@ -13,6 +15,7 @@ import { presenceFor, type Presence } from '../core/presencePolicy.js';
 import { quorumFor } from '../core/teamConfig.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalRecord, ApprovalResolution, ApprovalVote } from '../journal/journal.js';
+import type { DecisionWrites, RemoteEvent } from '../journal/store.js';
 import { matchesSelector, toApprovalView, type ApprovalView, type DecisionPeer } from './approvalViews.js';
 import { Deadlines } from './deadlines.js';
 import { PendingApproval, recordDecidedBy, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
@@ -86,6 +89,21 @@ function resolvedText(record: Pick<ApprovalRecord, 'state' | 'channel' | 'decide
 /** What a filed approval carries; the queue adds its id, times and state. */
 export type ApprovalFiling = Omit<ApprovalRecord, 'id' | 'requestedAt' | 'expiresAt' | 'state' | 'handoff'> & { handoff?: boolean };
 
+/** A resolution as its waiters hear it, from an event's data or a stored record. */
+function resolutionOfData(data: Record<string, unknown>, approvedBy?: readonly string[]): Resolution {
+  const result: Resolution = { state: data['state'] as Resolution['state'] };
+  for (const key of ['channel', 'reason', 'claimedChannel', 'decidedBy', 'credentialId'] as const) {
+    const value = data[key];
+    if (typeof value === 'string') result[key] = value;
+  }
+  if (data['scope'] === 'call' || data['scope'] === 'session') result.scope = data['scope'];
+  if (typeof data['peer'] === 'object' && data['peer'] !== null) result.peer = data['peer'] as NonNullable<Resolution['peer']>;
+  if (typeof data['presence'] === 'string') result.presence = data['presence'] as NonNullable<Resolution['presence']>;
+  const voted = Array.isArray(data['approvedBy']) ? (data['approvedBy'] as string[]) : approvedBy;
+  if (voted !== undefined && voted.length > 0) result.approvedBy = [...voted];
+  return result;
+}
+
 export interface ListOptions {
   selector?: string;
   state?: ApprovalRecord['state'];
@@ -137,34 +155,63 @@ export class ApprovalQueue {
     options: ApprovalQueueOptions = {},
   ) {
     this.reattachGraceMs = options.reattachGraceMs ?? 5_000;
-    this.deadlines = new Deadlines(ctx.timers, () => ctx.clock.now(), (id) =>
-      this.resolve(id, { state: 'expired', reason: 'consent_timeout', decidedAt: ctx.clock.now() }),
-    );
+    this.deadlines = new Deadlines(ctx.timers, () => ctx.clock.now(), (id) => this.expire(id));
   }
 
-  /** Takes up the approvals that survived a restart and re-arms their deadlines; stale ones expire at once (R-D-7). */
-  restore(): void {
+  /**
+   * Takes up the pending approvals in the store (those that survived a restart,
+   * and in a shared store every host's) and re-arms their deadlines; stale ones
+   * expire at once (R-D-7). Run again after the shared store came back: entries
+   * whose approval was resolved meanwhile are settled from the store (R-TEAM-2).
+   */
+  async restore(): Promise<void> {
     const approvedBy = new Map<string, string[]>();
-    for (const vote of this.ctx.journal.listPendingApprovalVotes()) {
+    for (const vote of await this.ctx.store.listPendingApprovalVotes()) {
       const list = approvedBy.get(vote.approvalId);
       if (list === undefined) approvedBy.set(vote.approvalId, [vote.principal]);
       else list.push(vote.principal);
     }
-    for (const record of this.ctx.journal.listApprovals({ state: 'pending' })) {
-      this.remember(this.view(record, approvedBy.get(record.id)));
+    const stillPending = new Set<string>();
+    for (const record of await this.ctx.store.listApprovals({ state: 'pending' })) {
+      stillPending.add(record.id);
+      const view = this.view(record, approvedBy.get(record.id));
+      const known = this.pending.get(record.id);
+      if (known === undefined) this.remember(view);
+      else known.updateView(view);
       this.deadlines.set(record.id, record.expiresAt);
     }
+    for (const id of [...this.pending.keys()]) if (!stillPending.has(id)) await this.settleFromStore(id);
+  }
+
+  /** A deadline passed: expire it; while the store cannot be reached the local waiters are told at once, and the store catches up later. */
+  private expire(id: string): void {
+    const resolution: ResolutionInput = { state: 'expired', reason: 'consent_timeout', decidedAt: this.ctx.clock.now() };
+    if (this.ctx.store.shared && this.ctx.hostId !== undefined) resolution.decidedHost = this.ctx.hostId;
+    this.resolveQuietly(id, resolution);
   }
 
   /** Files an approval: durable first, then its deadline, the event with its arguments for live subscribers, and the notification. */
-  file(input: ApprovalFiling, timeoutMs: number = this.ctx.pinned().config.policy.consentTimeoutSeconds * 1000): ApprovalRecord {
-    const { journal, clock, random } = this.ctx;
+  async file(input: ApprovalFiling, timeoutMs: number = this.ctx.pinned().config.policy.consentTimeoutSeconds * 1000): Promise<ApprovalRecord> {
+    const { store, clock } = this.ctx;
     const requestedAt = clock.now();
-    let id = newApprovalId(random);
-    for (let attempt = 0; journal.getApproval(id) !== undefined; attempt += 1) {
-      if (attempt > 50) throw new AssentError('internal', 'could not allocate a free approval id');
-      id = newApprovalId(random);
+    for (let attempt = 0; ; attempt += 1) {
+      const record = this.draft(input, requestedAt, timeoutMs);
+      try {
+        await store.insertApproval(record);
+      } catch (error) {
+        // The store's key is the final word on a free id; a taken one (rare) draws again.
+        if (error instanceof AssentError && error.type === 'conflict' && attempt < 50) continue;
+        throw error instanceof AssentError && error.type === 'conflict' ? new AssentError('internal', 'could not allocate a free approval id') : error;
+      }
+      this.announceFiled(record);
+      return record;
     }
+  }
+
+  /** A new pending record with a fresh id (not one pending here already). */
+  private draft(input: ApprovalFiling, requestedAt: number, timeoutMs: number): ApprovalRecord {
+    let id = newApprovalId(this.ctx.random);
+    while (this.pending.has(id)) id = newApprovalId(this.ctx.random);
     // Built field by field: an object spread followed by more fields gives every record its own hidden class in V8.
     const record: ApprovalRecord = {
       id,
@@ -188,37 +235,96 @@ export class ApprovalQueue {
     if (config.approvals.fourEyes) record.fourEyes = true;
     const quorum = quorumFor(config.policy.quorum, record.server, record.tool);
     if (quorum > 1) record.quorum = quorum;
-    journal.insertApproval(record);
+    return record;
+  }
+
+  /** After the record is durable: its deadline, the pending view, the event with its arguments for live subscribers, the notification. */
+  private announceFiled(record: ApprovalRecord): void {
     this.deadlines.set(record.id, record.expiresAt);
     const view = this.view(record);
     this.remember(view);
-    this.ctx.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
+    void this.ctx.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
     const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
-    const notification: Notification = { title: `assent: approval ${id}`, body: `${subject} is waiting for your decision. Run: assent approve ${id}`, approvalId: id };
+    const notification: Notification = { title: `assent: approval ${record.id}`, body: `${subject} is waiting for your decision. Run: assent approve ${record.id}`, approvalId: record.id };
     // Who asks, for a push: names only, never an argument (R-REM-4).
     if (record.server !== undefined) notification.server = record.server;
     if (record.tool !== undefined) notification.tool = record.tool;
     if (record.caller['head'] === 'hook' && typeof record.caller['agent'] === 'string') notification.agent = record.caller['agent'];
     this.ctx.notifier.notify(notification);
-    return record;
   }
 
-  /** Compare-and-set in the journal; the first resolver wins and every channel is told (R-D-6). */
-  resolve(id: string, resolution: ResolutionInput): boolean {
-    if (!this.ctx.journal.resolveApproval(id, storedResolution(resolution))) return false;
-    this.announce(id, resolution);
+  /** Compare-and-set in the store; the first resolver wins and every channel is told (R-D-6). */
+  async resolve(id: string, resolution: ResolutionInput): Promise<boolean> {
+    if (!(await this.ctx.store.resolveApproval(id, storedResolution(resolution)))) {
+      // Another host may have won without its event reaching us yet: settle our waiters from the store.
+      if (this.ctx.store.shared && this.pending.has(id)) await this.settleFromStore(id);
+      return false;
+    }
+    await this.announce(id, resolution);
     return true;
   }
 
+  /** A lifecycle resolution from a callback or timer: never throws; one the store refused settles the local waiters anyway (R-TEAM-7). */
+  private resolveQuietly(id: string, resolution: ResolutionInput): void {
+    this.resolve(id, resolution).catch((error: unknown) => {
+      this.ctx.logger.warn('could not record the resolution of an approval; its waiting calls are told anyway', { approvalId: id, reason: resolution.reason, error });
+      this.settleLocally(id, resolutionOfData(resolution as unknown as Record<string, unknown>));
+    });
+  }
+
+  /** Ends the local life of a resolved approval: out of the pending list, no deadline, every waiter woken once. */
+  private settleLocally(id: string, resolution: Resolution): void {
+    const entry = this.pending.get(id);
+    this.pending.delete(id);
+    this.deadlines.delete(id);
+    if (entry === undefined) return;
+    for (const waiter of entry.settle(resolution)) waiter.wake(resolution);
+  }
+
+  /** Settles a pending entry from what the store says now, when its resolution did not reach us as an event. */
+  private async settleFromStore(id: string): Promise<void> {
+    const current = await this.ctx.store.getApproval(id);
+    if (current === undefined || current.state === 'pending') return;
+    this.settleLocally(id, resolutionOfData(current as unknown as Record<string, unknown>, await this.approvedBy(id)));
+  }
+
+  /**
+   * Another host filed, voted on or resolved an approval (R-TEAM-2): it is
+   * listed here too (with its arguments, read from the store, so an approver
+   * sees what it approves), shows its votes, or leaves the list and wakes what
+   * waits on it here. Returns the event data as local subscribers get it, or
+   * undefined when there is nothing to tell them.
+   */
+  async applyRemote(event: RemoteEvent): Promise<Record<string, unknown> | undefined> {
+    if (event.kind === 'approval_requested') {
+      const approval = event.data['approval'] as { id?: unknown } | undefined;
+      const id = typeof approval?.id === 'string' ? approval.id : undefined;
+      if (id === undefined) return undefined;
+      const record = await this.ctx.store.getApproval(id);
+      if (record === undefined || record.state !== 'pending') return undefined;
+      const view = this.view(record, await this.approvedBy(id));
+      if (!this.pending.has(id)) this.remember(view);
+      this.deadlines.set(id, record.expiresAt);
+      return { ...event.data, approval: view, args: record.args, action: record.action };
+    }
+    const id = event.data['id'];
+    if (event.kind === 'approval_voted' && typeof id === 'string') {
+      const record = await this.ctx.store.getApproval(id);
+      if (record !== undefined && record.state === 'pending') this.pending.get(id)?.updateView(this.view(record, await this.approvedBy(id)));
+    }
+    if (event.kind === 'approval_resolved' && typeof id === 'string') this.settleLocally(id, resolutionOfData(event.data));
+    return event.data;
+  }
+
   /** After a resolution committed: the approval leaves the pending view, every channel is told and its waiters wake. */
-  private announce(id: string, resolution: ResolutionInput): void {
+  private async announce(id: string, resolution: ResolutionInput): Promise<void> {
     const { claimedChannel, peer, decidedBy, presence, credentialId } = resolution;
     const entry = this.pending.get(id);
     this.pending.delete(id);
     this.deadlines.delete(id);
     // A lifecycle end (timeout, session end) of a partly approved approval still names who had approved.
     const approvedBy = resolution.approvedBy ?? (entry !== undefined && entry.approvedBy.length > 0 ? [...entry.approvedBy] : undefined);
-    const sessionId = entry?.sessionId ?? this.ctx.journal.getApproval(id)?.sessionId;
+    const sessionId = entry?.sessionId ?? (await this.ctx.store.getApproval(id))?.sessionId;
     const data: Record<string, unknown> = { id, state: resolution.state };
     if (resolution.channel !== undefined) data['channel'] = resolution.channel;
     if (resolution.reason !== undefined) data['reason'] = resolution.reason;
@@ -229,8 +335,8 @@ export class ApprovalQueue {
     if (approvedBy !== undefined) data['approvedBy'] = approvedBy;
     if (presence !== undefined) data['presence'] = presence;
     if (credentialId !== undefined) data['credentialId'] = credentialId;
-    this.ctx.bus.publish('approval_resolved', data, sessionId);
-    const waiting = entry?.takeWaiters() ?? [];
+    void this.ctx.bus.publish('approval_resolved', data, sessionId);
+    const waiting = entry?.settle(resolutionOfData(data)) ?? [];
     if (waiting.length > 0) {
       const result: Resolution = { state: resolution.state };
       if (resolution.channel !== undefined) result.channel = resolution.channel;
@@ -254,20 +360,20 @@ export class ApprovalQueue {
    * approved, and a single deny denies. Side effects (events, waking the call)
    * follow the commit.
    */
-  decide(params: DecideParams): DecideOutcome {
-    const { journal, clock } = this.ctx;
+  async decide(params: DecideParams, onResolved?: (decided: ApprovalRecord) => Promise<void>): Promise<DecideOutcome> {
+    const { store, clock } = this.ctx;
     const principal = params.principal ?? this.ctx.principal;
     const config = this.ctx.pinned().config;
     const now = clock.now();
-    const step = journal.transaction((): DecisionStep => {
-      const record = journal.getApproval(params.id);
+    // Judged in the store's deciding transaction, where racing deciders on any host wait their turn.
+    const step = await store.decideApproval(params.id, ({ record, votes }): { writes: DecisionWrites; result: DecisionStep } => {
       if (record === undefined) throw new AssentError('not_found', `no approval ${params.id}; check the id with: assent pending`);
       if (record.state !== 'pending') {
         throw new AssentError('conflict', `approval ${params.id} was already ${resolvedText(record)}`, {
           details: { state: record.state, ...(record.decidedBy === undefined ? {} : { decidedBy: record.decidedBy }) },
         });
       }
-      if (record.expiresAt <= now) return { kind: 'expired', record };
+      if (record.expiresAt <= now) return { writes: {}, result: { kind: 'expired', record } };
       // R-REM-6: only a verified passkey assertion approves such an approval; every channel may deny it.
       const needed = this.presenceNeeded(record);
       if (params.behavior === 'allow' && needed !== undefined && params.presence === undefined) {
@@ -281,17 +387,16 @@ export class ApprovalQueue {
       }
       // The passkey's re-check (credential still enrolled, counter moved on, digest bound) commits or refuses with the decision.
       if (params.behavior === 'allow' && params.presence !== undefined) params.presence.confirm(record);
-      const votes = journal.listApprovalVotes(record.id);
       const rules = this.rulesFor(record, config);
       const verdict = judgeDecision({ behavior: params.behavior, principal, rules, approvedBy: votes.map((vote) => vote.principal) });
-      if (verdict.kind === 'refuse') return { kind: 'refuse', record, votes, verdict };
+      if (verdict.kind === 'refuse') return { writes: {}, result: { kind: 'refuse', record, votes, verdict } };
       if (verdict.kind === 'repeat') {
         if (params.mustResolve === true) {
           throw new AssentError('conflict', `${escapeText(principal)} approved ${params.id} already; no proof was issued. Another principal must complete its quorum.`, {
             details: { reason: 'quorum', approvals: verdict.approvals, required: verdict.required },
           });
         }
-        return { kind: 'repeat', record, votes, verdict };
+        return { writes: {}, result: { kind: 'repeat', record, votes, verdict } };
       }
       if (params.mustResolve === true && verdict.kind === 'partial') {
         throw new AssentError(
@@ -301,22 +406,22 @@ export class ApprovalQueue {
           { details: { reason: 'quorum', approvals: verdict.approvals - 1, required: verdict.required } },
         );
       }
+      const writes: DecisionWrites = {};
+      const counted = [...votes];
       if (params.behavior === 'allow') {
         const vote: ApprovalVote = { approvalId: record.id, principal, channel: params.channel, scope: params.scope ?? 'call', votedAt: now };
         if (this.ctx.hostId !== undefined) vote.hostId = this.ctx.hostId;
-        journal.recordApprovalVote(vote);
-        votes.push(vote);
+        writes.vote = vote;
+        counted.push(vote);
       }
-      if (verdict.kind === 'partial') return { kind: 'partial', record, votes, verdict };
-      const resolution = this.resolutionOf(params, principal, rules, votes, now, needed !== undefined);
-      if (!journal.resolveApproval(record.id, storedResolution(resolution))) {
-        throw new AssentError('conflict', `approval ${params.id} was already resolved`, { details: { state: journal.getApproval(params.id)?.state } });
-      }
-      return { kind: 'resolved', record, votes, verdict, resolution };
+      if (verdict.kind === 'partial') return { writes, result: { kind: 'partial', record, votes: counted, verdict } };
+      const resolution = this.resolutionOf(params, principal, rules, counted, now, needed !== undefined);
+      writes.resolution = storedResolution(resolution);
+      return { writes, result: { kind: 'resolved', record, votes: counted, verdict, resolution } };
     });
 
     if (step.kind === 'expired') {
-      this.resolve(params.id, { state: 'expired', reason: 'consent_timeout', decidedAt: clock.now() });
+      await this.resolve(params.id, { state: 'expired', reason: 'consent_timeout', decidedAt: clock.now() });
       throw new AssentError('conflict', `approval ${params.id} expired before the decision arrived`, { details: { state: 'expired' } });
     }
     const logged: Record<string, unknown> = { approvalId: params.id, behavior: params.behavior, channel: params.channel, principal, outcome: step.kind };
@@ -351,7 +456,7 @@ export class ApprovalQueue {
       const approvedBy = step.votes.map((vote) => vote.principal);
       const entry = this.pending.get(params.id);
       entry?.updateView(this.view(step.record, approvedBy));
-      this.ctx.bus.publish(
+      void this.ctx.bus.publish(
         'approval_voted',
         { id: params.id, principal, approvals: step.verdict.approvals, required: step.verdict.required, approvedBy },
         step.record.sessionId,
@@ -359,7 +464,17 @@ export class ApprovalQueue {
       this.ctx.logger.info('approval recorded; quorum not met yet', { ...logged, approvals: step.verdict.approvals, required: step.verdict.required });
       return result;
     }
-    this.announce(params.id, step.resolution);
+    // What the allow issues (a proof) exists before anyone hears of the decision.
+    if (onResolved !== undefined) {
+      const decided: ApprovalRecord = { ...step.record, ...storedResolution(step.resolution) };
+      try {
+        await onResolved(decided);
+      } finally {
+        await this.announce(params.id, step.resolution);
+      }
+    } else {
+      await this.announce(params.id, step.resolution);
+    }
     this.ctx.logger.info('approval decided', logged);
     return result;
   }
@@ -431,35 +546,29 @@ export class ApprovalQueue {
     writeAudit(this.ctx, line);
   }
 
-  /** The approval's pending entry, or its resolution when it is resolved already. */
-  pendingOrResolved(id: string): PendingApproval | Resolution {
+  /** The approval's pending entry (from memory when it is there), or its resolution when it is resolved already. */
+  async pendingOrResolved(id: string): Promise<PendingApproval | Resolution> {
     const entry = this.pending.get(id);
     if (entry !== undefined) return entry;
-    const current = this.ctx.journal.getApproval(id);
+    const current = await this.ctx.store.getApproval(id);
     if (current === undefined) throw new AssentError('not_found', `no approval ${id}; check the id with: assent pending`);
-    if (current.state === 'pending') return this.remember(this.view(current, this.approvedBy(id)));
+    const approvedBy = await this.approvedBy(id);
+    if (current.state === 'pending') return this.pending.get(id) ?? this.remember(this.view(current, approvedBy));
     const done: Resolution = { state: current.state };
     if (current.channel !== undefined) done.channel = current.channel;
     if (current.reason !== undefined) done.reason = current.reason;
     if (current.scope !== undefined) done.scope = current.scope;
     if (current.decidedBy !== undefined) done.decidedBy = current.decidedBy;
-    const approvedBy = this.approvedBy(id);
     if (approvedBy.length > 0) done.approvedBy = approvedBy;
     return done;
   }
 
   /** Resolves with the approval's resolution; a dropped connection detaches the waiter (R-D-7), a cancel is ignored. */
-  waitForResolution(id: string, watch: WatchRequest | undefined): Promise<Resolution> {
-    let entry: PendingApproval | Resolution;
-    try {
-      entry = this.pendingOrResolved(id);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
-    if (!(entry instanceof PendingApproval)) return Promise.resolve(entry);
-    const pending = entry;
+  async waitForResolution(id: string, watch: WatchRequest | undefined): Promise<Resolution> {
+    const entry = await this.pendingOrResolved(id);
+    if (!(entry instanceof PendingApproval)) return entry;
     return new Promise<Resolution>((resolvePromise) => {
-      this.addWaiter(pending, new ResolutionWaiter(this, pending, resolvePromise), watch);
+      this.addWaiter(entry, new ResolutionWaiter(this, entry, resolvePromise), watch);
     });
   }
 
@@ -469,7 +578,13 @@ export class ApprovalQueue {
     return this.get(id);
   }
 
+  /** Adds a waiter; one added after the approval was settled (between a lookup and here) is woken at once. */
   addWaiter(entry: PendingApproval, waiter: Waiter, watch: WatchRequest | undefined): void {
+    const settled = entry.settledAs;
+    if (settled !== undefined) {
+      waiter.wake(settled);
+      return;
+    }
     entry.addWaiter(waiter);
     watch?.(waiter);
   }
@@ -478,7 +593,7 @@ export class ApprovalQueue {
   withdraw(entry: PendingApproval, waiter: Waiter): void {
     // Only a call still waiting can be withdrawn.
     if (!entry.isWaiting(waiter)) return;
-    this.resolve(entry.id, { state: 'denied', reason: 'cancelled', decidedAt: this.ctx.clock.now() });
+    this.resolveQuietly(entry.id, { state: 'denied', reason: 'cancelled', decidedAt: this.ctx.clock.now() });
   }
 
   /** A waiter's connection dropped: it stops waiting, and the approval is denied unless someone re-attaches in time (R-D-7). */
@@ -488,12 +603,12 @@ export class ApprovalQueue {
     this.ctx.timers.setTimeout(() => {
       const current = this.pending.get(entry.id);
       if (current === undefined || current.handoff || current.waitedOn) return;
-      this.resolve(entry.id, { state: 'denied', reason: 'session_ended', decidedAt: this.ctx.clock.now() });
+      this.resolveQuietly(entry.id, { state: 'denied', reason: 'session_ended', decidedAt: this.ctx.clock.now() });
     }, this.reattachGraceMs);
   }
 
   /** `approvals.list` for the heads: pending approvals come back as ready JSON text. */
-  listAsJson(options: ListOptions = {}): JsonText | ApprovalView[] {
+  listAsJson(options: ListOptions = {}): JsonText | Promise<ApprovalView[]> {
     if ((options.state ?? 'pending') !== 'pending') return this.list(options);
     // Joined in batches of about 32 KiB: each piece stays an ordinary young object
     // instead of one large copy of the whole list (SPEC §14).
@@ -521,7 +636,7 @@ export class ApprovalQueue {
     return new JsonText(pieces);
   }
 
-  list(options: ListOptions = {}): ApprovalView[] {
+  async list(options: ListOptions = {}): Promise<ApprovalView[]> {
     if ((options.state ?? 'pending') === 'pending') {
       const selected: ApprovalView[] = [];
       for (const entry of this.pending.values()) {
@@ -532,15 +647,16 @@ export class ApprovalQueue {
     }
     const filter: { state?: ApprovalRecord['state']; limit?: number } = { state: options.state ?? 'pending' };
     if (options.limit !== undefined && options.selector === undefined) filter.limit = options.limit;
-    const views = this.ctx.journal.listApprovals(filter).map((record) => this.view(record, this.approvedBy(record.id)));
+    const views: ApprovalView[] = [];
+    for (const record of await this.ctx.store.listApprovals(filter)) views.push(this.view(record, await this.approvedBy(record.id)));
     const selected = views.filter((view) => matchesSelector(view, options.selector));
     return options.limit === undefined ? selected : selected.slice(0, options.limit);
   }
 
-  get(id: string): ApprovalView {
-    const record = this.ctx.journal.getApproval(id);
+  async get(id: string): Promise<ApprovalView> {
+    const record = await this.ctx.store.getApproval(id);
     if (record === undefined) throw new AssentError('not_found', `no approval ${id}; check the id with: assent pending`);
-    return this.view(record, this.approvedBy(id));
+    return this.view(record, await this.approvedBy(id));
   }
 
   /** What approving this approval needs beyond a channel (R-REM-6): the policy in force, or what it needed when filed. */
@@ -552,36 +668,49 @@ export class ApprovalQueue {
   /** The public view of a record, with who has approved so far and the presence it needs. */
   private view(record: ApprovalRecord, approvedBy?: readonly string[]): ApprovalView {
     const view = toApprovalView(record, approvedBy);
+    // R-TEAM-2: in a shared store every view says which host filed it.
+    if (this.ctx.store.shared && record.hostId !== undefined) view.hostId = record.hostId;
     const presence = record.state === 'pending' ? this.presenceNeeded(record) : undefined;
     if (presence !== undefined) view.presence = presence;
     return view;
   }
 
   /** Principals whose approval of `id` is recorded, oldest first. */
-  private approvedBy(id: string): string[] {
-    return this.ctx.journal.listApprovalVotes(id).map((vote) => vote.principal);
+  private async approvedBy(id: string): Promise<string[]> {
+    return (await this.ctx.store.listApprovalVotes(id)).map((vote) => vote.principal);
   }
 
-  /** A session ended: its approvals that calls wait on are denied (handoff ones stay until their deadline, R-D-6). */
-  denySession(sessionId: string): number {
+  /** A session ended: its approvals that calls wait on are denied (handoff ones stay until their deadline, R-D-6). Only this host's sessions. */
+  async denySession(sessionId: string): Promise<number> {
+    const doomed = [...this.pending.values()].filter((entry) => entry.sessionId === sessionId && !entry.handoff && this.isOurs(entry));
     let denied = 0;
-    for (const record of this.ctx.journal.listApprovals({ state: 'pending' })) {
-      if (record.sessionId === sessionId && !record.handoff) {
-        if (this.resolve(record.id, { state: 'denied', reason: 'session_ended', decidedAt: this.ctx.clock.now() })) denied += 1;
-      }
+    for (const entry of doomed) {
+      if (await this.resolve(entry.id, { state: 'denied', reason: 'session_ended', decidedAt: this.ctx.clock.now() })) denied += 1;
     }
     return denied;
   }
 
   /** Graceful shutdown: denies what live calls wait on (reason `shutdown`) and stops every deadline. */
-  stop(): number {
-    let denied = 0;
+  async stop(): Promise<number> {
     const waitedOn = [...this.pending.values()].filter((entry) => !entry.handoff && entry.waitedOn);
-    for (const entry of waitedOn) {
-      if (this.resolve(entry.id, { state: 'denied', reason: 'shutdown', decidedAt: this.ctx.clock.now() })) denied += 1;
-    }
+    const results = await Promise.all(
+      waitedOn.map(async (entry) => {
+        try {
+          return await this.resolve(entry.id, { state: 'denied', reason: 'shutdown', decidedAt: this.ctx.clock.now() });
+        } catch (error) {
+          this.ctx.logger.warn('could not record a shutdown denial; the waiting call is told anyway', { approvalId: entry.id, error });
+          this.settleLocally(entry.id, { state: 'denied', reason: 'shutdown' });
+          return true;
+        }
+      }),
+    );
     this.deadlines.clear();
-    return denied;
+    return results.filter(Boolean).length;
+  }
+
+  /** Filed by this host (always, with an embedded store). */
+  private isOurs(entry: PendingApproval): boolean {
+    return entry.hostId === undefined || this.ctx.hostId === undefined || entry.hostId === this.ctx.hostId;
   }
 
   /**

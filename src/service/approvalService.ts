@@ -12,11 +12,11 @@ import type { JsonText } from '../core/jsonText.js';
 import { compilePresence, presenceFor, type CompiledPresence, type Presence } from '../core/presencePolicy.js';
 import { compilePolicy, type PolicySnapshot, type Rule } from '../core/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
-import type { Journal } from '../journal/journal.js';
+import type { RemoteEvent, Store, StoreChange } from '../journal/store.js';
 import { ApprovalProofs } from './approvalProofs.js';
 import { ApprovalQueue, type DecideParams, type DecisionResult, type ListOptions } from './approvalQueue.js';
 import type { ApprovalView } from './approvalViews.js';
-import type { EventBus } from './eventBus.js';
+import type { EventBus, EventKind } from './eventBus.js';
 import { ExecApprovals, type ExecApprovalGrant, type ExecApprovalRequest } from './execApprovals.js';
 import type { Logger } from './logger.js';
 import type { WatchRequest } from './pendingApproval.js';
@@ -42,7 +42,8 @@ export type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallOutcome, C
 export type DecidedView = ApprovalView & { decision: DecisionResult };
 
 export interface ApprovalServiceOptions {
-  journal: Journal;
+  /** The embedded journal or the team database (R-TEAM-1); the service works the same on either. */
+  store: Store;
   audit: AuditLog;
   bus: EventBus;
   clock: Clock;
@@ -72,15 +73,19 @@ export class ApprovalService {
   private readonly exec: ExecApprovals;
   private pinned: PinnedConfig;
   private snapshot: PolicySnapshot;
+  /** The active rules the snapshot was compiled from, as the store gave them. */
+  private rules: Rule[] = [];
   private presence: CompiledPresence;
   private stopped = false;
+  private unwatch: (() => void) | undefined;
 
   constructor(options: ApprovalServiceOptions) {
     this.pinned = options.config;
     this.presence = compilePresence(this.pinned.config.policy.presence);
-    this.snapshot = compilePolicy(this.pinned.config.policy, this.rulesWithoutPresence(options.journal.listRules({})));
+    // Rules come from the store in start(); until then none apply, which can only ask more, never allow more.
+    this.snapshot = compilePolicy(this.pinned.config.policy, []);
     this.ctx = {
-      journal: options.journal,
+      store: options.store,
       audit: options.audit,
       bus: options.bus,
       clock: options.clock,
@@ -108,13 +113,39 @@ export class ApprovalService {
   }
 
   /**
-   * Re-arms deadlines of approvals that survived a restart and expires the stale
-   * ones (R-D-7), and audits every call a previous run admitted but never saw
-   * finish as `uncertain` (R-J-5 for calls): it may or may not have run.
+   * Loads the rules, re-arms deadlines of approvals that survived a restart and
+   * expires the stale ones (R-D-7), and audits every call a previous run
+   * admitted but never saw finish as `uncertain` (R-J-5 for calls): it may or
+   * may not have run. In a shared store it then follows the other hosts.
    */
-  start(): void {
-    this.queue.restore();
-    this.calls.reconcileCallsInProgress();
+  async start(): Promise<void> {
+    if (this.ctx.store.shared) this.unwatch = this.ctx.store.watch((change) => this.onStoreChange(change));
+    await this.recompile();
+    await this.queue.restore();
+    await this.calls.reconcileCallsInProgress();
+  }
+
+  /** What another host did, or the shared store coming back (R-TEAM-2). Called from the store's feed: never throws. */
+  private onStoreChange(change: StoreChange): void {
+    const handled = change.kind === 'event' ? this.applyRemoteEvent(change.event) : change.state === 'restored' ? this.catchUp() : Promise.resolve();
+    handled.catch((error: unknown) => this.ctx.logger.warn('could not apply a change from the team database', { change: change.kind, error }));
+  }
+
+  private async applyRemoteEvent(event: RemoteEvent): Promise<void> {
+    // Another host's configuration is its own (R-TEAM-6); only its rule changes are ours too.
+    if (event.kind === 'daemon_started' || (event.kind === 'config_changed' && event.data['source'] !== 'rules')) return;
+    if (event.kind === 'config_changed') await this.recompile();
+    const data = await this.queue.applyRemote(event);
+    if (data === undefined) return;
+    const delivered = { kind: event.kind as EventKind, seq: event.seq, ts: event.ts, data };
+    this.ctx.bus.deliver(event.sessionId === undefined ? delivered : { ...delivered, sessionId: event.sessionId });
+  }
+
+  /** After the shared store came back: what was filed, decided or changed meanwhile is taken up (R-TEAM-7). */
+  private async catchUp(): Promise<void> {
+    await this.recompile();
+    await this.queue.restore();
+    this.ctx.logger.info('team database reachable again; pending approvals and rules caught up');
   }
 
   get config(): PinnedConfig {
@@ -126,15 +157,19 @@ export class ApprovalService {
   }
 
   /** Applies a newly confirmed configuration (R-CFG-4). */
-  applyConfig(next: PinnedConfig): void {
+  async applyConfig(next: PinnedConfig): Promise<void> {
     this.pinned = next;
-    this.recompile();
-    this.ctx.bus.publish('config_changed', { revision: next.revision, applied: true });
+    this.presence = compilePresence(this.pinned.config.policy.presence);
+    this.snapshot = compilePolicy(this.pinned.config.policy, this.rulesWithoutPresence());
+    await this.recompile().catch((error: unknown) => this.ctx.logger.warn('rules could not be read again; the previous ones stay in force', { error }));
+    void this.ctx.bus.publish('config_changed', { revision: next.revision, applied: true });
   }
 
-  private recompile(): void {
+  private async recompile(): Promise<void> {
+    const rules = await this.ctx.store.listRules({ now: this.ctx.clock.now() });
+    this.rules = rules;
     this.presence = compilePresence(this.pinned.config.policy.presence);
-    this.snapshot = compilePolicy(this.pinned.config.policy, this.rulesWithoutPresence(this.ctx.journal.listRules({})));
+    this.snapshot = compilePolicy(this.pinned.config.policy, this.rulesWithoutPresence());
   }
 
   /** What approving a call of tool id `toolId` needs beyond a channel (`policy.presence`, R-REM-6). */
@@ -146,9 +181,15 @@ export class ApprovalService {
    * The active rules that may decide calls: none for a tool that needs a passkey, since a
    * rule's allow is no person's assertion (R-REM-6). Gateways get this list in their snapshot.
    */
-  rulesWithoutPresence(rules: readonly Rule[] = this.ctx.journal.listRules({})): Rule[] {
+  rulesWithoutPresence(rules: readonly Rule[] = this.activeRules()): Rule[] {
     // Command, path and URL rules (no tool) stay: the call path refuses their allow for such an action.
     return rules.filter((rule) => rule.tool === undefined || presenceFor(this.presence, rule.tool) === undefined);
+  }
+
+  /** The rules in force now, as last read from the store. */
+  private activeRules(): Rule[] {
+    const now = this.ctx.clock.now();
+    return this.rules.filter((rule) => (rule.revokedAt === undefined || rule.revokedAt > now) && (rule.expiresAt === undefined || rule.expiresAt > now));
   }
 
   /** The single seam for a gated call (R-D-5); see ToolCalls.authorize. */
@@ -162,8 +203,13 @@ export class ApprovalService {
   }
 
   /** Records the end of an admitted call and writes its audit line (R-AUD-1). */
-  finish(params: { callId: string; outcome: CallOutcome; durationMs?: number; result?: unknown }): { recorded: boolean } {
+  finish(params: { callId: string; outcome: CallOutcome; durationMs?: number; result?: unknown }): Promise<{ recorded: boolean }> {
     return this.calls.finish(params);
+  }
+
+  /** Whether an admitted call is still in progress. */
+  hasCall(callId: string): boolean {
+    return this.calls.has(callId);
   }
 
   /** Drops an admitted agent call whose after-event will not come, without an end line (R-HOOK-6). */
@@ -177,15 +223,15 @@ export class ApprovalService {
   }
 
   /** `approvals.list` for the heads: pending approvals come back as ready JSON text. */
-  listAsJson(options: ListOptions = {}): JsonText | ApprovalView[] {
+  listAsJson(options: ListOptions = {}): JsonText | Promise<ApprovalView[]> {
     return this.queue.listAsJson(options);
   }
 
-  list(options: ListOptions = {}): ApprovalView[] {
+  list(options: ListOptions = {}): Promise<ApprovalView[]> {
     return this.queue.list(options);
   }
 
-  get(id: string): ApprovalView {
+  get(id: string): Promise<ApprovalView> {
     return this.queue.get(id);
   }
 
@@ -193,16 +239,15 @@ export class ApprovalService {
    * A person's decision; the first resolver wins (R-D-6). Four-eyes and quorum are
    * judged in the deciding transaction (R-TEAM-3). An allow that resolves a handoff
    * approval leaves the proof for its retry (R-MCP-8): with a quorum, only the
-   * approval that meets it.
+   * approval that meets it, and before anyone hears of the decision.
    */
-  decide(params: DecideParams): DecidedView {
-    const { before, ...decision } = this.queue.decide(params);
-    if (decision.result === 'resolved') this.proofs.issueRetryProof(before, params);
-    return { ...this.queue.get(params.id), decision };
+  async decide(params: DecideParams): Promise<DecidedView> {
+    const { before: _before, ...decision } = await this.queue.decide(params, (decided) => this.proofs.issueRetryProof(decided, params));
+    return { ...(await this.queue.get(params.id)), decision };
   }
 
   /** `assent approve ID --export-proof FILE` (R-J-7); see ApprovalProofs.approveWithProof. */
-  approveWithProof(params: DecideParams): { approval: ApprovalView; proof: string; proofId: string; expiresAt: number } {
+  approveWithProof(params: DecideParams): Promise<{ approval: ApprovalView; proof: string; proofId: string; expiresAt: number }> {
     return this.proofs.approveWithProof(params);
   }
 
@@ -212,9 +257,9 @@ export class ApprovalService {
   }
 
   /** Ends a session: its waiting approvals are denied and its session grants forgotten (R-D-6, R-D-8). */
-  endSession(sessionId: string): { denied: number } {
+  async endSession(sessionId: string): Promise<{ denied: number }> {
     this.sessions.end(sessionId);
-    return { denied: this.queue.denySession(sessionId) };
+    return { denied: await this.queue.denySession(sessionId) };
   }
 
   /** A gateway's report of `policy.tools` keys its upstream does not list; see Sessions.reportUnlistedPolicyTools. */
@@ -226,7 +271,7 @@ export class ApprovalService {
     return this.sessions.list();
   }
 
-  addRule(rule: Rule): Rule {
+  async addRule(rule: Rule): Promise<Rule> {
     if (rule.tool !== undefined && this.presenceFor(rule.tool) !== undefined) {
       throw new AssentError(
         'invalid_params',
@@ -234,28 +279,29 @@ export class ApprovalService {
         { details: { tool: rule.tool, presence: this.presenceFor(rule.tool) } },
       );
     }
-    this.ctx.journal.insertRule(rule);
-    this.recompile();
+    await this.ctx.store.insertRule(rule);
+    await this.recompile();
     return rule;
   }
 
-  listRules(includeInactive = false): Rule[] {
-    return this.ctx.journal.listRules({ includeInactive });
+  listRules(includeInactive = false): Promise<Rule[]> {
+    return this.ctx.store.listRules({ includeInactive, now: this.ctx.clock.now() });
   }
 
-  revokeRule(id: string): Rule {
-    const { journal, clock } = this.ctx;
-    const rule = journal.getRule(id);
+  async revokeRule(id: string): Promise<Rule> {
+    const { store, clock } = this.ctx;
+    const rule = await store.getRule(id);
     if (rule === undefined) throw new AssentError('not_found', `no rule ${id}; list rules with: assent rules list`);
-    if (!journal.revokeRule(id, clock.now())) throw new AssentError('conflict', `rule ${id} is already revoked`);
-    this.recompile();
-    return journal.getRule(id) ?? rule;
+    if (!(await store.revokeRule(id, clock.now()))) throw new AssentError('conflict', `rule ${id} is already revoked`);
+    await this.recompile();
+    return (await store.getRule(id)) ?? rule;
   }
 
   /** Graceful shutdown: deny what live calls wait on (reason `shutdown`), then flush the audit log. */
   async shutdown(): Promise<{ denied: number }> {
     this.stopped = true;
-    const denied = this.queue.stop();
+    this.unwatch?.();
+    const denied = await this.queue.stop();
     // Let every woken call finish and send its denial before the server closes its connections.
     await new Promise<void>((resolve) => setImmediate(resolve));
     await this.ctx.audit.flush();
@@ -273,6 +319,7 @@ export class ApprovalService {
       configPath: this.pinned.path,
       notifications: { sent: notifier.sent, failures: notifier.failures, ...(notifier.targets === undefined ? {} : { targets: notifier.targets() }) },
       audit: { failures: audit.failures },
+      events: { failures: this.ctx.bus.failures },
       policyToolsNotListed: this.sessions.unlistedPolicyTools(),
     };
   }

@@ -34,7 +34,7 @@ export class ExecApprovals {
     const { ctx } = this;
     const proofs = requireProofs(ctx);
     refuseWhileStopping(ctx, 'command');
-    const record = this.queue.file({
+    const record = await this.queue.file({
       sessionId: params.sessionId,
       kind: 'exec',
       action: params.action,
@@ -51,8 +51,9 @@ export class ExecApprovals {
         details: { reason, approvalId: record.id },
       });
     }
-    const approved = ctx.journal.getApproval(record.id) ?? record;
-    const issued = proofs.issue(approved, { audience: 'cli', revision: params.revision, channel: resolution.channel ?? 'cli' });
+    // The filed record still has the action (a shared store drops it once resolved); the proof binds its digest.
+    const approved = { ...record, state: 'approved' as const };
+    const issued = await proofs.issue(approved, { audience: 'cli', revision: params.revision, channel: resolution.channel ?? 'cli' });
     return { approvalId: record.id, proof: issued.proof, proofId: issued.view.id, expiresAt: issued.view.expiresAt };
   }
 }

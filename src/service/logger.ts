@@ -17,9 +17,19 @@ export interface LineSink {
 /** Proofs (`asp1_…`) and HTTP bearer tokens (`ast1_…`). */
 const SECRET_SHAPE = /(asp1|ast1)_[A-Za-z0-9_-]*/g;
 
-/** Replaces every `asp1_…` proof and `ast1_…` token shape by a fixed marker. */
+/** Literal secrets of this process (a team database password, R-TEAM-7), masked wherever they would be written. */
+const literalSecrets = new Set<string>();
+
+/** Registers a secret the logger must never write (the last line of defence; nothing should log it in the first place). */
+export function registerSecret(secret: string): void {
+  if (secret.length >= 4) literalSecrets.add(secret);
+}
+
+/** Replaces every `asp1_…` proof and `ast1_…` token shape, and every registered secret, by a fixed marker. */
 export function redactSecrets(text: string): string {
-  return text.replace(SECRET_SHAPE, '$1_[redacted]');
+  let out = text.replace(SECRET_SHAPE, '$1_[redacted]');
+  for (const secret of literalSecrets) out = out.split(secret).join('[redacted]');
+  return out;
 }
 
 function safeStringify(value: unknown): string {

@@ -29,8 +29,8 @@ export interface PasskeyStore {
 
 /** The part of the approval service passkeys need. */
 export interface PasskeyApprovals {
-  get(id: string): ApprovalView;
-  decide(params: DecideParams): ApprovalView;
+  get(id: string): Promise<ApprovalView>;
+  decide(params: DecideParams): Promise<ApprovalView>;
 }
 
 /** Where WebAuthn runs: the relying-party id (a DNS name) and the page's origin, both from web.publicUrl. */
@@ -310,7 +310,7 @@ export class PasskeyService {
    */
   async assertionOptions(principal: string, approvalId: string): Promise<AssertionRequest> {
     const rp = this.relyingParty();
-    const approval = this.options.approvals.get(approvalId);
+    const approval = await this.options.approvals.get(approvalId);
     if (approval.state !== 'pending') {
       throw new AssentError('conflict', `approval ${approvalId} is already ${approval.state}${approval.channel ? ` (via ${approval.channel})` : ''}`, { details: { state: approval.state } });
     }
@@ -366,7 +366,7 @@ export class PasskeyService {
     if (issued.principal !== principal) {
       throw refused('other_session', 'The passkey challenge was issued to another page session; ask for a fresh one from this page.', approvalId);
     }
-    const approval = this.options.approvals.get(approvalId);
+    const approval = await this.options.approvals.get(approvalId);
     if (approval.argsSha256 !== issued.actionDigest) {
       throw refused('action_changed', 'The action is not the one the passkey challenge was made for.', approvalId);
     }
@@ -417,7 +417,7 @@ export class PasskeyService {
         },
       },
     };
-    const decided = this.options.approvals.decide(decision);
+    const decided = await this.options.approvals.decide(decision);
     this.options.logger.info('approval confirmed with a passkey', { approvalId, passkeyId: passkey.id, credentialId: passkey.credentialId });
     return decided;
   }

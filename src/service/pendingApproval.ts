@@ -33,7 +33,7 @@ export interface DecidedBy {
 }
 
 /** How an approval was resolved, as its waiters hear it. */
-export type Resolution = Pick<ApprovalRecord, 'state' | 'channel' | 'reason' | 'scope'> & DecidedBy;
+export type Resolution = Pick<ApprovalRecord, 'state' | 'channel' | 'reason' | 'scope' | 'decidedBy'> & DecidedBy;
 
 /** The decision attribution of a resolution, or undefined when it has none. */
 export function decidedByOf(resolution: DecidedBy): DecidedBy | undefined {
@@ -77,6 +77,8 @@ export class PendingApproval {
   readonly tool: string | undefined;
   readonly argsSha256: string;
   readonly handoff: boolean;
+  /** The host that filed it, when the view names it (always in a shared store, R-TEAM-2). */
+  readonly hostId: string | undefined;
   /** The view as JSON text; replaced when a principal's approval is recorded (quorum) so lists show it. */
   json: string;
   /** Principals whose approval is recorded so far (R-TEAM-3). */
@@ -85,6 +87,8 @@ export class PendingApproval {
   readonly presence: Presence | undefined;
   /** Who waits on it: nobody, one waiter (the usual case, kept without an array) or several. */
   private waiting: Waiter | Waiter[] | undefined = undefined;
+  /** Set once it is resolved: a waiter that arrives after that is woken at once instead of waiting forever. */
+  settledAs: Resolution | undefined = undefined;
 
   constructor(view: ApprovalView) {
     this.id = view.id;
@@ -93,6 +97,7 @@ export class PendingApproval {
     this.tool = view.tool;
     this.argsSha256 = view.argsSha256;
     this.handoff = view.handoff === true;
+    this.hostId = view.hostId;
     this.presence = view.presence;
     this.approvedBy = view.approvedBy ?? NO_APPROVALS;
     this.json = flatString(JSON.stringify(view));
@@ -130,6 +135,12 @@ export class PendingApproval {
     this.waiting.splice(index, 1);
     if (this.waiting.length === 1) this.waiting = this.waiting[0];
     return true;
+  }
+
+  /** Marks it resolved and hands over every waiter, to be woken once. */
+  settle(resolution: Resolution): Waiter[] {
+    this.settledAs = resolution;
+    return this.takeWaiters();
   }
 
   /** Every waiter, removed from the approval: for waking them once it resolved. */

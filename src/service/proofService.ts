@@ -11,21 +11,27 @@ import { newEffectId, newProof, newProofId, proofHash } from '../core/proof.js';
 import type { EffectRecord, ProofAudience, ProofRecord } from '../core/proof.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
-import type { ApprovalRecord, Journal } from '../journal/journal.js';
+import type { ApprovalRecord } from '../journal/journal.js';
 import { toProofView } from '../journal/proofs.js';
-import type { ConsumptionOutcome, ProofStore, ProofView } from '../journal/proofs.js';
+import type { ConsumptionOutcome, ProofView } from '../journal/proofs.js';
+import type { Store } from '../journal/store.js';
 import type { EventBus } from './eventBus.js';
 import type { Logger } from './logger.js';
 
 export interface ProofServiceOptions {
-  store: ProofStore;
-  journal: Journal;
+  store: Store;
   audit: AuditLog;
   bus: EventBus;
   clock: Clock;
   random: RandomBytes;
   logger: Logger;
   principal: string;
+  /**
+   * Who a proof is bound to when this host's principal issues or presents it.
+   * Alone, that principal; in team mode the team itself (`team:<database id>`),
+   * so a proof issued by any host is consumable by any host of the team (R-TEAM-6).
+   */
+  proofPrincipal?: string;
   /** `approvals.proofTtlSeconds` of the pinned config, read at issue time. */
   ttlSeconds: () => number;
 }
@@ -42,17 +48,30 @@ export interface IssuedProof {
 }
 
 export class ProofService {
-  constructor(private readonly options: ProofServiceOptions) {}
+  private readonly proofPrincipal: string;
 
-  /** R-J-5: intents left by a crash become `uncertain`, with an event and an audit line each; none is retried. */
-  reconcile(): EffectRecord[] {
+  constructor(private readonly options: ProofServiceOptions) {
+    this.proofPrincipal = options.proofPrincipal ?? options.principal;
+  }
+
+  /** The principal a proof binds for a presenter: this host's own principal stands for the team's in team mode. */
+  private bindingFor(principal: string): string {
+    return principal === this.options.principal ? this.proofPrincipal : principal;
+  }
+
+  /**
+   * R-J-5: intents left by a crash become `uncertain`, with an event and an
+   * audit line each; none is retried. Only this host's by default (R-TEAM-6);
+   * `hostId` names another host of the team that will not come back.
+   */
+  async reconcile(hostId?: string): Promise<EffectRecord[]> {
     const { store, bus, clock } = this.options;
-    const uncertain = store.reconcileIntents(clock.now());
+    const uncertain = await store.reconcileIntents(clock.now(), hostId);
     for (const effect of uncertain) {
-      const approval = this.options.journal.getApproval(effect.approvalId);
-      bus.publish('effect_uncertain', { effectId: effect.id, proofId: effect.proofId, approvalId: effect.approvalId }, approval?.sessionId);
-      this.writeAudit(effect, approval, { outcome: 'uncertain' });
-      this.options.logger.warn('effect left without an outcome by a crash is now uncertain; it is not retried', { effectId: effect.id });
+      const approval = await store.getApproval(effect.approvalId);
+      void bus.publish('effect_uncertain', { effectId: effect.id, proofId: effect.proofId, approvalId: effect.approvalId }, approval?.sessionId);
+      await this.writeAudit(effect, approval, { outcome: 'uncertain' });
+      this.options.logger.warn('effect left without an outcome is now uncertain; it is not retried', { effectId: effect.id, ...(hostId === undefined ? {} : { hostId }) });
     }
     return uncertain;
   }
@@ -62,8 +81,9 @@ export class ProofService {
    * exact action digest, revision and audience. The token is returned once and
    * only its hash is kept.
    */
-  issue(approval: ApprovalRecord, params: { audience: ProofAudience; revision: string; channel: string }): IssuedProof {
-    const { clock, random, store, bus, principal } = this.options;
+  async issue(approval: ApprovalRecord, params: { audience: ProofAudience; revision: string; channel: string }): Promise<IssuedProof> {
+    const { clock, random, store, bus } = this.options;
+    const principal = this.proofPrincipal;
     if (approval.state !== 'approved') {
       throw new AssentError('conflict', `approval ${approval.id} is ${approval.state}, not approved; only an approved action gets a proof`, {
         details: { state: approval.state },
@@ -87,21 +107,21 @@ export class ProofService {
       expiresAt: issuedAt + this.options.ttlSeconds() * 1000,
       state: 'issued',
     };
-    store.insertProof(record);
-    bus.publish('proof_issued', { proofId: record.id, approvalId: approval.id, audience: record.audience, expiresAt: record.expiresAt }, approval.sessionId);
+    await store.insertProof(record);
+    void bus.publish('proof_issued', { proofId: record.id, approvalId: approval.id, audience: record.audience, expiresAt: record.expiresAt }, approval.sessionId);
     return { proof, view: toProofView(record) };
   }
 
   /** Consumes a presented token for one exact action (R-J-3), or finds its recorded effect (R-J-4). */
-  consume(params: { proof: string; audience: ProofAudience; actionDigest: string; revision: string; principal?: string }): ConsumptionOutcome {
+  consume(params: { proof: string; audience: ProofAudience; actionDigest: string; revision: string; principal?: string }): Promise<ConsumptionOutcome> {
     return this.consumeHash(proofHash(params.proof), params);
   }
 
-  private consumeHash(hash: string, params: { audience: ProofAudience; actionDigest: string; revision: string; principal?: string }): ConsumptionOutcome {
-    const outcome = this.options.store.consume(
+  private async consumeHash(hash: string, params: { audience: ProofAudience; actionDigest: string; revision: string; principal?: string }): Promise<ConsumptionOutcome> {
+    const outcome = await this.options.store.consume(
       hash,
       {
-        principal: params.principal ?? this.options.principal,
+        principal: this.bindingFor(params.principal ?? this.options.principal),
         audience: params.audience,
         actionDigest: params.actionDigest,
         revision: params.revision,
@@ -110,7 +130,7 @@ export class ProofService {
       newEffectId(this.options.random),
     );
     if (outcome.kind === 'consumed') {
-      this.options.bus.publish(
+      void this.options.bus.publish(
         'proof_consumed',
         { proofId: outcome.proof.id, approvalId: outcome.proof.approvalId, effectId: outcome.effect.id, audience: outcome.proof.audience },
         outcome.proof.sessionId,
@@ -126,16 +146,18 @@ export class ProofService {
    * (expired, revoked, revision changed) are skipped: a new approval is needed.
    * Returns undefined when nothing matches.
    */
-  consumeForRetry(params: { actionDigest: string; revision: string }): ConsumptionOutcome | undefined {
+  async consumeForRetry(params: { actionDigest: string; revision: string }): Promise<ConsumptionOutcome | undefined> {
     const now = this.options.clock.now();
-    const candidates = this.options.store.proofsForAction(this.options.principal, 'mcp', params.actionDigest);
+    const candidates = await this.options.store.proofsForAction(this.proofPrincipal, 'mcp', params.actionDigest);
     for (const candidate of candidates) {
+      // A proof another host of the team issued binds that host's revision; the store checks it (R-TEAM-6).
+      const ours = candidate.hostId === undefined || candidate.hostId === this.options.store.hostId || candidate.actionKind !== 'tool';
       const usable =
-        (candidate.state === 'issued' && candidate.expiresAt > now && candidate.revision === params.revision) ||
+        (candidate.state === 'issued' && candidate.expiresAt > now && (!ours || candidate.revision === params.revision)) ||
         (candidate.state === 'consumed' && candidate.expiresAt > now);
       if (!usable) continue;
       try {
-        return this.consumeHash(candidate.hash, { audience: 'mcp', actionDigest: params.actionDigest, revision: params.revision });
+        return await this.consumeHash(candidate.hash, { audience: 'mcp', actionDigest: params.actionDigest, revision: params.revision });
       } catch (error) {
         if (error instanceof AssentError && error.type === 'proof_invalid') continue;
         throw error;
@@ -145,9 +167,9 @@ export class ProofService {
   }
 
   /** Records an effect's outcome and, for effects no call record audits (exec), its audit line. */
-  finishEffect(effectId: string, outcome: { ok: boolean; result?: unknown; audit?: { durationMs?: number } }): EffectRecord {
+  async finishEffect(effectId: string, outcome: { ok: boolean; result?: unknown; audit?: { durationMs?: number } }): Promise<EffectRecord> {
     const { store, clock } = this.options;
-    const effect = store.getEffect(effectId);
+    const effect = await store.getEffect(effectId);
     if (effect === undefined) throw new AssentError('not_found', `no effect ${effectId}; list effects with: assent proofs list`);
     const finish: { state: 'completed' | 'failed'; at: number; resultDigest?: string; result?: unknown } = {
       state: outcome.ok ? 'completed' : 'failed',
@@ -157,43 +179,43 @@ export class ProofService {
       finish.result = outcome.result;
       finish.resultDigest = `v1:sha256:${sha256Hex(canonicalJson(outcome.result))}`;
     }
-    if (!store.finishEffect(effectId, finish)) {
+    if (!(await store.finishEffect(effectId, finish))) {
       throw new AssentError('conflict', `effect ${effectId} already has an outcome (${effect.state}); it is not changed`, { details: { state: effect.state } });
     }
     if (outcome.audit !== undefined) {
-      const approval = this.options.journal.getApproval(effect.approvalId);
+      const approval = await store.getApproval(effect.approvalId);
       const extra: Partial<AuditRecord> = { outcome: outcome.ok ? 'ok' : 'error' };
       if (outcome.audit.durationMs !== undefined) extra.durationMs = outcome.audit.durationMs;
-      this.writeAudit(effect, approval, extra);
+      await this.writeAudit(effect, approval, extra);
     }
-    return store.getEffect(effectId) ?? effect;
+    return (await store.getEffect(effectId)) ?? effect;
   }
 
-  getEffect(id: string): EffectRecord {
-    const effect = this.options.store.getEffect(id);
+  async getEffect(id: string): Promise<EffectRecord> {
+    const effect = await this.options.store.getEffect(id);
     if (effect === undefined) throw new AssentError('not_found', `no effect ${id}; effect ids are printed when an approved action runs`);
     return effect;
   }
 
   /** Proofs newest first; an issued proof past its deadline is shown as `expired` (it authorizes nothing). */
-  list(limit?: number): ProofView[] {
+  async list(limit?: number): Promise<ProofView[]> {
     const now = this.options.clock.now();
-    return this.options.store.listProofs(limit).map((proof) => toProofView(proof.state === 'issued' && proof.expiresAt <= now ? { ...proof, state: 'expired' } : proof));
+    return (await this.options.store.listProofs(limit)).map((proof) => toProofView(proof.state === 'issued' && proof.expiresAt <= now ? { ...proof, state: 'expired' } : proof));
   }
 
   /** Revokes a proof by its id, or the proof an approval produced (by approval id) (R-J-6). */
-  revoke(id: string): ProofView {
+  async revoke(id: string): Promise<ProofView> {
     const { store, clock, bus } = this.options;
-    const proof = store.getProof(id) ?? store.getProofForApproval(id);
+    const proof = (await store.getProof(id)) ?? (await store.getProofForApproval(id));
     if (proof === undefined) throw new AssentError('not_found', `no proof or approval ${id} with a proof; list them with: assent proofs list`);
-    if (!store.revoke(proof.id, clock.now())) {
+    if (!(await store.revokeProof(proof.id, clock.now()))) {
       throw new AssentError('conflict', `proof ${proof.id} is ${proof.state} and can no longer be revoked`, { details: { state: proof.state } });
     }
-    bus.publish('proof_revoked', { proofId: proof.id, approvalId: proof.approvalId }, proof.sessionId);
-    return toProofView(store.getProof(proof.id) ?? proof);
+    void bus.publish('proof_revoked', { proofId: proof.id, approvalId: proof.approvalId }, proof.sessionId);
+    return toProofView((await store.getProof(proof.id)) ?? proof);
   }
 
-  private writeAudit(effect: EffectRecord, approval: ApprovalRecord | undefined, extra: Partial<AuditRecord>): void {
+  private async writeAudit(effect: EffectRecord, approval: ApprovalRecord | undefined, extra: Partial<AuditRecord>): Promise<void> {
     const record: Record<string, unknown> = {
       ts: new Date(this.options.clock.now()).toISOString(),
       principal: this.options.principal,
@@ -212,7 +234,7 @@ export class ProofService {
       if (approval.channel !== undefined) record['channel'] = approval.channel;
       // R-TEAM-3: who resolved the approval this effect ran under, and everyone who approved it.
       if (approval.decidedBy !== undefined) record['decidedBy'] = approval.decidedBy;
-      const approvedBy = this.options.journal.listApprovalVotes(approval.id).map((vote) => vote.principal);
+      const approvedBy = (await this.options.store.listApprovalVotes(approval.id)).map((vote) => vote.principal);
       if (approvedBy.length > 0) record['approvedBy'] = approvedBy;
     }
     this.options.audit.append(record as unknown as AuditRecord);

@@ -10,7 +10,7 @@ import type { CompiledPresence } from '../core/presencePolicy.js';
 import type { PolicySnapshot } from '../core/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
-import type { Journal } from '../journal/journal.js';
+import type { Store } from '../journal/store.js';
 import type { EventBus } from './eventBus.js';
 import type { Logger } from './logger.js';
 import type { ProofService } from './proofService.js';
@@ -24,7 +24,8 @@ export interface PinnedConfig {
 }
 
 export interface ServiceContext {
-  readonly journal: Journal;
+  /** Where approvals, events, rules and calls live: the embedded journal or a team database (R-TEAM-1). */
+  readonly store: Store;
   readonly audit: AuditLog;
   readonly bus: EventBus;
   readonly clock: Clock;

@@ -25,8 +25,8 @@ function sessionGrantKey(call: Pick<CallBase, 'server' | 'tool' | 'argsSha256' |
   return call.agent === undefined ? `${call.server}/${call.tool}` : `${call.server}/${call.tool}#${subject ?? call.argsSha256}`;
 }
 
-/** Admits a waiting call, or throws its denial, once its approval resolved. */
-type SettleCall = (id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string) => AuthorizeResult;
+/** Admits a waiting call, or rejects with its denial, once its approval resolved. */
+type SettleCall = (id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string) => Promise<AuthorizeResult>;
 
 /**
  * A gated call waiting for a person (R-D-5). All it holds while it waits is the
@@ -45,11 +45,7 @@ class CallWaiter implements Waiter {
   ) {}
 
   wake(resolution: Resolution): void {
-    try {
-      this.resolvePromise(this.settle(this.entry.id, this.base, this.startedMono, resolution, this.grantKey));
-    } catch (error) {
-      this.rejectPromise(error);
-    }
+    this.settle(this.entry.id, this.base, this.startedMono, resolution, this.grantKey).then(this.resolvePromise, this.rejectPromise);
   }
 
   requestEnded(how: RequestEnd): void {
@@ -84,19 +80,24 @@ export class ToolCalls {
   /**
    * The single seam for a gated call (R-D-5). Resolves only when the call may
    * run; every refusal is a `policy_denied` error whose details carry the reason.
-   * Not an async function: a call that waits is one promise on its approval, with
-   * no further links in the chain (SPEC §14).
+   * A call that waits is this one promise, settled by its waiter: nothing else
+   * is held while a person decides (SPEC §14: ten thousand may wait at once).
    */
   authorize(params: AuthorizeParams, options: AuthorizeOptions = {}): Promise<AuthorizeResult> {
-    try {
-      const decided = this.decideCall(params, options);
-      return decided instanceof Promise ? decided : Promise.resolve(decided);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
+      this.decideCall(params, options, resolvePromise, rejectPromise).then((settled) => {
+        if (settled !== undefined) resolvePromise(settled);
+      }, rejectPromise);
+    });
   }
 
-  private decideCall(params: AuthorizeParams, options: AuthorizeOptions): AuthorizeResult | Promise<AuthorizeResult> {
+  /** Decides the call; undefined when it waits for a person, and its waiter will settle the call's promise. */
+  private async decideCall(
+    params: AuthorizeParams,
+    options: AuthorizeOptions,
+    resolvePromise: (result: AuthorizeResult) => void,
+    rejectPromise: (error: unknown) => void,
+  ): Promise<AuthorizeResult | undefined> {
     const { ctx } = this;
     refuseWhileStopping(ctx, 'call');
     const caller = params.caller ?? {};
@@ -145,25 +146,41 @@ export class ToolCalls {
     if (grantedBy !== undefined) {
       return this.admit(base, { channel: 'session', approvalId: grantedBy }, 0);
     }
+    // R-TEAM-7: without the shared database no other host can decide, so nothing new is filed.
+    if (!ctx.store.available()) throw this.refuseUnavailable(base);
     // A hook waits for its answer; handoff (an immediate refusal and a retry) is for gateway calls only.
     const handoffProofs = agent === undefined ? this.proofs.handoffProofs() : undefined;
     if (handoffProofs !== undefined) {
-      const admission = this.proofs.authorizeHandoff(params, base, handoffProofs, filedCaller);
+      const admission = await this.withStore(base, () => this.proofs.authorizeHandoff(params, base, handoffProofs, filedCaller));
       return admission.kind === 'replay' ? admission.result : this.admit(base, admission.consent, 0, admission.effectId);
     }
 
     const startedMono = ctx.clock.monotonic();
-    const record = this.queue.file({
-      sessionId: params.sessionId,
-      kind: 'tool',
-      server: params.server,
-      tool: params.tool,
-      args: params.args,
-      argsSha256,
-      caller: filedCaller,
-    }, agent?.consentTimeoutMs);
+    const filing = { sessionId: params.sessionId, kind: 'tool' as const, server: params.server, tool: params.tool, args: params.args, argsSha256, caller: filedCaller };
+    const record = await this.withStore(base, () => this.queue.file(filing, agent?.consentTimeoutMs));
     options.onApprovalFiled?.(toApprovalView(record));
-    return this.awaitDecision(record.id, base, startedMono, options.watch, grantKey);
+    await this.waitOn(record.id, base, startedMono, options.watch, grantKey, resolvePromise, rejectPromise);
+    return undefined;
+  }
+
+  /** Runs a step that needs the store; a store that cannot be reached refuses the call as `unavailable` (R-TEAM-7), audited, nothing run. */
+  private async withStore<T>(base: CallBase, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof AssentError && error.type === 'unavailable' && !this.ctx.stopping()) throw this.refuseUnavailable(base, error);
+      throw error;
+    }
+  }
+
+  private refuseUnavailable(base: CallBase, cause?: AssentError): AssentError {
+    writeAudit(this.ctx, { ...base, outcome: 'denied', deniedReason: 'unavailable' });
+    this.ctx.logger.warn('a prompt call was refused: the store cannot be reached', { server: base.server, tool: base.tool, ...(cause === undefined ? {} : { error: cause.message }) });
+    // What the agent reads: no database address, only what happened and where the operator looks.
+    const hint = 'The team database of assent cannot be reached right now, so no approval could be filed (`assent daemon status` on this host shows it)';
+    return new AssentError('policy_denied', `assent did not file or run ${base.server}/${base.tool}: the team database cannot be reached. Nothing was run; retry once it is back.`, {
+      details: { reason: 'unavailable', detail: 'database', hint },
+    });
   }
 
   /**
@@ -172,18 +189,10 @@ export class ToolCalls {
    * approval id it was told; the call then waits and is admitted or refused as
    * if it had never left.
    */
-  resume(params: AuthorizeParams & { approvalId: string }, options: { watch?: WatchRequest } = {}): Promise<AuthorizeResult> {
-    try {
-      return this.reattach(params, options);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
-  }
-
-  private reattach(params: AuthorizeParams & { approvalId: string }, options: { watch?: WatchRequest }): Promise<AuthorizeResult> {
+  async resume(params: AuthorizeParams & { approvalId: string }, options: { watch?: WatchRequest } = {}): Promise<AuthorizeResult> {
     const { ctx } = this;
     refuseWhileStopping(ctx, 'call');
-    const record = ctx.journal.getApproval(params.approvalId);
+    const record = await ctx.store.getApproval(params.approvalId);
     const argsSha256 = digestOf(params.args);
     if (
       record === undefined ||
@@ -210,20 +219,30 @@ export class ToolCalls {
 
   /** Waits for a filed approval, then admits the call or throws its denial (audited either way). */
   private awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined, grantKey: string): Promise<AuthorizeResult> {
-    const entry = this.queue.pendingOrResolved(id);
-    if (!(entry instanceof PendingApproval)) {
-      try {
-        return Promise.resolve(this.settleCall(id, base, startedMono, entry, grantKey));
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
-    }
     return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
-      this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, grantKey, resolvePromise, rejectPromise), watch);
+      this.waitOn(id, base, startedMono, watch, grantKey, resolvePromise, rejectPromise).catch(rejectPromise);
     });
   }
 
-  private settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string): AuthorizeResult {
+  /** Leaves the call waiting on its approval (a CallWaiter settles it), or settles it at once when the approval is resolved already. */
+  private async waitOn(
+    id: string,
+    base: CallBase,
+    startedMono: number,
+    watch: WatchRequest | undefined,
+    grantKey: string,
+    resolvePromise: (result: AuthorizeResult) => void,
+    rejectPromise: (error: unknown) => void,
+  ): Promise<void> {
+    const entry = await this.queue.pendingOrResolved(id);
+    if (!(entry instanceof PendingApproval)) {
+      this.settleCall(id, base, startedMono, entry, grantKey).then(resolvePromise, rejectPromise);
+      return;
+    }
+    this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, grantKey, resolvePromise, rejectPromise), watch);
+  }
+
+  private async settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string): Promise<AuthorizeResult> {
     const waited = Math.max(1, Math.round(this.ctx.clock.monotonic() - startedMono));
     if (resolution.state === 'approved') {
       if (this.taken.has(id)) {
@@ -256,7 +275,7 @@ export class ToolCalls {
     throw new AssentError('policy_denied', message, { details });
   }
 
-  private admit(base: CallBase, consent: Consent | undefined, waited: number, effectId?: string, decidedBy?: DecidedBy): AuthorizeResult {
+  private async admit(base: CallBase, consent: Consent | undefined, waited: number, effectId?: string, decidedBy?: DecidedBy): Promise<AuthorizeResult> {
     const { ctx } = this;
     const callId = this.newCallId();
     const call: CallRecord = {
@@ -301,13 +320,14 @@ export class ToolCalls {
         if (consent.approvalId !== undefined) durable.approvalId = consent.approvalId;
         if (consent.ruleId !== undefined) durable.ruleId = consent.ruleId;
       }
-      ctx.journal.recordCallInProgress(durable);
+      // Not recorded, not run: a store that cannot take the row refuses the call (R-TEAM-7).
+      await this.withStore(base, () => ctx.store.recordCallInProgress(durable));
     }
     if (decidedBy !== undefined) call.decision = decidedBy;
     this.calls.set(callId, call);
     // Agent actions are audited, not journaled as events: like the calls a gateway settles from its
     // snapshot, they would cost an fsync each on the path every agent tool call takes (SPEC §14).
-    if (base.agent === undefined) ctx.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
+    if (base.agent === undefined) void ctx.bus.publish('call_started', { callId, server: base.server, tool: base.tool, channel: consent?.channel }, base.sessionId);
     const result: AuthorizeResult = { callId, decision: 'allow', waitedForConsentMs: waited };
     if (consent !== undefined) result.consent = consent;
     if (effectId !== undefined) result.effectId = effectId;
@@ -315,14 +335,15 @@ export class ToolCalls {
   }
 
   /** Records the end of an admitted call and writes its audit line (R-AUD-1). */
-  finish(params: { callId: string; outcome: CallOutcome; durationMs?: number; result?: unknown }): { recorded: boolean } {
+  async finish(params: { callId: string; outcome: CallOutcome; durationMs?: number; result?: unknown }): Promise<{ recorded: boolean }> {
     const { ctx } = this;
     const call = this.calls.get(params.callId);
     if (call === undefined) throw new AssentError('not_found', `no call ${params.callId} is in progress; it was finished already or never authorized`);
     this.calls.delete(params.callId);
+    const durationMs = params.durationMs ?? Math.round(ctx.clock.monotonic() - call.authorizedAtMono);
     if (call.effectId === undefined && call.agent === undefined) {
       try {
-        ctx.journal.endCallInProgress(params.callId);
+        await ctx.store.endCallInProgress(params.callId);
       } catch (error) {
         // The audit line below still records the outcome; a restart may add an uncertain line for it.
         ctx.logger.warn('could not clear a finished call from the journal', { callId: params.callId, error });
@@ -332,12 +353,11 @@ export class ToolCalls {
       try {
         const outcome: { ok: boolean; result?: unknown } = { ok: params.outcome === 'ok' };
         if (params.result !== undefined) outcome.result = params.result;
-        ctx.proofs.finishEffect(call.effectId, outcome);
+        await ctx.proofs.finishEffect(call.effectId, outcome);
       } catch (error) {
         ctx.logger.warn('could not record the outcome of an effect', { effectId: call.effectId, error });
       }
     }
-    const durationMs = params.durationMs ?? Math.round(ctx.clock.monotonic() - call.authorizedAtMono);
     const record: Omit<AuditRecord, 'ts' | 'principal'> = {
       sessionId: call.sessionId,
       server: call.server,
@@ -359,8 +379,13 @@ export class ToolCalls {
     }
     recordDecidedBy(record, call.decision);
     writeAudit(ctx, record);
-    if (call.agent === undefined) ctx.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
+    if (call.agent === undefined) void ctx.bus.publish('call_finished', { callId: params.callId, outcome: params.outcome, durationMs }, call.sessionId);
     return { recorded: true };
+  }
+
+  /** Whether an admitted call is still in progress (its end not yet recorded). */
+  has(callId: string): boolean {
+    return this.calls.has(callId);
   }
 
   /** Drops an admitted call without auditing an end: its after-event will not come (the agent-action service bounds what it keeps). */
@@ -369,9 +394,9 @@ export class ToolCalls {
   }
 
   /** Audits every call a previous run admitted but never saw finish as `uncertain` (R-J-5 for calls): it may or may not have run. */
-  reconcileCallsInProgress(): void {
+  async reconcileCallsInProgress(): Promise<void> {
     const { ctx } = this;
-    const leftover = ctx.journal.listCallsInProgress();
+    const leftover = await ctx.store.listCallsInProgress();
     if (leftover.length === 0) return;
     for (const call of leftover) {
       const record: Omit<AuditRecord, 'ts' | 'principal'> = {
@@ -392,8 +417,8 @@ export class ToolCalls {
     // Cleared only once their audit lines are written: a crash before that audits them again rather than never.
     void ctx.audit
       .flush()
-      .then(() => {
-        for (const call of leftover) ctx.journal.endCallInProgress(call.callId);
+      .then(async () => {
+        for (const call of leftover) await ctx.store.endCallInProgress(call.callId);
       })
       .catch((error: unknown) => ctx.logger.warn('could not clear reconciled calls from the journal', { error }));
   }

@@ -11,14 +11,14 @@ import { WebSessions, type DeviceInfo, type DeviceStore, type WebSession } from 
 
 export type { DeviceInfo, DeviceStore, WebSession } from './webSessions.js';
 
-/** The part of the journal tokens need; the real Journal satisfies it. */
+/** The part of the store tokens need (the store answers asynchronously; a test's may answer at once). */
 export interface TokenStore {
   instanceId(): string;
-  insertToken(token: TokenRecord): void;
-  findTokenByHash(tokenSha256: string): TokenRecord | undefined;
-  getToken(id: string): TokenRecord | undefined;
-  listTokens(): TokenRecord[];
-  revokeToken(id: string, at: number): boolean;
+  insertToken(token: TokenRecord): void | Promise<void>;
+  findTokenByHash(tokenSha256: string): TokenRecord | undefined | Promise<TokenRecord | undefined>;
+  getToken(id: string): TokenRecord | undefined | Promise<TokenRecord | undefined>;
+  listTokens(): TokenRecord[] | Promise<TokenRecord[]>;
+  revokeToken(id: string, at: number): boolean | Promise<boolean>;
 }
 
 export interface WebAuthOptions {
@@ -223,7 +223,7 @@ export class WebAuth {
   }
 
   /** Mints a bearer token bound to this daemon's audience; the secret is returned once and only its hash is stored. */
-  createToken(params: { name: string; ttlMs: number }): { token: string; info: TokenInfo } {
+  async createToken(params: { name: string; ttlMs: number }): Promise<{ token: string; info: TokenInfo }> {
     if (!(params.ttlMs > 0 && params.ttlMs <= MAX_TOKEN_TTL_MS)) {
       throw new AssentError('invalid_params', `token ttl must be between 1 s and 90 d; got ${params.ttlMs} ms`);
     }
@@ -237,14 +237,14 @@ export class WebAuth {
       createdAt: now,
       expiresAt: now + params.ttlMs,
     };
-    this.options.tokens.insertToken(record);
+    await this.options.tokens.insertToken(record);
     return { token, info: this.describe(record) };
   }
 
   /** The token's record when it is ours (audience), unexpired and unrevoked; otherwise undefined. */
-  authenticateToken(token: string): TokenRecord | undefined {
+  async authenticateToken(token: string): Promise<TokenRecord | undefined> {
     if (!token.startsWith(TOKEN_PREFIX)) return undefined;
-    const record = this.options.tokens.findTokenByHash(sha256(token).toString('hex'));
+    const record = await this.options.tokens.findTokenByHash(sha256(token).toString('hex'));
     if (record === undefined) return undefined;
     if (record.audience !== this.audience) return undefined;
     if (record.revokedAt !== undefined) return undefined;
@@ -252,18 +252,18 @@ export class WebAuth {
     return record;
   }
 
-  listTokens(): TokenInfo[] {
-    return this.options.tokens.listTokens().map((record) => this.describe(record));
+  async listTokens(): Promise<TokenInfo[]> {
+    return (await this.options.tokens.listTokens()).map((record) => this.describe(record));
   }
 
-  revokeToken(id: string): TokenInfo {
+  async revokeToken(id: string): Promise<TokenInfo> {
     const now = this.options.clock.now();
-    if (!this.options.tokens.revokeToken(id, now)) {
-      const existing = this.options.tokens.getToken(id);
+    if (!(await this.options.tokens.revokeToken(id, now))) {
+      const existing = await this.options.tokens.getToken(id);
       if (existing === undefined) throw new AssentError('not_found', `no token with id ${id}; list them with \`assent token list\``, { details: { id } });
       throw new AssentError('conflict', `token ${id} was already revoked`, { details: { id } });
     }
-    const record = this.options.tokens.getToken(id);
+    const record = await this.options.tokens.getToken(id);
     if (record === undefined) throw new AssentError('not_found', `no token with id ${id}; list them with \`assent token list\``, { details: { id } });
     for (const listener of [...this.tokenListeners]) {
       try {

@@ -106,6 +106,7 @@ describe('SECURITY: the daemon, not the CLI, is what a same-user process talks t
       'config.apply',
       'daemon.shutdown',
       'effects.finish',
+      'effects.reconcile',
       'passkeys.confirm',
       'passkeys.remove',
       'proofs.consume',

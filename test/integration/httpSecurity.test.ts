@@ -122,15 +122,15 @@ async function pendingApproval(): Promise<{ id: string; waiting: Promise<unknown
     .authorize({ sessionId: 'sess-1', server: 'fs', tool: 'write_file', args: ARGS })
     .then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
   for (let i = 0; i < 100; i += 1) {
-    const [first] = fixture.runtime.service.list({ state: 'pending' });
+    const [first] = await fixture.runtime.service.list({ state: 'pending' });
     if (first !== undefined) return { id: first.id, waiting };
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   throw new Error('no approval was filed');
 }
 
-function stateOf(id: string): string {
-  return fixture.runtime.service.get(id).state;
+async function stateOf(id: string): Promise<string> {
+  return (await fixture.runtime.service.get(id)).state;
 }
 
 async function expectRefused(response: Response, status: number, code: string): Promise<void> {
@@ -148,7 +148,7 @@ describe('HTTP head guards', () => {
     await expectRefused(await call('/api/v1/approvals.decide', { headers: { host: 'evil.example:7788', cookie }, body: { id, behavior: 'allow' } }), 403, 'forbidden');
     await expectRefused(await call('/api/v1/approvals.decide', { headers: { host: 'localhost:7788', cookie }, body: { id, behavior: 'allow' } }), 403, 'forbidden');
     await expectRefused(await call('/api/v1/approvals.decide', { headers: { host: undefined, cookie }, body: { id, behavior: 'allow' } }), 403, 'forbidden');
-    expect(stateOf(id)).toBe('pending');
+    expect(await stateOf(id)).toBe('pending');
   });
 
   it('R-WEB-1 refuses a cross-site POST (bad Origin, Sec-Fetch-Site cross-site or same-site, cookie without Origin), and nothing is decided', async () => {
@@ -161,7 +161,7 @@ describe('HTTP head guards', () => {
     await expectRefused(await call('/api/v1/approvals.decide', { headers: { cookie, 'sec-fetch-site': 'same-site' }, body }), 403, 'forbidden');
     await expectRefused(await call('/api/v1/approvals.decide', { headers: { cookie, origin: undefined }, body }), 403, 'forbidden');
     await expectRefused(await call('/api/v1/pair', { headers: { origin: 'http://evil.example' }, body: { code: fixture.runtime.webAuth.issuePairingCode().code } }), 403, 'forbidden');
-    expect(stateOf(id)).toBe('pending');
+    expect(await stateOf(id)).toBe('pending');
     expect(fixture.runtime.webAuth.sessionCount).toBe(1);
   });
 
@@ -170,7 +170,7 @@ describe('HTTP head guards', () => {
     await expectRefused(await call('/api/v1/approvals.decide', { body: { id, behavior: 'allow' } }), 401, 'unauthorized');
     await expectRefused(await call('/api/v1/approvals.decide', { headers: { cookie: 'assent_session=forged' }, body: { id, behavior: 'allow' } }), 401, 'unauthorized');
     await expectRefused(await call('/api/v1/events', { method: 'GET' }), 401, 'unauthorized');
-    expect(stateOf(id)).toBe('pending');
+    expect(await stateOf(id)).toBe('pending');
   });
 
   it('R-WEB-2 refuses a pairing code after 120 s and creates no session', async () => {
@@ -234,9 +234,9 @@ describe('HTTP head guards', () => {
   it('R-WEB-4 refuses expired, revoked and other-audience bearer tokens, and nothing is decided', async () => {
     const { id } = await pendingApproval();
     const auth = fixture.runtime.webAuth;
-    const expired = auth.createToken({ name: 'short', ttlMs: 1000 }).token;
-    const revoked = auth.createToken({ name: 'gone', ttlMs: 3_600_000 });
-    auth.revokeToken(revoked.info.id);
+    const expired = (await auth.createToken({ name: 'short', ttlMs: 1000 })).token;
+    const revoked = await auth.createToken({ name: 'gone', ttlMs: 3_600_000 });
+    await auth.revokeToken(revoked.info.id);
     // A token minted by another daemon instance (its own journal and instance id).
     const otherRoot = mkdtempSync(join(tmpdir(), 'as-http-other-'));
     extraRoots.push(otherRoot);
@@ -244,7 +244,7 @@ describe('HTTP head guards', () => {
     extraJournals.push(otherJournal);
     const other = new WebAuth({ tokens: otherJournal, clock: fixture.clock, random: (n) => new Uint8Array(randomBytes(n)) });
     expect(other.audience).not.toBe(auth.audience);
-    const foreign = other.createToken({ name: 'elsewhere', ttlMs: 3_600_000 }).token;
+    const foreign = (await other.createToken({ name: 'elsewhere', ttlMs: 3_600_000 })).token;
     fixture.clock.advance(1001);
     for (const token of [expired, revoked.token, foreign, 'ast1_notatoken', 'asp1_notatoken']) {
       await expectRefused(
@@ -253,12 +253,12 @@ describe('HTTP head guards', () => {
         'unauthorized',
       );
     }
-    expect(stateOf(id)).toBe('pending');
+    expect(await stateOf(id)).toBe('pending');
   });
 
   it('R-WEB-4 a valid bearer token reaches exposed operations, with the token name as principal', async () => {
     const { id, waiting } = await pendingApproval();
-    const { token } = fixture.runtime.webAuth.createToken({ name: 'ci-bot', ttlMs: 3_600_000 });
+    const { token } = await fixture.runtime.webAuth.createToken({ name: 'ci-bot', ttlMs: 3_600_000 });
     const response = await call('/api/v1/approvals.decide', { headers: { authorization: `Bearer ${token}`, origin: undefined }, body: { id, behavior: 'deny', reason: 'not now' } });
     expect(response.status).toBe(200);
     const decided = (await response.json()) as { state: string; channel: string; reason: string };
@@ -276,20 +276,20 @@ describe('HTTP head guards', () => {
     await expectRefused(await call('/api/v1/approvals.decide', { headers: { cookie }, body: { params: { id, behavior: 'allow' } } }), 400, 'invalid_params');
     await expectRefused(await call('/api/v1/approvals.decide', { headers: { cookie }, rawBody: '{"id":' }), 400, 'parse_error');
     await expectRefused(await call('/api/v1/approvals.decide', { headers: { cookie, 'content-type': 'text/plain' }, body: { id, behavior: 'allow' } }), 400, 'invalid_params');
-    expect(stateOf(id)).toBe('pending');
+    expect(await stateOf(id)).toBe('pending');
   });
 
   it('R-J-7 refuses a token or proof in a query string with 400, and nothing is decided', async () => {
     const cookie = await pair();
     const { id } = await pendingApproval();
-    const { token } = fixture.runtime.webAuth.createToken({ name: 'q', ttlMs: 3_600_000 });
+    const { token } = await fixture.runtime.webAuth.createToken({ name: 'q', ttlMs: 3_600_000 });
     const proof = `asp1_${'A'.repeat(43)}`;
     for (const query of [`?token=${token}`, `?access_token=${token}`, `?proof=${proof}`, `?x=1`]) {
       await expectRefused(await call(`/api/v1/approvals.decide${query}`, { headers: { cookie }, body: { id, behavior: 'allow' } }), 400, 'invalid_params');
       await expectRefused(await call(`/api/v1/approvals.decide${query}`, { headers: { origin: undefined }, body: { id, behavior: 'allow' } }), 400, 'invalid_params');
     }
     await expectRefused(await call(`/api/v1/events?token=${token}`, { method: 'GET', headers: { cookie } }), 400, 'invalid_params');
-    expect(stateOf(id)).toBe('pending');
+    expect(await stateOf(id)).toBe('pending');
     const logged = fixture.logLines.join('\n');
     expect(logged).not.toContain(token);
     expect(logged).not.toContain(proof);
@@ -300,7 +300,7 @@ describe('HTTP head guards', () => {
     for (const name of ['daemon.shutdown', 'tokens.create', 'web.pair', 'calls.authorize', 'config.get', 'nope']) {
       await expectRefused(await call(`/api/v1/${name}`, { headers: { cookie }, body: {} }), 404, 'not_found');
     }
-    expect(fixture.runtime.webAuth.listTokens()).toEqual([]);
+    expect(await fixture.runtime.webAuth.listTokens()).toEqual([]);
   });
 
   it('R-WEB-1 sends strict CSP, nosniff, no-referrer and no-store on pages, API answers and refusals', async () => {
@@ -370,7 +370,7 @@ describe('HTTP head guards', () => {
     const pairResponse = await call('/api/v1/pair', { body: { code } });
     const cookieValue = /assent_session=([^;]+)/.exec(pairResponse.headers.get('set-cookie') ?? '')?.[1] ?? '';
     const cookie = `assent_session=${cookieValue}`;
-    const { token } = fixture.runtime.webAuth.createToken({ name: 'scan', ttlMs: 1000 });
+    const { token } = await fixture.runtime.webAuth.createToken({ name: 'scan', ttlMs: 1000 });
     const proof = `asp1_${'B'.repeat(43)}`;
     const { id } = await pendingApproval();
     await call(`/api/v1/approvals.decide?token=${token}`, { headers: { cookie }, body: { id, behavior: 'allow' } });

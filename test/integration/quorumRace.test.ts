@@ -1,6 +1,7 @@
 // R-TEAM-3: four-eyes and quorum are judged inside the deciding transaction.
-// Four OS processes, each with its own connection to one journal.db and its own
-// principal, decide the same quorum-of-2 approval at the same moment, 50 rounds:
+// Four OS processes, each with its own connection to one store (journal.db, or a
+// PostgreSQL database as the hosts of a team share it) and its own principal,
+// decide the same quorum-of-2 approval at the same moment, 50 rounds:
 // each round exactly one decision records the first approval, exactly one meets
 // the quorum and resolves it, and the others are told it was already decided.
 // Read-then-write outside one transaction would let two read "no approvals yet"
@@ -9,27 +10,36 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../src/journal/journal.js';
+import { SqliteStore } from '../../src/journal/sqliteStore.js';
+import type { Store } from '../../src/journal/store.js';
+import { closeStoreServers, HOST_A, openPostgresStore, sharedPostgres, STORE_KINDS, type StoreKind } from '../helpers/stores.js';
 import { REPO_ROOT, requireBuiltCli } from '../helpers/daemon.js';
 
 const DIST = join(REPO_ROOT, 'dist');
 
 /** A decider process: reads approval ids on stdin, decides each as its principal, answers one JSON line each. */
 const DECIDER = `
-const [{ Journal }, { ApprovalQueue }, { DEFAULT_CONFIG }, { realTimers }, { silentLogger }] = await Promise.all([
+const [{ Journal }, { SqliteStore }, { PostgresStore }, { resolveDatabaseUrl }, { ApprovalQueue }, { DEFAULT_CONFIG }, { realTimers }, { silentLogger }] = await Promise.all([
   import(${JSON.stringify(join(DIST, 'journal', 'journal.js'))}),
+  import(${JSON.stringify(join(DIST, 'journal', 'sqliteStore.js'))}),
+  import(${JSON.stringify(join(DIST, 'journal', 'postgres', 'postgresStore.js'))}),
+  import(${JSON.stringify(join(DIST, 'journal', 'postgres', 'databaseUrl.js'))}),
   import(${JSON.stringify(join(DIST, 'service', 'approvalQueue.js'))}),
   import(${JSON.stringify(join(DIST, 'core', 'config.js'))}),
   import(${JSON.stringify(join(DIST, 'service', 'timers.js'))}),
   import(${JSON.stringify(join(DIST, 'service', 'logger.js'))}),
 ]);
 const { createInterface } = await import('node:readline');
-const principal = process.argv[2];
-const journal = Journal.open(process.argv[1]);
+const [kind, location, principal] = process.argv.slice(1);
+const hostId = Buffer.from(principal.padEnd(16, '.')).toString('hex').slice(0, 32);
+const store = kind === 'postgres'
+  ? await PostgresStore.open({ database: resolveDatabaseUrl({ kind: 'postgres', url: location }), hostId })
+  : SqliteStore.open(Journal.open(location), hostId);
 const clock = { now: () => Date.now(), monotonic: () => performance.now() };
 const ctx = {
-  journal, clock, timers: realTimers, logger: silentLogger, principal, hostId: 'h-' + principal, proofs: undefined,
+  store, hostName: principal, clock, timers: realTimers, logger: silentLogger, principal, hostId: 'h-' + principal, proofs: undefined,
   audit: { append() {}, flush: async () => {} }, bus: { publish() {} }, notifier: { notify() {} },
   random: (n) => new Uint8Array(n), pinned: () => ({ config: DEFAULT_CONFIG, revision: 'r', path: '' }), snapshot: () => undefined, stopping: () => false,
   presence: () => ({ exact: new Map(), globs: [] }),
@@ -39,7 +49,7 @@ process.stdout.write('ready\\n');
 for await (const id of createInterface({ input: process.stdin })) {
   let answer;
   try {
-    answer = { result: queue.decide({ id, behavior: 'allow', channel: 'cli', principal }).result };
+    answer = { result: (await queue.decide({ id, behavior: 'allow', channel: 'cli', principal })).result };
   } catch (error) {
     answer = { error: error.type ?? String(error) };
   }
@@ -52,8 +62,8 @@ interface Decider {
   next(): Promise<string>;
 }
 
-function startDecider(journalPath: string, principal: string): Promise<Decider> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', DECIDER, journalPath, principal], { stdio: ['pipe', 'pipe', 'pipe'] });
+function startDecider(kind: StoreKind, location: string, principal: string): Promise<Decider> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', DECIDER, kind, location, principal], { stdio: ['pipe', 'pipe', 'pipe'] });
   const lines = createInterface({ input: child.stdout });
   const queued: string[] = [];
   const waiting: ((line: string) => void)[] = [];
@@ -81,28 +91,32 @@ function startDecider(journalPath: string, principal: string): Promise<Decider> 
   });
 }
 
-let cleanup: (() => void) | undefined;
-afterEach(() => {
-  cleanup?.();
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
   cleanup = undefined;
 });
+afterAll(closeStoreServers);
 
-describe('R-TEAM-3 quorum in the deciding transaction', () => {
+describe.each(STORE_KINDS)('R-TEAM-3 quorum in the deciding transaction (%s)', (kind) => {
   it('R-TEAM-3 4 processes with distinct principals approve one quorum-of-2 approval at once x 50 rounds: one partial, one resolved, the rest conflict', async () => {
     requireBuiltCli();
     const dir = mkdtempSync('/tmp/as-quorum-');
     const path = join(dir, 'journal.db');
     const journal = Journal.open(path);
-    const deciders = await Promise.all(['alice@a', 'bob@b', 'carol@c', 'dave@d'].map((principal) => startDecider(path, principal)));
-    cleanup = () => {
+    const location = kind === 'postgres' ? await (await sharedPostgres()).createDatabase('quorum') : path;
+    const store: Store = kind === 'postgres' ? await openPostgresStore(location, HOST_A) : SqliteStore.open(journal, HOST_A);
+    const deciders = await Promise.all(['alice@a', 'bob@b', 'carol@c', 'dave@d'].map((principal) => startDecider(kind, location, principal)));
+    cleanup = async () => {
       for (const decider of deciders) decider.child.kill('SIGKILL');
+      await store.close();
       journal.close();
       rmSync(dir, { recursive: true, force: true });
     };
     for (let round = 0; round < 50; round += 1) {
       const id = `r${round}`;
       const now = Date.now();
-      journal.insertApproval({
+      await store.insertApproval({
         id,
         sessionId: 's',
         kind: 'tool',
@@ -122,8 +136,8 @@ describe('R-TEAM-3 quorum in the deciding transaction', () => {
       const answers = (await Promise.all(deciders.map((decider) => decider.next()))).map((line) => JSON.parse(line) as { result?: string; error?: string });
       const tally = answers.map((answer) => answer.result ?? answer.error).sort();
       expect(tally, `round ${round}`).toEqual(['conflict', 'conflict', 'partial', 'resolved']);
-      expect(journal.getApproval(id)?.state).toBe('approved');
-      expect(journal.listApprovalVotes(id)).toHaveLength(2);
+      expect((await store.getApproval(id))?.state).toBe('approved');
+      expect(await store.listApprovalVotes(id)).toHaveLength(2);
     }
   }, 120_000);
 });

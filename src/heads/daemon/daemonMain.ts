@@ -19,7 +19,8 @@ export type { DaemonContext };
 
 export interface RunDaemonOptions {
   paths: StatePaths;
-  operations: (ctx: DaemonContext) => Operation[];
+  /** The registry to serve; may take a while (opening a team database) before the socket opens. */
+  operations: (ctx: DaemonContext) => Operation[] | Promise<Operation[]>;
   logger?: Logger;
   onStarted?: (info: { pid: number; socket: string }) => void;
   /** Aborting it stops the daemon like SIGTERM does (tests run the daemon in-process). */
@@ -166,7 +167,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   if (options.signal?.aborted) resolveStop('aborted');
 
   try {
-    const operations = options.operations(context);
+    const operations = await options.operations(context);
     // Our pid file is claimed, so a socket file left here belongs to a dead daemon.
     unlinkQuietly(paths.socket);
     server = await startRpcServer({

@@ -13,12 +13,14 @@ import type { Clock } from '../../core/clock.js';
 import type { Config } from '../../core/config.js';
 import { AssentError } from '../../core/errors.js';
 import type { RandomBytes } from '../../core/ids.js';
-import { AuditLog } from '../../journal/auditLog.js';
+import { AuditLog, type WrittenLine } from '../../journal/auditLog.js';
+import { readAuditLines } from '../../journal/auditReaders.js';
 import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../../journal/confirmedConfig.js';
 import { hostIdentityOf } from '../../journal/hostIdentity.js';
 import { Journal } from '../../journal/journal.js';
-import { ProofStore } from '../../journal/proofs.js';
+import { SqliteStore } from '../../journal/sqliteStore.js';
+import type { Store } from '../../journal/store.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
 import { daemonOperations } from '../../operations/daemonOperations.js';
 import { createHttpApp } from '../http/httpApp.js';
@@ -38,8 +40,10 @@ import { PasskeyService, relyingPartyOf } from '../../service/passkeys.js';
 import { AgentActionService } from '../../service/agentActions.js';
 import { AgentJudge } from '../../shell/agentJudge.js';
 import { ProofService } from '../../service/proofService.js';
-import { ApprovalService, type PinnedConfig, type Timers } from '../../service/approvalService.js';
+import { ApprovalService, realTimers, type PinnedConfig, type Timers } from '../../service/approvalService.js';
+import { AuditMirror } from '../../service/auditMirror.js';
 import { EventBus } from '../../service/eventBus.js';
+import { registerSecret } from '../../service/logger.js';
 import { pageUrlOf } from '../../service/pushLinks.js';
 
 export interface ApprovalRuntimeOptions {
@@ -83,7 +87,12 @@ export function pinConfig(path: string, journal: Journal): PinnedConfig & { inva
 export interface ApprovalRuntime {
   service: ApprovalService;
   agents: AgentActionService;
+  /** The local journal.db: it keeps this host's pinned configuration (R-CFG-4), and in SQLite mode everything else too. */
   journal: Journal;
+  /** Where approvals, proofs, events, rules and tokens live (R-TEAM-1). */
+  store: Store;
+  /** Settles once leftover effects are reconciled, rules loaded and pending approvals restored; nothing is served before. */
+  ready: Promise<void>;
   bus: EventBus;
   webAuth: WebAuth;
   operations: Operation[];
@@ -95,23 +104,90 @@ export interface ApprovalRuntime {
   serveHttp(operations: () => readonly Operation[]): Promise<HttpHead | undefined>;
 }
 
-export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): ApprovalRuntime {
+/** What every runtime starts from: the local journal, the configuration it pinned, and this host. */
+interface RuntimeBase {
+  clock: Clock;
+  journal: Journal;
+  pinned: PinnedConfig & { invalid?: InvalidConfirmedConfig };
+  host: ReturnType<typeof hostIdentityOf>;
+}
+
+function openBase(ctx: DaemonContext, options: ApprovalRuntimeOptions): RuntimeBase {
   const clock = options.clock ?? systemClock;
-  const random = options.random ?? ((n: number) => randomBytes(n));
   const journal = Journal.open(ctx.paths.journal, { clock });
   const pinned = pinConfig(ctx.paths.config, journal);
   // R-TEAM-3: this host's id and label, fixed for the daemon's lifetime; local decisions are `<os user>@<host.name>`.
   const host = hostIdentityOf(ctx.paths, pinned.config);
   ctx.principal = host.principal;
   ctx.status['host'] = () => ({ id: host.hostId, name: host.name, principal: host.principal });
+  return { clock, journal, pinned, host };
+}
+
+/**
+ * The runtime over the embedded journal, built at once (in-process tests use
+ * it); `ready` settles when it has caught up with what a previous run left.
+ */
+export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): ApprovalRuntime {
+  const base = openBase(ctx, options);
+  return assembleRuntime(ctx, options, base, SqliteStore.open(base.journal, base.host.hostId));
+}
+
+/**
+ * The daemon's runtime: on the store its pinned configuration names (the
+ * journal connection is part of it, R-TEAM-6), ready before anything is served.
+ * A team database that cannot be reached stops the start with `unavailable`,
+ * naming it without its password (R-TEAM-7).
+ */
+export async function openApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): Promise<ApprovalRuntime> {
+  const base = openBase(ctx, options);
+  let store: Store;
+  try {
+    store = await openStore(ctx, base);
+  } catch (error) {
+    base.journal.close();
+    throw error;
+  }
+  const runtime = assembleRuntime(ctx, options, base, store);
+  await runtime.ready;
+  return runtime;
+}
+
+async function openStore(ctx: DaemonContext, base: RuntimeBase): Promise<Store> {
+  const journalConfig = base.pinned.config.journal;
+  if (journalConfig.kind !== 'postgres') return SqliteStore.open(base.journal, base.host.hostId);
+  const [{ resolveDatabaseUrl }, { PostgresStore }] = await Promise.all([import('../../journal/postgres/databaseUrl.js'), import('../../journal/postgres/postgresStore.js')]);
+  const database = resolveDatabaseUrl(journalConfig);
+  // The last line of defence: nothing logs the URL, but the logger masks its password anyway.
+  for (const secret of database.secrets) registerSecret(secret);
+  const logger = ctx.logger.child({ component: 'team-database' });
+  const store = await PostgresStore.open({
+    database,
+    hostId: base.host.hostId,
+    now: () => base.clock.now(),
+    log: (level, message, fields) => logger[level](message, fields),
+  });
+  logger.info('using the team database', { database: database.display, hostId: base.host.hostId });
+  return store;
+}
+
+function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, store: Store): ApprovalRuntime {
+  const { clock, journal, pinned, host } = base;
+  const random = options.random ?? ((n: number) => randomBytes(n));
+  ctx.status['journal'] = () => ({ ...store.describe(), available: store.available() });
+  // R-TEAM-4: in team mode every line of this host's chain is also a row of the shared `audit` table.
+  const mirror = store.shared ? new AuditMirror({ store, timers: options.timers ?? realTimers, logger: ctx.logger.child({ component: 'audit-mirror' }) }) : undefined;
   const audit = new AuditLog({
     dir: ctx.paths.auditDir,
     clock,
     retentionDays: pinned.config.auditRetentionDays,
     onFailure: (error) => ctx.logger.warn('audit write failed', { error }),
+    ...(mirror === undefined ? {} : { onWritten: (lines: readonly WrittenLine[]) => mirror.add(lines) }),
+  });
+  const unwatchMirror = mirror === undefined ? undefined : store.watch((change) => {
+    if (change.kind === 'connection' && change.state === 'restored') mirror.kick();
   });
   audit.prune();
-  const bus = new EventBus(journal, () => clock.now());
+  const bus = new EventBus(store, () => clock.now(), (error) => ctx.logger.warn('an event could not be stored; it was delivered live only', { error }));
   // Pushes read the configuration in force at each send, so a confirmed reload applies to the next one.
   let configInForce = (): Config => pinned.config;
   const notifier =
@@ -125,23 +201,21 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
         onFailure: (target, reason) => ctx.logger.warn('push notification failed; further failures are counted in `assent daemon status`', { target, reason }),
       }),
     });
-  const proofStore = ProofStore.open(ctx.paths.journal);
   let proofTtlSeconds = (): number => pinned.config.approvals.proofTtlSeconds;
   const proofs = new ProofService({
-    store: proofStore,
-    journal,
+    store,
     audit,
     bus,
     clock,
     random,
     logger: ctx.logger.child({ component: 'proofs' }),
     principal: ctx.principal,
+    // R-TEAM-6: in team mode a proof belongs to the team, so any host may consume it.
+    ...(store.shared ? { proofPrincipal: `team:${store.instanceId}` } : {}),
     ttlSeconds: () => proofTtlSeconds(),
   });
-  // R-J-5: before any call is served, effects a crash left without an outcome become uncertain.
-  proofs.reconcile();
   const serviceOptions: ConstructorParameters<typeof ApprovalService>[0] = {
-    journal,
+    store,
     audit,
     bus,
     clock,
@@ -155,7 +229,17 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   };
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
   const service = new ApprovalService(serviceOptions);
-  service.start();
+  // R-J-5: before any call is served, effects a crash left without an outcome become uncertain (this host's only, R-TEAM-6).
+  // R-TEAM-6: the team learns which revision this host runs, which its proofs bind.
+  const announce = (revision: string): Promise<void> => store.announceHost({ name: host.name, revision, at: clock.now() });
+  // Lines written while this host was away from the database (or before it joined the team) are copied first.
+  const catchUpAudit = async (): Promise<void> => {
+    if (mirror !== undefined) mirror.add(readAuditLines(ctx.paths.auditDir, await store.lastAuditSeq()));
+  };
+  const ready = announce(pinned.revision)
+    .then(catchUpAudit)
+    .then(() => proofs.reconcile())
+    .then(() => service.start());
   const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
   // The bash grammar loads now, so the first shell action pays nothing for it (SPEC §14).
   judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
@@ -176,7 +260,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
       if (current.revision !== lastSeenRevision) {
         lastSeenRevision = current.revision;
         if (current.revision !== service.config.revision) {
-          bus.publish('config_changed', { revision: current.revision, applied: false, pinnedRevision: service.config.revision });
+          void bus.publish('config_changed', { revision: current.revision, applied: false, pinnedRevision: service.config.revision });
           ctx.logger.info('config.json changed on disk; not applied until `assent config reload` is confirmed');
         }
       }
@@ -188,7 +272,7 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
   lastSeenRevision = '';
   checkConfigFile();
   if (pinned.invalid !== undefined) {
-    bus.publish('config_changed', { applied: false, pinnedRevision: pinned.revision, confirmedInvalid: pinned.invalid });
+    void bus.publish('config_changed', { applied: false, pinnedRevision: pinned.revision, confirmedInvalid: pinned.invalid });
   } else if (lastSeenRevision !== pinned.revision) {
     ctx.logger.warn('config.json differs from the confirmed configuration; the daemon runs the confirmed one until `assent config reload`');
   }
@@ -200,8 +284,8 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     ctx.logger.warn('cannot watch config.json for changes', { error });
   }
 
-  bus.publish('daemon_started', { pid: process.pid, configRevision: pinned.revision });
-  ctx.status['approvals'] = () => ({ ...service.status(), ...agents.status() });
+  const started = ready.then(() => bus.publish('daemon_started', { pid: process.pid, configRevision: pinned.revision })).then(() => undefined);
+  ctx.status['approvals'] = () => ({ ...service.status(), ...agents.status(), ...(mirror === undefined ? {} : { auditRows: mirror.status() }) });
   ctx.status['config'] = () => {
     let fileRevision: string | undefined;
     try {
@@ -218,8 +302,16 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
       ...(invalid === undefined ? {} : { confirmedInvalid: invalid }),
     };
   };
+  const tokens = {
+    instanceId: () => store.instanceId,
+    insertToken: (token: Parameters<Store['insertToken']>[0]) => store.insertToken(token),
+    findTokenByHash: (hash: string) => store.findTokenByHash(hash),
+    getToken: (id: string) => store.getToken(id),
+    listTokens: () => store.listTokens(),
+    revokeToken: (id: string, at: number) => store.revokeToken(id, at),
+  };
   const webAuth = new WebAuth({
-    tokens: journal,
+    tokens,
     devices: journal,
     clock,
     random,
@@ -310,25 +402,30 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
     watcher?.close();
     await service.shutdown();
     await audit.close();
-    proofStore.close();
+    unwatchMirror?.();
+    await mirror?.flush();
+    await store.close();
     journal.close();
   });
 
   const operations = [
     ...webOperations({ auth: webAuth, page }),
-    ...approvalOperations({ service, journal, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
+    ...approvalOperations({ service, store, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
     ...agentOperations({ agents }),
-    ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => storePinnedConfig(journal, pin), confirmedInvalid }),
+    ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => {
+        storePinnedConfig(journal, pin);
+        announce(pin.revision).catch((error: unknown) => ctx.logger.warn('could not tell the team database the new configuration revision', { error }));
+      }, confirmedInvalid }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
-    ...proofOperations({ service, proofs }),
+    ...proofOperations({ service, proofs, store }),
     ...passkeyOperations({ passkeys }),
   ];
-  return { service, agents, journal, bus, webAuth, operations, serveHttp };
+  return { service, agents, journal, store, ready: started, bus, webAuth, operations, serveHttp };
 }
 
 /** Every operation the daemon serves, a plain concatenation of the families, with the HTTP head serving the same registry. */
-export function allOperations(ctx: DaemonContext): Operation[] {
-  const runtime = createApprovalRuntime(ctx);
+export async function allOperations(ctx: DaemonContext): Promise<Operation[]> {
+  const runtime = await openApprovalRuntime(ctx);
   const operations = [...daemonOperations(ctx), ...runtime.operations];
   void runtime.serveHttp(() => operations);
   return operations;

@@ -243,11 +243,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return undefined;
   });
 
-  const authenticate = (c: Context): Caller | undefined => {
+  const authenticate = async (c: Context): Promise<Caller | undefined> => {
     const authorization = c.req.header('authorization');
     if (authorization !== undefined) {
       const match = /^Bearer\s+(\S+)$/i.exec(authorization);
-      const record = match?.[1] === undefined ? undefined : options.auth.authenticateToken(match[1]);
+      const record = match?.[1] === undefined ? undefined : await options.auth.authenticateToken(match[1]);
       return record === undefined ? undefined : { principal: `token:${record.name}`, kind: 'token', key: `token:${record.id}` };
     }
     const session = options.auth.sessionFor(getCookie(c, SESSION_COOKIE));
@@ -255,8 +255,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return { principal: `web:${session.label}`, kind: 'session', key: `session:${session.id}` };
   };
 
-  const requireCaller = (c: Context, mutation: boolean): Caller => {
-    const caller = authenticate(c);
+  const requireCaller = async (c: Context, mutation: boolean): Promise<Caller> => {
+    const caller = await authenticate(c);
     if (caller === undefined) {
       throw new AssentError(
         'unauthorized',
@@ -324,8 +324,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     return c.json({ paired: false });
   });
 
-  app.get('/api/v1/events', (c) => {
-    const caller = requireCaller(c, false);
+  app.get('/api/v1/events', async (c) => {
+    const caller = await requireCaller(c, false);
     const kindsText = c.req.query('kinds');
     const selector = c.req.query('selector');
     let kinds: EventKind[] | undefined;
@@ -344,19 +344,26 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       });
       // A stream lives on after the request that opened it: a revoked or expired token or
       // session must end it, not keep receiving events (checked before every write).
-      const stillAllowed = (): boolean => {
-        if (authenticate(c) !== undefined) return true;
+      const stillAllowed = async (): Promise<boolean> => {
+        if ((await authenticate(c)) !== undefined) return true;
         finish();
         return false;
       };
       const unsubscribe = options.bus.subscribe((event) => {
-        if (!options.eventMatches(event, kinds, selector) || !stillAllowed()) return;
+        if (!options.eventMatches(event, kinds, selector)) return;
         const message = { event: event.kind, id: String(event.seq), data: JSON.stringify(publicEvent(event)) };
-        chain = chain.then(() => stream.writeSSE(message)).catch(() => finish());
+        chain = chain
+          .then(async () => {
+            if (await stillAllowed()) await stream.writeSSE(message);
+          })
+          .catch(() => finish());
       });
       const timer = setInterval(() => {
-        if (!stillAllowed()) return;
-        chain = chain.then(() => stream.write(': keep-alive\n\n')).catch(() => finish());
+        chain = chain
+          .then(async () => {
+            if (await stillAllowed()) await stream.write(': keep-alive\n\n');
+          })
+          .catch(() => finish());
       }, keepAliveMs);
       const close = (): void => finish();
       streams.set(close, caller.key);
@@ -371,7 +378,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   app.post('/api/v1/:operation', async (c) => {
     const name = c.req.param('operation');
-    const caller = requireCaller(c, true);
+    const caller = await requireCaller(c, true);
     const operation = options.operations().find((candidate) => candidate.name === name);
     if (operation === undefined || operation.exposure.http !== true) {
       const shown = /^[a-z]+\.[a-zA-Z]+$/.test(name) ? JSON.stringify(name) : 'by that name';

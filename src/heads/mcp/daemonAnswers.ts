@@ -45,12 +45,15 @@ export function denialFrom(call: GateCall, error: unknown, configPath: string): 
     const key = typeof error.details?.['key'] === 'string' ? (error.details['key'] as string) : undefined;
     const operatorReason = error.details?.['operatorReason'];
     const detail = error.details?.['detail'];
+    // The daemon says why it could not decide (e.g. the team database is away, R-TEAM-7).
+    const hint = reason === 'unavailable' && typeof error.details?.['hint'] === 'string' ? (error.details['hint'] as string) : undefined;
     let message = describeDenial(reason, {
       server: call.server,
       tool: call.tool,
       configPath,
       ...(key === undefined ? {} : { key }),
       ...(approvalId === undefined ? {} : { approvalId }),
+      ...(hint === undefined ? {} : { hint }),
     });
     if (typeof detail === 'string' && detail !== reason) message += ` (${detail})`;
     if (typeof operatorReason === 'string') message += ` The operator said: ${operatorReason}`;

@@ -85,6 +85,7 @@ describe('R-CFG-1..3 config validation', () => {
       notifications: { os: true },
       web: { listen: '127.0.0.1:7788', allowedHosts: [], deviceTtlDays: 30 },
       host: {},
+      journal: { kind: 'sqlite' },
       auditRetentionDays: 30,
     });
     expect(validateConfig({ policy: { consentTimeoutSeconds: 1500 } }).config?.policy.consentTimeoutSeconds).toBe(1500);

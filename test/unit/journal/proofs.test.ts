@@ -1,19 +1,18 @@
 // R-J-2..6 at the store and service level with an injected clock: issue, the
-// one-transaction consumption, replay, every refusal reason, reconciliation.
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+// one-transaction consumption, replay, every refusal reason, reconciliation;
+// against each store (R-TEAM-1).
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { digestOf } from '../../../src/core/canonical.js';
 import { FakeClock } from '../../../src/core/clock.js';
 import { AssentError } from '../../../src/core/errors.js';
 import { isProofShaped, newProof, proofHash } from '../../../src/core/proof.js';
 import type { AuditLog, AuditRecord } from '../../../src/journal/auditLog.js';
-import { Journal, type ApprovalRecord } from '../../../src/journal/journal.js';
-import { ProofStore } from '../../../src/journal/proofs.js';
+import type { ApprovalRecord } from '../../../src/journal/journal.js';
+import type { Store } from '../../../src/journal/store.js';
 import { EventBus } from '../../../src/service/eventBus.js';
 import { silentLogger } from '../../../src/service/logger.js';
 import { ProofService, actionDigestOf } from '../../../src/service/proofService.js';
+import { closeStoreServers, HOST_A, HOST_B, openStoreFixture, STORE_KINDS, type StoreFixture } from '../../helpers/stores.js';
 
 let counter = 0;
 const random = (n: number): Uint8Array => {
@@ -43,29 +42,29 @@ function execApproval(id: string, overrides: Partial<ApprovalRecord> = {}): Appr
   };
 }
 
-describe('proofs and effects in the journal', () => {
-  let tmp: string;
+afterAll(closeStoreServers);
+
+describe.each(STORE_KINDS)('proofs and effects in the journal (%s)', (kind) => {
+  let fixture: StoreFixture;
   let clock: FakeClock;
-  let journal: Journal;
-  let store: ProofStore;
+  let store: Store;
   let service: ProofService;
   let audit: AuditRecord[];
   let bus: EventBus;
   let events: { kind: string; data: Record<string, unknown> }[];
 
-  beforeEach(() => {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'assent-proofs-'));
-    const file = path.join(tmp, 'journal.db');
+  beforeEach(async () => {
     clock = new FakeClock();
-    journal = Journal.open(file, { clock });
-    store = ProofStore.open(file);
+    fixture = await openStoreFixture(kind, clock);
+    store = fixture.store;
+    // The issuing host runs rev1: what a proof issued here binds, wherever it is presented (R-TEAM-6).
+    await store.announceHost({ name: 'host-a', revision: 'rev1', at: 0 });
     audit = [];
     events = [];
-    bus = new EventBus(journal, () => clock.now());
+    bus = new EventBus(store, () => clock.now());
     bus.subscribe((event) => events.push(event));
     service = new ProofService({
       store,
-      journal,
       audit: { append: (record: AuditRecord) => audit.push(record) } as unknown as AuditLog,
       bus,
       clock,
@@ -76,21 +75,19 @@ describe('proofs and effects in the journal', () => {
     });
   });
 
-  afterEach(() => {
-    store.close();
-    journal.close();
-    fs.rmSync(tmp, { recursive: true, force: true });
+  afterEach(async () => {
+    await fixture.close();
   });
 
-  function issue(id = 'abcde', audience: 'cli' | 'mcp' = 'cli', revision = 'rev1'): string {
+  async function issue(id = 'abcde', audience: 'cli' | 'mcp' = 'cli', revision = 'rev1'): Promise<string> {
     const approval = execApproval(id);
-    journal.insertApproval(approval);
-    return service.issue(approval, { audience, revision, channel: 'cli' }).proof;
+    await store.insertApproval(approval);
+    return (await service.issue(approval, { audience, revision, channel: 'cli' })).proof;
   }
 
-  function refusalOf(fn: () => unknown): string | undefined {
+  async function refusalOf(attempt: Promise<unknown>): Promise<string | undefined> {
     try {
-      fn();
+      await attempt;
     } catch (error) {
       expect(error).toBeInstanceOf(AssentError);
       expect((error as AssentError).type).toBe('proof_invalid');
@@ -102,92 +99,92 @@ describe('proofs and effects in the journal', () => {
   const present = (proof: string, overrides: Partial<{ audience: 'cli' | 'mcp'; actionDigest: string; revision: string; principal: string }> = {}) =>
     service.consume({ proof, audience: 'cli', actionDigest: digestOf(ACTION), revision: 'rev1', ...overrides });
 
-  it('R-J-2 a proof is asp1_ + 256 bits and only its SHA-256 is stored', () => {
-    const proof = issue();
+  it('R-J-2 a proof is asp1_ + 256 bits and only its SHA-256 is stored', async () => {
+    const proof = await issue();
     expect(isProofShaped(proof)).toBe(true);
     expect(proof).toMatch(/^asp1_[A-Za-z0-9_-]{43}$/);
-    const bytes = fs.readFileSync(path.join(tmp, 'journal.db'));
-    const wal = fs.existsSync(path.join(tmp, 'journal.db-wal')) ? fs.readFileSync(path.join(tmp, 'journal.db-wal')) : Buffer.alloc(0);
-    const all = Buffer.concat([bytes, wal]).toString('latin1');
+    const all = await fixture.dump();
     expect(all).not.toContain(proof);
     expect(all).toContain(proofHash(proof));
-    const [record] = store.listProofs();
+    const [record] = await store.listProofs();
     expect(record).toMatchObject({ principal: 'owner', audience: 'cli', actionKind: 'exec', actionDigest: digestOf(ACTION), revision: 'rev1', state: 'issued' });
+    await expect.poll(() => events.map((e) => e.kind)).toContain('proof_issued');
     expect(JSON.stringify(events)).not.toContain(proof);
-    expect(events.map((e) => e.kind)).toContain('proof_issued');
   });
 
-  it('R-J-3 consumption records the intent in the same transaction; R-J-4 a second presentation replays it', () => {
-    const proof = issue();
-    const first = present(proof);
+  it('R-J-3 consumption records the intent in the same transaction; R-J-4 a second presentation replays it', async () => {
+    const proof = await issue();
+    const first = await present(proof);
     expect(first.kind).toBe('consumed');
-    expect(store.getEffect(first.effect.id)?.state).toBe('intent');
-    expect(store.getProofByHash(proofHash(proof))?.state).toBe('consumed');
-    service.finishEffect(first.effect.id, { ok: true, result: { content: [] } });
-    const again = present(proof);
+    expect((await store.getEffect(first.effect.id))?.state).toBe('intent');
+    expect((await store.getProofByHash(proofHash(proof)))?.state).toBe('consumed');
+    await service.finishEffect(first.effect.id, { ok: true, result: { content: [] } });
+    const again = await present(proof);
     expect(again.kind).toBe('replay');
     expect(again.effect.id).toBe(first.effect.id);
     expect(again.effect.state).toBe('completed');
     expect(again.effect.resultDigest).toMatch(/^v1:sha256:[0-9a-f]{64}$/);
+    expect(again.kind === 'replay' ? again.result : undefined).toEqual({ content: [] });
   });
 
-  it('R-J-4 each refusal has its own reason and records no effect', () => {
-    expect(refusalOf(() => present(newProof(random)))).toBe('unknown');
+  it('R-J-4 each refusal has its own reason and records no effect', async () => {
+    expect(await refusalOf(present(newProof(random)))).toBe('unknown');
 
-    const expiring = issue('bbbbb');
+    const expiring = await issue('bbbbb');
     clock.advance(301_000);
-    expect(refusalOf(() => present(expiring))).toBe('expired');
+    expect(await refusalOf(present(expiring))).toBe('expired');
 
-    const revoked = issue('ccccc');
-    const revokedId = store.getProofByHash(proofHash(revoked))!.id;
-    service.revoke(revokedId);
-    expect(refusalOf(() => present(revoked))).toBe('revoked');
+    const revoked = await issue('ccccc');
+    const revokedId = (await store.getProofByHash(proofHash(revoked)))!.id;
+    await service.revoke(revokedId);
+    expect(await refusalOf(present(revoked))).toBe('revoked');
 
-    const byApproval = issue('ccccd');
-    service.revoke('ccccd');
-    expect(refusalOf(() => present(byApproval))).toBe('revoked');
+    const byApproval = await issue('ccccd');
+    await service.revoke('ccccd');
+    expect(await refusalOf(present(byApproval))).toBe('revoked');
 
-    const used = issue('ddddd');
-    present(used);
-    expect(refusalOf(() => present(used, { actionDigest: digestOf(OTHER_ACTION) }))).toBe('consumed-for-other-action');
+    const used = await issue('ddddd');
+    await present(used);
+    expect(await refusalOf(present(used, { actionDigest: digestOf(OTHER_ACTION) }))).toBe('consumed-for-other-action');
 
-    const fresh = issue('eeeee');
-    expect(refusalOf(() => present(fresh, { actionDigest: digestOf(OTHER_ACTION) }))).toBe('other-action');
-    expect(refusalOf(() => present(fresh, { principal: 'someone-else' }))).toBe('other-principal');
-    expect(refusalOf(() => present(fresh, { audience: 'mcp' }))).toBe('other-audience');
-    expect(refusalOf(() => present(fresh, { revision: 'rev2' }))).toBe('revision-changed');
+    const fresh = await issue('eeeee');
+    expect(await refusalOf(present(fresh, { actionDigest: digestOf(OTHER_ACTION) }))).toBe('other-action');
+    expect(await refusalOf(present(fresh, { principal: 'someone-else' }))).toBe('other-principal');
+    expect(await refusalOf(present(fresh, { audience: 'mcp' }))).toBe('other-audience');
+    expect(await refusalOf(present(fresh, { revision: 'rev2' }))).toBe('revision-changed');
     // None of the refusals consumed it: the right presentation still works once.
-    expect(present(fresh).kind).toBe('consumed');
+    expect((await present(fresh)).kind).toBe('consumed');
 
-    const effects = store.listProofs().filter((p) => p.effectId !== undefined);
+    const effects = (await store.listProofs()).filter((p) => p.effectId !== undefined);
     expect(effects.map((p) => p.approvalId).sort()).toEqual(['ddddd', 'eeeee']);
   });
 
-  it('R-J-4 refusal messages never contain the token', () => {
-    const proof = issue();
-    try {
-      present(proof, { revision: 'other' });
-    } catch (error) {
-      expect(JSON.stringify((error as AssentError).toJSON())).not.toContain(proof);
-      expect((error as AssentError).message).toMatch(/revision-changed/);
-    }
+  it('R-J-4 refusal messages never contain the token', async () => {
+    const proof = await issue();
+    const error = await present(proof, { revision: 'other' }).then(
+      () => undefined,
+      (refusal: unknown) => refusal,
+    );
+    expect(error).toBeInstanceOf(AssentError);
+    expect(JSON.stringify((error as AssentError).toJSON())).not.toContain(proof);
+    expect((error as AssentError).message).toMatch(/revision-changed/);
   });
 
-  it('R-J-5 an intent without an outcome becomes uncertain with an event and an audit line; replay runs nothing', () => {
-    const proof = issue();
-    const { effect } = present(proof);
-    const uncertain = service.reconcile();
+  it('R-J-5 an intent without an outcome becomes uncertain with an event and an audit line; replay runs nothing', async () => {
+    const proof = await issue();
+    const { effect } = await present(proof);
+    const uncertain = await service.reconcile();
     expect(uncertain.map((e) => e.id)).toEqual([effect.id]);
-    expect(store.getEffect(effect.id)?.state).toBe('uncertain');
-    expect(events.some((e) => e.kind === 'effect_uncertain' && e.data['effectId'] === effect.id)).toBe(true);
+    expect((await store.getEffect(effect.id))?.state).toBe('uncertain');
+    await expect.poll(() => events.some((e) => e.kind === 'effect_uncertain' && e.data['effectId'] === effect.id)).toBe(true);
     expect(audit).toEqual([expect.objectContaining({ outcome: 'uncertain', approvalId: 'abcde', kind: 'exec' })]);
-    const replay = present(proof);
+    const replay = await present(proof);
     expect(replay).toMatchObject({ kind: 'replay', effect: { state: 'uncertain' } });
-    expect(() => service.finishEffect(effect.id, { ok: true })).toThrow(/already has an outcome/);
-    expect(service.reconcile()).toEqual([]);
+    await expect(service.finishEffect(effect.id, { ok: true })).rejects.toThrow(/already has an outcome/);
+    expect(await service.reconcile()).toEqual([]);
   });
 
-  it('R-MCP-8 handoff proofs are found by exact digest; other arguments do not match', () => {
+  it('R-MCP-8 handoff proofs are found by exact digest; other arguments do not match', async () => {
     const args = { path: '/tmp/x', content: 'a' };
     const approval: ApprovalRecord = {
       ...execApproval('fffff'),
@@ -199,12 +196,42 @@ describe('proofs and effects in the journal', () => {
       handoff: true,
     };
     delete approval.action;
-    journal.insertApproval(approval);
-    service.issue(approval, { audience: 'mcp', revision: 'rev1', channel: 'cli' });
+    await store.insertApproval(approval);
+    await service.issue(approval, { audience: 'mcp', revision: 'rev1', channel: 'cli' });
     const digest = actionDigestOf({ kind: 'tool', server: 'fs', tool: 'write_file', args });
-    expect(service.consumeForRetry({ actionDigest: actionDigestOf({ kind: 'tool', server: 'fs', tool: 'write_file', args: { ...args, content: 'b' } }), revision: 'rev1' })).toBeUndefined();
-    expect(service.consumeForRetry({ actionDigest: digest, revision: 'rev2' })).toBeUndefined();
-    expect(service.consumeForRetry({ actionDigest: digest, revision: 'rev1' })?.kind).toBe('consumed');
-    expect(service.consumeForRetry({ actionDigest: digest, revision: 'rev1' })?.kind).toBe('replay');
+    expect(await service.consumeForRetry({ actionDigest: actionDigestOf({ kind: 'tool', server: 'fs', tool: 'write_file', args: { ...args, content: 'b' } }), revision: 'rev1' })).toBeUndefined();
+    expect(await service.consumeForRetry({ actionDigest: digest, revision: 'rev2' })).toBeUndefined();
+    expect((await service.consumeForRetry({ actionDigest: digest, revision: 'rev1' }))?.kind).toBe('consumed');
+    expect((await service.consumeForRetry({ actionDigest: digest, revision: 'rev1' }))?.kind).toBe('replay');
+  });
+
+  it('R-J-3 R-TEAM-1 eight connections (two hosts) racing on one proof: exactly one consumes, the others replay its effect', async () => {
+    const proof = await issue();
+    const racers = await Promise.all(Array.from({ length: 8 }, (_, i) => fixture.openAnother(i % 2 === 0 ? HOST_A : HOST_B)));
+    const request = { principal: 'owner', audience: 'cli' as const, actionDigest: digestOf(ACTION), revision: 'rev1', now: clock.now() };
+    const outcomes = await Promise.all(racers.map((racer, i) => racer.consume(proofHash(proof), request, `effect${i}`)));
+    const consumed = outcomes.filter((outcome) => outcome.kind === 'consumed');
+    expect(consumed).toHaveLength(1);
+    expect(new Set(outcomes.map((outcome) => outcome.effect.id))).toEqual(new Set([consumed[0]?.effect.id]));
+  });
+
+  it('R-J-5 R-TEAM-6 reconciling marks only the named host\u2019s open intents uncertain', async () => {
+    const mine = await issue('mine1');
+    const request = { principal: 'owner', audience: 'cli' as const, actionDigest: digestOf(ACTION), revision: 'rev1', now: clock.now() };
+    const a = await store.consume(proofHash(mine), request, 'effectA');
+    // Another host's reconciliation leaves this host's intent alone.
+    expect(await store.reconcileIntents(clock.now(), HOST_B)).toEqual([]);
+    expect((await store.getEffect(a.effect.id))?.state).toBe('intent');
+    if (kind === 'postgres') {
+      const theirs = await issue('their');
+      const other = await fixture.openAnother(HOST_B);
+      const b = await other.consume(proofHash(theirs), request, 'effectB');
+      expect((await store.reconcileIntents(clock.now())).map((effect) => effect.id)).toEqual([a.effect.id]);
+      expect((await store.getEffect(b.effect.id))?.state).toBe('intent');
+      expect((await store.reconcileIntents(clock.now(), HOST_B)).map((effect) => effect.id)).toEqual([b.effect.id]);
+      expect((await store.getEffect(b.effect.id))?.state).toBe('uncertain');
+    } else {
+      expect((await store.reconcileIntents(clock.now())).map((effect) => effect.id)).toEqual([a.effect.id]);
+    }
   });
 });

@@ -88,6 +88,16 @@ function fixture(config: Record<string, unknown>): Fixture {
   return { runtime, paths, clock, timers, audit };
 }
 
+/** The pending list once `count` approvals are filed: filing is durable first, so it lands a moment after authorize is called. */
+async function pendingAfterFiling(f: Fixture, count = 1): Promise<Awaited<ReturnType<ApprovalRuntime['service']['list']>>> {
+  for (let i = 0; i < 200; i += 1) {
+    const list = await f.runtime.service.list();
+    if (list.length >= count) return list;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return f.runtime.service.list();
+}
+
 const bash = (command: string, extra: Partial<AgentAction> = {}): AgentAction => ({
   agent: 'claude-code',
   sessionId: 'sess-1',
@@ -105,7 +115,7 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
     const decision = await f.runtime.agents.authorize(bash('cat /etc/SECRET-PATH'));
     expect(decision).toMatchObject({ decision: 'allow', reason: 'policy' });
     const callId = decision.decision === 'allow' ? decision.callId : undefined;
-    expect(f.runtime.service.list()).toEqual([]);
+    expect(await f.runtime.service.list()).toEqual([]);
     f.clock.advance(40);
     expect(f.runtime.agents.finish({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'cat /etc/SECRET-PATH' }, toolUseId: 'toolu_1', outcome: 'ok', durationMs: 31 })).toEqual({
       recorded: true,
@@ -142,7 +152,7 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
     const decision = await f.runtime.agents.authorize(bash('rm -rf /', { agent: 'codex' }));
     expect(decision).toMatchObject({ decision: 'deny', reason: 'policy' });
     expect(decision.message).toMatch(/^assent refused codex\/Bash: policy\. The policy key policy\.tools\.codex\/Bash in .*config\.json says "deny"/);
-    expect(f.runtime.service.list()).toEqual([]);
+    expect(await f.runtime.service.list()).toEqual([]);
     await expect.poll(() => f.audit()).toEqual([expect.objectContaining({ agent: 'codex', server: 'codex', tool: 'Bash', outcome: 'denied', deniedReason: 'policy' })]);
   });
 
@@ -150,7 +160,7 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
     const f = fixture({ hooks: { timeoutSeconds: 2 }, policy: { consentTimeoutSeconds: 900 } });
     const filed: { id: string; expiresAt: number }[] = [];
     const decision = f.runtime.agents.authorize(bash('make deploy'), { onApprovalFiled: (approval) => filed.push(approval) });
-    const [pending] = f.runtime.service.list();
+    const [pending] = await pendingAfterFiling(f);
     expect(pending).toMatchObject({
       server: 'claude',
       tool: 'Bash',
@@ -170,10 +180,10 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
   it('R-HOOK-3 the first resolver wins: an approval lets exactly this call run, channel and waitedForConsentMs recorded on its started line', async () => {
     const f = fixture({});
     const decision = f.runtime.agents.authorize(bash('make deploy'));
-    const [pending] = f.runtime.service.list();
+    const [pending] = await pendingAfterFiling(f);
     f.clock.advance(1500);
-    f.runtime.service.decide({ id: pending?.id ?? '', behavior: 'allow', channel: 'web' });
-    expect(() => f.runtime.service.decide({ id: pending?.id ?? '', behavior: 'deny', channel: 'cli' })).toThrow(/already approved/);
+    await f.runtime.service.decide({ id: pending?.id ?? '', behavior: 'allow', channel: 'web' });
+    await expect(f.runtime.service.decide({ id: pending?.id ?? '', behavior: 'deny', channel: 'cli' })).rejects.toThrow(/already approved/);
     expect(await decision).toMatchObject({ decision: 'allow', channel: 'web', approvalId: pending?.id, waitedForConsentMs: 1500 });
     await expect.poll(() => f.audit()).toEqual([expect.objectContaining({ outcome: 'started', channel: 'web', approvalId: pending?.id, waitedForConsentMs: 1500 })]);
   });
@@ -182,16 +192,16 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
     const f = fixture({});
     const first = f.runtime.agents.authorize(bash('make deploy'));
     const second = f.runtime.agents.authorize(bash('make deploy '));
-    const pending = f.runtime.service.list();
+    const pending = await pendingAfterFiling(f, 2);
     expect(pending).toHaveLength(2);
     expect(pending[0]?.argsSha256).not.toBe(pending[1]?.argsSha256);
-    f.runtime.service.decide({ id: pending[0]?.id ?? '', behavior: 'allow', scope: 'session', channel: 'cli' });
-    f.runtime.service.decide({ id: pending[1]?.id ?? '', behavior: 'deny', channel: 'cli' });
+    await f.runtime.service.decide({ id: pending[0]?.id ?? '', behavior: 'allow', scope: 'session', channel: 'cli' });
+    await f.runtime.service.decide({ id: pending[1]?.id ?? '', behavior: 'deny', channel: 'cli' });
     expect(await first).toMatchObject({ decision: 'allow', channel: 'cli' });
     expect(await second).toMatchObject({ decision: 'deny', reason: 'consent_denied' });
     expect(await f.runtime.agents.authorize(bash('make deploy'))).toMatchObject({ decision: 'allow', channel: 'session' });
     void f.runtime.agents.authorize(bash('make deploy --force'));
-    expect(f.runtime.service.list()).toHaveLength(1);
+    expect(await pendingAfterFiling(f)).toHaveLength(1);
   });
 
   it('R-HOOK-5 the gateway entry `assent`: its MCP tools pass at once, nothing filed or audited; another MCP server is gated like any tool', async () => {
@@ -201,7 +211,7 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
       await f.runtime.agents.authorize({ agent: 'gemini', sessionId: 'g', cwd: '/w', tool: 'mcp_assent_write_file', kind: 'mcp', input: {}, mcpServer: 'assent' }),
     ).toMatchObject({ decision: 'allow', reason: 'gateway' });
     void f.runtime.agents.authorize(bash('', { tool: 'mcp__lab__echo', kind: 'mcp', input: { message: 'hi' } }));
-    expect(f.runtime.service.list()).toEqual([expect.objectContaining({ server: 'claude', tool: 'mcp__lab__echo' })]);
+    expect(await pendingAfterFiling(f)).toEqual([expect.objectContaining({ server: 'claude', tool: 'mcp__lab__echo' })]);
     await f.runtime.service.shutdown();
     expect(f.audit().filter((line) => String(line['tool']).includes('assent'))).toEqual([]);
   });
@@ -213,7 +223,7 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
       expect(decision).toMatchObject({ decision: 'deny', reason: 'canary' });
       expect(decision.message).toContain('assent doctor canary');
     }
-    expect(f.runtime.service.list()).toEqual([]);
+    expect(await f.runtime.service.list()).toEqual([]);
     await f.runtime.service.shutdown();
     expect(f.audit()).toEqual([]);
   });

@@ -121,7 +121,8 @@ async function file(f: Fixture, tool: string, args: Record<string, unknown> = { 
   let id = '';
   const call = f.runtime.service.authorize({ sessionId: 's1', server: 'fs', tool, args, caller: {} }, { onApprovalFiled: (approval) => (id = approval.id) });
   call.catch(() => undefined);
-  await Promise.resolve();
+  // Filing is durable first: the id arrives a moment after the call.
+  for (let i = 0; i < 200 && id === ''; i += 1) await new Promise((resolve) => setImmediate(resolve));
   expect(id).not.toBe('');
   return { call, id };
 }
@@ -206,23 +207,23 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
   it('R-REM-6 the approval view says presence passkey; an allow through any other channel is presence_required and it stays pending; deny works', async () => {
     const f = fixture();
     const { call, id } = await file(f, 'write_file');
-    expect(f.runtime.service.get(id).presence).toBe('passkey');
-    expect(f.runtime.service.list()[0]?.presence).toBe('passkey');
+    expect((await f.runtime.service.get(id)).presence).toBe('passkey');
+    expect((await f.runtime.service.list())[0]?.presence).toBe('passkey');
     for (const channel of ['cli', 'web']) {
       for (const claimed of [undefined, 'watch', 'tty', 'elicitation']) {
-        const attempt = (): unknown => f.runtime.service.decide({ id, behavior: 'allow', channel, ...(claimed === undefined ? {} : { claimedChannel: claimed }) });
-        expect(attempt).toThrow(expect.objectContaining({ type: 'presence_required', message: expect.stringContaining('passkey') }));
+        const attempt = (): Promise<unknown> => f.runtime.service.decide({ id, behavior: 'allow', channel, ...(claimed === undefined ? {} : { claimedChannel: claimed }) });
+        await expect(attempt()).rejects.toThrow(expect.objectContaining({ type: 'presence_required', message: expect.stringContaining('passkey') }));
       }
     }
     // The export-proof path is refused alike.
-    expect(() => f.runtime.service.approveWithProof({ id, behavior: 'allow', channel: 'cli' })).toThrow(expect.objectContaining({ type: 'presence_required' }));
-    expect(f.runtime.service.get(id).state).toBe('pending');
-    f.runtime.service.decide({ id, behavior: 'deny', channel: 'cli' });
+    await expect(f.runtime.service.approveWithProof({ id, behavior: 'allow', channel: 'cli' })).rejects.toThrow(expect.objectContaining({ type: 'presence_required' }));
+    expect((await f.runtime.service.get(id)).state).toBe('pending');
+    await f.runtime.service.decide({ id, behavior: 'deny', channel: 'cli' });
     await expect(call).rejects.toMatchObject({ type: 'policy_denied' });
     // A tool without presence is approved as before and its view has no presence.
     const other = await file(f, 'read_file');
-    expect(f.runtime.service.get(other.id).presence).toBeUndefined();
-    f.runtime.service.decide({ id: other.id, behavior: 'allow', channel: 'cli' });
+    expect((await f.runtime.service.get(other.id)).presence).toBeUndefined();
+    await f.runtime.service.decide({ id: other.id, behavior: 'allow', channel: 'cli' });
     await expect(other.call).resolves.toMatchObject({ decision: 'allow' });
   });
 
@@ -231,7 +232,7 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     const { authenticator } = await enrol(f);
     const { call, id } = await file(f, 'write_file');
     const { nonce, options } = await challenge(f, id);
-    const approval = f.runtime.service.get(id);
+    const approval = await f.runtime.service.get(id);
     expect(options.challenge).toBe(approvalChallenge({ approvalId: id, actionDigest: approval.argsSha256, nonce }));
     expect(options.userVerification).toBe('required');
     expect(options.allowCredentials?.map((c) => c.id)).toEqual([authenticator.id]);
@@ -239,7 +240,7 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     expect(decided).toMatchObject({ id, state: 'approved', channel: 'web', scope: 'call' });
     const admitted = await call;
     expect(admitted).toMatchObject({ decision: 'allow', consent: { channel: 'web', approvalId: id } });
-    f.runtime.service.finish({ callId: admitted.callId, outcome: 'ok', durationMs: 3 });
+    await f.runtime.service.finish({ callId: admitted.callId, outcome: 'ok', durationMs: 3 });
     await f.runtime.service.shutdown();
     expect(f.audit().find((line) => line['approvalId'] === id)).toMatchObject({ outcome: 'ok', channel: 'web', presence: 'passkey', credentialId: authenticator.id });
     expect(f.passkeys.list()[0]?.lastUsedAt).toBe(f.clock.now());
@@ -264,7 +265,7 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
       type: 'presence_required',
       details: { reason: 'assertion_invalid' },
     });
-    expect(f.runtime.service.get(b.id).state).toBe('pending');
+    expect((await f.runtime.service.get(b.id)).state).toBe('pending');
     // The first presentation of A's nonce spent it: A's genuine assertion is now a replay.
     await expect(f.passkeys.approve(PAGE, { approvalId: a.id, nonce: forA.nonce, response: assertionA })).rejects.toMatchObject({ details: { reason: 'challenge_unknown' } });
     const fresh = await challenge(f, a.id);
@@ -272,7 +273,7 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     await f.passkeys.approve(PAGE, { approvalId: a.id, nonce: fresh.nonce, response: assertion });
     await expect(a.call).resolves.toMatchObject({ decision: 'allow' });
     await expect(f.passkeys.approve(PAGE, { approvalId: a.id, nonce: fresh.nonce, response: assertion })).rejects.toMatchObject({ details: { reason: 'challenge_unknown' } });
-    expect(f.runtime.service.get(b.id).state).toBe('pending');
+    expect((await f.runtime.service.get(b.id)).state).toBe('pending');
   });
 
   it('R-REM-6 a challenge expires with the fake clock, works only for the page session it was issued to, and never outlives its approval', async () => {
@@ -280,7 +281,7 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     const { authenticator } = await enrol(f);
     const { id } = await file(f, 'write_file');
     const first = await challenge(f, id);
-    expect((await f.passkeys.assertionOptions(PAGE, id)).expiresAt).toBeLessThanOrEqual(f.runtime.service.get(id).expiresAt);
+    expect((await f.passkeys.assertionOptions(PAGE, id)).expiresAt).toBeLessThanOrEqual((await f.runtime.service.get(id)).expiresAt);
     f.clock.advance(90_000); // the approval's deadline (90 s) is before the challenge lifetime (120 s)
     await expect(f.passkeys.approve(PAGE, { approvalId: id, nonce: first.nonce, response: authenticator.assert(first.options) })).rejects.toMatchObject({ details: { reason: 'challenge_unknown' } });
 
@@ -289,7 +290,7 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     await expect(f.passkeys.approve('web:99999999', { approvalId: later.id, nonce: second.nonce, response: authenticator.assert(second.options) })).rejects.toMatchObject({
       details: { reason: 'other_session' },
     });
-    expect(f.runtime.service.get(later.id).state).toBe('pending');
+    expect((await f.runtime.service.get(later.id)).state).toBe('pending');
   });
 
   it('R-REM-6 removing the passkey makes its next assertion fail, also one already being checked (the deciding transaction looks again)', async () => {
@@ -301,7 +302,7 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     // Removed while the signature is being verified.
     f.passkeys.remove(passkeyId);
     await expect(inFlight).rejects.toMatchObject({ type: 'presence_required', details: { reason: 'credential_unknown' } });
-    expect(f.runtime.service.get(id).state).toBe('pending');
+    expect((await f.runtime.service.get(id)).state).toBe('pending');
     const again = await f.passkeys.assertionOptions(PAGE, id).catch((error: unknown) => error);
     expect(again).toMatchObject({ type: 'presence_required', details: { reason: 'no_passkey' } });
     expect(() => f.passkeys.remove(passkeyId)).toThrow(expect.objectContaining({ type: 'not_found' }));
@@ -315,7 +316,7 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     f.passkeys.remove(passkeyId);
     const { nonce, options } = await challenge(f, id);
     await expect(f.passkeys.approve(PAGE, { approvalId: id, nonce, response: authenticator.assert(options) })).rejects.toMatchObject({ details: { reason: 'credential_unknown' } });
-    expect(f.runtime.service.get(id).state).toBe('pending');
+    expect((await f.runtime.service.get(id)).state).toBe('pending');
   });
 
   it('R-REM-6 without user verification, with a counter that does not move on, or from another origin, the assertion is refused', async () => {
@@ -341,17 +342,17 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     await expect(f.passkeys.approve(PAGE, { approvalId: next.id, nonce: request.nonce, response: authenticator.assert(request.options, { keepCounter: true }) })).rejects.toMatchObject({
       details: { reason: 'assertion_invalid' },
     });
-    expect(f.runtime.service.get(next.id).state).toBe('pending');
+    expect((await f.runtime.service.get(next.id)).state).toBe('pending');
   });
 
   it('R-REM-6 no rule and no session grant approves an action that needs a passkey; a rule for one is refused and left out of gateway snapshots', async () => {
     const f = fixture();
-    expect(() => f.runtime.service.addRule({ id: 'rabcde', version: 1, tool: 'fs/write_file', args: [], createdAt: f.clock.now() })).toThrow(
+    await expect(f.runtime.service.addRule({ id: 'rabcde', version: 1, tool: 'fs/write_file', args: [], createdAt: f.clock.now() })).rejects.toThrow(
       expect.objectContaining({ type: 'invalid_params', message: expect.stringContaining('policy.presence') }),
     );
     // A rule from before the presence entry (journaled directly) decides nothing for it.
     f.runtime.journal.insertRule({ id: 'rold', version: 1, tool: 'fs/write_file', args: [], createdAt: f.clock.now() });
-    f.runtime.service.applyConfig(f.runtime.service.config);
+    await f.runtime.service.applyConfig(f.runtime.service.config);
     expect(f.runtime.service.rulesWithoutPresence().map((rule) => rule.id)).toEqual([]);
     const { authenticator } = await enrol(f);
     const first = await file(f, 'write_file');
@@ -360,8 +361,8 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     expect((await f.passkeys.approve(PAGE, { approvalId: first.id, nonce: request.nonce, response: authenticator.assert(request.options) })).scope).toBe('call');
     await first.call;
     const second = await file(f, 'write_file');
-    expect(f.runtime.service.get(second.id)).toMatchObject({ state: 'pending', presence: 'passkey' });
-    expect(() => f.runtime.service.decide({ id: second.id, behavior: 'allow', scope: 'session', channel: 'cli' })).toThrow(expect.objectContaining({ type: 'presence_required' }));
+    expect(await f.runtime.service.get(second.id)).toMatchObject({ state: 'pending', presence: 'passkey' });
+    await expect(f.runtime.service.decide({ id: second.id, behavior: 'allow', scope: 'session', channel: 'cli' })).rejects.toThrow(expect.objectContaining({ type: 'presence_required' }));
   });
 });
 
@@ -370,12 +371,12 @@ describe('passkey requirements that outlive a change (R-REM-6)', () => {
     const f = fixture();
     const { id } = await file(f, 'write_file');
     const pinned = f.runtime.service.config;
-    f.runtime.service.applyConfig({ ...pinned, config: { ...pinned.config, policy: { ...pinned.config.policy, presence: {} } }, revision: 'without-presence' });
-    expect(() => f.runtime.service.decide({ id, behavior: 'allow', channel: 'cli' })).toThrow(expect.objectContaining({ type: 'presence_required' }));
-    expect(f.runtime.service.get(id).presence).toBe('passkey');
+    await f.runtime.service.applyConfig({ ...pinned, config: { ...pinned.config, policy: { ...pinned.config.policy, presence: {} } }, revision: 'without-presence' });
+    await expect(f.runtime.service.decide({ id, behavior: 'allow', channel: 'cli' })).rejects.toThrow(expect.objectContaining({ type: 'presence_required' }));
+    expect((await f.runtime.service.get(id)).presence).toBe('passkey');
     // A new one is filed under the policy now in force.
     const later = await file(f, 'write_file');
-    expect(f.runtime.service.get(later.id).presence).toBeUndefined();
+    expect((await f.runtime.service.get(later.id)).presence).toBeUndefined();
   });
 
   it('R-REM-6 each new passkey is announced with the command that removes it', async () => {

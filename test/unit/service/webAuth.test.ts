@@ -143,34 +143,34 @@ describe('WebAuth', () => {
     expect(auth.sessionFor(second)).toBeUndefined();
   });
 
-  it('R-WEB-4 tokens are stored as hashes, bound to the audience, expire and can be revoked', () => {
+  it('R-WEB-4 tokens are stored as hashes, bound to the audience, expire and can be revoked', async () => {
     const clock = new FakeClock();
     const store = memoryStore('aud-1');
     const auth = new WebAuth({ tokens: store, clock, random });
-    const { token, info } = auth.createToken({ name: 'ci', ttlMs: 60_000 });
+    const { token, info } = await auth.createToken({ name: 'ci', ttlMs: 60_000 });
     expect(token).toMatch(/^ast1_[A-Za-z0-9_-]{43}$/);
     expect(JSON.stringify(store.rows)).not.toContain(token.slice(5));
     expect(info).toMatchObject({ name: 'ci', audience: 'aud-1', state: 'active' });
-    expect(auth.authenticateToken(token)?.name).toBe('ci');
-    expect(auth.authenticateToken(`${token}x`)).toBeUndefined();
+    expect((await auth.authenticateToken(token))?.name).toBe('ci');
+    expect(await auth.authenticateToken(`${token}x`)).toBeUndefined();
 
     // The same row under another daemon's audience is refused.
     const row = store.rows[0];
     if (row === undefined) throw new Error('no row');
     row.audience = 'aud-2';
-    expect(auth.authenticateToken(token)).toBeUndefined();
+    expect(await auth.authenticateToken(token)).toBeUndefined();
     row.audience = 'aud-1';
 
     clock.advance(60_000);
-    expect(auth.authenticateToken(token)).toBeUndefined();
-    expect(auth.listTokens()[0]?.state).toBe('expired');
+    expect(await auth.authenticateToken(token)).toBeUndefined();
+    expect((await auth.listTokens())[0]?.state).toBe('expired');
 
-    const live = auth.createToken({ name: 'other', ttlMs: 60_000 });
-    expect(auth.revokeToken(live.info.id).state).toBe('revoked');
-    expect(auth.authenticateToken(live.token)).toBeUndefined();
-    expect(() => auth.revokeToken(live.info.id)).toThrow(expect.objectContaining({ type: 'conflict' }));
-    expect(() => auth.revokeToken('tnope')).toThrow(expect.objectContaining({ type: 'not_found' }));
-    expect(() => auth.createToken({ name: 'x', ttlMs: 0 })).toThrow(expect.objectContaining({ type: 'invalid_params' }));
+    const live = await auth.createToken({ name: 'other', ttlMs: 60_000 });
+    expect((await auth.revokeToken(live.info.id)).state).toBe('revoked');
+    expect(await auth.authenticateToken(live.token)).toBeUndefined();
+    await expect(auth.revokeToken(live.info.id)).rejects.toThrow(expect.objectContaining({ type: 'conflict' }));
+    await expect(auth.revokeToken('tnope')).rejects.toThrow(expect.objectContaining({ type: 'not_found' }));
+    await expect(auth.createToken({ name: 'x', ttlMs: 0 })).rejects.toThrow(expect.objectContaining({ type: 'invalid_params' }));
   });
 
   it('R-WEB-2 `assent web --open` puts the code in the URL fragment only, as one argv element', () => {
@@ -185,9 +185,9 @@ describe('WebAuth', () => {
     expect(browserOpener('win32').args(url).at(-1)).toBe(url);
   });
 
-  it('R-J-7 the logger masks a bearer token shape like a proof, as the last line of defence', () => {
+  it('R-J-7 the logger masks a bearer token shape like a proof, as the last line of defence', async () => {
     const auth = new WebAuth({ tokens: memoryStore(), clock: new FakeClock(), random });
-    const { token } = auth.createToken({ name: 'log', ttlMs: 1000 });
+    const { token } = await auth.createToken({ name: 'log', ttlMs: 1000 });
     expect(redactSecrets(`Bearer ${token}`)).toBe('Bearer ast1_[redacted]');
     const lines: string[] = [];
     createLogger({ write: (line: string) => lines.push(line) }).warn('oops', { header: `Bearer ${token}` });

@@ -127,12 +127,12 @@ describe('remembered devices (issue 13 item 3)', () => {
     expect(journal.listWebDevices(clock.now()).find((device) => device.id === id)?.lastSeenAt).toBe(start + 70_000);
   });
 
-  it('R-REM-3 a revoked token ends its streams through the same listener', () => {
+  it('R-REM-3 a revoked token ends its streams through the same listener', async () => {
     const { auth } = setup();
     const ended: string[] = [];
     auth.onCredentialEnded((key) => ended.push(key));
-    const { info } = auth.createToken({ name: 'ci', ttlMs: 60_000 });
-    auth.revokeToken(info.id);
+    const { info } = await auth.createToken({ name: 'ci', ttlMs: 60_000 });
+    await auth.revokeToken(info.id);
     expect(ended).toEqual([`token:${info.id}`]);
   });
 

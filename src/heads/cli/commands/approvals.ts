@@ -124,6 +124,35 @@ async function approveAndExport(client: DaemonClient, approval: ApprovalView, op
   else process.stderr.write(`Approved ${id}; proof ${issued.proofId} written, valid until ${new Date(issued.expiresAt).toISOString()}.\n`);
 }
 
+interface HostChain {
+  hostId: string;
+  hostName?: string;
+  ok: boolean;
+  lines: number;
+  firstBroken?: { seq?: number; file?: string; line?: number; reason: string };
+}
+
+/** `assent audit verify --all-hosts` (R-TEAM-4): each host's chain from the team database; exit 65 naming the first broken link. */
+async function verifyAllHosts(client: DaemonClient, options: JsonFlag): Promise<void> {
+  const result = await client.call<{ ok: boolean; hosts: HostChain[] }>('audit.verify', { allHosts: true });
+  const label = (host: HostChain): string => `${escapeText(host.hostName ?? 'unnamed host')} (${host.hostId})`;
+  const broken = result.hosts.find((host) => !host.ok);
+  if (options.json) {
+    if (result.ok) printJsonOk(result);
+    else process.stdout.write(`${JSON.stringify({ ok: false, error: { type: 'invalid_input', message: 'an audit chain is broken', details: result } })}\n`);
+  } else {
+    for (const host of result.hosts) {
+      if (host.ok) out(`${label(host)}: intact, ${host.lines} lines.`);
+    }
+    if (broken !== undefined) {
+      const at = broken.firstBroken?.seq !== undefined ? `seq ${broken.firstBroken.seq}` : `${broken.firstBroken?.file ?? '?'}:${broken.firstBroken?.line ?? '?'}`;
+      process.stderr.write(`assent: audit chain of ${label(broken)} broken at ${at} (${broken.firstBroken?.reason ?? 'unknown'})\n`);
+    }
+    if (result.hosts.length === 0) out('No audit rows in the team database yet.');
+  }
+  if (!result.ok) throw new ExitWith(65);
+}
+
 function parseSince(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const relative = /^(\d+)(s|m|h|d)$/.exec(text);
@@ -204,17 +233,21 @@ export function registerApprovalCommands(program: Command): void {
     .option('--since <when>', 'an ISO date or a duration such as 2h or 7d')
     .option('--json', 'print one JSON document')
     .option('--csv', 'print CSV')
-    .action(async (options: JsonFlag & { since?: string; csv?: boolean }) => {
+    .option('--all-hosts', 'team mode: every host\u2019s records from the team database, each with its host')
+    .action(async (options: JsonFlag & { since?: string; csv?: boolean; allHosts?: boolean }) => {
       await withDaemon(options, async (client) => {
         const since = parseSince(options.since);
-        const records = await client.call<Record<string, unknown>[]>('audit.query', since === undefined ? {} : { since });
+        const params: Record<string, unknown> = since === undefined ? {} : { since };
+        if (options.allHosts === true) params['allHosts'] = true;
+        const records = await client.call<Record<string, unknown>[]>('audit.query', params);
         if (options.json) return printJsonOk(records, { count: records.length });
         if (options.csv) {
           const { auditToCsv } = await import('../../../journal/auditReaders.js');
           return void process.stdout.write(auditToCsv(records as never));
         }
         for (const r of records) {
-          out(`${String(r['ts'])}  ${String(r['outcome'])}  ${escapeText(`${String(r['server'] ?? r['kind'] ?? '')}/${String(r['tool'] ?? '')}`)}  ${String(r['channel'] ?? '-')}  ${String(r['argsSha256'])}`);
+          const host = options.allHosts === true ? `${escapeText(String(r['hostName'] ?? r['hostId'] ?? '?'))}  ` : '';
+          out(`${host}${String(r['ts'])}  ${String(r['outcome'])}  ${escapeText(`${String(r['server'] ?? r['kind'] ?? '')}/${String(r['tool'] ?? '')}`)}  ${String(r['channel'] ?? '-')}  ${String(r['argsSha256'])}`);
         }
       });
     });
@@ -222,9 +255,15 @@ export function registerApprovalCommands(program: Command): void {
     .command('verify')
     .description('Verify the audit hash chain and name the first broken line')
     .option('--json', 'print one JSON document')
-    .action(async (own: JsonFlag, command: Command) => {
-      // `audit` takes --json too; whichever level it was written at, it counts here.
-      const options: JsonFlag = { json: own.json === true || command.optsWithGlobals<JsonFlag>().json === true };
+    .option('--all-hosts', 'team mode: recompute every host\u2019s chain from its rows in the team database')
+    .action(async (own: JsonFlag & { allHosts?: boolean }, command: Command) => {
+      // `audit` takes --json and --all-hosts too; whichever level they were written at, they count here.
+      const globals = command.optsWithGlobals<JsonFlag & { allHosts?: boolean }>();
+      const options: JsonFlag = { json: own.json === true || globals.json === true };
+      if (own.allHosts === true || globals.allHosts === true) {
+        await withDaemon(options, (client) => verifyAllHosts(client, options));
+        return;
+      }
       try {
         const { verifyAudit } = await import('../../../journal/auditReaders.js');
         const result = verifyAudit(resolveStatePaths().auditDir);

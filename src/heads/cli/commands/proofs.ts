@@ -1,9 +1,15 @@
-// `assent proofs list|revoke` and `assent effects show` (R-J-4..6): thin views
-// over the daemon's proofs.* and effects.* operations. Tokens never appear here.
+// `assent proofs list|revoke` and `assent effects show|reconcile` (R-J-4..6,
+// R-TEAM-6): thin views over the daemon's proofs.* and effects.* operations.
+// Tokens never appear here.
+import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
+import { AssentError } from '../../../core/errors.js';
+import { escapeText } from '../../../core/escape.js';
+import { newApprovalCode } from '../../../core/ids.js';
 import type { ProofView } from '../../../journal/proofs.js';
 import { withDaemon, type JsonFlag } from '../daemonConnection.js';
 import { printJsonOk } from '../output.js';
+import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
 
 
 
@@ -51,6 +57,31 @@ export function registerProofCommands(program: Command): void {
         const effect = await client.call<Record<string, unknown>>('effects.get', { id });
         if (options.json) printJsonOk(effect);
         else for (const [key, value] of Object.entries(effect)) process.stdout.write(`${key}: ${String(value)}\n`);
+      });
+    });
+  effects
+    .command('reconcile')
+    .description('Team mode: mark the open effect intents of another host that will not come back as uncertain (needs your terminal and a typed code)')
+    .requiredOption('--host <id>', 'the hostId of that host (32 hex digits)')
+    .option('--json', 'print one JSON document')
+    .action(async (options: JsonFlag & { host: string }) => {
+      await withDaemon(options, async (client) => {
+        // Declaring a host gone decides what its half-run effects become: a person at a terminal, not an agent's shell (R-TEAM-6).
+        requireInteractiveTerminal('`assent effects reconcile`');
+        const code = newApprovalCode((n) => randomBytes(n));
+        process.stderr.write(
+          `Host ${escapeText(options.host)} will be treated as gone: every effect it started and never finished becomes uncertain (never retried; check each one by hand).\n` +
+            `Type ${code} to go on, anything else cancels: `,
+        );
+        const answer = await readTerminalLine({ deadlineMs: 60_000 });
+        if (answer?.trim() !== code) {
+          throw new AssentError('policy_denied', 'the code did not match; nothing was reconciled', { details: { reason: 'confirmation-denied' } });
+        }
+        const result = await client.call<{ hostId: string; hostName: string; effects: { id: string; approvalId: string; startedAt: number }[] }>('effects.reconcile', { hostId: options.host });
+        if (options.json) return printJsonOk(result);
+        if (result.effects.length === 0) return void process.stderr.write(`Host ${escapeText(result.hostName)} had no open effects.\n`);
+        process.stderr.write(`Host ${escapeText(result.hostName)}: ${result.effects.length} effect(s) now uncertain:\n`);
+        for (const effect of result.effects) process.stdout.write(`${effect.id}  approval ${effect.approvalId}  started ${iso(effect.startedAt)}  uncertain\n`);
       });
     });
 }
