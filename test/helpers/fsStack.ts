@@ -9,8 +9,9 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { assentBin, filesystemBin } from '../e2e/mcpFixtures.js';
 import { makeTempHome, type TempHome } from './daemon.js';
 
-/** Cleanup steps a test file runs (in reverse) after each test. */
-export type Cleanups = (() => Promise<unknown> | unknown)[];
+import type { Cleanups } from './cleanups.js';
+
+export type { Cleanups } from './cleanups.js';
 
 export interface FsStack {
   home: TempHome;

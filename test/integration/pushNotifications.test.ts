@@ -8,11 +8,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { makeTempHome, type TempHome } from '../helpers/daemon.js';
 import { runHook, shellEvent } from '../helpers/hook.js';
 import { runCliInTerminal } from '../helpers/pty.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
 interface Received {
   path: string;
@@ -30,16 +31,7 @@ interface Receiver {
   close: () => Promise<void>;
 }
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch {
-      // Keep cleaning the rest.
-    }
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 /** An HTTP receiver on 127.0.0.1 that answers 200, or (slow) never answers. */
 async function startReceiver(mode: 'ok' | 'slow'): Promise<Receiver> {

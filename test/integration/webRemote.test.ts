@@ -14,21 +14,13 @@ import { connect, createServer as createTcpServer, type AddressInfo, type Socket
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadTlsMaterial } from '../../src/heads/http/tlsCertificate.js';
 import { makeTempHome, type TempHome } from '../helpers/daemon.js';
 import { runHook, shellEvent } from '../helpers/hook.js';
+import { cleanupsAfterEach } from '../helpers/cleanups.js';
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch {
-      // Keep cleaning the rest.
-    }
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 const PHONE_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 

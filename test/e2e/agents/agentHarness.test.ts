@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AGENT_CLIS_SKIP_REASON,
   AGENT_EVENTS,
@@ -20,6 +20,7 @@ import {
 } from '../../helpers/agentClis.js';
 import { REPO_ROOT } from '../../helpers/daemon.js';
 import { startFakeModel, type FakeModel, type ModelStep, type ToolResult } from '../../helpers/fakeModels.js';
+import { cleanupsAfterEach } from '../../helpers/cleanups.js';
 
 const available = agentClisAvailable();
 if (!available) process.stderr.write(`skipping agent CLI tests: ${AGENT_CLIS_SKIP_REASON}\n`);
@@ -125,16 +126,7 @@ interface Scene {
   events: Record<string, unknown>[];
 }
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch {
-      // Keep cleaning the rest.
-    }
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 interface SceneOptions {
   steps: ModelStep[];

@@ -5,12 +5,13 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AGENT_CLIS_SKIP_REASON, AGENT_NAMES, AGENT_WIRE, agentClisAvailable, runAgent, type AgentName, type AgentRun } from '../../helpers/agentClis.js';
 import { CLI_ENTRY, makeTempHome, REPO_ROOT, type TempHome, auditLines } from '../../helpers/daemon.js';
 import { startFakeModel, type FakeModel, type ModelStep, type ToolResult } from '../../helpers/fakeModels.js';
 import { HOOK_ENTRY } from '../../helpers/hook.js';
 import { PtySession } from '../../helpers/pty.js';
+import { cleanupsAfterEach } from '../../helpers/cleanups.js';
 
 const available = agentClisAvailable();
 if (!available) process.stderr.write(`skipping agent hook tests: ${AGENT_CLIS_SKIP_REASON}\n`);
@@ -30,16 +31,7 @@ const SHELL_STEP: Record<AgentName, (command: string) => ModelStep> = {
   gemini: (command) => ({ tool: 'run_shell_command', input: { command } }),
 };
 
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch {
-      // Keep cleaning the rest.
-    }
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 /**
  * Installs assent's hooks into the run's temp HOME the way an operator would:

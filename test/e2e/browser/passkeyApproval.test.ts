@@ -10,28 +10,20 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../../src/heads/daemon/rpcClient.js';
 import { auditLines, makeTempHome, waitForAudit, type TempHome } from '../../helpers/daemon.js';
-import { connectGateway, type Cleanups } from '../../helpers/fsStack.js';
+import { connectGateway } from '../../helpers/fsStack.js';
 import { PtySession, runCliInTerminal, runInTerminal } from '../../helpers/pty.js';
 import { freePort, httpsPost, makeCertificate, type HttpsReply, type TestCertificate } from '../../helpers/tlsFixture.js';
 import { filesystemBin } from '../mcpFixtures.js';
+import { cleanupsAfterEach } from '../../helpers/cleanups.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const NAME = 'assent.test';
 const PAGE_HELPER = join(import.meta.dirname, 'fixtures', 'passkeyPage.js');
 
-const cleanups: Cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch {
-      // Keep cleaning the rest.
-    }
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 interface Stack {
   home: TempHome;

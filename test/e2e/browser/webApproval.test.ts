@@ -9,12 +9,13 @@ import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { escapedJson } from '../../../src/core/escape.js';
 import { DaemonClient } from '../../../src/heads/daemon/rpcClient.js';
 import { REPO_ROOT, type TempHome } from '../../helpers/daemon.js';
-import { connectGateway, startFsStack, type Cleanups } from '../../helpers/fsStack.js';
+import { connectGateway, startFsStack } from '../../helpers/fsStack.js';
 import { answerOf, runHook, shellEvent } from '../../helpers/hook.js';
+import { cleanupsAfterEach } from '../../helpers/cleanups.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = join(REPO_ROOT, 'test-output', 'web');
@@ -28,16 +29,7 @@ const CHROMIUM_FLAGS = [
   '--no-first-run',
 ];
 
-const cleanups: Cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch {
-      // Keep cleaning the rest.
-    }
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 interface Setup {
   home: TempHome;

@@ -14,22 +14,14 @@ import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'node:tls';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { haveChromium, horizontalOverflow, launchBrowser, screenshotPath } from '../../helpers/browser.js';
 import { auditLines, type TempHome } from '../../helpers/daemon.js';
-import { connectGateway, startFsStack, type Cleanups } from '../../helpers/fsStack.js';
+import { connectGateway, startFsStack } from '../../helpers/fsStack.js';
 import { runCliInTerminal } from '../../helpers/pty.js';
+import { cleanupsAfterEach } from '../../helpers/cleanups.js';
 
-const cleanups: Cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch {
-      // Keep cleaning the rest.
-    }
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 /**
  * A non-loopback IPv4 address of this machine. Without one, 127.0.0.1 with the

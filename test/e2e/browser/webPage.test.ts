@@ -10,24 +10,16 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { escapedJson } from '../../../src/core/escape.js';
 import { haveChromium, horizontalOverflow, launchBrowser, screenshotPath } from '../../helpers/browser.js';
 import type { TempHome } from '../../helpers/daemon.js';
-import { connectGateway, startFsStack, type Cleanups } from '../../helpers/fsStack.js';
+import { connectGateway, startFsStack } from '../../helpers/fsStack.js';
 import { answerOf, runHook, shellEvent } from '../../helpers/hook.js';
 import { runCliInTerminal } from '../../helpers/pty.js';
+import { cleanupsAfterEach } from '../../helpers/cleanups.js';
 
-const cleanups: Cleanups = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch {
-      // Keep cleaning the rest.
-    }
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 interface Setup {
   home: TempHome;
