@@ -8,7 +8,7 @@ import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import type { EventBus } from '../service/eventBus.js';
-import { RuleSchema } from './approvalOperations.js';
+import { RuleSchema } from './ruleForms.js';
 import { defineOperation, type Operation } from './operation.js';
 
 const GATEWAY_ONLY = { rationale: 'called by a gateway head on behalf of live calls; not an operator action' };

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AssentError } from '../core/errors.js';
 import type { WebAuth } from '../service/webAuth.js';
 import { writeFileNew } from '../journal/statePaths.js';
-import { parseTtl } from './approvalOperations.js';
+import { parseTtl } from './ruleForms.js';
 import { defineOperation, type Operation } from './operation.js';
 
 const NOT_ON_MCP_HUMAN = {

@@ -42,7 +42,7 @@ function usage(flag: string, message: string): AssentError {
 async function validateRuleFlags(options: RuleFlags): Promise<Form> {
   const { parseRuleArg } = await import('../../../core/toolPolicy.js');
   const { checkAutoRule } = await import('../../../core/autoApproval.js');
-  const { parseTtl } = await import('../../../operations/approvalOperations.js');
+  const { parseTtl } = await import('../../../operations/ruleForms.js');
   const flag = (name: string, check: () => unknown): void => {
     try {
       check();
