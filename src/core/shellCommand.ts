@@ -12,6 +12,14 @@ export interface ShellWord {
   why?: string;
   /** An unquoted leading `~` or `~/`: the shell puts the home directory there (the word is still static). */
   tilde?: boolean;
+  /**
+   * Set on a word that is not static only because of plain parameter expansions
+   * (`$NAME`, `${NAME}`; R-SH-5): the names, and whether every one of them is
+   * inside double quotes (`quoted`: the word stays exactly one word) or some are
+   * not (it may split into several words, or none, and glob). A program model
+   * may accept such a word where it says "inert text"; nothing else does.
+   */
+  plainVars?: { names: string[]; quoted: boolean };
 }
 
 /** `NAME=value` before a command (or given to `env`/`sudo`). */
@@ -43,12 +51,23 @@ export interface SimpleCommand {
   unknown: string[];
   /** A wrapper runs it in another directory (`env -C DIR`, `sudo -D DIR`). */
   chdir?: ShellWord;
+  /** The pipeline it is a stage of: commands of one pipeline share `id`; `stage` counts from 0, left to right. */
+  pipeline?: { id: number; stage: number };
+  /** Index in `ParsedShell.commands` of the command whose word or redirection holds the substitution this command runs in. */
+  inside?: number;
+  /**
+   * Variables this command assigns as a builtin or compound (R-SH-7): `read x`,
+   * `printf -v x`, `for x in`, `export x=…`, `(( x = 1 ))`… `'*'` stands for a
+   * name that is not statically known (`read "$v"`, `let "$e"`).
+   */
+  assigns?: string[];
 }
 
 /** The whole command line decomposed. `errors` are parse errors, as data (R-SH-3: at least prompt). */
 export interface ParsedShell {
   source: string;
   commands: SimpleCommand[];
+  /** Parse errors and constructs the decomposition does not model (R-SH-8): each makes the whole command at least prompt. */
   errors: string[];
 }
 
