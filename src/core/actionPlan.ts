@@ -5,7 +5,7 @@ import type { PolicyValue } from './policyValue.js';
 import { approvePath, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
 import { orderRisks, type RiskFlag } from './approvalRisk.js';
 import { atLeastPrompt, mostRestrictive } from './decisions.js';
-import { evaluatePathForms, isUnderAny, type CompiledPaths, type PathAccess } from './pathPolicy.js';
+import { evaluatePath, evaluatePathForms, isUnderAny, type CompiledPaths, type PathAccess } from './pathPolicy.js';
 
 /** One line of an explanation (R-POL-9): a simple command, a path, a URL or a parse error. */
 export interface PolicyPart {
@@ -45,10 +45,30 @@ export interface PlannedPath {
   denyOnly?: boolean;
 }
 
+/** A recursive read (R-SH-10): every entry beneath the directory of `request` is judged as a read. */
+export interface PlannedTree {
+  /** Index into `ActionPlan.requests`: the starting directory. */
+  request: number;
+  /** As the command wrote it. */
+  shown: string;
+  /** False when the program skips hidden entries (`rg` without `--hidden`): the edge does not list them. */
+  hidden: boolean;
+}
+
+/** A program that obeys a repository's configuration (git; R-SH-9): the edge reads the configuration git would use from there. */
+export interface PlannedRepository {
+  /** Index into `ActionPlan.requests`: the directory git runs in. */
+  request: number;
+  /** The part (index into `ActionPlan.parts`) the repository's configuration may refuse. */
+  part: number;
+}
+
 export interface ActionPlan {
   parts: PolicyPart[];
   paths: PlannedPath[];
   requests: PathRequest[];
+  trees?: PlannedTree[];
+  repositories?: PlannedRepository[];
   /** The agent's cwd, as given. */
   cwd: string;
   /** What the commands themselves risk, for the approval's risk line (R-REM-5); never a policy input. */
@@ -57,6 +77,46 @@ export interface ActionPlan {
 
 /** What the edge found for one request: every absolute form (lexical and physical, per base). */
 export type ResolvedPaths = readonly (readonly string[])[];
+
+/** What the edge found beneath one planned tree: every entry's physical path, and whether it stopped at its limit. */
+export interface ResolvedTree {
+  entries: readonly string[];
+  truncated: boolean;
+}
+
+/** What the edge found of one planned repository: the keys of its configuration that make git run a program. */
+export interface ResolvedRepository {
+  repository?: string;
+  keys: readonly string[];
+  /** Why the configuration could not be read (then at least prompt). */
+  unreadable?: string;
+}
+
+/** The edge's findings beyond paths: trees listed and repositories read, index for index with the plan's. */
+export interface ResolvedChecks {
+  trees: readonly ResolvedTree[];
+  repositories: readonly ResolvedRepository[];
+}
+
+const NO_CHECKS: ResolvedChecks = { trees: [], repositories: [] };
+
+/** The most restrictive entry beneath a tree (R-SH-10): a credential location anywhere beneath decides the read. */
+function treePart(tree: PlannedTree, found: ResolvedTree | undefined, paths: CompiledPaths, cwds: readonly string[]): PolicyPart {
+  const text = `read ${tree.shown} (recursively)`;
+  if (found === undefined) return { kind: 'path', text, decision: atLeastPrompt(paths.read), rule: `policy.paths.read`, reason: 'what lies beneath was not listed' };
+  let worst: { decision: PolicyValue; rule: string; entry: string } | undefined;
+  for (const entry of found.entries) {
+    const verdict = evaluatePath(paths, entry, 'read', cwds);
+    if (worst === undefined || mostRestrictive(worst.decision, verdict.decision) !== worst.decision) worst = { ...verdict, entry };
+    if (worst.decision === 'deny') break;
+  }
+  if (found.truncated && (worst === undefined || worst.decision === 'allow')) {
+    return { kind: 'path', text, decision: atLeastPrompt(paths.read), rule: 'policy.paths.read', reason: `more than ${found.entries.length} entries beneath; assent lists at most that many before a recursive read` };
+  }
+  if (worst === undefined) return { kind: 'path', text, decision: paths.read, rule: 'policy.paths.read', reason: 'nothing beneath' };
+  const reason = worst.decision === 'allow' ? `${found.entries.length} entries beneath, none a protected location` : `reaches ${worst.entry}`;
+  return { kind: 'path', text, decision: worst.decision, rule: worst.rule, reason };
+}
 
 export interface ActionVerdict {
   decision: PolicyValue;
@@ -71,8 +131,29 @@ export interface ActionVerdict {
  * agent's cwd that `${cwd}` stands for (lexical and physical). A path the rules
  * leave at prompt is allowed by a `--path` rule whose glob holds all its forms.
  */
-export function decidePlan(plan: ActionPlan, resolved: ResolvedPaths, paths: CompiledPaths, cwds: readonly string[], auto: AutoApprovals = NO_AUTO_APPROVALS): ActionVerdict {
+export function decidePlan(
+  plan: ActionPlan,
+  resolved: ResolvedPaths,
+  paths: CompiledPaths,
+  cwds: readonly string[],
+  auto: AutoApprovals = NO_AUTO_APPROVALS,
+  checks: ResolvedChecks = NO_CHECKS,
+): ActionVerdict {
   const parts = plan.parts.map((part) => ({ ...part }));
+  // A repository whose configuration runs programs: git there is not the read-only git its model describes (R-SH-9).
+  (plan.repositories ?? []).forEach((repository, i) => {
+    const found = checks.repositories[i];
+    const part = parts[repository.part];
+    if (part === undefined || part.decision !== 'allow') return;
+    let why: string | undefined;
+    if (found === undefined) why = 'the repository configuration git would use was not read';
+    else if (found.unreadable !== undefined) why = `the repository configuration could not be read (${found.unreadable})`;
+    else if (found.keys.length > 0) why = `the repository ${found.repository ?? ''} sets ${found.keys.join(', ')}, which makes git run a program`;
+    if (why === undefined) return;
+    part.decision = 'prompt';
+    part.reason = part.reason === undefined ? why : `${part.reason}; ${why}`;
+  });
+  (plan.trees ?? []).forEach((tree, i) => parts.push(treePart(tree, checks.trees[i], paths, cwds)));
   const risks: RiskFlag[] = [...(plan.risks ?? [])];
   for (const path of plan.paths) {
     // A write that may land outside the cwd (or where, is not known) is on the risk line.

@@ -62,6 +62,28 @@ const KINDS: Readonly<Record<AgentName, Readonly<Record<string, AgentActionKind>
   },
 });
 
+/**
+ * The agents' bookkeeping tools (R-POL-8): they act on nothing outside the
+ * agent — a to-do list, a plan, a subagent whose own tool calls pass through
+ * the hook again — so `policy.agents.bookkeeping` (allow by default) decides
+ * them. `NotebookRead` reads a file, so it stays a `read` judged by the paths.
+ */
+const BOOKKEEPING: Readonly<Record<AgentName, readonly string[]>> = Object.freeze({
+  'claude-code': ['TodoWrite', 'TodoRead', 'Task', 'Agent', 'ExitPlanMode'],
+  codex: ['update_plan'],
+  gemini: ['write_todos'],
+});
+
+/** Whether `toolName` is one of `agent`'s bookkeeping tools. */
+export function isBookkeepingTool(agent: AgentName, toolName: string): boolean {
+  return BOOKKEEPING[agent].includes(toolName);
+}
+
+/** Every agent's bookkeeping tools, for docs and `policy explain`. */
+export function bookkeepingTools(agent: AgentName): readonly string[] {
+  return BOOKKEEPING[agent];
+}
+
 /** The MCP server and tool of an agent's MCP tool name, or undefined when the name is not one. */
 export interface McpToolRef {
   server: string;

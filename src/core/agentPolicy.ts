@@ -7,7 +7,7 @@
 // `--command`/`--path`/`--url` rules part by part inside the verdict, `--tool`
 // rules on the whole action here.
 import type { ActionVerdict, PolicyPart } from './actionPlan.js';
-import { agentToolId, mcpToolOf, type AgentAction } from './agentAction.js';
+import { agentToolId, isBookkeepingTool, mcpToolOf, type AgentAction } from './agentAction.js';
 import type { RiskFlag } from './approvalRisk.js';
 import type { PolicyValue } from './config.js';
 import { evaluateToolPolicy, matchingRuleId, type PolicySnapshot, type ToolPolicyResult } from './toolPolicy.js';
@@ -23,10 +23,20 @@ export interface AgentPolicyResult extends ToolPolicyResult {
 
 const KIND_SOURCE = { shell: 'commands', read: 'paths', write: 'paths', fetch: 'urls' } as const;
 
-/** Decides one agent action. Pure; `agentsDefault` is `policy.agents.default`, `verdict` the kind's rules (undefined: not covered). */
+/** `policy.agents`: the decision for bookkeeping tools and for anything no other key decides. */
+export interface AgentsPolicy {
+  default: PolicyValue;
+  bookkeeping: PolicyValue;
+}
+
+/**
+ * Decides one agent action. Pure; `agents` is `policy.agents` (a lone value is
+ * its `default`, bookkeeping then allowed), `verdict` the kind's rules
+ * (undefined: not covered).
+ */
 export function evaluateAgentPolicy(
   snapshot: PolicySnapshot,
-  agentsDefault: PolicyValue,
+  agents: PolicyValue | AgentsPolicy,
   action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'mcpServer'>,
   nowMs: number,
   verdict?: ActionVerdict,
@@ -48,13 +58,17 @@ export function evaluateAgentPolicy(
     if (verdict.risks !== undefined) result.risks = verdict.risks;
     return withRule(snapshot, result, id, action.input, nowMs);
   }
+  const agentsPolicy: AgentsPolicy = typeof agents === 'string' ? { default: agents, bookkeeping: 'allow' } : agents;
+  if (action.kind === 'other' && isBookkeepingTool(action.agent, action.tool)) {
+    return withRule(snapshot, { decision: agentsPolicy.bookkeeping, source: 'agents', key: 'policy.agents.bookkeeping' }, id, action.input, nowMs);
+  }
   const mcp = action.kind === 'mcp' ? mcpToolOf(action.agent, action.tool, action.mcpServer) : undefined;
   if (mcp !== undefined) {
     // No annotations reach a hook, so the tool counts as destructive (R-POL-3) unless policy.tools names it.
     const result = evaluateToolPolicy(snapshot, { server: mcp.server, tool: mcp.tool, args: action.input }, nowMs);
     return withRule(snapshot, result, id, action.input, nowMs);
   }
-  return withRule(snapshot, { decision: agentsDefault, source: 'agents', key: 'policy.agents.default' }, id, action.input, nowMs);
+  return withRule(snapshot, { decision: agentsPolicy.default, source: 'agents', key: 'policy.agents.default' }, id, action.input, nowMs);
 }
 
 /** A prompt becomes allow when a rule for the agent's tool id matches (R-POL-4); deny and allow stay. */

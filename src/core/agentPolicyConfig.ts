@@ -8,47 +8,25 @@ import { compilePathGlob, compilePaths, GLOB_CHECK_VARS, type CompiledPaths, typ
 import { PolicyValueSchema } from './policyValue.js';
 import { compileUrlPattern, compileUrls, type CompiledUrls, type UrlRuleConfig, type UrlsConfig } from './urlPolicy.js';
 
-// Options that write or execute, so the read-only forms below never match them.
-const GREP_UNLESS = ['-f*', '--file*', '-e*', '--regexp*', '-[!-]*f*', '-[!-]*e*'];
-const GIT_UNLESS = ['--output*', '-o*', '--ext-diff', '--textconv', '--exec-path*', '--upload-pack*'];
+/** Programs the default policy allows in the forms their model describes (R-SH-6, R-POL-8). */
+const MODELLED_DEFAULTS = [
+  // read-only
+  'ls', 'pwd', 'cat', 'head', 'tail', 'wc', 'file', 'stat', 'grep', 'rg', 'find', 'sort', 'uniq', 'diff', 'cmp', 'du', 'tree',
+  'basename', 'dirname', 'realpath', 'date', 'whoami', 'uname', 'which', 'echo', 'printf', 'cd', 'pushd', 'true', 'false', 'sed',
+  // local work
+  'mkdir', 'touch', 'cp', 'mv', 'git',
+  // wrappers, as a layer of their own: what they run is judged separately (R-SH-1)
+  'time', 'timeout', 'nice', 'nohup', 'stdbuf',
+];
 
-/** The built-in read-only commands (R-POL-8), in narrow, statically known forms. */
+/** The built-in command rules (R-POL-8): each modelled program in the forms its model accepts, `PROGRAM --version`, and assent itself. */
 export const DEFAULT_COMMAND_RULES: readonly CommandRuleConfig[] = Object.freeze([
-  { match: 'ls *', decision: 'allow', operands: 'read' },
-  { match: 'pwd *', decision: 'allow' },
-  { match: 'cat *', decision: 'allow', operands: 'read' },
-  { match: 'head *', decision: 'allow', operands: 'read' },
-  { match: 'tail *', decision: 'allow', operands: 'read' },
-  { match: 'wc *', decision: 'allow', operands: 'read', unless: ['--files0-from*'] },
-  { match: 'file *', decision: 'allow', operands: 'read', unless: ['-C', '--compile'] },
-  { match: 'stat *', decision: 'allow', operands: 'read' },
-  { match: 'grep *', decision: 'allow', operands: 'read-after-first', unless: GREP_UNLESS },
-  { match: 'rg *', decision: 'allow', operands: 'read-after-first', unless: [...GREP_UNLESS, '--pre*', '-z', '--search-zip', '-[!-]*z*'] },
-  { match: 'find *', decision: 'allow', operands: 'read', unless: ['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint*', '-fls'] },
-  { match: 'sort *', decision: 'allow', operands: 'read', unless: ['-o*', '--output*', '-[!-]*o*', '--compress-program*'] },
-  { match: 'git status *', decision: 'allow', unless: GIT_UNLESS },
-  { match: 'git diff *', decision: 'allow', unless: GIT_UNLESS },
-  { match: 'git log *', decision: 'allow', unless: GIT_UNLESS },
-  { match: 'git show *', decision: 'allow', unless: GIT_UNLESS },
-  { match: 'git branch', decision: 'allow' },
-  { match: 'git branch --show-current', decision: 'allow' },
-  { match: 'git branch [-]*[arv]', decision: 'allow', unless: ['-[!-]*[dDmMcCfu]*'] },
-  { match: 'which *', decision: 'allow' },
-  { match: 'echo *', decision: 'allow' },
-  { match: 'printf *', decision: 'allow' },
-  { match: 'cd *', decision: 'allow', operands: 'read' },
-  // Wrappers as a layer of their own; what they run is judged separately (R-SH-1).
-  { match: 'time *', decision: 'allow', unless: ['-o*', '--output*'] },
-  { match: 'timeout *', decision: 'allow' },
-  { match: 'nice *', decision: 'allow' },
-  { match: 'nohup *', decision: 'allow' },
-  { match: 'stdbuf *', decision: 'allow' },
+  ...MODELLED_DEFAULTS.map((name): CommandRuleConfig => ({ match: `${name} *`, decision: 'allow', model: name })),
+  { match: '* --version', decision: 'allow', model: 'version' },
+  { match: '* -V', decision: 'allow', model: 'version' },
   // An agent must not approve, reconfigure or uninstall its own gate (R-POL-8).
   { match: 'assent *', decision: 'deny', except: ['assent pending *', 'assent daemon status *', 'assent policy explain *', 'assent audit *'] },
-  { match: 'assent pending *', decision: 'allow' },
-  { match: 'assent daemon status *', decision: 'allow' },
-  { match: 'assent policy explain *', decision: 'allow' },
-  { match: 'assent audit *', decision: 'allow' },
+  { match: 'assent *', decision: 'allow', model: 'assent' },
 ] satisfies CommandRuleConfig[]);
 
 const CREDENTIALS = [
@@ -73,7 +51,31 @@ const CREDENTIALS = [
   '~/Library/Application Support/Firefox/**',
 ];
 
-const GATE_FILES = ['${assentHome}/**', '~/.claude/settings*.json', '${cwd}/.claude/settings*.json', '${codexHome}/**', '~/.gemini/settings.json'];
+/** assent's own state: the journal, the team database URL, the TLS key — no tool or command of an agent touches it (R-POL-8). */
+const ASSENT_STATE = ['${assentHome}', '${assentHome}/**'];
+
+/** Agents' settings and hook files: an agent must not rewrite its own gate (R-POL-8). */
+const AGENT_SETTINGS = ['~/.claude/settings*.json', '${cwd}/.claude/settings*.json', '${codexHome}/**', '~/.gemini/settings.json'];
+
+/**
+ * Files that make programs execute (R-SH-9): repository configuration and hooks,
+ * and agent and tool configuration a project carries. `**` puts them at any
+ * depth, so the cwd and every repository root above it are covered.
+ */
+export const GATE_FILE_GLOBS: readonly string[] = Object.freeze([
+  '**/.git/config',
+  '**/.git/hooks/**',
+  '**/.git/info/**',
+  '**/.gitmodules',
+  '**/.mcp.json',
+  '**/.claude/**',
+  '**/.gemini/**',
+  '**/.codex/**',
+  '**/.cursor/**',
+  '**/.opencode/**',
+  '**/.github/hooks/**',
+  '**/.envrc',
+]);
 
 /** Files a shell runs at its next start: a write there is code that runs later. */
 const STARTUP_FILES = ['~/.bashrc', '~/.bash_profile', '~/.bash_login', '~/.profile', '~/.zshrc', '~/.zprofile', '~/.zshenv', '~/.config/fish/**'];
@@ -81,7 +83,9 @@ const STARTUP_FILES = ['~/.bashrc', '~/.bash_profile', '~/.bash_login', '~/.prof
 /** The built-in path rules (R-POL-8). */
 export const DEFAULT_PATH_RULES: readonly PathRuleConfig[] = Object.freeze([
   ...CREDENTIALS.map((glob): PathRuleConfig => ({ glob, access: 'any', decision: 'deny' })),
-  ...GATE_FILES.map((glob): PathRuleConfig => ({ glob, access: 'write', decision: 'deny' })),
+  ...ASSENT_STATE.map((glob): PathRuleConfig => ({ glob, access: 'any', decision: 'deny' })),
+  ...AGENT_SETTINGS.map((glob): PathRuleConfig => ({ glob, access: 'write', decision: 'deny' })),
+  ...GATE_FILE_GLOBS.map((glob): PathRuleConfig => ({ glob, access: 'write', decision: 'prompt' })),
   ...STARTUP_FILES.map((glob): PathRuleConfig => ({ glob, access: 'write', decision: 'prompt' })),
   { glob: '${cwd}/**', access: 'write', decision: 'allow' },
   // `2>/dev/null` and friends are not file writes anyone reviews.
@@ -107,6 +111,7 @@ export const CommandRuleSchema = z
       unless: z.array(nonEmpty('a word glob such as "-o*"'), { error: 'an array of word globs' }).optional(),
       except: z.array(nonEmpty('a word pattern'), { error: 'an array of word patterns' }).optional(),
       operands: z.enum(['read', 'read-after-first'], { error: '"read" or "read-after-first"' }).optional(),
+      model: z.string({ error: 'the name of a program model such as "git"' }).optional(),
     },
     { error: 'an object with "match" and "decision"' },
   )
@@ -119,7 +124,7 @@ export const CommandRuleSchema = z
       compileCommandRule(rule, 0);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const at = /^(match|unless\.\d+|except\.\d+): /.exec(message);
+      const at = /^(match|model|unless\.\d+|except\.\d+): /.exec(message);
       ctx.addIssue({ code: 'custom', path: at === null ? [] : (at[1] as string).split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), message: at === null ? message : message.slice(at[0].length) });
     }
   });
@@ -128,8 +133,9 @@ export const CommandsSchema = z.object(
   {
     default: PolicyValueSchema.default('prompt'),
     rules: z.array(CommandRuleSchema, { error: 'an array of rules' }).default(() => DEFAULT_COMMAND_RULES.map((rule) => ({ ...rule }))),
+    networkIntoShell: PolicyValueSchema.default('deny'),
   },
-  { error: 'an object with "default" and "rules"' },
+  { error: 'an object with "default", "rules" and "networkIntoShell"' },
 );
 
 export const PathRuleSchema = z
@@ -192,6 +198,7 @@ export function diffAgentPolicy(a: AgentPolicyConfig, b: AgentPolicyConfig): str
     if (x !== y) lines.push(`${path}: ${x} → ${y}`);
   };
   scalar('policy.commands.default', a.commands.default, b.commands.default);
+  scalar('policy.commands.networkIntoShell', a.commands.networkIntoShell ?? 'deny', b.commands.networkIntoShell ?? 'deny');
   scalar('policy.paths.read', a.paths.read, b.paths.read);
   scalar('policy.paths.write', a.paths.write, b.paths.write);
   scalar('policy.urls.default', a.urls.default, b.urls.default);
@@ -210,7 +217,7 @@ export function diffAgentPolicy(a: AgentPolicyConfig, b: AgentPolicyConfig): str
 /** The default agent policy as `assent init` writes it (R-POL-8), so it can be read and edited. */
 export function defaultAgentPolicyDocument(): AgentPolicyConfig {
   return {
-    commands: { default: 'prompt', rules: DEFAULT_COMMAND_RULES.map((rule) => ({ ...rule })) },
+    commands: { default: 'prompt', rules: DEFAULT_COMMAND_RULES.map((rule) => ({ ...rule })), networkIntoShell: 'deny' },
     paths: { read: 'allow', write: 'prompt', rules: DEFAULT_PATH_RULES.map((rule) => ({ ...rule })) },
     urls: { default: 'prompt', rules: [] satisfies UrlRuleConfig[] },
   };

@@ -4,6 +4,8 @@
 import type { PolicyValue } from './policyValue.js';
 import { atLeastPrompt, mostRestrictive } from './decisions.js';
 import { AssentError } from './errors.js';
+import { judgeProgram, MODELLED_PROGRAMS } from './programs/index.js';
+import type { ProgramVerdict } from './programs/programVerdict.js';
 import { commandBaseName, type ShellWord, type SimpleCommand } from './shellCommand.js';
 import { compileWordPattern, literalAt, patternMatches, wordMatches, type WordMatcher, type WordPattern } from './wordPattern.js';
 
@@ -16,11 +18,18 @@ export interface CommandRuleConfig {
   except?: string[] | undefined;
   /** The command's operands are paths it reads, checked against `policy.paths`; `read-after-first` skips the first (grep's pattern). */
   operands?: 'read' | 'read-after-first' | undefined;
+  /**
+   * A program model (R-SH-6): the rule's allow holds only for the forms the
+   * model accepts, and the model says which words are paths read or written.
+   */
+  model?: string | undefined;
 }
 
 export interface CommandsConfig {
   default: PolicyValue;
   rules: CommandRuleConfig[];
+  /** Network data piped or substituted into a shell or interpreter (`curl … | sh`; R-POL-8). */
+  networkIntoShell?: PolicyValue | undefined;
 }
 
 interface CompiledCommandRule {
@@ -31,11 +40,13 @@ interface CompiledCommandRule {
   unless: WordMatcher[];
   except: WordPattern[];
   operands: CommandRuleConfig['operands'];
+  model: string | undefined;
 }
 
 export interface CompiledCommands {
   default: PolicyValue;
   rules: CompiledCommandRule[];
+  networkIntoShell: PolicyValue;
 }
 
 /** The verdict for one simple command's words (paths are judged apart). */
@@ -46,6 +57,8 @@ export interface CommandVerdict {
   reasons: string[];
   /** Words that the deciding allow rule says are read paths. */
   readOperands: ShellWord[];
+  /** What the deciding rule's program model found (R-SH-6), when a model decided. */
+  program?: ProgramVerdict;
 }
 
 /** Compiles one rule's globs; throws an AssentError naming the field that does not compile. */
@@ -69,15 +82,18 @@ export function compileCommandRule(rule: CommandRuleConfig, index: number): Comp
   );
   const except: WordPattern[] = [];
   (rule.except ?? []).forEach((text, i) => field(`except.${i}`, () => except.push(compileWordPattern(text))));
-  return { index, match: rule.match, decision: rule.decision, pattern: pattern as WordPattern, unless, except, operands: rule.operands };
+  if (rule.model !== undefined && !MODELLED_PROGRAMS.includes(rule.model)) {
+    throw new AssentError('invalid_params', `model: ${JSON.stringify(rule.model)} is not a program model assent has; known: ${MODELLED_PROGRAMS.join(', ')}`);
+  }
+  return { index, match: rule.match, decision: rule.decision, pattern: pattern as WordPattern, unless, except, operands: rule.operands, model: rule.model };
 }
 
 export function compileCommands(config: CommandsConfig): CompiledCommands {
-  return { default: config.default, rules: config.rules.map((rule, index) => compileCommandRule(rule, index)) };
+  return { default: config.default, rules: config.rules.map((rule, index) => compileCommandRule(rule, index)), networkIntoShell: config.networkIntoShell ?? 'deny' };
 }
 
 /** Assignment prefixes that change what runs or how (R-SH-3). */
-const RISKY_NAME = /^(PATH|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|PROMPT_COMMAND|GIT_[A-Z0-9_]+|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5LIB|PERL5OPT|PERLLIB|RUBYOPT|RUBYLIB|SHELLOPTS|BASHOPTS|IFS|HOME|CDPATH|PAGER|GIT_PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|SSH_ASKPASS|SUDO_ASKPASS|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GCONV_PATH|npm_config_[A-Za-z0-9_]+|NPM_CONFIG_[A-Z0-9_]+)$/;
+const RISKY_NAME = /^(PATH|PS4|BASH_XTRACEFD|BASH_LOADABLES_PATH|BASH_FUNC_.+|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|PROMPT_COMMAND|GIT_[A-Z0-9_]+|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5LIB|PERL5OPT|PERLLIB|RUBYOPT|RUBYLIB|SHELLOPTS|BASHOPTS|IFS|HOME|CDPATH|PAGER|GIT_PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|SSH_ASKPASS|SUDO_ASKPASS|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GCONV_PATH|npm_config_[A-Za-z0-9_]+|NPM_CONFIG_[A-Z0-9_]+)$/;
 
 /** Whether assigning `name` changes what a command runs (R-SH-3). */
 export function isRiskyAssignment(name: string): boolean {
@@ -141,28 +157,65 @@ function ruleMatches(rule: CompiledCommandRule, words: readonly ShellWord[]): bo
     for (let i = 1; i < words.length; i += 1) {
       if (i < rule.pattern.words.length && literalAt(rule.pattern, i)) continue;
       const word = words[i] as ShellWord;
+      // A word the shell expands at run time may become any word: it never passes an `unless` (R-SH-5).
+      if (!word.static) return false;
       if (rule.unless.some((m) => wordMatches(m, word))) return false;
     }
   }
   return !rule.except.some((pattern) => patternMatches(pattern, words, true));
 }
 
+/** The first word after the command name the shell expands at run time: a rule without a model cannot place it. */
+function firstDynamicWord(words: readonly ShellWord[]): ShellWord | undefined {
+  for (let i = 1; i < words.length; i += 1) if (!(words[i] as ShellWord).static) return words[i];
+  return undefined;
+}
+
+/** What a matching allow rule is worth for this command: allow, or prompt with the reason the form is not one it may allow. */
+interface RuleOutcome {
+  decision: PolicyValue;
+  reason?: string;
+  program?: ProgramVerdict;
+}
+
+function allowOutcome(rule: CompiledCommandRule, command: SimpleCommand, assigned: ReadonlySet<string>, programs: Map<string, ProgramVerdict | undefined>): RuleOutcome {
+  if (rule.model !== undefined) {
+    if (!programs.has(rule.model)) programs.set(rule.model, judgeProgram(command.words, assigned, rule.model));
+    const program = programs.get(rule.model);
+    if (program === undefined) return { decision: 'prompt', reason: `the ${rule.model} model does not describe this command` };
+    if (program.refused !== undefined) return { decision: 'prompt', reason: `${program.model} model: ${program.refused}`, program };
+    return { decision: 'allow', program };
+  }
+  const dynamic = firstDynamicWord(command.words);
+  if (dynamic !== undefined) return { decision: 'prompt', reason: `${JSON.stringify(dynamic.text)} is not statically known (${dynamic.why ?? 'expanded at run time'}); a rule's match never matches it` };
+  return { decision: 'allow' };
+}
+
 /**
  * Decides one simple command's words (R-SH-2): every matching rule is
  * considered and the most restrictive wins; no rule → `commands.default`.
- * What is not statically known is never allowed (R-SH-3): an allow becomes
- * prompt, unless for interpreter code the rule names that exact code.
+ * What is not statically known is never allowed (R-SH-3, R-SH-5): an allow
+ * becomes prompt — for a rule with a program model, unless every word fits the
+ * model (R-SH-6); for one without, when any word is expanded at run time; for
+ * interpreter code, unless the rule names that exact code. `assigned` are the
+ * variables the command line assigns anywhere (R-SH-7).
  */
-export function evaluateCommand(commands: CompiledCommands, command: SimpleCommand, extraReasons: readonly string[] = []): CommandVerdict {
+export function evaluateCommand(commands: CompiledCommands, command: SimpleCommand, extraReasons: readonly string[] = [], assigned: ReadonlySet<string> = new Set()): CommandVerdict {
   const reasons = [...staticReasons(command), ...extraReasons];
   const code = interpreterCodeIndex(command.words);
-  let best: { decision: PolicyValue; rule: CompiledCommandRule } | undefined;
+  const programs = new Map<string, ProgramVerdict | undefined>();
+  let best: { decision: PolicyValue; rule: CompiledCommandRule; outcome?: RuleOutcome } | undefined;
   for (const rule of commands.rules) {
     if (!ruleMatches(rule, command.words)) continue;
     let decision = rule.decision;
+    let outcome: RuleOutcome | undefined;
+    if (decision === 'allow') {
+      outcome = allowOutcome(rule, command, assigned, programs);
+      decision = outcome.decision;
+    }
     if (decision === 'allow' && code !== undefined && !literalAt(rule.pattern, code)) decision = 'prompt';
     if (reasons.length > 0) decision = atLeastPrompt(decision);
-    if (best === undefined || mostRestrictive(best.decision, decision) !== best.decision) best = { decision, rule };
+    if (best === undefined || mostRestrictive(best.decision, decision) !== best.decision) best = outcome === undefined ? { decision, rule } : { decision, rule, outcome };
   }
   if (code !== undefined && (best === undefined || best.decision === 'prompt')) {
     reasons.push(`${commandBaseName(command.words[0]) ?? 'it'} runs a code string that no rule names exactly`);
@@ -172,8 +225,12 @@ export function evaluateCommand(commands: CompiledCommands, command: SimpleComma
     return { decision, rule: 'policy.commands.default', reasons, readOperands: [] };
   }
   const rule = best.rule;
-  const readOperands = best.decision === 'allow' && rule.operands !== undefined ? operandsOf(command.words, rule.operands === 'read-after-first') : [];
-  return { decision: best.decision, rule: `policy.commands.rules.${rule.index} ${JSON.stringify(rule.match)}`, reasons, readOperands };
+  if (best.outcome?.reason !== undefined && best.decision !== 'deny') reasons.push(best.outcome.reason);
+  const readOperands = best.decision === 'allow' && rule.model === undefined && rule.operands !== undefined ? operandsOf(command.words, rule.operands === 'read-after-first') : [];
+  const label = rule.model === undefined ? '' : ` (model ${best.outcome?.program?.model ?? rule.model})`;
+  const verdict: CommandVerdict = { decision: best.decision, rule: `policy.commands.rules.${rule.index} ${JSON.stringify(rule.match)}${label}`, reasons, readOperands };
+  if (best.decision === 'allow' && best.outcome?.program !== undefined) verdict.program = best.outcome.program;
+  return verdict;
 }
 
 /**

@@ -90,7 +90,14 @@ export const PolicySchema = z.object(
     quorum: QuorumSchema.default({}),
     /** Agent actions (SPEC §18) that no `policy.tools` entry or kind rule decides. */
     agents: z
-      .object({ default: PolicyValueSchema.default('prompt') }, { error: 'an object with "default"' })
+      .object(
+        {
+          default: PolicyValueSchema.default('prompt'),
+          /** The agents' bookkeeping tools (to-do lists, plans, subagents; R-POL-8). */
+          bookkeeping: PolicyValueSchema.default('allow'),
+        },
+        { error: 'an object with "default" and "bookkeeping"' },
+      )
       .prefault({}),
     /** Agent actions (SPEC §18): shell commands, paths, URLs. A section left out gets the default policy (R-POL-8). */
     commands: CommandsSchema.prefault({}),
@@ -422,6 +429,7 @@ export function diffPolicy(a: Config, b: Config): string[] {
   }
   scalar('policy.consentTimeoutSeconds', a.policy.consentTimeoutSeconds, b.policy.consentTimeoutSeconds);
   scalar('policy.agents.default', a.policy.agents.default, b.policy.agents.default);
+  scalar('policy.agents.bookkeeping', a.policy.agents.bookkeeping, b.policy.agents.bookkeeping);
   lines.push(...diffAgentPolicy(a.policy, b.policy));
   lines.push(...diffPresence(a.policy.presence, b.policy.presence));
   const aliases = [...new Set([...Object.keys(a.servers), ...Object.keys(b.servers)])].sort();

@@ -2,6 +2,8 @@
 // `policy.commands`, each redirection and read operand as a path for
 // `policy.paths`, `cd` followed so relative paths are judged where they land.
 import { autoApprovedPart, type ActionPlan, type PlannedPath, type PolicyPart } from './actionPlan.js';
+import { networkIntoShellParts } from './networkIntoShell.js';
+import type { ProgramVerdict } from './programs/programVerdict.js';
 import { approveCommand, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
 import { commandRisks } from './approvalRisk.js';
 import { evaluateCommand, isRiskyAssignment, type CompiledCommands } from './commandPolicy.js';
@@ -10,8 +12,8 @@ import type { PathAccess } from './pathPolicy.js';
 import { commandBaseName, type ParsedShell, type ShellWord, type SimpleCommand } from './shellCommand.js';
 
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>']);
-/** Commands after which later commands in the line may run something else (an alias, a changed PATH). */
-const TAINTING = new Set(['alias', 'hash', 'enable', 'shopt', 'source', '.']);
+/** Commands after which later commands in the line may run something else (an alias, a changed PATH, a trap). */
+const TAINTING = new Set(['alias', 'hash', 'enable', 'shopt', 'source', '.', 'trap']);
 const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'local', 'readonly']);
 
 interface PlanState {
@@ -23,6 +25,8 @@ interface PlanState {
   taint: string | undefined;
   /** The `--command` rules that may turn a prompt part into allow (R-POL-6). */
   auto: AutoApprovals;
+  /** Every variable the line assigns anywhere (R-SH-7): their expansions are never inert. `*`: a name not known. */
+  assigned: ReadonlySet<string>;
 }
 
 function expandTilde(word: ShellWord, home: string): string {
@@ -80,9 +84,19 @@ function followCd(state: PlanState, command: SimpleCommand): void {
   state.bases = [...new Set([...state.bases, ...next])];
 }
 
-/** A part that changes what later commands in the line run: an alias, `source`, an exported PATH. */
+/** Variables whose value changes what later commands run or where (R-SH-3, R-SH-7); `*` is a name not statically known. */
+function riskyAssigned(command: SimpleCommand): string | undefined {
+  return (command.assigns ?? []).find((name) => name === '*' || isRiskyAssignment(name));
+}
+
+/** A part that changes what later commands in the line run: an alias, `source`, an exported PATH, `read PATH`. */
 function taintOf(command: SimpleCommand): string | undefined {
   const name = commandBaseName(command.words[0]);
+  const assigned = riskyAssigned(command);
+  if (assigned !== undefined) {
+    const what = assigned === '*' ? 'a variable whose name is not statically known' : assigned;
+    return `an earlier part (${command.text.length > 40 ? `${command.text.slice(0, 40)}…` : command.text}) assigns ${what}, which changes what later commands run`;
+  }
   if (command.words.length === 0) {
     const risky = command.assignments.find((a) => isRiskyAssignment(a.name));
     return risky === undefined ? undefined : `an earlier part sets ${risky.name}, which changes what later commands run`;
@@ -95,25 +109,80 @@ function taintOf(command: SimpleCommand): string | undefined {
   return undefined;
 }
 
+/** Directories a path relative to the repository's top may be relative to: each base and every directory above it. */
+function ancestorsOf(bases: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const base of bases) {
+    let dir = base.replace(/\/+$/, '');
+    for (;;) {
+      out.add(dir === '' ? '/' : dir);
+      const slash = dir.lastIndexOf('/');
+      if (slash <= 0) break;
+      dir = dir.slice(0, slash);
+    }
+    out.add('/');
+  }
+  return [...out];
+}
+
+/** Bases moved by `git -C DIR…` (each relative to the one before), or undefined when one is not static. */
+function chdirBases(state: PlanState, bases: string[] | undefined, dirs: readonly ShellWord[]): string[] | undefined {
+  let current = bases;
+  for (const dir of dirs) {
+    if (!dir.static) return undefined;
+    const text = expandTilde(dir, state.home);
+    if (text.startsWith('/')) current = [text];
+    else current = current?.map((base) => `${base}/${text}`);
+  }
+  return current;
+}
+
+/** The paths, trees and repository a program model found (R-SH-6, R-SH-9, R-SH-10) become path requests and edge checks. */
+function planProgram(state: PlanState, program: ProgramVerdict, bases: string[] | undefined, partIndex: number): void {
+  const moved = program.repository === undefined ? bases : chdirBases(state, bases, program.repository.chdir);
+  if (program.repository !== undefined && moved === undefined) {
+    const part = state.plan.parts[partIndex] as PolicyPart;
+    part.decision = 'prompt';
+    part.reason = 'git -C names a directory that is not statically known';
+  }
+  for (const word of program.reads) addPath(state, word, 'read', moved);
+  for (const word of program.writes) addPath(state, word, 'write', moved);
+  for (const word of program.revisionPaths ?? []) addPath(state, word, 'read', moved === undefined ? undefined : ancestorsOf(moved));
+  for (const tree of program.trees) {
+    const before = state.plan.requests.length;
+    addPath(state, tree.dir, 'read', moved);
+    if (state.plan.requests.length > before) (state.plan.trees ??= []).push({ request: before, shown: tree.dir.text, hidden: tree.hidden });
+  }
+  if (program.repository !== undefined && moved !== undefined) {
+    const request = state.plan.requests.length;
+    state.plan.requests.push({ text: '.', bases: moved });
+    (state.plan.repositories ??= []).push({ request, part: partIndex });
+  }
+}
+
 function commandPart(state: PlanState, commands: CompiledCommands, command: SimpleCommand): void {
   const bases = basesFor(state, command);
   const extra: string[] = [];
   if (state.taint !== undefined) extra.push(state.taint);
   if (command.chdir !== undefined && bases === undefined) extra.push('a wrapper runs it in a directory that is not statically known');
+  const assigned = riskyAssigned(command);
+  if (assigned !== undefined) extra.push(`it assigns ${assigned === '*' ? 'a variable whose name is not statically known' : assigned}, which changes what commands run`);
   const text = command.via === undefined ? command.text : `${command.text}  (run by ${command.via})`;
   if (command.words.length > 0) {
-    const verdict = evaluateCommand(commands, command, extra);
+    const verdict = evaluateCommand(commands, command, extra, state.assigned);
     const part: PolicyPart = { kind: 'command', text, decision: verdict.decision, rule: verdict.rule };
     if (verdict.reasons.length > 0) part.reason = verdict.reasons.join('; ');
     const approval = verdict.decision === 'prompt' ? approveCommand(state.auto, command, extra) : undefined;
+    const partIndex = state.plan.parts.length;
     state.plan.parts.push(approval === undefined ? part : autoApprovedPart(part, approval));
     const risks = commandRisks(command);
     if (risks.length > 0) (state.plan.risks ??= []).push(...risks);
+    if (verdict.program !== undefined) planProgram(state, verdict.program, bases, partIndex);
     for (const operand of verdict.readOperands) addPath(state, operand, 'read', bases);
     const name = commandBaseName(command.words[0]);
     if (name === 'tee') {
       for (const word of command.words.slice(1)) if (!(word.static && word.text.startsWith('-'))) addPath(state, word, 'write', bases);
-    } else if (verdict.readOperands.length === 0) {
+    } else if (verdict.program === undefined && verdict.readOperands.length === 0) {
       // A word that names a path of its own (`rm -rf ~/.ssh`, `cp ~/.aws/credentials x`): a deny rule still applies.
       for (const word of command.words.slice(1)) {
         if (word.static && (word.tilde === true || word.text.includes('/')) && !word.text.startsWith('-')) addPath(state, word, 'read', bases, true);
@@ -123,6 +192,10 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
     const risky = command.assignments.filter((a) => isRiskyAssignment(a.name)).map((a) => a.name);
     const part: PolicyPart = { kind: 'command', text, decision: risky.length > 0 ? 'prompt' : 'allow', rule: 'assignment' };
     if (risky.length > 0) part.reason = `sets ${risky.join(', ')}, which changes what later commands run`;
+    else if (command.assignments.some((a) => !a.value.static)) {
+      // The value's own substitutions are parts of their own; a plain assignment runs nothing itself.
+      part.reason = 'the value is expanded at run time; later expansions of the variable are not statically known';
+    }
     state.plan.parts.push(part);
   }
   for (const redirect of command.redirects) {
@@ -136,6 +209,16 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
   }
 }
 
+/** Every variable the line assigns, anywhere (R-SH-5, R-SH-7): by statements, prefixes, builtins and loops. */
+function assignedNames(parsed: ParsedShell): Set<string> {
+  const names = new Set<string>();
+  for (const command of parsed.commands) {
+    for (const assignment of command.assignments) names.add(assignment.name.replace(/\[.*$/s, ''));
+    for (const name of command.assigns ?? []) names.add(name);
+  }
+  return names;
+}
+
 /**
  * The plan for one shell command line: a part per simple command (in the order
  * written, with what wrappers and `-c` strings run), a part per parse error,
@@ -144,7 +227,7 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
  * of `auto`; every other part still counts, so `npm test; rm -rf /` is not.
  */
 export function planShell(parsed: ParsedShell, commands: CompiledCommands, cwd: string, home: string, auto: AutoApprovals = NO_AUTO_APPROVALS): ActionPlan {
-  const state: PlanState = { plan: { parts: [], paths: [], requests: [], cwd }, home, bases: [cwd], taint: undefined, auto };
+  const state: PlanState = { plan: { parts: [], paths: [], requests: [], cwd }, home, bases: [cwd], taint: undefined, auto, assigned: assignedNames(parsed) };
   for (const error of parsed.errors) {
     state.plan.parts.push({ kind: 'error', text: parsed.source, decision: atLeastPrompt(commands.default), rule: 'parse', reason: error });
   }
@@ -153,5 +236,6 @@ export function planShell(parsed: ParsedShell, commands: CompiledCommands, cwd: 
     followCd(state, command);
     state.taint ??= taintOf(command);
   }
+  state.plan.parts.push(...networkIntoShellParts(parsed, commands.networkIntoShell));
   return state.plan;
 }

@@ -149,7 +149,7 @@ export function evaluateAgentAction(context: AgentEvaluationContext, action: Pic
   const verdict = context.snapshot.tools.has(agentToolId(action.agent, action.tool))
     ? undefined
     : context.judge.judge({ revision: config.revision, policy: config.config.policy }, action, { rules: context.snapshot.agentRules, nowMs: context.nowMs });
-  return evaluateAgentPolicy(context.snapshot, config.config.policy.agents.default, action, context.nowMs, verdict);
+  return evaluateAgentPolicy(context.snapshot, config.config.policy.agents, action, context.nowMs, verdict);
 }
 
 const DENIAL_REASONS: readonly string[] = ['policy', 'consent_denied', 'consent_timeout', 'cancelled', 'shutdown', 'session_ended', 'unavailable'];

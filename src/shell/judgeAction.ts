@@ -1,16 +1,51 @@
 // The edge step of deciding an agent action (SPEC §18): parse the command line,
 // plan in core, resolve the planned paths on this host, decide in core.
-import { autoApprovedPart, decidePlan, type ActionPlan, type ActionVerdict, type PolicyPart } from '../core/actionPlan.js';
+import { autoApprovedPart, decidePlan, type ActionPlan, type ActionVerdict, type PolicyPart, type ResolvedChecks, type ResolvedPaths, type ResolvedTree } from '../core/actionPlan.js';
 import type { AgentPolicySnapshot } from '../core/agentPolicyConfig.js';
 import { approveUrl, NO_AUTO_APPROVALS, type AutoApprovals } from '../core/autoApproval.js';
 import type { PathAccess } from '../core/pathPolicy.js';
 import { planShell } from '../core/shellPolicy.js';
 import { evaluateUrl } from '../core/urlPolicy.js';
+import { gitExecutionKeys } from './gitRepository.js';
 import { cwdForms, resolvePathRequests } from './resolvePaths.js';
+import { scanTree } from './treeScan.js';
 import type { ShellParser } from './shellParser.js';
 
+/** The most entries a recursive read lists before it is judged too large to know (R-SH-10). */
+const TREE_LIMIT = 10_000;
+
+/** What lies beneath each planned tree and which repository each git part obeys, read from this host's file system. */
+function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string): ResolvedChecks {
+  const trees = (plan.trees ?? []).map((tree): ResolvedTree => {
+    const entries: string[] = [];
+    let truncated = false;
+    for (const dir of new Set(resolved[tree.request] ?? [])) {
+      const found = scanTree(dir, { hidden: tree.hidden, limit: TREE_LIMIT - entries.length });
+      entries.push(...found.entries);
+      truncated ||= found.truncated || entries.length >= TREE_LIMIT;
+      if (truncated) break;
+    }
+    return { entries, truncated };
+  });
+  const repositories = (plan.repositories ?? []).map((repository) => {
+    const dirs = [...new Set(resolved[repository.request] ?? [])];
+    const keys = new Set<string>();
+    const found: { repository?: string; keys: string[]; unreadable?: string } = { keys: [] };
+    for (const dir of dirs) {
+      const one = gitExecutionKeys(dir, home);
+      if (one.repository !== undefined) found.repository = one.repository;
+      for (const key of one.keys) keys.add(key);
+      if (one.unreadable !== undefined) found.unreadable = one.unreadable;
+    }
+    found.keys = [...keys];
+    return found;
+  });
+  return { trees, repositories };
+}
+
 function decide(plan: ActionPlan, snapshot: AgentPolicySnapshot, auto: AutoApprovals): ActionVerdict {
-  return decidePlan(plan, resolvePathRequests(plan.requests), snapshot.paths, cwdForms(plan.cwd), auto);
+  const resolved = resolvePathRequests(plan.requests);
+  return decidePlan(plan, resolved, snapshot.paths, cwdForms(plan.cwd), auto, resolveChecks(plan, resolved, snapshot.vars.home));
 }
 
 /**

@@ -86,6 +86,40 @@ describe('agent actions decided by the command, path and URL rules (R-POL-6)', (
     expect(answerOf((await removal).stdout).decision).toBe('deny');
   });
 
+  it('R-POL-8 with no config.json, routine work runs with no approval filed: the bookkeeping tools, git add/commit, mkdir -p, --version, find, sed -n, rg, and grep -r in a tree with no credential file', async () => {
+    const f = await setup(undefined);
+    mkdirSync(join(f.project, 'src'));
+    writeFileSync(join(f.project, 'src', 'x.go'), 'package x\n');
+    const tool = (agent: 'claude-code' | 'codex' | 'gemini', name: string, input: Record<string, unknown>): Record<string, unknown> => ({
+      ...shellEvent(agent, ''),
+      cwd: f.project,
+      tool_name: name,
+      tool_input: input,
+    });
+    const events: [agent: 'claude-code' | 'codex' | 'gemini', event: Record<string, unknown>][] = [
+      ['claude-code', tool('claude-code', 'TodoWrite', { todos: [{ content: 'x', status: 'pending', activeForm: 'x' }] })],
+      ['claude-code', tool('claude-code', 'Task', { description: 'look', prompt: 'look around', subagent_type: 'general-purpose' })],
+      ['claude-code', tool('claude-code', 'ExitPlanMode', { plan: 'do it' })],
+      ['claude-code', tool('claude-code', 'NotebookRead', { notebook_path: join(f.project, 'n.ipynb') })],
+      ['codex', tool('codex', 'update_plan', { plan: [] })],
+      ['gemini', tool('gemini', 'write_todos', { todos: [] })],
+      ...['git add src/x.go', 'git commit -m "fix"', 'mkdir -p build', 'node --version', "find . -name '*.go'", "sed -n '1,40p' src/x.go", 'rg foo', 'grep -r foo .'].map(
+        (command): ['claude-code', Record<string, unknown>] => ['claude-code', shellEvent('claude-code', command, { cwd: f.project })],
+      ),
+    ];
+    for (const [agent, event] of events) {
+      const result = await runHook([agent], event, f.env);
+      expect(result.code, result.stderr).toBe(0);
+      expect(answerOf(result.stdout).decision, `${JSON.stringify(event['tool_input'])}: ${result.stdout}`).toBe('allow');
+    }
+    expect(await pendingList(f)).toEqual([]);
+    writeFileSync(join(f.project, 'src', '.env'), 'KEY=1\n');
+    // A credential file beneath makes the recursive read the credential rule's: deny, naming where it reaches.
+    const secret = await runHook(['claude-code'], shellEvent('claude-code', 'grep -r foo .', { cwd: f.project }), f.env);
+    expect(answerOf(secret.stdout).decision).toBe('deny');
+    expect(answerOf(secret.stdout).reason).toContain('.env');
+  });
+
   it('R-SH-2 the most restrictive matching rule wins: `git push --force *` → deny beats `git *` → allow; `git push origin` stays allowed', async () => {
     const f = await setup({
       policy: { commands: { default: 'prompt', rules: [{ match: 'git *', decision: 'allow' }, { match: 'git push --force *', decision: 'deny' }] } },
