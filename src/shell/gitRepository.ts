@@ -67,12 +67,12 @@ export function gitExecutionKeys(startDir: string, home: string): GitExecutionKe
   return result;
 }
 
-interface GitDirs {
+export interface GitDirs {
   gitDir: string;
   commonDir: string;
 }
 
-interface Discovery {
+export interface Discovery {
   repository?: GitDirs;
   /** Directories that look like repositories but that git does not take (yet). */
   candidates: GitDirs[];
@@ -89,7 +89,7 @@ function statOf(path: string, follow: boolean): Stats | undefined | 'error' {
   }
 }
 
-/** git's discovery walk; see {@link gitExecutionKeys}. */
+/** git's discovery walk alone (see {@link gitExecutionKeys}): the repository git takes, and the lookalikes passed on the way. */
 export function discoverRepository(startDir: string): Discovery {
   const candidates: GitDirs[] = [];
   const start = physicalPath(startDir);
