@@ -1,0 +1,286 @@
+// Which repository git would use from a directory, and which keys of its
+// configuration make git run a command (R-SH-9): found on disk at decision time
+// the way git's setup.c finds it, so a cloned project's embedded bare repository counts.
+import { accessSync, constants, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { dirname, isAbsolute, join } from 'node:path';
+import { isExecutionKey, parseGitConfig } from './gitConfig.js';
+import { physicalPath } from './resolvePaths.js';
+
+/** Config files larger than this are not read: the part is then not known (prompt). */
+export const GIT_CONFIG_MAX_BYTES = 256 * 1024;
+/** git's MAX_INCLUDE_DEPTH. */
+const INCLUDE_DEPTH = 10;
+/** A decision reads a handful of files; a config that includes more is not judged. */
+const CONFIG_FILES_MAX = 16;
+
+export interface GitExecutionKeys {
+  /** The git directory git would use from `startDir` (physical); undefined when it would find none. */
+  repository?: string;
+  /** Its common directory, whose `config` counts (differs from `repository` in a linked worktree). */
+  commonDir?: string;
+  /**
+   * Every key that makes git run a command, as `section[.subsection].key`
+   * (section and key lower-cased), each once, in the order found: from the
+   * repository's config and config.worktree, what they include, and the
+   * config of each directory on the way up that looks like a repository
+   * git does not take yet (see {@link gitExecutionKeys}).
+   */
+  keys: string[];
+  /** Executable files in the hooks directories of those repositories (not `*.sample`): commit, checkout, merge… run them. */
+  hooks: string[];
+  /** The config files read, in order, for the preview. */
+  configs: string[];
+  /** Why the configuration cannot be judged (unparseable, too large, unreadable, an invalid gitfile): then at least prompt. */
+  unreadable?: string;
+}
+
+/**
+ * The repository git would use from `startDir` and the keys of its
+ * configuration that execute. `home` expands `~/` in include paths.
+ *
+ * The walk is git's (setup_git_directory_gently_1): from the physical
+ * directory up to `/`, at each D: `D/.git` as a gitfile (`gitdir: X`, X
+ * relative to D) or a directory that is a repository, else D itself as a bare
+ * repository. A repository is what git's is_git_directory accepts: a valid
+ * HEAD, and `objects` and `refs` in its common directory (`commondir`). The
+ * first one found is the one git uses; the walk stops there.
+ *
+ * Conservatively, a directory holding `HEAD` and `config` (or `commondir`)
+ * that git does not accept — `vendor/lib/{HEAD,config,info/attributes}`
+ * without `objects` or `refs` — also counts: its keys are reported and the
+ * walk goes on, since one `mkdir objects refs` makes git take it. Environment
+ * variables (GIT_DIR, GIT_CEILING_DIRECTORIES…) are ignored: a command that
+ * sets them is not statically known anyway (R-SH-3). Nothing is cached: each
+ * call reads a few small files.
+ */
+export function gitExecutionKeys(startDir: string, home: string): GitExecutionKeys {
+  const result: GitExecutionKeys = { keys: [], hooks: [], configs: [] };
+  const found = discoverRepository(startDir);
+  if (found.unreadable !== undefined) result.unreadable = found.unreadable;
+  const reader = new ConfigReader(home, result);
+  for (const candidate of found.candidates) reader.readRepository(candidate);
+  if (found.repository !== undefined) {
+    result.repository = found.repository.gitDir;
+    result.commonDir = found.repository.commonDir;
+    reader.readRepository(found.repository);
+  }
+  return result;
+}
+
+export interface GitDirs {
+  gitDir: string;
+  commonDir: string;
+}
+
+export interface Discovery {
+  repository?: GitDirs;
+  /** Directories that look like repositories but that git does not take (yet). */
+  candidates: GitDirs[];
+  unreadable?: string;
+}
+
+/** The file's stats, undefined when it does not exist; without throwing for the common case (a throw costs ~10 µs, and the walk stats three names per level). */
+function statOf(path: string, follow: boolean): Stats | undefined | 'error' {
+  try {
+    return follow ? statSync(path, { throwIfNoEntry: false }) : lstatSync(path, { throwIfNoEntry: false });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : 'error';
+  }
+}
+
+/** git's discovery walk alone (see {@link gitExecutionKeys}): the repository git takes, and the lookalikes passed on the way. */
+export function discoverRepository(startDir: string): Discovery {
+  const candidates: GitDirs[] = [];
+  const start = physicalPath(startDir);
+  if (start === undefined) return { candidates, unreadable: `${startDir} does not resolve (a symlink loop)` };
+  // git cannot start in a directory that does not exist; the nearest existing one is where it could.
+  let dir = start;
+  while (dir !== '/' && statOf(dir, true) === undefined) dir = dirname(dir);
+  for (;;) {
+    const dotGit = join(dir, '.git');
+    const stats = statOf(dotGit, true);
+    if (stats === 'error') return { candidates, unreadable: `${dotGit} cannot be read` };
+    if (stats?.isFile() === true) {
+      const target = readGitFile(dotGit);
+      if ('unreadable' in target) return { candidates, unreadable: target.unreadable };
+      const dirs = repositoryAt(target.gitDir);
+      // git dies here ("not a git repository: X"): nothing of it runs, but the state is not one to allow in.
+      if (dirs === undefined) return { candidates, unreadable: `${dotGit} points to ${target.gitDir}, which is not a git repository` };
+      return { repository: dirs, candidates };
+    }
+    if (stats?.isDirectory() === true) {
+      const dirs = repositoryAt(dotGit);
+      if (dirs !== undefined) return { repository: dirs, candidates };
+      const maybe = lookalikeAt(dotGit);
+      if (maybe !== undefined) candidates.push(maybe);
+    }
+    if (statOf(join(dir, 'HEAD'), false) !== undefined) {
+      const bare = repositoryAt(dir, true);
+      if (bare !== undefined) return { repository: bare, candidates };
+      const maybe = lookalikeAt(dir);
+      if (maybe !== undefined) candidates.push(maybe);
+    }
+    if (dir === '/') return { candidates };
+    dir = dirname(dir);
+  }
+}
+
+/** read_gitfile_gently: `gitdir: X` (exactly one space), trailing CR/LF dropped, X relative to the file's directory. */
+function readGitFile(path: string): { gitDir: string } | { unreadable: string } {
+  let text: string;
+  try {
+    if (statSync(path).size > 1024 * 1024) return { unreadable: `${path} is too large for a gitfile` };
+    text = readFileSync(path, 'latin1');
+  } catch {
+    return { unreadable: `${path} cannot be read` };
+  }
+  if (!text.startsWith('gitdir: ')) return { unreadable: `${path} is not a valid gitfile (no "gitdir: " line)` };
+  const target = decode(text.slice(8).replace(/[\r\n]+$/, ''));
+  if (target === '') return { unreadable: `${path} names no git directory` };
+  return { gitDir: isAbsolute(target) ? target : join(dirname(path), target) };
+}
+
+/** A latin1-decoded byte string back to the path it names. */
+function decode(text: string): string {
+  return Buffer.from(text, 'latin1').toString('utf8');
+}
+
+/** The common directory of a git dir (its `commondir` file, relative to it), physical; undefined when that file names nothing. */
+function commonDirOf(gitDir: string): string | undefined | 'error' {
+  const file = join(gitDir, 'commondir');
+  const stats = statOf(file, true);
+  if (stats === undefined) return gitDir;
+  if (stats === 'error') return 'error';
+  try {
+    const text = decode(readFileSync(file, 'latin1').replace(/[\r\n]+$/, ''));
+    return realpathSync.native(isAbsolute(text) ? text : join(gitDir, text));
+  } catch {
+    return undefined;
+  }
+}
+
+/** validate_headref: HEAD a symlink to `refs/…`, or `ref: refs/…`, or an object id. */
+function validHead(path: string): boolean {
+  try {
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (stats === undefined) return false;
+    if (stats.isSymbolicLink()) return readlinkSync(path).startsWith('refs/');
+    const text = readFileSync(path, 'latin1').slice(0, 255);
+    const ref = /^ref:[ \t\n\r]*(.*)/s.exec(text);
+    if (ref !== null && (ref[1] as string).startsWith('refs/')) return true;
+    return /^([0-9a-f]{40}|[0-9a-f]{64})/i.test(text);
+  } catch {
+    return false;
+  }
+}
+
+function searchable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** is_git_directory: the git and common dirs when git takes `dir` as a repository; `physical` when `dir` is known to hold no symlink. */
+function repositoryAt(dir: string, physical = false): GitDirs | undefined {
+  if (!validHead(join(dir, 'HEAD'))) return undefined;
+  const commonDir = commonDirOf(dir);
+  if (typeof commonDir !== 'string' || commonDir === 'error') return undefined;
+  if (!searchable(join(commonDir, 'objects')) || !searchable(join(commonDir, 'refs'))) return undefined;
+  const gitDir = physical ? dir : (physicalPath(dir) ?? dir);
+  return { gitDir, commonDir: commonDir === dir ? gitDir : commonDir };
+}
+
+/** A directory that is one step from being a repository: `HEAD` beside `config` or `commondir`. */
+function lookalikeAt(dir: string): GitDirs | undefined {
+  if (statOf(join(dir, 'HEAD'), false) === undefined) return undefined;
+  if (statOf(join(dir, 'config'), false) === undefined && statOf(join(dir, 'commondir'), false) === undefined) return undefined;
+  const gitDir = physicalPath(dir) ?? dir;
+  const common = commonDirOf(dir);
+  return { gitDir, commonDir: typeof common === 'string' && common !== 'error' && common !== dir ? common : gitDir };
+}
+
+/** Reads the config files of repositories into one result, following includes. */
+class ConfigReader {
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly home: string,
+    private readonly result: GitExecutionKeys,
+  ) {}
+
+  readRepository(dirs: GitDirs): void {
+    this.readFile(join(dirs.commonDir, 'config'), 0);
+    // config.worktree counts when extensions.worktreeConfig is set; read whenever present.
+    this.readFile(join(dirs.gitDir, 'config.worktree'), 0);
+    this.readHooks(join(dirs.commonDir, 'hooks'));
+  }
+
+  private fail(reason: string): void {
+    this.result.unreadable ??= reason;
+  }
+
+  private readFile(path: string, depth: number): void {
+    if (this.seen.has(path)) return;
+    this.seen.add(path);
+    let text: string;
+    try {
+      const stats = statSync(path, { throwIfNoEntry: false });
+      if (stats === undefined) return;
+      if (!stats.isFile()) return this.fail(`${path} is not a file`);
+      if (stats.size > GIT_CONFIG_MAX_BYTES) return this.fail(`${path} is larger than ${GIT_CONFIG_MAX_BYTES / 1024} KiB`);
+      text = readFileSync(path, 'latin1');
+    } catch (error) {
+      // git ignores a missing config (and a missing include); anything else it cannot read, nor can this.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.fail(`${path} cannot be read (${code ?? 'error'})`);
+      return;
+    }
+    if (this.result.configs.length >= CONFIG_FILES_MAX) return this.fail(`more than ${CONFIG_FILES_MAX} config files are included`);
+    this.result.configs.push(path);
+    if (text.length > GIT_CONFIG_MAX_BYTES) return this.fail(`${path} is larger than ${GIT_CONFIG_MAX_BYTES / 1024} KiB`);
+    const parsed = parseGitConfig(text);
+    if (parsed.error !== undefined) return this.fail(`${path}: ${parsed.error}`);
+    for (const entry of parsed.entries) {
+      if (isExecutionKey(entry.key, entry.value) && !this.result.keys.includes(entry.key)) this.result.keys.push(entry.key);
+      const include = entry.key === 'include.path' || (entry.key.startsWith('includeif.') && entry.key.endsWith('.path'));
+      if (!include || entry.value === undefined || entry.value === '') continue;
+      // Every includeIf is followed whatever its condition: conditions change with the cwd and branch.
+      if (depth + 1 > INCLUDE_DEPTH) return this.fail(`${path}: includes nest deeper than ${INCLUDE_DEPTH}`);
+      const target = this.includeTarget(decode(entry.value), path);
+      if (target === undefined) this.fail(`${path}: the include path ${JSON.stringify(decode(entry.value))} cannot be expanded`);
+      else this.readFile(target, depth + 1);
+    }
+  }
+
+  /** git's include path rules: `~/` is the home, other relative paths are relative to the including file. */
+  private includeTarget(value: string, from: string): string | undefined {
+    if (value === '~' || value.startsWith('~/')) return join(this.home, value.slice(1));
+    if (value.startsWith('~') || value.startsWith('%(prefix)/')) return undefined;
+    return isAbsolute(value) ? value : join(dirname(from), value);
+  }
+
+  private readHooks(dir: string): void {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names.sort()) {
+      if (name.endsWith('.sample')) continue;
+      const path = join(dir, name);
+      try {
+        if (statSync(path).isFile()) {
+          accessSync(path, constants.X_OK);
+          if (!this.result.hooks.includes(path)) this.result.hooks.push(path);
+        }
+      } catch {
+        // Not executable or gone: git would not run it.
+      }
+    }
+  }
+}

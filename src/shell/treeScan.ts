@@ -1,0 +1,101 @@
+// What a recursive read reaches (R-SH-10): every entry beneath its starting
+// directory, found on the file system at decision time and bounded, so
+// `grep -r KEY ~` is judged by the credential files it would read.
+import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { normalizePathText } from '../core/pathPolicy.js';
+import { physicalPath } from './resolvePaths.js';
+
+/** Entries a decision looks at before it gives up (then the read is at least prompt). */
+export const TREE_SCAN_LIMIT = 10_000;
+
+export interface ScanTreeOptions {
+  /** False for a program that skips dot-entries (`rg` without `--hidden`/`-u`): they are neither listed nor entered. */
+  hidden: boolean;
+  /** At most this many entries, the starting directory included (default {@link TREE_SCAN_LIMIT}). */
+  limit?: number;
+  /**
+   * True for a program that walks into symlinked directories (`grep -R`,
+   * `rg -L`, `find -L`, `zip -r` without `-y`): their targets are walked too,
+   * each real directory once. False (the default) lists a symlink's target
+   * without walking it, which is what `grep -r`, `rg`, `tar c`, `cp -r` reach at most.
+   */
+  follow?: boolean;
+}
+
+export interface TreeScan {
+  /**
+   * Absolute physical paths: the starting directory itself (so a rule on it
+   * applies even when it is empty or absent), every file and directory
+   * beneath it, and the landing path of every symlink met (dangling ones by
+   * their link text), each once, shallowest first.
+   */
+  entries: string[];
+  /** True when the walk stopped at the limit: what lies beyond is not known. */
+  truncated: boolean;
+}
+
+/**
+ * Every entry a recursive read starting at the absolute `dir` could reach.
+ * A directory that cannot be listed is skipped: the agent, running as the
+ * same user, cannot read beneath it either. Gitignored files are listed (a
+ * program that honours .gitignore reads less, never more). `dir` need not
+ * exist: then it is the only entry.
+ */
+export function scanTree(dir: string, options: ScanTreeOptions): TreeScan {
+  const limit = options.limit ?? TREE_SCAN_LIMIT;
+  const cache = new Map<string, string | undefined>();
+  const start = physicalPath(dir, cache) ?? normalizePathText(dir);
+  const entries = new Set<string>([start]);
+  const queue: string[] = [];
+  const walked = new Set<string>();
+  if (isDirectory(start)) {
+    queue.push(start);
+    walked.add(start);
+  }
+  /** Adds one entry; false once the limit is reached. */
+  const add = (path: string): boolean => {
+    if (entries.has(path)) return true;
+    if (entries.size >= limit) return false;
+    entries.add(path);
+    return true;
+  };
+  for (let head = 0; head < queue.length; head += 1) {
+    const current = queue[head] as string;
+    let children: Dirent[];
+    try {
+      children = readdirSync(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const child of children) {
+      if (!options.hidden && child.name.startsWith('.')) continue;
+      const path = current === '/' ? `/${child.name}` : `${current}/${child.name}`;
+      if (!add(path)) return { entries: [...entries], truncated: true };
+      if (child.isDirectory()) {
+        // Already walked when a followed symlink led here first.
+        if (!walked.has(path)) queue.push(path);
+        walked.add(path);
+        continue;
+      }
+      if (!child.isSymbolicLink()) continue;
+      // A loop lands nowhere: reading it fails with ELOOP.
+      const target = physicalPath(path, cache);
+      if (target === undefined) continue;
+      if (!add(target)) return { entries: [...entries], truncated: true };
+      if (options.follow === true && !walked.has(target) && isDirectory(target)) {
+        queue.push(target);
+        walked.add(target);
+      }
+    }
+  }
+  return { entries: [...entries], truncated: false };
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
+}
