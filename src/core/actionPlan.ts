@@ -53,6 +53,8 @@ export interface PlannedTree {
   shown: string;
   /** False when the program skips hidden entries (`rg` without `--hidden`): the edge does not list them. */
   hidden: boolean;
+  /** True when the program walks into symlinked directories (`grep -R`, `rg -L`). */
+  follow?: boolean;
 }
 
 /** A program that obeys a repository's configuration (git; R-SH-9): the edge reads the configuration git would use from there. */
@@ -141,12 +143,16 @@ export function decidePlan(
 ): ActionVerdict {
   const parts = plan.parts.map((part) => ({ ...part }));
   // A repository whose configuration runs programs: git there is not the read-only git its model describes (R-SH-9).
+  // A write earlier in the same line may create the repository git then obeys (`printf … > e/config; cd e && git status`):
+  // what is on disk now does not say what git will read.
+  const writes = plan.paths.some((path) => path.access === 'write' && path.denyOnly !== true && path.shown !== '/dev/null');
   (plan.repositories ?? []).forEach((repository, i) => {
     const found = checks.repositories[i];
     const part = parts[repository.part];
     if (part === undefined || part.decision !== 'allow') return;
     let why: string | undefined;
-    if (found === undefined) why = 'the repository configuration git would use was not read';
+    if (writes) why = 'the command also writes files, which may change the repository configuration git reads before it runs';
+    else if (found === undefined) why = 'the repository configuration git would use was not read';
     else if (found.unreadable !== undefined) why = `the repository configuration could not be read (${found.unreadable})`;
     else if (found.keys.length > 0) why = `the repository ${found.repository ?? ''} sets ${found.keys.join(', ')}, which makes git run a program`;
     if (why === undefined) return;

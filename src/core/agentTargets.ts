@@ -7,6 +7,8 @@ import type { AgentAction } from './agentAction.js';
 export interface ActionPaths {
   paths: string[];
   unknown?: string;
+  /** The tool reads the contents of everything beneath each path (a content search; R-SH-10). */
+  recursive?: boolean;
 }
 
 /** Fields that name one path, per agent tool; a tool not listed is read through all of them. */
@@ -34,6 +36,9 @@ const ANY_PATH_FIELDS = ['file_path', 'absolute_path', 'notebook_path', 'path', 
 
 /** Tools that search a directory and search the cwd when they name none. */
 const SEARCHES_CWD = new Set(['claude-code/Grep', 'claude-code/Glob', 'claude-code/LS', 'gemini/glob', 'gemini/search_file_content', 'gemini/grep_search', 'gemini/list_directory']);
+
+/** Tools that read the contents of every file beneath the directory they search (R-SH-10): judged by what lies beneath. */
+const SEARCHES_CONTENT = new Set(['claude-code/Grep', 'gemini/search_file_content', 'gemini/grep_search']);
 
 /** Fields that hold a file glob read beside the searched directory: Claude Code Glob's `pattern`, Grep's `glob`. */
 const GLOB_FIELDS: Readonly<Record<string, string>> = Object.freeze({ 'claude-code/Glob': 'pattern', 'claude-code/Grep': 'glob' });
@@ -110,7 +115,8 @@ export function actionPaths(action: Pick<AgentAction, 'agent' | 'tool' | 'input'
     const absolute = directory.startsWith('/') || directory === '~' || directory.startsWith('~/');
     if (directory !== '') paths.push(absolute ? directory : `${paths[0] ?? '.'}/${directory}`);
   }
-  return paths.length === 0 ? { paths, unknown: `${action.tool} names no path assent can read from its input` } : { paths };
+  if (paths.length === 0) return { paths, unknown: `${action.tool} names no path assent can read from its input` };
+  return SEARCHES_CONTENT.has(key) ? { paths, recursive: true } : { paths };
 }
 
 /** A shell action's command text, or undefined when the input has none. */

@@ -85,8 +85,8 @@ export class AgentJudge {
       }
       case 'read':
       case 'write': {
-        const { paths, unknown } = actionPaths(action);
-        const verdict = judgePaths(snapshot, paths, action.kind, action.cwd, auto);
+        const { paths, unknown, recursive } = actionPaths(action);
+        const verdict = judgePaths(snapshot, paths, action.kind, action.cwd, auto, recursive === true);
         if (unknown === undefined) return verdict;
         const decision = atLeastPrompt(snapshot.paths[action.kind]);
         verdict.parts.push({ kind: 'path', text: `${action.kind} (unknown)`, decision, rule: `policy.paths.${action.kind}`, reason: unknown });

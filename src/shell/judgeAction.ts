@@ -20,7 +20,7 @@ function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string):
     const entries: string[] = [];
     let truncated = false;
     for (const dir of new Set(resolved[tree.request] ?? [])) {
-      const found = scanTree(dir, { hidden: tree.hidden, limit: TREE_LIMIT - entries.length });
+      const found = scanTree(dir, { hidden: tree.hidden, follow: tree.follow === true, limit: TREE_LIMIT - entries.length });
       entries.push(...found.entries);
       truncated ||= found.truncated || entries.length >= TREE_LIMIT;
       if (truncated) break;
@@ -31,6 +31,7 @@ function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string):
     const dirs = [...new Set(resolved[repository.request] ?? [])];
     const keys = new Set<string>();
     const found: { repository?: string; keys: string[]; unreadable?: string } = { keys: [] };
+    if (dirs.length === 0) found.unreadable = 'the directory git runs in could not be resolved';
     for (const dir of dirs) {
       const one = gitExecutionKeys(dir, home);
       if (one.repository !== undefined) found.repository = one.repository;
@@ -56,13 +57,26 @@ export function judgeShell(parser: ShellParser, snapshot: AgentPolicySnapshot, c
   return decide(planShell(parser.parse(command), snapshot.commands, cwd, snapshot.vars.home, auto), snapshot, auto);
 }
 
-/** A `read`/`write` action's decision (R-PATH-1): each path it touches, relative ones against `cwd`. */
-export function judgePaths(snapshot: AgentPolicySnapshot, paths: readonly string[], access: PathAccess, cwd: string, auto: AutoApprovals = NO_AUTO_APPROVALS): ActionVerdict {
+/**
+ * A `read`/`write` action's decision (R-PATH-1): each path it touches,
+ * relative ones against `cwd`; a content search (`recursive`) is judged by
+ * everything beneath each path too (R-SH-10), hidden entries included.
+ */
+export function judgePaths(
+  snapshot: AgentPolicySnapshot,
+  paths: readonly string[],
+  access: PathAccess,
+  cwd: string,
+  auto: AutoApprovals = NO_AUTO_APPROVALS,
+  recursive = false,
+): ActionVerdict {
   const plan: ActionPlan = { parts: [], paths: [], requests: [], cwd };
   for (const path of paths) {
     const text = path === '~' ? snapshot.vars.home : path.startsWith('~/') ? `${snapshot.vars.home}${path.slice(1)}` : path;
-    plan.paths.push({ shown: path, access, request: plan.requests.length });
+    const request = plan.requests.length;
+    plan.paths.push({ shown: path, access, request });
     plan.requests.push({ text, bases: [cwd] });
+    if (recursive && access === 'read') (plan.trees ??= []).push({ request, shown: path, hidden: true });
   }
   return decide(plan, snapshot, auto);
 }
