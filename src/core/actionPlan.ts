@@ -3,9 +3,9 @@
 // the real file system → decide. The plan and the resolved paths are plain data.
 import type { PolicyValue } from './policyValue.js';
 import { approvePath, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
-import { orderRisks, type RiskFlag } from './approvalRisk.js';
+import { deleteRisks, orderRisks, writeRisks, type PlannedDelete, type RiskSignal } from './approvalRisk.js';
 import { atLeastPrompt, mostRestrictive } from './decisions.js';
-import { evaluatePathForms, isUnderAny, type CompiledPaths, type PathAccess } from './pathPolicy.js';
+import { evaluatePathForms, type CompiledPaths, type PathAccess } from './pathPolicy.js';
 
 /** One line of an explanation (R-POL-9): a simple command, a path, a URL or a parse error. */
 export interface PolicyPart {
@@ -51,8 +51,10 @@ export interface ActionPlan {
   requests: PathRequest[];
   /** The agent's cwd, as given. */
   cwd: string;
-  /** What the commands themselves risk, for the approval's risk line (R-REM-5); never a policy input. */
-  risks?: RiskFlag[];
+  /** What the commands themselves risk, for the approval's risk (R-POL-10); never a policy input. */
+  risks?: RiskSignal[];
+  /** Recursive deletes' operands, judged by where they land for the risk alone (R-POL-10). */
+  deletes?: PlannedDelete[];
 }
 
 /** What the edge found for one request: every absolute form (lexical and physical, per base). */
@@ -61,8 +63,8 @@ export type ResolvedPaths = readonly (readonly string[])[];
 export interface ActionVerdict {
   decision: PolicyValue;
   parts: PolicyPart[];
-  /** The risk line's flags the rules found: the commands' own, and `write outside cwd` (R-REM-5). */
-  risks?: RiskFlag[];
+  /** What the rules found for the risk (R-POL-10): the commands' own findings, writes and deletes by where they land. */
+  risks?: RiskSignal[];
 }
 
 /**
@@ -73,13 +75,10 @@ export interface ActionVerdict {
  */
 export function decidePlan(plan: ActionPlan, resolved: ResolvedPaths, paths: CompiledPaths, cwds: readonly string[], auto: AutoApprovals = NO_AUTO_APPROVALS): ActionVerdict {
   const parts = plan.parts.map((part) => ({ ...part }));
-  const risks: RiskFlag[] = [...(plan.risks ?? [])];
+  const risks: RiskSignal[] = [...(plan.risks ?? []), ...deleteRisks(plan.deletes ?? [], resolved, cwds)];
   for (const path of plan.paths) {
-    // A write that may land outside the cwd (or where, is not known) is on the risk line.
-    if (path.access === 'write' && path.denyOnly !== true) {
-      const forms = path.unknown === undefined ? (resolved[path.request ?? -1] ?? []) : [];
-      if (forms.length === 0 || !forms.some((form) => isUnderAny(form, cwds))) risks.push('write outside cwd');
-    }
+    // A write that may land outside the cwd (or where, is not known), or on a gate file, is on the risk line.
+    if (path.access === 'write' && path.denyOnly !== true) risks.push(...writeRisks(path.unknown === undefined ? (resolved[path.request ?? -1] ?? []) : [], cwds));
     if (path.unknown !== undefined) {
       parts.push({ kind: 'path', text: `${path.access} ${path.shown}`, decision: atLeastPrompt(paths[path.access]), rule: `policy.paths.${path.access}`, reason: path.unknown });
       continue;

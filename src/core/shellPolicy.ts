@@ -3,7 +3,7 @@
 // `policy.paths`, `cd` followed so relative paths are judged where they land.
 import { autoApprovedPart, type ActionPlan, type PlannedPath, type PolicyPart } from './actionPlan.js';
 import { approveCommand, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
-import { commandRisks } from './approvalRisk.js';
+import { planCommandRisks, planLineRisks } from './commandRisks.js';
 import { evaluateCommand, isRiskyAssignment, type CompiledCommands } from './commandPolicy.js';
 import { atLeastPrompt } from './decisions.js';
 import type { PathAccess } from './pathPolicy.js';
@@ -107,8 +107,7 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
     if (verdict.reasons.length > 0) part.reason = verdict.reasons.join('; ');
     const approval = verdict.decision === 'prompt' ? approveCommand(state.auto, command, extra) : undefined;
     state.plan.parts.push(approval === undefined ? part : autoApprovedPart(part, approval));
-    const risks = commandRisks(command);
-    if (risks.length > 0) (state.plan.risks ??= []).push(...risks);
+    planCommandRisks(state.plan, command, bases, state.home);
     for (const operand of verdict.readOperands) addPath(state, operand, 'read', bases);
     const name = commandBaseName(command.words[0]);
     if (name === 'tee') {
@@ -153,5 +152,6 @@ export function planShell(parsed: ParsedShell, commands: CompiledCommands, cwd: 
     followCd(state, command);
     state.taint ??= taintOf(command);
   }
+  planLineRisks(state.plan, parsed.commands);
   return state.plan;
 }
