@@ -186,13 +186,36 @@ export function whyOf(approval) {
 
 const RISK_NOTE = 'a hint for you, not a guarantee';
 
-/** The risk line (destructive, shell, write outside cwd, network) the daemon recorded. */
+/** The flag a reason starts with (`privilege escalation (sudo)` → `privilege escalation`), for its colour. */
+function flagOfReason(reason, flags) {
+  return flags.find((flag) => reason === flag || reason.startsWith(`${flag} (`)) ?? reason;
+}
+
+const flagChip = (text, flag) => el('span', { class: `flag flag-${flag.replace(/[^a-z]+/g, '-')}`, text: escapeText(text) });
+
+/**
+ * The risk line the daemon recorded (R-POL-10, R-REM-5): the level first
+ * (`low`, `elevated`, `high`), then each reason as a chip. An approval filed
+ * before levels were recorded carries only its flags; they are shown as they are.
+ */
 export function riskOf(approval) {
-  const risk = isObject(approval.caller) && Array.isArray(approval.caller.risk) ? approval.caller.risk.filter((flag) => typeof flag === 'string') : undefined;
+  const recorded = isObject(approval.caller) ? approval.caller.risk : undefined;
   const line = el('p', { class: 'risk', 'aria-label': 'Risk' }, [el('span', { class: 'label', text: 'Risk:' }), ' ']);
-  if (risk === undefined) line.append('not assessed');
-  else if (risk.length === 0) line.append(`none flagged (${RISK_NOTE})`);
-  else for (const flag of risk) line.append(el('span', { class: `flag flag-${flag.replace(/[^a-z]+/g, '-')}`, text: escapeText(flag) }), ' ');
+  if (Array.isArray(recorded)) {
+    const flags = recorded.filter((flag) => typeof flag === 'string');
+    if (flags.length === 0) line.append(`none flagged (${RISK_NOTE})`);
+    else for (const flag of flags) line.append(flagChip(flag, flag), ' ');
+    return line;
+  }
+  if (!isObject(recorded) || !['low', 'elevated', 'high'].includes(recorded.level)) {
+    line.append('not assessed');
+    return line;
+  }
+  const flags = Array.isArray(recorded.flags) ? recorded.flags.filter((flag) => typeof flag === 'string') : [];
+  const reasons = Array.isArray(recorded.reasons) ? recorded.reasons.filter((reason) => typeof reason === 'string') : [];
+  line.append(el('span', { class: `level level-${recorded.level}`, text: recorded.level }), ' ');
+  if (reasons.length === 0) line.append(`nothing flagged (${RISK_NOTE})`);
+  else for (const reason of reasons) line.append(flagChip(reason, flagOfReason(reason, flags)), ' ');
   return line;
 }
 
@@ -381,10 +404,11 @@ export function approvalBody(approval, ctx, countdown) {
   const edits = fileEditLines(approval);
   const agent = agentActionOf(approval);
   const skip = [...edits.shownKeys, ...(agent?.command === undefined ? [] : ['command'])];
+  // The risk first, under the heading: the level is what a person on a phone reads before anything else (R-POL-10).
   return [
+    riskOf(approval),
     factsOf(approval, ctx, countdown),
     whyOf(approval),
-    riskOf(approval),
     ...agentLines(approval),
     ...edits.nodes,
     ...argumentBlocks(approval, skip),

@@ -5,6 +5,7 @@
 // most one starts per window; requests that arrive meanwhile are announced
 // together by one summary naming their count and the newest ids.
 import { spawn as nodeSpawn } from 'node:child_process';
+import type { RiskFlag, RiskLevel } from '../core/approvalRisk.js';
 
 export interface Notification {
   title: string;
@@ -15,6 +16,8 @@ export interface Notification {
   agent?: string;
   server?: string;
   tool?: string;
+  /** The risk level and the flags that raised it (R-POL-10), for a push's title; never a detail naming the command. */
+  risk?: { level: RiskLevel; flags: RiskFlag[] };
 }
 
 /** What one target (the OS notifier, ntfy, a webhook) has done since the daemon started. */

@@ -207,6 +207,7 @@ export function createPushNotifier(options: PushNotifierOptions): Notifier {
         if (notification.agent !== undefined) item.agent = notification.agent;
         if (notification.server !== undefined) item.server = notification.server;
         if (notification.tool !== undefined) item.tool = notification.tool;
+        if (notification.risk !== undefined) item.risk = notification.risk;
         for (const name of names()) {
           const state = stateOf(name);
           if (state.queued.length < MAX_NAMED) state.queued.push(item);

@@ -3,9 +3,9 @@
 // the real file system → decide. The plan and the resolved paths are plain data.
 import type { PolicyValue } from './policyValue.js';
 import { approvePath, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
-import { orderRisks, type RiskFlag } from './approvalRisk.js';
+import { deleteRisks, orderRisks, writeRisks, type PlannedDelete, type RiskSignal } from './approvalRisk.js';
 import { atLeastPrompt, mostRestrictive } from './decisions.js';
-import { evaluatePath, evaluatePathForms, isUnderAny, type CompiledPaths, type PathAccess } from './pathPolicy.js';
+import { evaluatePath, evaluatePathForms, type CompiledPaths, type PathAccess } from './pathPolicy.js';
 
 /** One line of an explanation (R-POL-9): a simple command, a path, a URL or a parse error. */
 export interface PolicyPart {
@@ -73,8 +73,10 @@ export interface ActionPlan {
   repositories?: PlannedRepository[];
   /** The agent's cwd, as given. */
   cwd: string;
-  /** What the commands themselves risk, for the approval's risk line (R-REM-5); never a policy input. */
-  risks?: RiskFlag[];
+  /** What the commands themselves risk, for the approval's risk (R-POL-10); never a policy input. */
+  risks?: RiskSignal[];
+  /** Recursive deletes' operands, judged by where they land for the risk alone (R-POL-10). */
+  deletes?: PlannedDelete[];
 }
 
 /** What the edge found for one request: every absolute form (lexical and physical, per base). */
@@ -123,8 +125,8 @@ function treePart(tree: PlannedTree, found: ResolvedTree | undefined, paths: Com
 export interface ActionVerdict {
   decision: PolicyValue;
   parts: PolicyPart[];
-  /** The risk line's flags the rules found: the commands' own, and `write outside cwd` (R-REM-5). */
-  risks?: RiskFlag[];
+  /** What the rules found for the risk (R-POL-10): the commands' own findings, writes and deletes by where they land. */
+  risks?: RiskSignal[];
 }
 
 /**
@@ -160,13 +162,10 @@ export function decidePlan(
     part.reason = part.reason === undefined ? why : `${part.reason}; ${why}`;
   });
   (plan.trees ?? []).forEach((tree, i) => parts.push(treePart(tree, checks.trees[i], paths, cwds)));
-  const risks: RiskFlag[] = [...(plan.risks ?? [])];
+  const risks: RiskSignal[] = [...(plan.risks ?? []), ...deleteRisks(plan.deletes ?? [], resolved, cwds)];
   for (const path of plan.paths) {
-    // A write that may land outside the cwd (or where, is not known) is on the risk line.
-    if (path.access === 'write' && path.denyOnly !== true) {
-      const forms = path.unknown === undefined ? (resolved[path.request ?? -1] ?? []) : [];
-      if (forms.length === 0 || !forms.some((form) => isUnderAny(form, cwds))) risks.push('write outside cwd');
-    }
+    // A write that may land outside the cwd (or where, is not known), or on a gate file, is on the risk line.
+    if (path.access === 'write' && path.denyOnly !== true) risks.push(...writeRisks(path.unknown === undefined ? (resolved[path.request ?? -1] ?? []) : [], cwds));
     if (path.unknown !== undefined) {
       parts.push({ kind: 'path', text: `${path.access} ${path.shown}`, decision: atLeastPrompt(paths[path.access]), rule: `policy.paths.${path.access}`, reason: path.unknown });
       continue;

@@ -8,7 +8,7 @@
 // rules on the whole action here.
 import type { ActionVerdict, PolicyPart } from './actionPlan.js';
 import { agentToolId, isBookkeepingTool, mcpToolOf, type AgentAction } from './agentAction.js';
-import type { RiskFlag } from './approvalRisk.js';
+import type { RiskSignal } from './approvalRisk.js';
 import type { PolicyValue } from './config.js';
 import { evaluateToolPolicy, matchingRuleId, type PolicySnapshot, type ToolPolicyResult } from './toolPolicy.js';
 
@@ -17,8 +17,8 @@ export interface AgentPolicyResult extends ToolPolicyResult {
   parts?: PolicyPart[];
   /** The part whose decision is the action's (the first of the most restrictive). */
   decidingPart?: PolicyPart;
-  /** What the kind's rules found for the risk line (R-REM-5): the commands' own risks, writes outside the cwd. */
-  risks?: RiskFlag[];
+  /** What the kind's rules found for the risk (R-POL-10): the commands' own findings, writes and deletes by where they land. */
+  risks?: RiskSignal[];
 }
 
 const KIND_SOURCE = { shell: 'commands', read: 'paths', write: 'paths', fetch: 'urls' } as const;

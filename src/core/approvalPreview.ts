@@ -1,5 +1,6 @@
 // What an operator sees before deciding a pending approval: every argument,
 // complete and escaped (R-TTY-3 rules apply to tool calls too).
+import { describeRisk, readApprovalRisk } from './approvalRisk.js';
 import { escapedJson, escapeText } from './escape.js';
 
 export interface PreviewableApproval {
@@ -46,6 +47,15 @@ export const PASSKEY_NEEDED_LINE = '  needs     a passkey: approve it on the pai
 
 function presenceLines(approval: PreviewableApproval): string[] {
   return approval.presence === 'passkey' ? [PASSKEY_NEEDED_LINE] : [];
+}
+
+/**
+ * The risk line, level first (R-POL-10): `  risk      high: privilege escalation (sudo), shell`.
+ * None for an approval that recorded no risk (an exec action, or one filed before risks were recorded).
+ */
+export function renderRiskLines(approval: Pick<PreviewableApproval, 'caller'>): string[] {
+  const risk = readApprovalRisk(approval.caller['risk']);
+  return risk === undefined ? [] : [`  risk      ${escapeText(describeRisk(risk))}`];
 }
 
 export function approvalSubject(approval: PreviewableApproval): string {
@@ -144,6 +154,7 @@ export function renderApprovalPreview(approval: PreviewableApproval, now: number
   const lines = [
     `Approval ${approval.id}: ${approvalSubject(approval)}`,
     ...presenceLines(approval),
+    ...renderRiskLines(approval),
     `  session   ${escapeText(approval.sessionId)}`,
     `  caller    ${escapedJson(approval.caller)}`,
     ...renderTeamLines(approval),
@@ -160,6 +171,7 @@ function renderAgentPreview(approval: PreviewableApproval, agent: AgentActionVie
   const lines = [
     `Approval ${approval.id}: ${approvalSubject(approval)} (agent action)`,
     ...presenceLines(approval),
+    ...renderRiskLines(approval),
     `  agent     ${escapeText(agent.agent)}`,
     `  session   ${escapeText(approval.sessionId)}`,
     `  cwd       ${agent.cwd === undefined ? '(not given)' : escapeText(agent.cwd)}`,

@@ -1,7 +1,8 @@
 // What a push says about waiting approvals (R-REM-4): who asks, the tool, the
-// approval id, the host and a link to the approval on the page. Built from
-// those fields alone, so no argument, preview, code or credential can reach a
-// push: the page shows those after pairing. Pure.
+// approval id, the host, its risk level (R-POL-10) and a link to the approval
+// on the page. Built from those fields alone, so no argument, preview, code or
+// credential can reach a push: the page shows those after pairing. Pure.
+import { RISK_LEVELS, type RiskFlag, type RiskLevel } from './approvalRisk.js';
 import { escapeText } from './escape.js';
 
 /** One approval request as a push announces it. */
@@ -13,6 +14,12 @@ export interface PushItem {
   server?: string;
   /** The tool; absent for an exec action. */
   tool?: string;
+  /**
+   * The approval's risk level and the flags that raised it to that level
+   * (R-POL-10): assent's own words, never the details naming programs or
+   * gate files, so nothing of the command reaches a push.
+   */
+  risk?: { level: RiskLevel; flags: RiskFlag[] };
 }
 
 export interface PushContext {
@@ -48,16 +55,32 @@ function subjectOf(item: PushItem): string {
   return escapeText(item.agent === undefined ? tool : `${item.agent} ${tool}`);
 }
 
+/** `risk high (privilege escalation): ` — the level first, as in every view; empty when none was recorded. */
+function riskPrefix(item: PushItem): string {
+  if (item.risk === undefined) return '';
+  return item.risk.flags.length === 0 ? `risk ${item.risk.level}: ` : `risk ${item.risk.level} (${item.risk.flags.join(', ')}): `;
+}
+
+/** The highest level among the items, for a burst's title. */
+function highestLevel(items: readonly PushItem[]): RiskLevel | undefined {
+  let highest: RiskLevel | undefined;
+  for (const item of items) {
+    if (item.risk !== undefined && (highest === undefined || RISK_LEVELS.indexOf(item.risk.level) > RISK_LEVELS.indexOf(highest))) highest = item.risk.level;
+  }
+  return highest;
+}
+
 function summaryTitle(items: readonly PushItem[], ctx: PushContext): string {
   const total = items.length + (ctx.unnamed ?? 0);
   const [first] = items;
-  if (total === 1 && first !== undefined) return `assent: ${subjectOf(first)} waits for approval on ${escapeText(ctx.host)}`;
-  return `assent: ${total} approvals waiting on ${escapeText(ctx.host)}`;
+  if (total === 1 && first !== undefined) return `assent: ${first.risk === undefined ? '' : `risk ${first.risk.level}: `}${subjectOf(first)} waits for approval on ${escapeText(ctx.host)}`;
+  const highest = highestLevel(items);
+  return `assent: ${highest === undefined ? '' : `highest risk ${highest}: `}${total} approvals waiting on ${escapeText(ctx.host)}`;
 }
 
 /** One line per approval (the first few with their link), then the other ids; `escape` is for the text around links. */
 function textLines(items: readonly PushItem[], ctx: PushContext, link: (item: PushItem) => string, escape: (text: string) => string = (text) => text): string[] {
-  const lines = items.slice(0, LINKED_LINES).map((item) => `${escape(`${item.approvalId}: ${subjectOf(item)} on ${escapeText(ctx.host)} `)}${link(item)}`);
+  const lines = items.slice(0, LINKED_LINES).map((item) => `${escape(`${item.approvalId}: ${riskPrefix(item)}${subjectOf(item)} on ${escapeText(ctx.host)} `)}${link(item)}`);
   const rest = items.slice(LINKED_LINES).map((item) => item.approvalId);
   if (rest.length > 0) lines.push(`also waiting: ${rest.join(', ')}`);
   if ((ctx.unnamed ?? 0) > 0) lines.push(`and ${ctx.unnamed} more; run assent pending`);
@@ -92,6 +115,7 @@ export function webhookJsonBody(items: readonly PushItem[], ctx: PushContext): R
       if (item.agent !== undefined) entry['agent'] = item.agent;
       if (item.server !== undefined) entry['server'] = item.server;
       if (item.tool !== undefined) entry['tool'] = item.tool;
+      if (item.risk !== undefined) entry['risk'] = { level: item.risk.level, flags: item.risk.flags };
       entry['host'] = ctx.host;
       entry['link'] = approvalLink(ctx.pageUrl, item.approvalId);
       return entry;

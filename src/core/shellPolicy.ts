@@ -5,7 +5,7 @@ import { autoApprovedPart, type ActionPlan, type PlannedPath, type PolicyPart } 
 import { networkIntoShellParts } from './networkIntoShell.js';
 import type { ProgramVerdict } from './programs/programVerdict.js';
 import { approveCommand, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
-import { commandRisks } from './approvalRisk.js';
+import { planCommandRisks, planLineRisks } from './commandRisks.js';
 import { evaluateCommand, isRiskyAssignment, type CompiledCommands } from './commandPolicy.js';
 import { atLeastPrompt } from './decisions.js';
 import type { PathAccess } from './pathPolicy.js';
@@ -175,8 +175,7 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
     const approval = verdict.decision === 'prompt' ? approveCommand(state.auto, command, extra) : undefined;
     const partIndex = state.plan.parts.length;
     state.plan.parts.push(approval === undefined ? part : autoApprovedPart(part, approval));
-    const risks = commandRisks(command);
-    if (risks.length > 0) (state.plan.risks ??= []).push(...risks);
+    planCommandRisks(state.plan, command, bases, state.home);
     if (verdict.program !== undefined) planProgram(state, verdict.program, bases, partIndex);
     for (const operand of verdict.readOperands) addPath(state, operand, 'read', bases);
     const name = commandBaseName(command.words[0]);
@@ -237,5 +236,6 @@ export function planShell(parsed: ParsedShell, commands: CompiledCommands, cwd: 
     state.taint ??= taintOf(command);
   }
   state.plan.parts.push(...networkIntoShellParts(parsed, commands.networkIntoShell));
+  planLineRisks(state.plan, parsed.commands);
   return state.plan;
 }

@@ -230,7 +230,7 @@ export class AgentActionService {
     if (evaluation.parts !== undefined) caller['policy'] = { decision: evaluation.decision, key: evaluation.key, parts: evaluation.parts };
     const grant = sessionGrantSubject({ ...action, kind });
     if (grant !== undefined) caller['sessionGrant'] = grant.label;
-    // The risk line the page shows (R-REM-5); like the parts, not audited.
+    // The risk every view shows, level first (R-POL-10, R-REM-5); like the parts, not audited.
     caller['risk'] = agentActionRisk(kind, evaluation.risks);
     try {
       const result = await this.approvals.authorize(

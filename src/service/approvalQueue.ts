@@ -6,6 +6,7 @@
 // In a store shared by several hosts (R-TEAM-2) it also holds the other hosts'
 // pending approvals, taken up and settled as their events arrive.
 import type { Notification } from '../channels/notifier.js';
+import { pushRisk, readApprovalRisk } from '../core/approvalRisk.js';
 import { AssentError } from '../core/errors.js';
 import { newApprovalId } from '../core/ids.js';
 import type { JsonText } from '../core/jsonText.js';
@@ -151,7 +152,11 @@ export class ApprovalQueue {
     this.remember(view);
     void this.ctx.bus.publish('approval_requested', { approval: view, args: record.args, action: record.action }, record.sessionId);
     const subject = record.kind === 'tool' ? `${record.server}/${record.tool}` : 'a command';
-    const notification: Notification = { title: `assent: approval ${record.id}`, body: `${subject} is waiting for your decision. Run: assent approve ${record.id}`, approvalId: record.id };
+    const risk = readApprovalRisk(record.caller['risk']);
+    const title = `assent: ${risk === undefined ? '' : `risk ${risk.level}: `}approval ${record.id}`;
+    const notification: Notification = { title, body: `${subject} is waiting for your decision. Run: assent approve ${record.id}`, approvalId: record.id };
+    // The level first, as in every view (R-POL-10); only assent's own words, never the command's.
+    if (risk !== undefined) notification.risk = pushRisk(risk);
     // Who asks, for a push: names only, never an argument (R-REM-4).
     if (record.server !== undefined) notification.server = record.server;
     if (record.tool !== undefined) notification.tool = record.tool;

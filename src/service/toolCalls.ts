@@ -2,6 +2,7 @@
 // (R-D-5): policy, rules and session grants decide; `prompt` files an approval
 // and the call waits for it; an admitted call is durable until its end is
 // reported, and every outcome is one audit line (R-AUD-1).
+import { toolCallRisk } from '../core/approvalRisk.js';
 import { digestOf } from '../core/canonical.js';
 import { AssentError } from '../core/errors.js';
 import { presenceFor } from '../core/presencePolicy.js';
@@ -139,7 +140,7 @@ export class ToolCalls {
     // client put in its caller, and not audited (the audit keeps the caller as the client gave it).
     const filedCaller: Record<string, unknown> =
       agent === undefined
-        ? { ...caller, policy: { decision: 'prompt', key: evaluation.key ?? 'policy.default' }, risk: isDestructive(params.annotations) ? ['destructive'] : [] }
+        ? { ...caller, policy: { decision: 'prompt', key: evaluation.key ?? 'policy.default' }, risk: toolCallRisk(isDestructive(params.annotations)) }
         : caller;
     const grantKey = sessionGrantKey(base, agent?.sessionGrant);
     const grantedBy = needsPresence ? undefined : this.sessions.grantedBy(params.sessionId, grantKey);

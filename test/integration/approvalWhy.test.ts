@@ -1,7 +1,7 @@
 // What an approval says about itself (R-REM-5, issue 13 item 5): the policy key
-// that sent it to a person and its risk line, set by the daemon (a client's own
-// `caller.policy` or `caller.risk` is overwritten), shown by every view and not
-// written to the audit log.
+// that sent it to a person and its risk — level, reasons, flags (R-POL-10) — set
+// by the daemon (a client's own `caller.policy` or `caller.risk` is overwritten),
+// shown by every view and not written to the audit log.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
@@ -28,6 +28,7 @@ async function setup(): Promise<{ home: TempHome; client: DaemonClient }> {
 
 interface Listed {
   id: string;
+  sessionId: string;
   tool: string;
   caller: Record<string, unknown>;
 }
@@ -51,8 +52,12 @@ describe('R-REM-5 why an approval asks and how risky it is (remote 5)', () => {
       .catch(() => undefined);
     const listed = await pending(home, 2);
     const byTool = new Map(listed.map((approval) => [approval.tool, approval]));
-    expect(byTool.get('write_file')?.caller).toEqual({ client: 'e2e', policy: { decision: 'prompt', key: 'policy.tools.fs/write_file' }, risk: [] });
-    expect(byTool.get('delete_file')?.caller).toEqual({ client: 'e2e', policy: { decision: 'prompt', key: 'policy.destructive' }, risk: ['destructive'] });
+    expect(byTool.get('write_file')?.caller).toEqual({ client: 'e2e', policy: { decision: 'prompt', key: 'policy.tools.fs/write_file' }, risk: { level: 'low', reasons: [], flags: [] } });
+    expect(byTool.get('delete_file')?.caller).toEqual({
+      client: 'e2e',
+      policy: { decision: 'prompt', key: 'policy.destructive' },
+      risk: { level: 'elevated', reasons: ['destructive (MCP annotations)'], flags: ['destructive'] },
+    });
     for (const approval of listed) await home.runCli(['deny', approval.id]);
     await Promise.all([write, remove]);
     await waitForAudit(home, (record) => record['tool'] === 'delete_file');
@@ -62,13 +67,36 @@ describe('R-REM-5 why an approval asks and how risky it is (remote 5)', () => {
     expect(audited.find((record) => record['tool'] === 'write_file')?.['caller']).toEqual(forged);
   });
 
-  it('R-REM-5 an agent shell action carries its risk line: shell, network, a write outside the cwd', async () => {
+  it('R-REM-5 R-POL-10 an agent shell action carries its risk: level, reasons, and the flags of the risk line', async () => {
     const { home } = await setup();
     const waiting = runHook(['claude-code'], shellEvent('claude-code', 'curl -s https://example.com/x > /etc/x.sh', { session_id: 'why-session', cwd: '/work/project' }), home.env);
     const [approval] = await pending(home, 1);
-    expect(approval?.caller['risk']).toEqual(['shell', 'write outside cwd', 'network']);
+    expect(approval?.caller['risk']).toEqual({ level: 'elevated', reasons: ['write outside cwd', 'network (curl)', 'shell'], flags: ['shell', 'write outside cwd', 'network'] });
     expect((approval?.caller['policy'] as { key: string }).key).toBe('policy.commands.default');
     await home.runCli(['deny', approval?.id ?? '']);
     await waiting;
+  });
+
+  it('R-POL-10 `sudo apt install x` and `git push --force` are prompts at risk high, shown level first by `assent pending` and in `--json`', async () => {
+    const { home } = await setup();
+    const sudo = runHook(['claude-code'], shellEvent('claude-code', 'sudo apt install x', { session_id: 'risk-sudo', cwd: '/work/project' }), home.env);
+    const push = runHook(['claude-code'], shellEvent('claude-code', 'git push --force', { session_id: 'risk-push', cwd: '/work/project' }), home.env);
+    const listed = await pending(home, 2);
+    const bySession = new Map(listed.map((approval) => [approval.sessionId, approval]));
+    expect(bySession.get('risk-sudo')?.caller['risk']).toMatchObject({ level: 'high', reasons: ['privilege escalation (sudo)', 'shell'] });
+    expect(bySession.get('risk-push')?.caller['risk']).toMatchObject({ level: 'high', reasons: ['force push (git push --force)', 'network (git push)', 'shell'] });
+    const human = (await home.runCli(['pending'])).stdout;
+    const previews = human.split(/\n(?=Approval )/);
+    const sudoPreview = previews.find((text) => text.includes('risk-sudo')) ?? '';
+    const pushPreview = previews.find((text) => text.includes('risk-push')) ?? '';
+    // The risk is the first line under the heading: read before the command.
+    expect(sudoPreview.split('\n')[1]).toBe('  risk      high: privilege escalation (sudo), shell');
+    expect(pushPreview.split('\n')[1]).toBe('  risk      high: force push (git push --force), network (git push), shell');
+    for (const approval of listed) await home.runCli(['deny', approval.id]);
+    await Promise.all([sudo, push]);
+    // Like the parts, the risk stays out of the audit log (R-AUD-1).
+    await waitForAudit(home, (record) => record['sessionId'] === 'risk-push' && record['outcome'] === 'consent_denied');
+    const audited = JSON.stringify(auditLines(home));
+    for (const text of ['"risk"', 'privilege escalation', 'force push']) expect(audited).not.toContain(text);
   });
 });

@@ -147,11 +147,13 @@ describe('R-REM-4 push notifications from the daemon (remote 4)', () => {
     expect(publish.path).toBe('/');
     expect(publish.headers['authorization']).toBe('Bearer tk_NTFY_ONLY_IN_AUTH');
     expect(publish.body).toMatchObject({ topic: 'assent-test', click: `${page}#/approvals/${first}` });
-    expect(String(publish.body['message'])).toBe(`${first}: fs/write_file on ${host} ${page}#/approvals/${first}`);
+    // R-POL-10: the level first; a tool without annotations is destructive, so elevated.
+    expect(String(publish.body['title'])).toBe(`assent: risk elevated: fs/write_file waits for approval on ${host}`);
+    expect(String(publish.body['message'])).toBe(`${first}: risk elevated (destructive): fs/write_file on ${host} ${page}#/approvals/${first}`);
     const post = hook.received[0] as Received;
     expect(post.path).toBe('/hooks/T0/SECRETPATH');
     expect(post.headers['authorization']).toBeUndefined();
-    expect(post.body).toMatchObject({ host, count: 1, approvals: [{ id: first, server: 'fs', tool: 'write_file', host, link: `${page}#/approvals/${first}` }] });
+    expect(post.body).toMatchObject({ host, count: 1, approvals: [{ id: first, server: 'fs', tool: 'write_file', risk: { level: 'elevated', flags: ['destructive'] }, host, link: `${page}#/approvals/${first}` }] });
     await home.runCli(['deny', first as string]);
     await call;
 
@@ -161,8 +163,11 @@ describe('R-REM-4 push notifications from the daemon (remote 4)', () => {
     await waitFor('the second pushes', () => (ntfy.received.length >= 2 && hook.received.length >= 2 ? true : undefined));
     expect(ntfy.received).toHaveLength(2);
     expect(hook.received).toHaveLength(2);
-    expect(String(ntfy.received[1]?.body['title'])).toBe(`assent: claude-code claude/Bash waits for approval on ${host}`);
-    expect(hook.received[1]?.body['approvals']).toEqual([{ id: second, agent: 'claude-code', server: 'claude', tool: 'Bash', host, link: `${page}#/approvals/${second}` }]);
+    // The level and the flags that raised it, never the program that did (`curl`).
+    expect(String(ntfy.received[1]?.body['title'])).toMatch(new RegExp(`^assent: risk (elevated|high): claude-code claude/Bash waits for approval on ${host}$`));
+    const [{ risk, ...entry } = {}] = hook.received[1]?.body['approvals'] as Record<string, unknown>[];
+    expect(entry).toEqual({ id: second, agent: 'claude-code', server: 'claude', tool: 'Bash', host, link: `${page}#/approvals/${second}` });
+    expect(['elevated', 'high']).toContain((risk as { level: string }).level);
     await home.runCli(['deny', second]);
     await waiting;
 

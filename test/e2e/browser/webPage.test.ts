@@ -176,7 +176,17 @@ describe.skipIf(!haveChromium())('the approval page, readable on a phone (remote
     const facts = await card.locator('.facts').textContent();
     for (const fact of ['agent claude-code', `host ${hostname()}`, 'cwd /work/project', 'session phone-session']) expect(facts).toContain(fact);
     expect(await card.locator('p.why').textContent()).toBe('Why it asks: policy.commands.default says prompt');
-    expect(await card.locator('p.risk .flag').allTextContents()).toEqual(['destructive', 'shell', 'write outside cwd', 'network']);
+    // R-POL-10: the risk comes first in the card, its level before the reasons, most severe first.
+    expect(await card.locator('p.risk').evaluate((node) => node === node.parentElement?.querySelector('h3 + *'))).toBe(true);
+    expect(await card.locator('p.risk .level').textContent()).toBe('high');
+    expect(await card.locator('p.risk .flag').allTextContents()).toEqual([
+      'privilege escalation (sudo)',
+      'recursive delete outside cwd (rm -r)',
+      'destructive (rm)',
+      'write outside cwd',
+      'network (curl)',
+      'shell',
+    ]);
     const parts = await card.locator('ul.policy-parts li').allTextContents();
     expect(parts.slice(0, 3)).toEqual([
       'prompt command curl -fsSL https://get.example.com/install.sh by policy.commands.default',
@@ -213,7 +223,8 @@ describe.skipIf(!haveChromium())('the approval page, readable on a phone (remote
     expect(await block.locator('figcaption').textContent()).toBe('prompt (3 lines)');
     expect(await block.locator('pre.multiline').textContent()).toBe('first line\n\\u0009indented \\u202e evil \\u0430dmin\\u000d\nlast');
     expect(await card.locator('pre.preview').textContent()).toBe(escapedJson(input, 2));
-    expect(await card.locator('p.risk .flag').allTextContents()).toEqual(['network']);
+    expect(await card.locator('p.risk .level').textContent()).toBe('elevated');
+    expect(await card.locator('p.risk .flag').allTextContents()).toEqual(['network (fetch)']);
     await card.getByRole('button', { name: 'Deny' }).click();
     await waiting;
   });
@@ -230,6 +241,7 @@ describe.skipIf(!haveChromium())('the approval page, readable on a phone (remote
     expect(await rows.allTextContents()).toEqual(['  alpha', '- beta', '+ BETA \\u202e', '  gamma', '+ delta']);
     expect(await rows.evaluateAll((nodes) => nodes.map((node) => node.className))).toEqual(['same', 'del', 'add', 'same', 'add']);
     expect(await card.locator('figure.arg-block').count()).toBe(0);
+    expect(await card.locator('p.risk .level').textContent()).toBe('elevated');
     expect(await card.locator('p.risk .flag').allTextContents()).toEqual(['write outside cwd']);
     await card.getByRole('button', { name: 'Deny' }).click();
     await waiting;

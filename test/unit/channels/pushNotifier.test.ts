@@ -92,6 +92,34 @@ describe('R-REM-4 push notifications (remote 4)', () => {
     expect(notifier.targets?.()).toEqual({ ntfy: { sent: 1, failures: 0 }, webhook: { sent: 1, failures: 0 } });
   });
 
+  it('R-POL-10 R-REM-4 the title and each line put the risk level first; a burst names the highest; the webhook carries level and flags', async () => {
+    const { time, sent, notifier } = setup();
+    const risk = { level: 'high' as const, flags: ['privilege escalation' as const] };
+    notifier.notify({ ...request('hhhhh'), agent: 'claude-code', server: 'claude', tool: 'Bash', risk });
+    time.advance(0);
+    await settle();
+    const [ntfy, webhook] = sent;
+    expect(String(ntfy?.body['title'])).toBe('assent: risk high: claude-code claude/Bash waits for approval on build-box');
+    expect(String(ntfy?.body['message'])).toBe('hhhhh: risk high (privilege escalation): claude-code claude/Bash on build-box https://assent.example/#/approvals/hhhhh');
+    expect(webhook?.body['approvals']).toEqual([
+      { id: 'hhhhh', agent: 'claude-code', server: 'claude', tool: 'Bash', risk: { level: 'high', flags: ['privilege escalation'] }, host: 'build-box', link: 'https://assent.example/#/approvals/hhhhh' },
+    ]);
+    for (const s of sent) s.answer(200);
+    await settle();
+    notifier.notify({ ...request('lllll'), risk: { level: 'low', flags: ['shell'] } });
+    notifier.notify({ ...request('eeeee'), risk: { level: 'elevated', flags: ['network'] } });
+    notifier.notify(request('nnnnn'));
+    time.advance(2000);
+    await settle();
+    const burst = sent.slice(2).find((s) => s.url.startsWith('https://ntfy'));
+    expect(burst?.body['title']).toBe('assent: highest risk elevated: 3 approvals waiting on build-box');
+    expect(String(burst?.body['message']).split('\n')).toEqual([
+      'lllll: risk low (shell): fs/write_file on build-box https://assent.example/#/approvals/lllll',
+      'eeeee: risk elevated (network): fs/write_file on build-box https://assent.example/#/approvals/eeeee',
+      'nnnnn: fs/write_file on build-box https://assent.example/#/approvals/nnnnn',
+    ]);
+  });
+
   it('R-REM-7 (remote 4) a burst is coalesced to at most one push per 2 s per target, naming every id', async () => {
     const { time, sent, notifier } = setup();
     notifier.notify(request('aaaaa'));

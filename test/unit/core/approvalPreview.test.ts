@@ -31,6 +31,19 @@ describe('agent-action previews', () => {
     expect(text.replace(/\n/g, '')).not.toMatch(/[\u0000-\u001f\u007f-\uffff]/);
   });
 
+  it('R-POL-10 the risk line comes first, level before its reasons, escaped; a gateway call has one too; none when nothing was recorded', () => {
+    const risk = { level: 'high', reasons: ['privilege escalation (sudo)', 'shell \u202e'], flags: ['shell', 'privilege escalation'] };
+    const lines = renderApprovalPreview({ ...base, args: { command: 'sudo apt install x' }, caller: { head: 'hook', agent: 'claude-code', cwd: '/w', kind: 'shell', risk } }, 0).split('\n');
+    expect(lines[1]).toBe('  risk      high: privilege escalation (sudo), shell \\u202e');
+    const gateway = renderApprovalPreview({ ...base, server: 'fs', tool: 'delete_file', args: {}, caller: { head: 'mcp', risk: { level: 'elevated', reasons: ['destructive (MCP annotations)'], flags: ['destructive'] } } }, 0);
+    expect(gateway.split('\n')[1]).toBe('  risk      elevated: destructive (MCP annotations)');
+    // An approval filed before levels were recorded carries only its flags: levelled from them.
+    const legacy = renderApprovalPreview({ ...base, args: { command: 'rm -rf x' }, caller: { head: 'hook', agent: 'codex', kind: 'shell', risk: ['destructive', 'shell'] } }, 0);
+    expect(legacy.split('\n')[1]).toBe('  risk      elevated: destructive, shell');
+    const none = renderApprovalPreview({ ...base, server: 'fs', tool: 'x', args: {}, caller: { head: 'mcp' } }, 0);
+    expect(none).not.toContain('  risk ');
+  });
+
   it('a non-shell agent action has no command line; a gateway call keeps its own preview', () => {
     const read = renderApprovalPreview({ ...base, tool: 'Read', args: { file_path: '/etc/passwd' }, caller: { head: 'hook', agent: 'claude-code', cwd: '/w', kind: 'read' } }, 0);
     expect(read).not.toContain('command   ');

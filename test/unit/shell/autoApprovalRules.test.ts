@@ -62,6 +62,8 @@ describe('R-POL-6 --command rules (issue 12 item 5)', () => {
           ruleId: 'rnpmt',
         },
       ],
+      // The risk (R-POL-10) rides beside the decision; an allowed call files nothing, so nobody sees it.
+      risks: [{ flag: 'runs project code', detail: 'npm test' }],
     });
   });
 

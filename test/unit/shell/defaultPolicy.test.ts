@@ -103,7 +103,7 @@ describe('R-POL-9 parts (agent actions 3)', () => {
         { kind: 'command', text: 'rm -rf build', decision: 'prompt', rule: 'policy.commands.default' },
       ],
       // The risk line's hint (R-REM-5), beside the parts; never a policy input.
-      risks: ['destructive'],
+      risks: [{ flag: 'destructive', detail: 'rm' }],
     });
   });
 

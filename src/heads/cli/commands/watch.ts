@@ -3,6 +3,7 @@
 // current item: `n` denies it at once, approving needs its fresh code typed.
 import { randomBytes } from 'node:crypto';
 import { approvalSubject, renderApprovalPreview } from '../../../core/approvalPreview.js';
+import { readApprovalRisk } from '../../../core/approvalRisk.js';
 import { newApprovalCode } from '../../../core/ids.js';
 import type { ApprovalView, DecidedView } from '../../../service/approvalService.js';
 import type { BusEvent } from '../../../service/eventBus.js';
@@ -73,7 +74,10 @@ export async function runWatch(client: DaemonClient, options: WatchOptions): Pro
       write(`Waiting for requests${options.selector ? ` matching ${options.selector}` : ''}… (q to quit)\n`);
       return;
     }
-    write(`[${current.id}] type ${current.code} + Enter to approve once, ${current.code}! for the session, n to deny, q to quit: `);
+    // The level again right where the code is typed, so it is read even when the preview has scrolled away (R-POL-10).
+    const risk = readApprovalRisk(queue.get(current.id)?.caller['risk']);
+    const level = risk === undefined ? '' : `risk ${risk.level} — `;
+    write(`${level}[${current.id}] type ${current.code} + Enter to approve once, ${current.code}! for the session, n to deny, q to quit: `);
   };
   const advance = (): void => {
     buffer = '';
