@@ -90,15 +90,12 @@ export const DENIAL_HELP: Record<string, string> = {
   cancelled: 'The caller withdrew the call before anyone decided.',
 };
 
-/** What a decision needs from where it runs: the service context and what approving an approval needs beyond a channel. */
-export interface DecisionSite {
-  ctx: ServiceContext;
-  presenceNeeded(record: Pick<ApprovalRecord, 'id' | 'kind' | 'server' | 'tool'>): Presence | undefined;
-}
-
-/** The decision judged in the store's deciding transaction, where racing deciders on any host wait their turn. */
-export function judgeInTransaction(site: DecisionSite, params: DecideParams, principal: string, config: Config, now: number): DecisionJudge<DecisionStep> {
-  const { ctx } = site;
+/**
+ * The decision judged in the store's deciding transaction, where racing deciders on any host wait their turn.
+ * What the approval needs is read from the row it locked: the passkey requirement it was filed with
+ * (R-REM-6) is never looked up in this host's configuration, which may not know it.
+ */
+export function judgeInTransaction(ctx: ServiceContext, params: DecideParams, principal: string, config: Config, now: number): DecisionJudge<DecisionStep> {
   return ({ record, votes }): { writes: DecisionWrites; result: DecisionStep } => {
     if (record === undefined) throw new AssentError('not_found', `no approval ${params.id}; check the id with: assent pending`);
     if (record.state !== 'pending') {
@@ -108,13 +105,14 @@ export function judgeInTransaction(site: DecisionSite, params: DecideParams, pri
     }
     if (record.expiresAt <= now) return { writes: {}, result: { kind: 'expired', record } };
     // R-REM-6: only a verified passkey assertion approves such an approval; every channel may deny it.
-    const needed = site.presenceNeeded(record);
+    const needed = record.presence;
     if (params.behavior === 'allow' && needed !== undefined && params.presence === undefined) {
-      const subject = `${record.server ?? ''}/${record.tool ?? ''}`;
+      const subject = record.kind === 'tool' ? `${record.server ?? ''}/${record.tool ?? ''}` : 'this action';
+      const elsewhere = record.hostId !== undefined && ctx.hostId !== undefined && record.hostId !== ctx.hostId ? ' on the host that asked' : '';
       throw new AssentError(
         'presence_required',
-        `approval ${params.id} (${subject}) can only be approved with an enrolled passkey: policy.presence marks ${subject} so that no terminal code, socket call, token or MCP form can approve it. ` +
-          `Open it on the paired approval page and approve it there with your passkey (\`assent web\` pairs a page); denying works here (\`assent deny ${params.id}\`). The approval is still pending.`,
+        `approval ${params.id} (${subject}) can only be approved with an enrolled passkey: policy.presence${elsewhere} marked it when it was filed, so no terminal code, socket call, token or MCP form can approve it, here or on any other host. ` +
+          `Open it on a paired approval page with an enrolled passkey and approve it there (\`assent web\` pairs a page); denying works here (\`assent deny ${params.id}\`). The approval is still pending.`,
         { details: { presence: needed, approvalId: params.id, channel: params.channel } },
       );
     }

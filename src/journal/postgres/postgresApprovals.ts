@@ -39,6 +39,7 @@ interface ApprovalRow {
   quorum: number;
   decided_by: string | null;
   decided_host: string | null;
+  presence: string | null;
 }
 
 function rowToApproval(row: ApprovalRow): ApprovalRecord {
@@ -67,6 +68,7 @@ function rowToApproval(row: ApprovalRow): ApprovalRecord {
   if (row.quorum > 1) record.quorum = row.quorum;
   if (row.decided_by !== null) record.decidedBy = row.decided_by;
   if (row.decided_host !== null) record.decidedHost = row.decided_host;
+  if (row.presence === 'passkey') record.presence = row.presence;
   return record;
 }
 
@@ -76,8 +78,8 @@ export async function insertApproval(db: PgContext, record: ApprovalRecord): Pro
   try {
     await db.query(
       `INSERT INTO approvals (id, host_id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at,
-                              decided_by, owner, four_eyes, quorum, decided_host)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+                              decided_by, owner, four_eyes, quorum, decided_host, presence)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
       [
         record.id,
         record.hostId ?? db.hostId,
@@ -102,6 +104,7 @@ export async function insertApproval(db: PgContext, record: ApprovalRecord): Pro
         record.fourEyes === true,
         record.quorum ?? 1,
         record.decidedHost ?? null,
+        record.presence ?? null,
       ],
     );
   } catch (error) {
