@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/core/clock.js';
+import type { Rule } from '../../../src/core/toolPolicy.js';
 import { approvalChallenge } from '../../../src/core/passkeyChallenge.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
 import { createApprovalRuntime, type ApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
@@ -364,6 +365,28 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     expect(await f.runtime.service.get(second.id)).toMatchObject({ state: 'pending', presence: 'passkey' });
     await expect(f.runtime.service.decide({ id: second.id, behavior: 'allow', scope: 'session', channel: 'cli' })).rejects.toThrow(expect.objectContaining({ type: 'presence_required' }));
   });
+});
+
+describe('passkey rules and counters (R-REM-6; issue 19 item 1)', () => {
+  it('R-REM-6 a --command, --path or --url rule that could approve a presence-marked agent tool is refused, naming the tool and why; one for an unmarked agent or kind is added', async () => {
+    const f = fixture({ presence: { 'claude/Bash': 'passkey', 'gemini/web_fetch': 'passkey' } });
+    const rule = (form: Record<string, unknown>): Rule => ({ id: `r${Math.random().toString(36).slice(2, 7)}`, version: 1, args: [], createdAt: f.clock.now(), ...form }) as Rule;
+    for (const form of [{ command: 'npm test' }, { command: 'npm test', agent: 'claude-code' }, { path: '${cwd}/dist/**' }, { path: '/tmp/**', access: 'read', agent: 'claude-code' }, { url: 'https://docs.example.com/*', agent: 'gemini' }]) {
+      const refused = await f.runtime.service.addRule(rule(form)).catch((error: unknown) => error);
+      expect(refused, JSON.stringify(form)).toMatchObject({ type: 'invalid_params', message: expect.stringContaining('policy.presence marks') });
+      expect((refused as Error).message).toMatch(/claude\/Bash|gemini\/web_fetch/);
+      expect((refused as Error).message).toContain('nothing was added');
+    }
+    const refused = (await f.runtime.service.addRule(rule({ command: 'git status' })).catch((error: unknown) => error)) as Error;
+    expect(refused.message).toContain('claude/Bash');
+    expect(refused.message).toContain('--agent');
+    // Not marked: codex's shell, and URLs for Claude Code.
+    for (const form of [{ command: 'npm test', agent: 'codex' }, { url: 'https://docs.example.com/*', agent: 'claude-code' }, { path: '/tmp/**', agent: 'codex' }]) {
+      await expect(f.runtime.service.addRule(rule(form)), JSON.stringify(form)).resolves.toMatchObject(form);
+    }
+    expect((await f.runtime.service.listRules()).length).toBe(3);
+  });
+
 });
 
 describe('passkey requirements that outlive a change (R-REM-6)', () => {
