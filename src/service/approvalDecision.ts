@@ -40,15 +40,17 @@ export interface DecideParams {
 
 /**
  * A verified passkey assertion for one approval. `confirm` runs inside the
- * deciding transaction, before the approval is marked approved: it re-checks
- * what the assertion's verification depended on (the credential is still
- * enrolled, its counter moved on, the action digest is the one bound) and
- * records the new counter; it throws to refuse, and then nothing changes.
+ * deciding transaction, before anything is written: it re-checks what the
+ * assertion's verification depended on (the credential is still enrolled, its
+ * counter moved on, the action digest is the one bound) and throws to refuse.
+ * It returns the write of the new counter, which the store runs in that same
+ * transaction only when the decision records something (a vote or the
+ * resolution): a refusal, a repeat or a conflict leaves the counter alone.
  */
 export interface PresenceConfirmation {
   presence: Presence;
   credentialId: string;
-  confirm(record: ApprovalRecord): void;
+  confirm(record: ApprovalRecord): () => void;
 }
 
 /** What a decision did (R-TEAM-3). */
@@ -116,8 +118,8 @@ export function judgeInTransaction(ctx: ServiceContext, params: DecideParams, pr
         { details: { presence: needed, approvalId: params.id, channel: params.channel } },
       );
     }
-    // The passkey's re-check (credential still enrolled, counter moved on, digest bound) commits or refuses with the decision.
-    if (params.behavior === 'allow' && params.presence !== undefined) params.presence.confirm(record);
+    // The passkey's re-check (credential still enrolled, counter moved on, digest bound); its counter is written with the decision.
+    const presenceWrite = params.behavior === 'allow' && params.presence !== undefined ? params.presence.confirm(record) : undefined;
     const rules = rulesFor(ctx, record, config);
     const verdict = judgeDecision({ behavior: params.behavior, principal, rules, approvedBy: votes.map((vote) => vote.principal) });
     if (verdict.kind === 'refuse') return { writes: {}, result: { kind: 'refuse', record, votes, verdict } };
@@ -138,6 +140,7 @@ export function judgeInTransaction(ctx: ServiceContext, params: DecideParams, pr
       );
     }
     const writes: DecisionWrites = {};
+    if (presenceWrite !== undefined) writes.localWrite = presenceWrite;
     const counted = [...votes];
     if (params.behavior === 'allow') {
       const vote: ApprovalVote = { approvalId: record.id, principal, channel: params.channel, scope: params.scope ?? 'call', votedAt: now };

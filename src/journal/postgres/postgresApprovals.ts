@@ -132,8 +132,9 @@ export async function listApprovals(db: PgContext, filter: { state?: ApprovalSta
 /**
  * The deciding transaction across hosts: the approval's row is locked
  * (SELECT … FOR UPDATE) while its votes are read, the judge decides and the
- * vote and resolution are written; a racing decider on any host waits on the
- * lock, then reads the outcome.
+ * vote and resolution are written, then the judge's local write (a passkey
+ * counter in this host's journal) just before COMMIT; a racing decider on any
+ * host waits on the lock, then reads the outcome.
  */
 export function decideApproval<T>(db: PgContext, id: string, judge: DecisionJudge<T>): Promise<T> {
   return db.transaction(async (client) => {
@@ -148,6 +149,8 @@ export function decideApproval<T>(db: PgContext, id: string, judge: DecisionJudg
     if (writes.resolution !== undefined && !(await resolveIn(client, id, writes.resolution))) {
       throw new AssentError('conflict', `approval ${id} was already resolved`);
     }
+    // This host's own write (a passkey counter) goes last, before COMMIT: a throw rolls the decision back.
+    if (writes.localWrite !== undefined && (writes.vote !== undefined || writes.resolution !== undefined)) writes.localWrite();
     return result;
   });
 }

@@ -355,6 +355,40 @@ describe.each(STORE_KINDS)('R-J-1 R-TEAM-1 the store interface (%s)', (kind) => 
     expect((await other.getApproval('abcde'))?.presence).toBe('passkey');
   });
 
+  it('R-REM-6 the deciding transaction\'s local write (a passkey counter) runs only when its vote or resolution commits, and a throw from it rolls them back', async () => {
+    await store.insertApproval(approval({ id: 'aaaaa', hostId: 'h1' }));
+    await store.insertApproval(approval({ id: 'bbbbb', hostId: 'h1', state: 'approved' }));
+    const ran: string[] = [];
+    const vote = (approvalId: string) => ({ approvalId, principal: 'web:d1', hostId: 'h1', channel: 'web', scope: 'call' as const, votedAt: 2 });
+    const approve = { state: 'approved' as const, channel: 'web', scope: 'call' as const, decidedAt: 2, decidedBy: 'web:d1' };
+    // Nothing to commit (a refusal, a repeat): the local write does not run.
+    await store.decideApproval('aaaaa', () => ({ writes: { localWrite: () => ran.push('nothing') }, result: undefined }));
+    // The resolution is a conflict: the transaction rolls back, the local write does not run.
+    await expect(store.decideApproval('bbbbb', () => ({ writes: { vote: vote('bbbbb'), resolution: approve, localWrite: () => ran.push('conflict') }, result: undefined }))).rejects.toMatchObject({
+      type: 'conflict',
+    });
+    expect(await store.listApprovalVotes('bbbbb')).toEqual([]);
+    // The local write refuses: the vote and the resolution are rolled back with it.
+    await expect(
+      store.decideApproval('aaaaa', () => ({
+        writes: {
+          vote: vote('aaaaa'),
+          resolution: approve,
+          localWrite: () => {
+            throw new AssentError('presence_required', 'counter did not move on');
+          },
+        },
+        result: undefined,
+      })),
+    ).rejects.toMatchObject({ type: 'presence_required' });
+    expect((await store.getApproval('aaaaa'))?.state).toBe('pending');
+    expect(await store.listApprovalVotes('aaaaa')).toEqual([]);
+    expect(ran).toEqual([]);
+    await store.decideApproval('aaaaa', () => ({ writes: { vote: vote('aaaaa'), resolution: approve, localWrite: () => ran.push('committed') }, result: undefined }));
+    expect(ran).toEqual(['committed']);
+    expect((await store.getApproval('aaaaa'))?.state).toBe('approved');
+  });
+
   it('R-D-6 R-TEAM-3 eight deciders racing through separate connections: the first resolution wins, the others read it', async () => {
     await store.insertApproval(approval({ hostId: 'h1' }));
     const others = await Promise.all(Array.from({ length: 8 }, (_, i) => fixture.openAnother(i % 2 === 0 ? HOST_A : HOST_B)));

@@ -62,7 +62,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function fixture(policy: Record<string, unknown> = {}): Fixture {
+function fixture(policy: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Fixture {
   const root = mkdtempSync(join(tmpdir(), 'as-passkeys-'));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   const paths = resolveStatePaths({ ASSENT_HOME: join(root, 'h') });
@@ -72,6 +72,7 @@ function fixture(policy: Record<string, unknown> = {}): Fixture {
     web: { listen: '127.0.0.1:0' },
     servers: { fs: { command: '/bin/true' } },
     policy: { default: 'allow', tools: { 'fs/write_file': 'prompt', 'fs/read_file': 'prompt' }, presence: { 'fs/write_*': 'passkey' }, ...policy },
+    ...extra,
   };
   writeFileSync(paths.config, JSON.stringify(config), { mode: 0o600 });
   const hooks: (() => Promise<void> | void)[] = [];
@@ -387,6 +388,39 @@ describe('passkey rules and counters (R-REM-6; issue 19 item 1)', () => {
     expect((await f.runtime.service.listRules()).length).toBe(3);
   });
 
+  it('R-REM-6 R-TEAM-3 a passkey approval is the page session\'s decision: four-eyes does not take it for the owner\'s, and the counter is written with the approval', async () => {
+    const f = fixture({}, { approvals: { fourEyes: true } });
+    const { authenticator } = await enrol(f);
+    const { call, id } = await file(f, 'write_file');
+    const request = await challenge(f, id);
+    const decided = await f.passkeys.approve(PAGE, { approvalId: id, nonce: request.nonce, response: authenticator.assert(request.options) });
+    expect(decided).toMatchObject({ state: 'approved', decidedBy: PAGE, presence: 'passkey' });
+    await expect(call).resolves.toMatchObject({ decision: 'allow' });
+    expect(f.runtime.journal.findPasskeyByCredentialId(authenticator.id)?.counter).toBe(authenticator.counter);
+  });
+
+  it('R-REM-6 the passkey counter is written only when the decision commits: a repeat approval by the same page under a quorum changes nothing, its counter included', async () => {
+    const f = fixture({ quorum: { 'fs/write_file': 2 } });
+    const { authenticator } = await enrol(f);
+    const { call, id } = await file(f, 'write_file');
+    let request = await challenge(f, id);
+    await f.passkeys.approve(PAGE, { approvalId: id, nonce: request.nonce, response: authenticator.assert(request.options) });
+    const afterFirst = f.runtime.journal.findPasskeyByCredentialId(authenticator.id);
+    expect((await f.runtime.service.get(id))).toMatchObject({ state: 'pending', approvedBy: [PAGE] });
+    f.clock.advance(1000);
+    request = await challenge(f, id);
+    await f.passkeys.approve(PAGE, { approvalId: id, nonce: request.nonce, response: authenticator.assert(request.options) });
+    // Nothing was recorded by the repeat, so nothing of the passkey moved either.
+    expect(f.runtime.journal.findPasskeyByCredentialId(authenticator.id)).toEqual(afterFirst);
+    expect((await f.runtime.service.get(id))).toMatchObject({ state: 'pending', approvedBy: [PAGE] });
+    // Another page session's assertion completes the quorum and records the counter.
+    const other = 'web:99999999';
+    const issued = await f.passkeys.assertionOptions(other, id);
+    f.clock.advance(1000);
+    await f.passkeys.approve(other, { approvalId: id, nonce: issued.nonce, response: authenticator.assert(issued.options) });
+    await expect(call).resolves.toMatchObject({ decision: 'allow' });
+    expect(f.runtime.journal.findPasskeyByCredentialId(authenticator.id)).toMatchObject({ counter: authenticator.counter, lastUsedAt: f.clock.now() });
+  });
 });
 
 describe('passkey requirements that outlive a change (R-REM-6)', () => {
