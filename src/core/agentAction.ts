@@ -117,6 +117,13 @@ export function agentActionKind(agent: AgentName, toolName: string, reportedServ
   return Object.prototype.hasOwnProperty.call(KINDS[agent], toolName) ? (KINDS[agent][toolName] as AgentActionKind) : 'other';
 }
 
+/** The built-in tools of `agent` whose actions are of one of `kinds` (R-HOOK-2), by their names. */
+export function agentToolsOfKinds(agent: AgentName, kinds: readonly AgentActionKind[]): string[] {
+  return Object.entries(KINDS[agent])
+    .filter(([, kind]) => kinds.includes(kind))
+    .map(([name]) => name);
+}
+
 /** The tool id of an agent action: `<agent alias>/<tool name>` (R-HOOK-2), e.g. `claude/Bash`. */
 export function agentToolId(agent: AgentName, toolName: string): string {
   return `${AGENT_ALIAS[agent]}/${toolName}`;

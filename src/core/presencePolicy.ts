@@ -5,7 +5,9 @@
 // files an approval and again when one is decided.
 import picomatch from 'picomatch/posix.js';
 import { z } from 'zod';
+import { AGENT_NAMES, agentToolId, agentToolsOfKinds, type AgentActionKind, type AgentName } from './agentAction.js';
 import { escapeText } from './escape.js';
+import type { Rule } from './toolPolicy.js';
 
 export type Presence = 'passkey';
 
@@ -71,6 +73,41 @@ export function presenceFor(compiled: CompiledPresence, toolId: string): { prese
   if (exact !== undefined) return { presence: exact, key: toolId };
   for (const glob of compiled.globs) if (glob.pattern.test(toolId)) return { presence: glob.presence, key: glob.key };
   return undefined;
+}
+
+/**
+ * The kinds of agent action whose parts each auto-approval rule form may allow
+ * (R-POL-6): a command rule a shell action's simple commands; a path rule the
+ * paths of read and write tools and of a shell action (its redirections and
+ * read operands), for the accesses it covers; a URL rule a fetch.
+ */
+function kindsOfRuleForm(rule: Pick<Rule, 'command' | 'path' | 'access' | 'url'>): AgentActionKind[] {
+  if (rule.command !== undefined) return ['shell'];
+  if (rule.url !== undefined) return ['fetch'];
+  if (rule.path === undefined) return [];
+  if (rule.access === 'read') return ['read', 'shell'];
+  if (rule.access === 'write') return ['write', 'shell'];
+  return ['read', 'write', 'shell'];
+}
+
+/**
+ * The agent tool ids a `--command`, `--path` or `--url` rule could approve
+ * (part by part) that `policy.presence` marks: such a rule is refused, since a
+ * rule's allow is no person's assertion (R-REM-6). Empty for a tool rule, whose
+ * tool id is checked as it is.
+ */
+export function presenceMarkedToolsOfRule(compiled: CompiledPresence, rule: Pick<Rule, 'command' | 'path' | 'access' | 'url' | 'agent'>): string[] {
+  const kinds = kindsOfRuleForm(rule);
+  if (kinds.length === 0) return [];
+  const agents: readonly AgentName[] = rule.agent === undefined ? AGENT_NAMES : [rule.agent];
+  const marked: string[] = [];
+  for (const agent of agents) {
+    for (const tool of agentToolsOfKinds(agent, kinds)) {
+      const id = agentToolId(agent, tool);
+      if (presenceFor(compiled, id) !== undefined) marked.push(id);
+    }
+  }
+  return marked;
 }
 
 /** Lines for a reload's policy diff (R-CFG-4): dropping a passkey requirement loosens policy, so it is shown. */

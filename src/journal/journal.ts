@@ -72,9 +72,9 @@ export class Journal {
     this.statements = {
       insertApproval: db.prepare(
         `INSERT INTO approvals (id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at,
-                                owner, host_id, four_eyes, quorum, decided_by, decided_host)
+                                owner, host_id, four_eyes, quorum, decided_by, decided_host, presence)
          VALUES (@id, @session_id, @kind, @server, @tool, @args, @action, @args_sha256, @requested_at, @expires_at, @caller, @handoff, @state, @channel, @reason, @scope, @decided_at,
-                 @owner, @host_id, @four_eyes, @quorum, @decided_by, @decided_host)`,
+                 @owner, @host_id, @four_eyes, @quorum, @decided_by, @decided_host, @presence)`,
       ),
       getApproval: db.prepare<[string], ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`).raw(),
       listByState: db
@@ -186,6 +186,7 @@ export class Journal {
         quorum: record.quorum ?? 1,
         decided_by: record.decidedBy ?? null,
         decided_host: record.decidedHost ?? null,
+        presence: record.presence ?? null,
       });
     } catch (error) {
       if (isConstraintError(error)) {

@@ -36,6 +36,11 @@ export interface ApprovalRecord {
   decidedBy?: string;
   /** The host that principal decided on. */
   decidedHost?: string;
+  /**
+   * Filed under `policy.presence` (R-REM-6): only an enrolled passkey's assertion approves it. Stored
+   * when it is filed and judged from here on every host, never from the deciding host's configuration.
+   */
+  presence?: 'passkey';
 }
 
 export interface ApprovalResolution {
@@ -135,7 +140,7 @@ export function rowToCallInProgress(row: CallInProgressRow): CallInProgressRecor
  */
 export const APPROVAL_COLUMNS =
   'id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at, ' +
-  'owner, host_id, four_eyes, quorum, decided_by, decided_host';
+  'owner, host_id, four_eyes, quorum, decided_by, decided_host, presence';
 
 export type ApprovalRow = [
   id: string,
@@ -161,6 +166,7 @@ export type ApprovalRow = [
   quorum: number,
   decidedBy: string | null,
   decidedHost: string | null,
+  presence: string | null,
 ];
 
 export interface EventRow {
@@ -218,6 +224,7 @@ export function rowToApproval(row: ApprovalRow): ApprovalRecord {
     quorum,
     decidedBy,
     decidedHost,
+    presence,
   ] = row;
   const record: ApprovalRecord = {
     id,
@@ -244,6 +251,7 @@ export function rowToApproval(row: ApprovalRow): ApprovalRecord {
   if (quorum > 1) record.quorum = quorum;
   if (decidedBy !== null) record.decidedBy = decidedBy;
   if (decidedHost !== null) record.decidedHost = decidedHost;
+  if (presence === 'passkey') record.presence = presence;
   return record;
 }
 

@@ -116,6 +116,10 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE rules ADD COLUMN pattern TEXT;
    ALTER TABLE rules ADD COLUMN access TEXT;
    ALTER TABLE rules ADD COLUMN agent TEXT;`,
+  // The passkey requirement an approval was filed under (R-REM-6), kept with it like four-eyes and quorum:
+  // a later reload or a restart judges it from here, never from the configuration in force. NULL: none
+  // (and for approvals filed before this column: the requirement was not recorded).
+  `ALTER TABLE approvals ADD COLUMN presence TEXT;`,
 ];
 
 export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;

@@ -73,6 +73,8 @@ export class SqliteStore implements Store {
         if (writes.resolution !== undefined && !this.journal.resolveApproval(id, writes.resolution)) {
           throw new AssentError('conflict', `approval ${id} was already resolved`, { details: { state: this.journal.getApproval(id)?.state } });
         }
+        // Same database, same transaction: a throw here rolls the vote and the resolution back.
+        if (writes.localWrite !== undefined && (writes.vote !== undefined || writes.resolution !== undefined)) writes.localWrite();
         return result;
       }),
     );

@@ -51,6 +51,16 @@ export interface DecisionState {
 export interface DecisionWrites {
   vote?: ApprovalVote;
   resolution?: ApprovalResolution;
+  /**
+   * A write to this host's own journal that must land only with the decision (a passkey's
+   * signature counter, R-REM-6). It runs inside the deciding transaction, after the vote and
+   * the resolution were written and only if there is one of them; a throw rolls them back.
+   * In the embedded store it is the same SQLite transaction. In team mode it runs inside the
+   * PostgreSQL transaction just before its COMMIT, so a refused or conflicting decision never
+   * writes it; only a COMMIT that fails after it leaves it written, which can refuse a later
+   * replay of that assertion but never approves anything.
+   */
+  localWrite?: () => void;
 }
 
 /**

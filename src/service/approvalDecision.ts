@@ -40,15 +40,17 @@ export interface DecideParams {
 
 /**
  * A verified passkey assertion for one approval. `confirm` runs inside the
- * deciding transaction, before the approval is marked approved: it re-checks
- * what the assertion's verification depended on (the credential is still
- * enrolled, its counter moved on, the action digest is the one bound) and
- * records the new counter; it throws to refuse, and then nothing changes.
+ * deciding transaction, before anything is written: it re-checks what the
+ * assertion's verification depended on (the credential is still enrolled, its
+ * counter moved on, the action digest is the one bound) and throws to refuse.
+ * It returns the write of the new counter, which the store runs in that same
+ * transaction only when the decision records something (a vote or the
+ * resolution): a refusal, a repeat or a conflict leaves the counter alone.
  */
 export interface PresenceConfirmation {
   presence: Presence;
   credentialId: string;
-  confirm(record: ApprovalRecord): void;
+  confirm(record: ApprovalRecord): () => void;
 }
 
 /** What a decision did (R-TEAM-3). */
@@ -90,15 +92,12 @@ export const DENIAL_HELP: Record<string, string> = {
   cancelled: 'The caller withdrew the call before anyone decided.',
 };
 
-/** What a decision needs from where it runs: the service context and what approving an approval needs beyond a channel. */
-export interface DecisionSite {
-  ctx: ServiceContext;
-  presenceNeeded(record: Pick<ApprovalRecord, 'id' | 'kind' | 'server' | 'tool'>): Presence | undefined;
-}
-
-/** The decision judged in the store's deciding transaction, where racing deciders on any host wait their turn. */
-export function judgeInTransaction(site: DecisionSite, params: DecideParams, principal: string, config: Config, now: number): DecisionJudge<DecisionStep> {
-  const { ctx } = site;
+/**
+ * The decision judged in the store's deciding transaction, where racing deciders on any host wait their turn.
+ * What the approval needs is read from the row it locked: the passkey requirement it was filed with
+ * (R-REM-6) is never looked up in this host's configuration, which may not know it.
+ */
+export function judgeInTransaction(ctx: ServiceContext, params: DecideParams, principal: string, config: Config, now: number): DecisionJudge<DecisionStep> {
   return ({ record, votes }): { writes: DecisionWrites; result: DecisionStep } => {
     if (record === undefined) throw new AssentError('not_found', `no approval ${params.id}; check the id with: assent pending`);
     if (record.state !== 'pending') {
@@ -108,18 +107,19 @@ export function judgeInTransaction(site: DecisionSite, params: DecideParams, pri
     }
     if (record.expiresAt <= now) return { writes: {}, result: { kind: 'expired', record } };
     // R-REM-6: only a verified passkey assertion approves such an approval; every channel may deny it.
-    const needed = site.presenceNeeded(record);
+    const needed = record.presence;
     if (params.behavior === 'allow' && needed !== undefined && params.presence === undefined) {
-      const subject = `${record.server ?? ''}/${record.tool ?? ''}`;
+      const subject = record.kind === 'tool' ? `${record.server ?? ''}/${record.tool ?? ''}` : 'this action';
+      const elsewhere = record.hostId !== undefined && ctx.hostId !== undefined && record.hostId !== ctx.hostId ? ' on the host that asked' : '';
       throw new AssentError(
         'presence_required',
-        `approval ${params.id} (${subject}) can only be approved with an enrolled passkey: policy.presence marks ${subject} so that no terminal code, socket call, token or MCP form can approve it. ` +
-          `Open it on the paired approval page and approve it there with your passkey (\`assent web\` pairs a page); denying works here (\`assent deny ${params.id}\`). The approval is still pending.`,
+        `approval ${params.id} (${subject}) can only be approved with an enrolled passkey: policy.presence${elsewhere} marked it when it was filed, so no terminal code, socket call, token or MCP form can approve it, here or on any other host. ` +
+          `Open it on a paired approval page with an enrolled passkey and approve it there (\`assent web\` pairs a page); denying works here (\`assent deny ${params.id}\`). The approval is still pending.`,
         { details: { presence: needed, approvalId: params.id, channel: params.channel } },
       );
     }
-    // The passkey's re-check (credential still enrolled, counter moved on, digest bound) commits or refuses with the decision.
-    if (params.behavior === 'allow' && params.presence !== undefined) params.presence.confirm(record);
+    // The passkey's re-check (credential still enrolled, counter moved on, digest bound); its counter is written with the decision.
+    const presenceWrite = params.behavior === 'allow' && params.presence !== undefined ? params.presence.confirm(record) : undefined;
     const rules = rulesFor(ctx, record, config);
     const verdict = judgeDecision({ behavior: params.behavior, principal, rules, approvedBy: votes.map((vote) => vote.principal) });
     if (verdict.kind === 'refuse') return { writes: {}, result: { kind: 'refuse', record, votes, verdict } };
@@ -140,6 +140,7 @@ export function judgeInTransaction(site: DecisionSite, params: DecideParams, pri
       );
     }
     const writes: DecisionWrites = {};
+    if (presenceWrite !== undefined) writes.localWrite = presenceWrite;
     const counted = [...votes];
     if (params.behavior === 'allow') {
       const vote: ApprovalVote = { approvalId: record.id, principal, channel: params.channel, scope: params.scope ?? 'call', votedAt: now };

@@ -10,7 +10,7 @@ import { pushRisk, readApprovalRisk } from '../core/approvalRisk.js';
 import { AssentError } from '../core/errors.js';
 import { newApprovalId } from '../core/ids.js';
 import type { JsonText } from '../core/jsonText.js';
-import { presenceFor, type Presence } from '../core/presencePolicy.js';
+import { presenceFor } from '../core/presencePolicy.js';
 import { quorumFor } from '../core/teamConfig.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 import type { RemoteEvent } from '../journal/store.js';
@@ -142,6 +142,11 @@ export class ApprovalQueue {
     if (config.approvals.fourEyes) record.fourEyes = true;
     const quorum = quorumFor(config.policy.quorum, record.server, record.tool);
     if (quorum > 1) record.quorum = quorum;
+    // R-REM-6: so is the passkey requirement, judged from the record on every host and after any reload.
+    if (record.kind === 'tool' && record.server !== undefined && record.tool !== undefined) {
+      const presence = presenceFor(this.ctx.presence(), `${record.server}/${record.tool}`)?.presence;
+      if (presence !== undefined) record.presence = presence;
+    }
     return record;
   }
 
@@ -257,7 +262,7 @@ export class ApprovalQueue {
     const principal = params.principal ?? this.ctx.principal;
     const config = this.ctx.pinned().config;
     const now = clock.now();
-    const step = await store.decideApproval(params.id, judgeInTransaction({ ctx: this.ctx, presenceNeeded: (record) => this.presenceNeeded(record) }, params, principal, config, now));
+    const step = await store.decideApproval(params.id, judgeInTransaction(this.ctx, params, principal, config, now));
 
     if (step.kind === 'expired') {
       await this.resolve(params.id, { state: 'expired', reason: 'consent_timeout', decidedAt: clock.now() });
@@ -376,19 +381,11 @@ export class ApprovalQueue {
     return this.view(record, await this.approvedBy(id));
   }
 
-  /** What approving this approval needs beyond a channel (R-REM-6): the policy in force, or what it needed when filed. */
-  presenceNeeded(record: Pick<ApprovalRecord, 'id' | 'kind' | 'server' | 'tool'>): Presence | undefined {
-    if (record.kind !== 'tool' || record.server === undefined || record.tool === undefined) return undefined;
-    return presenceFor(this.ctx.presence(), `${record.server}/${record.tool}`)?.presence ?? this.pending.get(record.id)?.presence;
-  }
-
-  /** The public view of a record, with who has approved so far and the presence it needs. */
+  /** The public view of a record, with who has approved so far (the presence it needs is the record's own). */
   private view(record: ApprovalRecord, approvedBy?: readonly string[]): ApprovalView {
     const view = toApprovalView(record, approvedBy);
     // R-TEAM-2: in a shared store every view says which host filed it.
     if (this.ctx.store.shared && record.hostId !== undefined) view.hostId = record.hostId;
-    const presence = record.state === 'pending' ? this.presenceNeeded(record) : undefined;
-    if (presence !== undefined) view.presence = presence;
     return view;
   }
 

@@ -5,11 +5,13 @@
 // call seam), sessions (sessions and grants), approvalProofs (handoff and
 // proofs), execApprovals (commands the CLI wants to start).
 import type { Notifier } from '../channels/notifier.js';
+import { AGENT_NAMES } from '../core/agentAction.js';
+import { describeRuleForm } from '../core/autoApproval.js';
 import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
 import type { RandomBytes } from '../core/ids.js';
 import type { JsonText } from '../core/jsonText.js';
-import { compilePresence, presenceFor, type CompiledPresence, type Presence } from '../core/presencePolicy.js';
+import { compilePresence, presenceFor, presenceMarkedToolsOfRule, type CompiledPresence, type Presence } from '../core/presencePolicy.js';
 import { compilePolicy, type PolicySnapshot, type Rule } from '../core/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { RemoteEvent, Store, StoreChange } from '../journal/store.js';
@@ -279,6 +281,8 @@ export class ApprovalService {
         { details: { tool: rule.tool, presence: this.presenceFor(rule.tool) } },
       );
     }
+    const marked = presenceMarkedToolsOfRule(this.presence, rule);
+    if (marked.length > 0) throw presenceRuleRefusal(rule, marked, this.presence);
     await this.ctx.store.insertRule(rule);
     await this.recompile();
     return rule;
@@ -323,4 +327,24 @@ export class ApprovalService {
       policyToolsNotListed: this.sessions.unlistedPolicyTools(),
     };
   }
+}
+
+/**
+ * The refusal of a `--command`, `--path` or `--url` rule that could approve an
+ * agent tool that needs a passkey (R-REM-6): it names the tools and the
+ * requirement, and the agents such a rule may still be limited to.
+ */
+function presenceRuleRefusal(rule: Rule, marked: readonly string[], presence: CompiledPresence): AssentError {
+  const scope = rule.agent === undefined ? 'every agent' : rule.agent;
+  const free = rule.agent === undefined ? AGENT_NAMES.filter((agent) => presenceMarkedToolsOfRule(presence, { ...rule, agent }).length === 0) : [];
+  const instead =
+    free.length > 0
+      ? `Limit the rule to an agent whose tools need no passkey (${free.map((agent) => `--agent ${agent}`).join(' or ')}), or approve those calls on the paired page with your passkey.`
+      : 'Approve those calls on the paired page with your passkey.';
+  return new AssentError(
+    'invalid_params',
+    `policy.presence marks ${marked.join(', ')}: ${marked.length === 1 ? 'its approvals need' : 'their approvals need'} a passkey, and the rule ${describeRuleForm({ ...rule, agent: undefined })} for ${scope} ` +
+      `could approve parts of ${marked.length === 1 ? 'its' : 'their'} actions without one, so no such rule may be added; nothing was added. ${instead}`,
+    { details: { tools: [...marked], presence: 'passkey' } },
+  );
 }

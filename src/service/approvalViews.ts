@@ -11,14 +11,14 @@ export type DecisionPeer = AuditPeer;
  * A public view of an approval: what `approvals.list` returns (R-D-4). The
  * journal record without its internal handoff flag, which appears (as true)
  * only on handoff approvals: an allow then issues the proof the agent's
- * identical retry consumes (R-MCP-8). `presence` is set by the queue from the
- * policy in force, not stored with the approval.
+ * identical retry consumes (R-MCP-8). `presence` is the requirement stored
+ * with the approval when it was filed, the same on every host.
  */
 export type ApprovalView = Omit<ApprovalRecord, 'handoff'> & {
   handoff?: true;
   /** Principals whose approval is recorded, oldest first (R-TEAM-3): who has approved so far. */
   approvedBy?: string[];
-  /** Only an enrolled passkey's assertion approves it (`policy.presence`, R-REM-6); every other channel can only deny. */
+  /** Only an enrolled passkey's assertion approves it (`policy.presence` when it was filed, R-REM-6); every other channel can only deny. */
   presence?: Presence;
 };
 
@@ -55,6 +55,7 @@ export function toApprovalView(record: ApprovalRecord, approvedBy?: readonly str
   if (approvedBy !== undefined && approvedBy.length > 0) view.approvedBy = [...approvedBy];
   if (record.decidedBy !== undefined) view.decidedBy = record.decidedBy;
   if (record.decidedHost !== undefined) view.decidedHost = record.decidedHost;
+  if (record.presence !== undefined) view.presence = record.presence;
   return view;
 }
 

@@ -4,7 +4,9 @@
 // id, the action digest and a fresh single-use nonce. The signature is checked
 // with @simplewebauthn/server; what it depended on — the credential still
 // enrolled, its counter, the digest — is checked again inside the deciding
-// transaction, which marks the approval approved only if all of it holds.
+// transaction, which marks the approval approved only if all of it holds and
+// writes the new counter only when the decision commits (in team mode inside
+// the PostgreSQL transaction, just before its COMMIT).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Notifier } from '../channels/notifier.js';
@@ -398,22 +400,30 @@ export class PasskeyService {
     }
     const newCounter = verification.authenticationInfo.newCounter;
     const { store, clock } = this.options;
+    const counterRefusal = (): AssentError => {
+      if (store.findPasskeyByCredentialId(passkey.credentialId) === undefined) {
+        return refused('credential_unknown', 'The passkey was removed while its assertion was being checked.', approvalId);
+      }
+      return refused('counter', 'The passkey\'s signature counter did not move on: the assertion may be a copy. Approve again with the authenticator.', approvalId);
+    };
     const decision: DecideParams = {
       id: approvalId,
       behavior: 'allow',
       scope: 'call',
       channel: 'web',
+      // R-TEAM-3: the page session decides (`web:<device>`), not this host's own principal.
+      principal,
       presence: {
         presence: 'passkey',
         credentialId: passkey.credentialId,
+        // Inside the deciding transaction: check now, write the counter only if the decision commits.
         confirm: (record) => {
           if (record.argsSha256 !== issued.actionDigest) throw refused('action_changed', 'The action is not the one the passkey challenge was made for.', approvalId);
-          if (!store.advancePasskeyCounter(passkey.credentialId, newCounter, clock.now())) {
-            if (store.findPasskeyByCredentialId(passkey.credentialId) === undefined) {
-              throw refused('credential_unknown', 'The passkey was removed while its assertion was being checked.', approvalId);
-            }
-            throw refused('counter', 'The passkey\'s signature counter did not move on: the assertion may be a copy. Approve again with the authenticator.', approvalId);
-          }
+          const current = store.findPasskeyByCredentialId(passkey.credentialId);
+          if (current === undefined || !counterMovesOn(current.counter, newCounter)) throw counterRefusal();
+          return () => {
+            if (!store.advancePasskeyCounter(passkey.credentialId, newCounter, clock.now())) throw counterRefusal();
+          };
         },
       },
     };
@@ -429,6 +439,11 @@ export class PasskeyService {
       ...(typeof rp === 'string' ? { available: false, why: rp } : { available: true, rpId: rp.rpId }),
     };
   }
+}
+
+/** The counter rule the journal's compare-and-set applies: it must grow, except for authenticators that keep none (always 0). */
+function counterMovesOn(stored: number, presented: number): boolean {
+  return stored < presented || (stored === 0 && presented === 0);
 }
 
 function describe(record: PasskeyRecord): PasskeyInfo {

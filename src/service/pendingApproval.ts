@@ -83,8 +83,6 @@ export class PendingApproval {
   json: string;
   /** Principals whose approval is recorded so far (R-TEAM-3). */
   approvedBy: readonly string[];
-  /** What it needed when it was filed: a later reload cannot drop that requirement from it. */
-  readonly presence: Presence | undefined;
   /** Who waits on it: nobody, one waiter (the usual case, kept without an array) or several. */
   private waiting: Waiter | Waiter[] | undefined = undefined;
   /** Set once it is resolved: a waiter that arrives after that is woken at once instead of waiting forever. */
@@ -98,7 +96,6 @@ export class PendingApproval {
     this.argsSha256 = view.argsSha256;
     this.handoff = view.handoff === true;
     this.hostId = view.hostId;
-    this.presence = view.presence;
     this.approvedBy = view.approvedBy ?? NO_APPROVALS;
     this.json = flatString(JSON.stringify(view));
   }

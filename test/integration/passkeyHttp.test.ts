@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
-import { makeTempHome, waitForAudit, type TempHome } from '../helpers/daemon.js';
+import { daemonsForHome, makeTempHome, waitForAudit, type TempHome } from '../helpers/daemon.js';
 import { answerOf, runHook, shellEvent } from '../helpers/hook.js';
-import { runCliInTerminal } from '../helpers/pty.js';
+import { runCliInTerminal, runInTerminal } from '../helpers/pty.js';
 import { SoftAuthenticator } from '../helpers/softAuthenticator.js';
 import { freePort, httpsPost, makeCertificate, type HttpsReply } from '../helpers/tlsFixture.js';
 
@@ -29,7 +29,7 @@ interface Daemon {
   socket: DaemonClient;
 }
 
-async function daemon(policy: Record<string, unknown>): Promise<Daemon> {
+async function daemon(policy: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<Daemon> {
   const home = makeTempHome();
   cleanups.push(() => home.cleanup());
   const files = mkdtempSync(join(tmpdir(), 'assent-tls-'));
@@ -42,7 +42,7 @@ async function daemon(policy: Record<string, unknown>): Promise<Daemon> {
   mkdirSync(home.home, { recursive: true, mode: 0o700 });
   writeFileSync(
     home.paths.config,
-    JSON.stringify({ notifications: false, web: { listen: `127.0.0.1:${port}`, publicUrl: `${origin}/`, tls: { cert: join(files, 'cert.pem'), key: join(files, 'key.pem') } }, policy }),
+    JSON.stringify({ notifications: false, web: { listen: `127.0.0.1:${port}`, publicUrl: `${origin}/`, tls: { cert: join(files, 'cert.pem'), key: join(files, 'key.pem') } }, policy, ...extra }),
     { mode: 0o600 },
   );
   await home.startDaemon();
@@ -137,5 +137,48 @@ describe('passkey operations over HTTP and the socket', () => {
     expect(answerOf(result.stdout).decision).toBe('allow');
     const line = await waitForAudit(d.home, (record) => record['approvalId'] === id && record['outcome'] === 'started');
     expect(line).toMatchObject({ agent: 'claude-code', server: 'claude', tool: 'Bash', channel: 'web', presence: 'passkey', credentialId: authenticator.id });
+  });
+
+  it('R-REM-6 R-CFG-4 the requirement stored with the approval decides, not the config in force: filed with presence on, then a reload without it and a daemon restart, a socket approve is still refused', async () => {
+    const withPresence = { tools: { 'fs/write_file': 'prompt' }, presence: { 'fs/write_file': 'passkey' } };
+    const servers = { servers: { fs: { command: 'true' } } };
+    const d = await daemon(withPresence, servers);
+    void d.socket.call('calls.authorize', { sessionId: 's1', server: 'fs', tool: 'write_file', args: { path: '/srv/a', content: 'x' } }).catch(() => undefined);
+    let pending: { id: string; presence?: string }[] = [];
+    for (let i = 0; i < 400 && pending.length === 0; i += 1) {
+      pending = await d.socket.call<{ id: string; presence?: string }[]>('approvals.list', {});
+      if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const id = pending[0]?.id ?? '';
+    expect(pending[0]?.presence).toBe('passkey');
+
+    // The reload drops the presence entry: confirmed at the terminal with the typed code.
+    const config = JSON.parse(readFileSync(d.home.paths.config, 'utf8')) as { policy: Record<string, unknown> };
+    writeFileSync(d.home.paths.config, JSON.stringify({ ...config, policy: { tools: withPresence.tools } }), { mode: 0o600 });
+    const reload = await runInTerminal(['config', 'reload'], { env: { ASSENT_HOME: d.home.home }, typeCode: true });
+    expect(reload.exitCode, reload.screen).toBe(0);
+    await expect(d.socket.call('approvals.decide', { id, behavior: 'allow' })).rejects.toMatchObject({ type: 'presence_required' });
+
+    // A crash and a restart: the daemon now runs the config without presence, and reads the approval back from the journal.
+    const [pid] = daemonsForHome(d.home.home);
+    process.kill(pid!, 'SIGKILL');
+    await expect.poll(() => daemonsForHome(d.home.home).length, { timeout: 5000 }).toBe(0);
+    await d.home.startDaemon();
+    const again = await DaemonClient.connect({ socketPath: d.home.paths.socket, autoSpawn: false });
+    cleanups.push(() => again.close());
+    expect(await again.call('approvals.get', { id })).toMatchObject({ state: 'pending', presence: 'passkey' });
+    await expect(again.call('approvals.decide', { id, behavior: 'allow' })).rejects.toMatchObject({ type: 'presence_required' });
+    const listed = JSON.parse((await d.home.runCli(['pending', '--json'])).stdout) as { data: { id: string; presence?: string }[] };
+    expect(listed.data).toMatchObject([{ id, presence: 'passkey' }]);
+    // Denying works everywhere; a new call is filed under the policy now in force.
+    expect(await again.call('approvals.decide', { id, behavior: 'deny' })).toMatchObject({ state: 'denied' });
+    void again.call('calls.authorize', { sessionId: 's2', server: 'fs', tool: 'write_file', args: { path: '/srv/b', content: 'y' } }).catch(() => undefined);
+    let later: { id: string; presence?: string }[] = [];
+    for (let i = 0; i < 400 && later.length === 0; i += 1) {
+      later = await again.call<{ id: string; presence?: string }[]>('approvals.list', {});
+      if (later.length === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(later[0]?.presence).toBeUndefined();
+    expect(await again.call('approvals.decide', { id: later[0]?.id, behavior: 'allow' })).toMatchObject({ state: 'approved' });
   });
 });

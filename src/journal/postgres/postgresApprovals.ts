@@ -39,6 +39,7 @@ interface ApprovalRow {
   quorum: number;
   decided_by: string | null;
   decided_host: string | null;
+  presence: string | null;
 }
 
 function rowToApproval(row: ApprovalRow): ApprovalRecord {
@@ -67,6 +68,7 @@ function rowToApproval(row: ApprovalRow): ApprovalRecord {
   if (row.quorum > 1) record.quorum = row.quorum;
   if (row.decided_by !== null) record.decidedBy = row.decided_by;
   if (row.decided_host !== null) record.decidedHost = row.decided_host;
+  if (row.presence === 'passkey') record.presence = row.presence;
   return record;
 }
 
@@ -76,8 +78,8 @@ export async function insertApproval(db: PgContext, record: ApprovalRecord): Pro
   try {
     await db.query(
       `INSERT INTO approvals (id, host_id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at,
-                              decided_by, owner, four_eyes, quorum, decided_host)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+                              decided_by, owner, four_eyes, quorum, decided_host, presence)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
       [
         record.id,
         record.hostId ?? db.hostId,
@@ -102,6 +104,7 @@ export async function insertApproval(db: PgContext, record: ApprovalRecord): Pro
         record.fourEyes === true,
         record.quorum ?? 1,
         record.decidedHost ?? null,
+        record.presence ?? null,
       ],
     );
   } catch (error) {
@@ -129,8 +132,9 @@ export async function listApprovals(db: PgContext, filter: { state?: ApprovalSta
 /**
  * The deciding transaction across hosts: the approval's row is locked
  * (SELECT … FOR UPDATE) while its votes are read, the judge decides and the
- * vote and resolution are written; a racing decider on any host waits on the
- * lock, then reads the outcome.
+ * vote and resolution are written, then the judge's local write (a passkey
+ * counter in this host's journal) just before COMMIT; a racing decider on any
+ * host waits on the lock, then reads the outcome.
  */
 export function decideApproval<T>(db: PgContext, id: string, judge: DecisionJudge<T>): Promise<T> {
   return db.transaction(async (client) => {
@@ -145,6 +149,8 @@ export function decideApproval<T>(db: PgContext, id: string, judge: DecisionJudg
     if (writes.resolution !== undefined && !(await resolveIn(client, id, writes.resolution))) {
       throw new AssentError('conflict', `approval ${id} was already resolved`);
     }
+    // This host's own write (a passkey counter) goes last, before COMMIT: a throw rolls the decision back.
+    if (writes.localWrite !== undefined && (writes.vote !== undefined || writes.resolution !== undefined)) writes.localWrite();
     return result;
   });
 }

@@ -152,6 +152,9 @@ const MIGRATIONS: readonly string[] = [
      RETURN NULL;
    END $$;
    CREATE TRIGGER events_notify AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTION assent_event_notify();`,
+  // 2: the passkey requirement an approval was filed under (R-REM-6), so that every host judges it from the
+  // row (inside the deciding transaction), never from its own configuration. NULL: none.
+  `ALTER TABLE approvals ADD COLUMN presence TEXT;`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -95,8 +95,9 @@ describe('R-J-1 the embedded journal file (sqlite)', () => {
     journal.close();
     const db = new Database(file);
     db.exec('DROP TABLE rules; CREATE TABLE rules (id TEXT PRIMARY KEY, version INTEGER NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER, revoked_at INTEGER)');
-    const version = (db.prepare('SELECT version FROM schema_version').get() as { version: number }).version;
-    db.prepare('UPDATE schema_version SET version = ?').run(version - 1);
+    // Schema version 6: before the rule forms (migration 7) and the stored presence (migration 8).
+    db.exec('ALTER TABLE approvals DROP COLUMN presence');
+    db.prepare('UPDATE schema_version SET version = 6').run();
     db.prepare('INSERT INTO rules VALUES (?, 1, ?, ?, 5, NULL, NULL)').run('rold1', 'fs/read_file', '[{"pointer":"/path","op":"prefix","value":"/srv/"}]');
     db.close();
     journal = Journal.open(file, { clock });
@@ -164,13 +165,26 @@ describe('R-J-1 the embedded journal file (sqlite)', () => {
     db.exec('DROP TABLE passkeys');
     for (const column of ['form', 'pattern', 'access', 'agent']) db.exec(`ALTER TABLE rules DROP COLUMN ${column}`);
     db.exec('DROP TABLE approval_votes');
-    for (const column of ['owner', 'host_id', 'four_eyes', 'quorum', 'decided_by', 'decided_host']) db.exec(`ALTER TABLE approvals DROP COLUMN ${column}`);
+    for (const column of ['owner', 'host_id', 'four_eyes', 'quorum', 'decided_by', 'decided_host', 'presence']) db.exec(`ALTER TABLE approvals DROP COLUMN ${column}`);
     db.prepare('UPDATE schema_version SET version = 4').run();
     db.close();
     journal = Journal.open(file, { clock });
     const upgraded = journal.getApproval('abcde');
     expect(upgraded).toEqual(approval());
     expect(journal.recordApprovalVote({ approvalId: 'abcde', principal: 'me@a', channel: 'cli', scope: 'call', votedAt: 1 })).toBe(true);
+  });
+
+  it('R-REM-6 the presence migration upgrades an older journal in place: its approvals keep their data and need no passkey they were not filed with', () => {
+    journal.insertApproval(approval());
+    journal.close();
+    const db = new Database(file);
+    db.exec('ALTER TABLE approvals DROP COLUMN presence');
+    db.prepare('UPDATE schema_version SET version = 7').run();
+    db.close();
+    journal = Journal.open(file, { clock });
+    expect(journal.getApproval('abcde')).toEqual(approval());
+    journal.insertApproval(approval({ id: 'bbbbb', presence: 'passkey' }));
+    expect(journal.getApproval('bbbbb')?.presence).toBe('passkey');
   });
 
   it('a file that is not a database is a state_insecure error naming it', () => {
@@ -328,6 +342,53 @@ describe.each(STORE_KINDS)('R-J-1 R-TEAM-1 the store interface (%s)', (kind) => 
     expect(await store.decideApproval('zzzzz', ({ record }) => ({ writes: {}, result: record }))).toBeUndefined();
   });
 
+  it('R-REM-6 an approval keeps the presence it was filed with, read back from another connection (another host)', async () => {
+    await store.insertApproval(approval({ presence: 'passkey', hostId: 'h1' }));
+    await store.insertApproval(approval({ id: 'bbbbb', hostId: 'h1' }));
+    const other = await fixture.openAnother(HOST_B);
+    expect((await other.getApproval('abcde'))?.presence).toBe('passkey');
+    expect((await other.listApprovals({ state: 'pending' })).map((record) => [record.id, record.presence])).toEqual([
+      ['abcde', 'passkey'],
+      ['bbbbb', undefined],
+    ]);
+    expect(await store.resolveApproval('abcde', { state: 'denied', decidedAt: 5 })).toBe(true);
+    expect((await other.getApproval('abcde'))?.presence).toBe('passkey');
+  });
+
+  it('R-REM-6 the deciding transaction\'s local write (a passkey counter) runs only when its vote or resolution commits, and a throw from it rolls them back', async () => {
+    await store.insertApproval(approval({ id: 'aaaaa', hostId: 'h1' }));
+    await store.insertApproval(approval({ id: 'bbbbb', hostId: 'h1', state: 'approved' }));
+    const ran: string[] = [];
+    const vote = (approvalId: string) => ({ approvalId, principal: 'web:d1', hostId: 'h1', channel: 'web', scope: 'call' as const, votedAt: 2 });
+    const approve = { state: 'approved' as const, channel: 'web', scope: 'call' as const, decidedAt: 2, decidedBy: 'web:d1' };
+    // Nothing to commit (a refusal, a repeat): the local write does not run.
+    await store.decideApproval('aaaaa', () => ({ writes: { localWrite: () => ran.push('nothing') }, result: undefined }));
+    // The resolution is a conflict: the transaction rolls back, the local write does not run.
+    await expect(store.decideApproval('bbbbb', () => ({ writes: { vote: vote('bbbbb'), resolution: approve, localWrite: () => ran.push('conflict') }, result: undefined }))).rejects.toMatchObject({
+      type: 'conflict',
+    });
+    expect(await store.listApprovalVotes('bbbbb')).toEqual([]);
+    // The local write refuses: the vote and the resolution are rolled back with it.
+    await expect(
+      store.decideApproval('aaaaa', () => ({
+        writes: {
+          vote: vote('aaaaa'),
+          resolution: approve,
+          localWrite: () => {
+            throw new AssentError('presence_required', 'counter did not move on');
+          },
+        },
+        result: undefined,
+      })),
+    ).rejects.toMatchObject({ type: 'presence_required' });
+    expect((await store.getApproval('aaaaa'))?.state).toBe('pending');
+    expect(await store.listApprovalVotes('aaaaa')).toEqual([]);
+    expect(ran).toEqual([]);
+    await store.decideApproval('aaaaa', () => ({ writes: { vote: vote('aaaaa'), resolution: approve, localWrite: () => ran.push('committed') }, result: undefined }));
+    expect(ran).toEqual(['committed']);
+    expect((await store.getApproval('aaaaa'))?.state).toBe('approved');
+  });
+
   it('R-D-6 R-TEAM-3 eight deciders racing through separate connections: the first resolution wins, the others read it', async () => {
     await store.insertApproval(approval({ hostId: 'h1' }));
     const others = await Promise.all(Array.from({ length: 8 }, (_, i) => fixture.openAnother(i % 2 === 0 ? HOST_A : HOST_B)));
@@ -481,6 +542,23 @@ describe('R-TEAM-1 R-TEAM-6 what only a shared store does (postgres)', () => {
     await store.close();
     await server.query('UPDATE schema_version SET version = 99', [], new URL(url).pathname.slice(1));
     await expect(openPostgresStore(url, HOST_A)).rejects.toMatchObject({ type: 'version_mismatch' });
+  });
+
+  it('R-REM-6 R-TEAM-1 the presence migration upgrades a team database in place: its approvals keep their data, new ones keep their presence', async () => {
+    const server = await sharedPostgres();
+    const url = await server.createDatabase('upgrade');
+    const database = new URL(url).pathname.slice(1);
+    const first = await openPostgresStore(url, HOST_A);
+    await first.insertApproval(approval({ hostId: HOST_A }));
+    await first.close();
+    await server.query('ALTER TABLE approvals DROP COLUMN presence', [], database);
+    await server.query('UPDATE schema_version SET version = 1', [], database);
+    const upgraded = await openPostgresStore(url, HOST_A);
+    expect(await upgraded.getApproval('abcde')).toEqual(approval({ hostId: HOST_A }));
+    await upgraded.insertApproval(approval({ id: 'bbbbb', hostId: HOST_A, presence: 'passkey' }));
+    expect((await upgraded.getApproval('bbbbb'))?.presence).toBe('passkey');
+    expect(await server.query<{ version: number }>('SELECT version FROM schema_version', [], database)).toEqual([{ version: 2 }]);
+    await upgraded.close();
   });
 
   it('R-TEAM-1 two hosts opening a new database at once migrate it once', async () => {

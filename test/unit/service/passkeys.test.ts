@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/core/clock.js';
+import type { Rule } from '../../../src/core/toolPolicy.js';
 import { approvalChallenge } from '../../../src/core/passkeyChallenge.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
 import { createApprovalRuntime, type ApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
@@ -61,7 +62,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function fixture(policy: Record<string, unknown> = {}): Fixture {
+function fixture(policy: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Fixture {
   const root = mkdtempSync(join(tmpdir(), 'as-passkeys-'));
   cleanups.push(() => rmSync(root, { recursive: true, force: true }));
   const paths = resolveStatePaths({ ASSENT_HOME: join(root, 'h') });
@@ -71,6 +72,7 @@ function fixture(policy: Record<string, unknown> = {}): Fixture {
     web: { listen: '127.0.0.1:0' },
     servers: { fs: { command: '/bin/true' } },
     policy: { default: 'allow', tools: { 'fs/write_file': 'prompt', 'fs/read_file': 'prompt' }, presence: { 'fs/write_*': 'passkey' }, ...policy },
+    ...extra,
   };
   writeFileSync(paths.config, JSON.stringify(config), { mode: 0o600 });
   const hooks: (() => Promise<void> | void)[] = [];
@@ -363,6 +365,61 @@ describe('passkey-confirmed approvals (R-REM-6)', () => {
     const second = await file(f, 'write_file');
     expect(await f.runtime.service.get(second.id)).toMatchObject({ state: 'pending', presence: 'passkey' });
     await expect(f.runtime.service.decide({ id: second.id, behavior: 'allow', scope: 'session', channel: 'cli' })).rejects.toThrow(expect.objectContaining({ type: 'presence_required' }));
+  });
+});
+
+describe('passkey rules and counters (R-REM-6; issue 19 item 1)', () => {
+  it('R-REM-6 a --command, --path or --url rule that could approve a presence-marked agent tool is refused, naming the tool and why; one for an unmarked agent or kind is added', async () => {
+    const f = fixture({ presence: { 'claude/Bash': 'passkey', 'gemini/web_fetch': 'passkey' } });
+    const rule = (form: Record<string, unknown>): Rule => ({ id: `r${Math.random().toString(36).slice(2, 7)}`, version: 1, args: [], createdAt: f.clock.now(), ...form }) as Rule;
+    for (const form of [{ command: 'npm test' }, { command: 'npm test', agent: 'claude-code' }, { path: '${cwd}/dist/**' }, { path: '/tmp/**', access: 'read', agent: 'claude-code' }, { url: 'https://docs.example.com/*', agent: 'gemini' }]) {
+      const refused = await f.runtime.service.addRule(rule(form)).catch((error: unknown) => error);
+      expect(refused, JSON.stringify(form)).toMatchObject({ type: 'invalid_params', message: expect.stringContaining('policy.presence marks') });
+      expect((refused as Error).message).toMatch(/claude\/Bash|gemini\/web_fetch/);
+      expect((refused as Error).message).toContain('nothing was added');
+    }
+    const refused = (await f.runtime.service.addRule(rule({ command: 'git status' })).catch((error: unknown) => error)) as Error;
+    expect(refused.message).toContain('claude/Bash');
+    expect(refused.message).toContain('--agent');
+    // Not marked: codex's shell, and URLs for Claude Code.
+    for (const form of [{ command: 'npm test', agent: 'codex' }, { url: 'https://docs.example.com/*', agent: 'claude-code' }, { path: '/tmp/**', agent: 'codex' }]) {
+      await expect(f.runtime.service.addRule(rule(form)), JSON.stringify(form)).resolves.toMatchObject(form);
+    }
+    expect((await f.runtime.service.listRules()).length).toBe(3);
+  });
+
+  it('R-REM-6 R-TEAM-3 a passkey approval is the page session\'s decision: four-eyes does not take it for the owner\'s, and the counter is written with the approval', async () => {
+    const f = fixture({}, { approvals: { fourEyes: true } });
+    const { authenticator } = await enrol(f);
+    const { call, id } = await file(f, 'write_file');
+    const request = await challenge(f, id);
+    const decided = await f.passkeys.approve(PAGE, { approvalId: id, nonce: request.nonce, response: authenticator.assert(request.options) });
+    expect(decided).toMatchObject({ state: 'approved', decidedBy: PAGE, presence: 'passkey' });
+    await expect(call).resolves.toMatchObject({ decision: 'allow' });
+    expect(f.runtime.journal.findPasskeyByCredentialId(authenticator.id)?.counter).toBe(authenticator.counter);
+  });
+
+  it('R-REM-6 the passkey counter is written only when the decision commits: a repeat approval by the same page under a quorum changes nothing, its counter included', async () => {
+    const f = fixture({ quorum: { 'fs/write_file': 2 } });
+    const { authenticator } = await enrol(f);
+    const { call, id } = await file(f, 'write_file');
+    let request = await challenge(f, id);
+    await f.passkeys.approve(PAGE, { approvalId: id, nonce: request.nonce, response: authenticator.assert(request.options) });
+    const afterFirst = f.runtime.journal.findPasskeyByCredentialId(authenticator.id);
+    expect((await f.runtime.service.get(id))).toMatchObject({ state: 'pending', approvedBy: [PAGE] });
+    f.clock.advance(1000);
+    request = await challenge(f, id);
+    await f.passkeys.approve(PAGE, { approvalId: id, nonce: request.nonce, response: authenticator.assert(request.options) });
+    // Nothing was recorded by the repeat, so nothing of the passkey moved either.
+    expect(f.runtime.journal.findPasskeyByCredentialId(authenticator.id)).toEqual(afterFirst);
+    expect((await f.runtime.service.get(id))).toMatchObject({ state: 'pending', approvedBy: [PAGE] });
+    // Another page session's assertion completes the quorum and records the counter.
+    const other = 'web:99999999';
+    const issued = await f.passkeys.assertionOptions(other, id);
+    f.clock.advance(1000);
+    await f.passkeys.approve(other, { approvalId: id, nonce: issued.nonce, response: authenticator.assert(issued.options) });
+    await expect(call).resolves.toMatchObject({ decision: 'allow' });
+    expect(f.runtime.journal.findPasskeyByCredentialId(authenticator.id)).toMatchObject({ counter: authenticator.counter, lastUsedAt: f.clock.now() });
   });
 });
 
