@@ -10,6 +10,14 @@ export interface TreeRead {
   dir: ShellWord;
   /** False when the program skips hidden entries (`rg` without `--hidden`/`-u`): they are not judged. */
   hidden: boolean;
+  /** True when the program follows symbolic links while it walks (`grep -R`, `rg -L`, `cp -rL`). */
+  follow?: boolean;
+}
+
+/** A recursive copy or a move: every entry beneath `from` lands beneath `to` (or beneath `to/<basename of from>` when `to` is a directory). */
+export interface TreeWrite {
+  from: ShellWord;
+  to: ShellWord;
 }
 
 export interface ProgramVerdict {
@@ -23,19 +31,36 @@ export interface ProgramVerdict {
   refused?: string;
   /** The option that decided the refusal, as the program spells it in full (`--output`). */
   option?: string;
-  /** Paths the command reads (operands and option values of kind read-path). */
+  /**
+   * Paths the command reads (operands and option values of kind read-path).
+   * Relative paths are relative to the command's cwd moved by `repository.chdir`, when that is set.
+   */
   reads: ShellWord[];
   /** Paths the command writes or creates (operands and option values of kind write-path). */
   writes: ShellWord[];
   /** Trees read recursively, judged by every credential location beneath (R-SH-10). */
   trees: TreeRead[];
   /**
+   * Trees written whose entries are known only from the file system (`cp -r`, `mv`):
+   * a gate file (R-SH-9) may be among them. `writes` holds the top-level paths as well.
+   */
+  treeWrites?: TreeWrite[];
+  /**
    * Set for a program that obeys a repository's configuration (git): the
    * directories it runs in relative to the command's cwd, `-C` arguments in
    * order (empty: the cwd itself). The edge finds the repository git would use
    * and refuses the part if its configuration sets a key that executes.
    */
-  repository?: { chdir: ShellWord[] };
+  repository?: {
+    chdir: ShellWord[];
+    /**
+     * A revision whose files git writes into the worktree (`git switch BRANCH`,
+     * `git stash pop`, `git restore --source=REV`): the files that differ from
+     * the worktree are writes, known only from the repository; only beneath
+     * `paths` when given.
+     */
+    checkout?: { revision: ShellWord; paths: ShellWord[] };
+  };
   /** `REV:PATH` reads of git: `PATH` relative to the repository's top (or to the cwd when it starts with `./` or `../`). */
   revisionPaths?: ShellWord[];
 }
