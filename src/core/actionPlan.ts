@@ -55,6 +55,12 @@ export interface PlannedTree {
   hidden: boolean;
   /** True when the program walks into symlinked directories (`grep -R`, `rg -L`). */
   follow?: boolean;
+  /**
+   * A recursive copy or move (`cp -r`, `mv`): every entry beneath lands beneath
+   * the destination of this request (or beneath it plus the tree's own name),
+   * and is judged as a write there — a gate file may be among them (R-SH-9).
+   */
+  landsIn?: number;
 }
 
 /** A program that obeys a repository's configuration (git; R-SH-9): the edge reads the configuration git would use from there. */
@@ -104,20 +110,34 @@ export interface ResolvedChecks {
 
 const NO_CHECKS: ResolvedChecks = { trees: [], repositories: [] };
 
-/** The most restrictive entry beneath a tree (R-SH-10): a credential location anywhere beneath decides the read. */
-function treePart(tree: PlannedTree, found: ResolvedTree | undefined, paths: CompiledPaths, cwds: readonly string[]): PolicyPart {
-  const text = `read ${tree.shown} (recursively)`;
-  if (found === undefined) return { kind: 'path', text, decision: atLeastPrompt(paths.read), rule: `policy.paths.read`, reason: 'what lies beneath was not listed' };
+/** Where an entry beneath a copied tree lands: beneath each destination form, directly and under the tree's own name. */
+function landings(entry: string, root: string, destinations: readonly string[]): string[] {
+  const rest = entry === root ? '' : entry.startsWith(`${root}/`) ? entry.slice(root.length) : undefined;
+  if (rest === undefined) return [];
+  const name = root.slice(root.lastIndexOf('/'));
+  return destinations.flatMap((to) => [`${to}${rest}`, `${to}${name}${rest}`]);
+}
+
+/** The most restrictive entry beneath a tree (R-SH-10): a credential location anywhere beneath decides the read; a gate file, the copy. */
+function treePart(tree: PlannedTree, found: ResolvedTree | undefined, resolved: ResolvedPaths, paths: CompiledPaths, cwds: readonly string[]): PolicyPart {
+  const access: PathAccess = tree.landsIn === undefined ? 'read' : 'write';
+  const text = access === 'read' ? `read ${tree.shown} (recursively)` : `write what lies beneath ${tree.shown} (copied or moved)`;
+  if (found === undefined) return { kind: 'path', text, decision: atLeastPrompt(paths[access]), rule: `policy.paths.${access}`, reason: 'what lies beneath was not listed' };
+  const roots = resolved[tree.request] ?? [];
+  const destinations = tree.landsIn === undefined ? [] : (resolved[tree.landsIn] ?? []);
   let worst: { decision: PolicyValue; rule: string; entry: string } | undefined;
   for (const entry of found.entries) {
-    const verdict = evaluatePath(paths, entry, 'read', cwds);
-    if (worst === undefined || mostRestrictive(worst.decision, verdict.decision) !== worst.decision) worst = { ...verdict, entry };
-    if (worst.decision === 'deny') break;
+    const targets = access === 'read' ? [entry] : roots.flatMap((root) => landings(entry, root, destinations));
+    for (const target of targets) {
+      const verdict = evaluatePath(paths, target, access, cwds);
+      if (worst === undefined || mostRestrictive(worst.decision, verdict.decision) !== worst.decision) worst = { ...verdict, entry: target };
+    }
+    if (worst?.decision === 'deny') break;
   }
   if (found.truncated && (worst === undefined || worst.decision === 'allow')) {
-    return { kind: 'path', text, decision: atLeastPrompt(paths.read), rule: 'policy.paths.read', reason: `more than ${found.entries.length} entries beneath; assent lists at most that many before a recursive read` };
+    return { kind: 'path', text, decision: atLeastPrompt(paths[access]), rule: `policy.paths.${access}`, reason: `more than ${found.entries.length} entries beneath; assent lists at most that many` };
   }
-  if (worst === undefined) return { kind: 'path', text, decision: paths.read, rule: 'policy.paths.read', reason: 'nothing beneath' };
+  if (worst === undefined) return { kind: 'path', text, decision: paths[access], rule: `policy.paths.${access}`, reason: 'nothing beneath' };
   const reason = worst.decision === 'allow' ? `${found.entries.length} entries beneath, none a protected location` : `reaches ${worst.entry}`;
   return { kind: 'path', text, decision: worst.decision, rule: worst.rule, reason };
 }
@@ -161,7 +181,7 @@ export function decidePlan(
     part.decision = 'prompt';
     part.reason = part.reason === undefined ? why : `${part.reason}; ${why}`;
   });
-  (plan.trees ?? []).forEach((tree, i) => parts.push(treePart(tree, checks.trees[i], paths, cwds)));
+  (plan.trees ?? []).forEach((tree, i) => parts.push(treePart(tree, checks.trees[i], resolved, paths, cwds)));
   const risks: RiskSignal[] = [...(plan.risks ?? []), ...deleteRisks(plan.deletes ?? [], resolved, cwds)];
   for (const path of plan.paths) {
     // A write that may land outside the cwd (or where, is not known), or on a gate file, is on the risk line.

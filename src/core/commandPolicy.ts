@@ -4,7 +4,7 @@
 import type { PolicyValue } from './policyValue.js';
 import { atLeastPrompt, mostRestrictive } from './decisions.js';
 import { AssentError } from './errors.js';
-import { judgeProgram, MODELLED_PROGRAMS } from './programs/index.js';
+import { judgeProgram, judgeVersion, MODELLED_PROGRAMS } from './programs/index.js';
 import type { ProgramVerdict } from './programs/programVerdict.js';
 import { commandBaseName, type ShellWord, type SimpleCommand } from './shellCommand.js';
 import { compileWordPattern, literalAt, patternMatches, wordMatches, type WordMatcher, type WordPattern } from './wordPattern.js';
@@ -61,6 +61,9 @@ export interface CommandVerdict {
   program?: ProgramVerdict;
 }
 
+/** The models a rule may name: one per program, and `version` (`PROGRAM --version` of any program). */
+export const MODEL_NAMES: readonly string[] = Object.freeze([...MODELLED_PROGRAMS, 'version']);
+
 /** Compiles one rule's globs; throws an AssentError naming the field that does not compile. */
 export function compileCommandRule(rule: CommandRuleConfig, index: number): CompiledCommandRule {
   const field = (name: string, compile: () => unknown): void => {
@@ -82,8 +85,8 @@ export function compileCommandRule(rule: CommandRuleConfig, index: number): Comp
   );
   const except: WordPattern[] = [];
   (rule.except ?? []).forEach((text, i) => field(`except.${i}`, () => except.push(compileWordPattern(text))));
-  if (rule.model !== undefined && !MODELLED_PROGRAMS.includes(rule.model)) {
-    throw new AssentError('invalid_params', `model: ${JSON.stringify(rule.model)} is not a program model assent has; known: ${MODELLED_PROGRAMS.join(', ')}`);
+  if (rule.model !== undefined && !MODEL_NAMES.includes(rule.model)) {
+    throw new AssentError('invalid_params', `model: ${JSON.stringify(rule.model)} is not a program model assent has; known: ${MODEL_NAMES.join(', ')}`);
   }
   return { index, match: rule.match, decision: rule.decision, pattern: pattern as WordPattern, unless, except, operands: rule.operands, model: rule.model };
 }
@@ -178,9 +181,16 @@ interface RuleOutcome {
   program?: ProgramVerdict;
 }
 
+/** The named model's verdict on the words, or undefined when that model does not describe them (another program). */
+function judgeByModel(model: string, words: readonly ShellWord[], assigned: ReadonlySet<string>): ProgramVerdict | undefined {
+  if (model === 'version') return judgeVersion(words);
+  if (commandBaseName(words[0]) !== model || (words[0] as ShellWord).text.includes('/')) return undefined;
+  return judgeProgram(words, assigned);
+}
+
 function allowOutcome(rule: CompiledCommandRule, command: SimpleCommand, assigned: ReadonlySet<string>, programs: Map<string, ProgramVerdict | undefined>): RuleOutcome {
   if (rule.model !== undefined) {
-    if (!programs.has(rule.model)) programs.set(rule.model, judgeProgram(command.words, assigned, rule.model));
+    if (!programs.has(rule.model)) programs.set(rule.model, judgeByModel(rule.model, command.words, assigned));
     const program = programs.get(rule.model);
     if (program === undefined) return { decision: 'prompt', reason: `the ${rule.model} model does not describe this command` };
     if (program.refused !== undefined) return { decision: 'prompt', reason: `${program.model} model: ${program.refused}`, program };

@@ -151,7 +151,27 @@ function planProgram(state: PlanState, program: ProgramVerdict, bases: string[] 
   for (const tree of program.trees) {
     const before = state.plan.requests.length;
     addPath(state, tree.dir, 'read', moved);
-    if (state.plan.requests.length > before) (state.plan.trees ??= []).push({ request: before, shown: tree.dir.text, hidden: tree.hidden });
+    if (state.plan.requests.length > before) (state.plan.trees ??= []).push({ request: before, shown: tree.dir.text, hidden: tree.hidden, follow: tree.follow === true });
+  }
+  for (const copy of program.treeWrites ?? []) {
+    // Both ends must be known for the entries beneath to be judged where they land; else the part is not allowed.
+    if (!copy.from.static || !copy.to.static || moved === undefined) continue;
+    const from = state.plan.requests.length;
+    const fromText = expandTilde(copy.from, state.home);
+    state.plan.requests.push({ text: fromText, bases: fromText.startsWith('/') ? [] : moved });
+    const toText = expandTilde(copy.to, state.home);
+    state.plan.requests.push({ text: toText, bases: toText.startsWith('/') ? [] : moved });
+    (state.plan.trees ??= []).push({ request: from, shown: copy.from.text, hidden: true, landsIn: from + 1 });
+  }
+  const checkout = program.repository?.checkout;
+  if (checkout !== undefined) {
+    for (const word of checkout.paths) addPath(state, word, 'write', moved);
+    if (checkout.paths.length === 0) {
+      const part = state.plan.parts[partIndex] as PolicyPart;
+      if (part.decision === 'allow') part.decision = 'prompt';
+      const why = `git writes the files of ${checkout.revision.text} into the worktree; which ones only the repository knows, and a gate file (R-SH-9) may be among them`;
+      part.reason = part.reason === undefined ? why : `${part.reason}; ${why}`;
+    }
   }
   if (program.repository !== undefined && moved !== undefined) {
     const request = state.plan.requests.length;
