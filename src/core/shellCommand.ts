@@ -39,7 +39,12 @@ export interface ShellRedirect {
 export interface SimpleCommand {
   /** The command as written (or, for a command a wrapper runs, its words joined), for previews. */
   text: string;
-  /** Command name first. Empty for a redirection of a whole group (`{ a; b; } > f`). */
+  /**
+   * Command name first. Empty for a command that only assigns or redirects: an
+   * assignment statement, a redirection of a whole group (`{ a; b; } > f`), a
+   * bare redirection (`> f`), `$(<f)` (a read of f) or `$(>f)` (a write), and
+   * the loop and case headers (see `assigns`); `unknown` still applies to it.
+   */
   words: ShellWord[];
   assignments: ShellAssignment[];
   redirects: ShellRedirect[];
@@ -51,16 +56,41 @@ export interface SimpleCommand {
   unknown: string[];
   /** A wrapper runs it in another directory (`env -C DIR`, `sudo -D DIR`). */
   chdir?: ShellWord;
-  /** The pipeline it is a stage of: commands of one pipeline share `id`; `stage` counts from 0, left to right. */
-  pipeline?: { id: number; stage: number };
-  /** Index in `ParsedShell.commands` of the command whose word or redirection holds the substitution this command runs in. */
+  /**
+   * The pipeline it is a stage of: commands of one pipeline share `id`; `stage`
+   * counts from 0, left to right. Every command a stage runs has it — those of a
+   * group (`{ a; b; } | c`), a wrapper (`… | sudo sh`) or a `-c` string in the
+   * stage — but not those of a substitution in it (see `inside`).
+   */
+  pipeline?: PipelineStage;
+  /**
+   * Index in `ParsedShell.commands` of the command whose word, redirection or
+   * assignment holds the substitution (`$(…)`, backticks, `<(…)`) or here-document
+   * body this command runs in; for one in the word list of a loop or a case
+   * pattern, the header command pushed for it.
+   */
   inside?: number;
   /**
-   * Variables this command assigns as a builtin or compound (R-SH-7): `read x`,
-   * `printf -v x`, `for x in`, `export x=…`, `(( x = 1 ))`… `'*'` stands for a
-   * name that is not statically known (`read "$v"`, `let "$e"`).
+   * Variables this command assigns (R-SH-7): its own `NAME=` prefixes or
+   * statement, builtins (`read x`, `printf -v x`, `export x=…`, `unset x`,
+   * `getopts o x`, `mapfile`, `declare -n r=t` (both), `let`, `cd` (PWD)…),
+   * expansions (`${x:=v}`, `$((x = 1))`, `(( i++ ))`) and keywords. `'*'` stands
+   * for a name that is not statically known (`read "$v"`, `let "$e"`, a command
+   * name that is not static, `source`). Loops and `coproc` get a word-less
+   * header command of their own, pushed before their body:
+   * `for NAME in a b` / `select NAME in a b` has `assignments` NAME=a, NAME=b
+   * (one per word; `"$@"` without `in`) and assigns [NAME] (select: NAME, REPLY);
+   * `for ((…))` assigns what its arithmetic assigns and is not statically known;
+   * `coproc [NAME] { … }` assigns NAME (default COPROC) and NAME_PID.
    */
   assigns?: string[];
+}
+
+/** One stage of a pipeline; `outer` is the stage of an enclosing pipeline this whole pipeline runs in (`{ a | b; } | c`). */
+export interface PipelineStage {
+  id: number;
+  stage: number;
+  outer?: PipelineStage;
 }
 
 /** The whole command line decomposed. `errors` are parse errors, as data (R-SH-3: at least prompt). */

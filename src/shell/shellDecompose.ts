@@ -1,0 +1,394 @@
+// The walk of a bash tree into every simple command it would run (R-SH-1, R-SH-8):
+// statements, pipelines, substitutions (backticks re-parsed as bash unescapes
+// them), `-c`/`eval` strings and wrappers. Each node type is handled as
+// nodeTypes.ts lists it; one it does not list, or lists as refused, is an error.
+import type * as TreeSitter from '@vscode/tree-sitter-wasm';
+import { MAX_SHELL_DEPTH, commandBaseName, joinWords, type ParsedShell, type ShellAssignment, type ShellWord, type SimpleCommand } from '../core/shellCommand.js';
+import { findExecCommands, unwrapCommand } from '../core/shellWrappers.js';
+import { backtickEnd, unescapeBackticks } from './hereDocuments.js';
+import { nodeRule, unmodelledNode } from './nodeTypes.js';
+import { builtinEffects } from './shellBuiltins.js';
+import { assignmentStatement, caseStatement, cStyleFor, forLoop, functionDefinition, groupRedirects, holdsParts, simpleCommand, testCommand } from './shellCommands.js';
+import { reportError, type Context, type Node, type ParsedText, type Walker } from './shellContext.js';
+import { rewriteKeywords, type KeywordHeader } from './shellKeywords.js';
+import { shown, type WordSink } from './shellWords.js';
+
+/** Longer command lines are not analysed (a parse error, so at least prompt): parsing stays well inside the §14 budget. */
+export const MAX_COMMAND_CHARS = 65_536;
+
+const WALKER: Walker = { statement, part, push, parseInto, parseText };
+
+const BOUNDARY = new Set([' ', '\t', '\n', ';', '&', '|', '(', ')', '{', '}', '!', '`']);
+
+/** `time` or `coproc` as a word of its own somewhere: only then is the tree searched for the keywords. */
+function mentionsKeyword(source: string): boolean {
+  for (const keyword of ['time', 'coproc']) {
+    for (let at = source.indexOf(keyword); at >= 0; at = source.indexOf(keyword, at + 1)) {
+      const before = source[at - 1];
+      const after = source[at + keyword.length];
+      if ((before === undefined || BOUNDARY.has(before)) && (after === undefined || BOUNDARY.has(after))) return true;
+    }
+  }
+  return false;
+}
+
+/** Decomposes one command line. */
+export function decomposeShell(parser: TreeSitter.Parser, source: string): ParsedShell {
+  const out: ParsedShell = { source, commands: [], errors: [] };
+  const ctx: Context = {
+    state: { parser, out, pipelines: 0 },
+    walk: WALKER,
+    depth: 0,
+    via: undefined,
+    where: '',
+    source,
+    inside: undefined,
+    pipeline: undefined,
+    headers: [],
+    hereDoc: undefined,
+  };
+  parseInto(ctx, source);
+  return out;
+}
+
+/** Parses `text`; `time` and `coproc` keywords are blanked and the text parsed again until none is left. */
+function parseText(ctx: Context, text: string): ParsedText | undefined {
+  let source = text;
+  let tree = ctx.state.parser.parse(source);
+  if (tree === null) return undefined;
+  const headers: KeywordHeader[] = [];
+  if (mentionsKeyword(source)) {
+    for (let round = 0; round < 16; round += 1) {
+      const rewrite = rewriteKeywords(tree.rootNode, source);
+      if (rewrite === undefined) break;
+      const next = ctx.state.parser.parse(rewrite.source);
+      if (next === null) break;
+      tree.delete();
+      tree = next;
+      source = rewrite.source;
+      headers.push(...rewrite.headers);
+    }
+  }
+  return { tree, source, headers };
+}
+
+function parseInto(ctx: Context, source: string): void {
+  if (source.length > MAX_COMMAND_CHARS) {
+    reportError(ctx, `the command${ctx.where} is ${source.length} characters long; assent analyses at most ${MAX_COMMAND_CHARS}`);
+    return;
+  }
+  const parsed = parseText(ctx, source);
+  if (parsed === undefined) {
+    reportError(ctx, `the command${ctx.where} could not be parsed`);
+    return;
+  }
+  try {
+    const inner: Context = { ...ctx, source: parsed.source, headers: parsed.headers, hereDoc: undefined };
+    const root = parsed.tree.rootNode;
+    if (root.hasError) reportParseErrors(inner, parsed.tree);
+    statement(inner, root);
+    for (const header of inner.headers.splice(0)) pushHeader(inner, header);
+  } finally {
+    parsed.tree.delete();
+  }
+}
+
+/**
+ * Every parse error in a tree that has one: ERROR nodes (also those under a
+ * node the walk reads itself, such as a here-document) and MISSING ones (an
+ * unclosed quote, a `fi` that never comes; zero-width leaves).
+ */
+function reportParseErrors(ctx: Context, tree: TreeSitter.Tree): void {
+  const cursor = tree.walk();
+  try {
+    for (;;) {
+      if (cursor.nodeIsMissing) reportError(ctx, `parse error${ctx.where}: a "${cursor.nodeType}" is missing at character ${cursor.startIndex + 1}`);
+      else if (cursor.nodeType === 'ERROR') reportError(ctx, parseErrorMessage(ctx, cursor.currentNode));
+      if (cursor.gotoFirstChild()) continue;
+      while (!cursor.gotoNextSibling()) if (!cursor.gotoParent()) return;
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
+function parseErrorMessage(ctx: Context, node: Node): string {
+  return `parse error${ctx.where} at character ${node.startIndex + 1} near ${JSON.stringify(shown(node.text))}`;
+}
+
+function pushHeader(ctx: Context, header: KeywordHeader): void {
+  push(ctx, { text: header.text, words: [], assignments: [], redirects: [], depth: ctx.depth, unknown: [] }, undefined, header.assigns);
+}
+
+function statement(ctx: Context, node: Node, type = node.type): void {
+  if (ctx.headers.length > 0) {
+    const at = ctx.headers.findIndex((header) => header.at === node.startIndex);
+    if (at >= 0) pushHeader(ctx, ctx.headers.splice(at, 1)[0] as KeywordHeader);
+  }
+  switch (type) {
+    case 'command':
+    case 'declaration_command':
+    case 'unset_command':
+      simpleCommand(ctx, node, node.text, []);
+      return;
+    case 'test_command':
+      testCommand(ctx, node);
+      return;
+    case 'redirected_statement':
+      redirected(ctx, node);
+      return;
+    case 'variable_assignment':
+    case 'variable_assignments':
+      assignmentStatement(ctx, node);
+      return;
+    case 'pipeline':
+      pipeline(ctx, stagesOf(node));
+      return;
+    case 'for_statement':
+      forLoop(ctx, node);
+      return;
+    case 'c_style_for_statement':
+      cStyleFor(ctx, node);
+      return;
+    case 'case_statement':
+      caseStatement(ctx, node);
+      return;
+    case 'function_definition':
+      functionDefinition(ctx, node);
+      return;
+    case 'ERROR':
+      reportError(ctx, parseErrorMessage(ctx, node));
+      for (const child of node.namedChildren) if (child !== null) anything(ctx, child, undefined);
+      return;
+    case 'comment':
+      return;
+    default:
+      if (nodeRule(type)?.kind === 'statement') container(ctx, node);
+      else misplaced(ctx, node);
+  }
+}
+
+/** `{ }`, `( )`, `do … done`, `if`, `while`, `!`, lists and the program: each statement in it. */
+function container(ctx: Context, node: Node): void {
+  for (const child of node.namedChildren) {
+    if (child === null) continue;
+    const type = child.type;
+    if (nodeRule(type)?.kind === 'statement') statement(ctx, child, type);
+    else if (type !== 'comment') misplaced(ctx, child);
+  }
+}
+
+/** A node where a statement belongs that is no statement: reported, and walked for what it may run. */
+function misplaced(ctx: Context, node: Node): void {
+  reportError(ctx, unmodelledNode(node.type, ctx.where) ?? `the command${ctx.where} has ${node.type.replace(/_/g, ' ')} (${shown(node.text)}) where a command belongs, which assent does not model`);
+  anything(ctx, node, undefined);
+}
+
+/** Inside a parse error any node may appear: each is decomposed for what it is. */
+function anything(ctx: Context, node: Node, owner: number | undefined): void {
+  const kind = nodeRule(node.type)?.kind;
+  if (kind === 'statement') statement(ctx, node);
+  else if (kind === 'substitution' || kind === 'word' || kind === 'expression') part(ctx, node, owner);
+  else if (kind === 'redirect') groupRedirects(ctx, node.text, [node]);
+  else if (kind !== 'leaf' && kind !== 'token') {
+    reportError(ctx, unmodelledNode(node.type, ctx.where) ?? `the command${ctx.where} uses ${node.type}`);
+    for (const child of node.namedChildren) if (child !== null) anything(ctx, child, owner);
+  }
+}
+
+/** Walks a word or expression for the substitutions in it; their commands get `inside: owner`. */
+function part(ctx: Context, node: Node, owner: number | undefined, type = node.type): void {
+  if (type === 'command_substitution' || type === 'process_substitution') {
+    substitution(ctx, node, owner);
+    return;
+  }
+  const kind = nodeRule(type)?.kind;
+  if (kind === 'word' || kind === 'expression' || type === 'variable_assignment') {
+    // (an assignment here is arithmetic: `for ((i = $(n); …))`)
+    for (const child of node.namedChildren) {
+      if (child === null) continue;
+      const childType = child.type;
+      if (holdsParts(child, childType)) part(ctx, child, owner, childType);
+    }
+  } else if (kind === 'statement') statement(ctx, node, type);
+  else if (kind !== 'leaf' && kind !== 'token') anything(ctx, node, owner);
+}
+
+function substitution(ctx: Context, node: Node, owner: number | undefined): void {
+  const via = ctx.via ?? (node.type === 'process_substitution' ? 'a process substitution' : 'a command substitution');
+  const inner: Context = { ...ctx, via, inside: owner, pipeline: undefined };
+  const open = node.firstChild?.type;
+  if (open === '`' || open === '$`') {
+    backticks(inner, node, inDoubleQuotes(ctx, node));
+    return;
+  }
+  for (const child of node.namedChildren) {
+    if (child === null || child.type === 'comment') continue;
+    // `$(<file)` reads file, `$(>file)` truncates it: a word-less command with the redirection
+    if (child.type === 'file_redirect') groupRedirects(inner, child.text, [child]);
+    else if (nodeRule(child.type)?.kind === 'statement') statement(inner, child);
+    else misplaced(inner, child);
+  }
+}
+
+/** Whether a backtick substitution sits inside double quotes (where `\"` in it loses its backslash too). */
+function inDoubleQuotes(ctx: Context, node: Node): boolean {
+  for (let parent = node.parent; parent !== null; parent = parent.parent) {
+    if (parent.type === 'string') return parent.id !== ctx.hereDoc;
+    const kind = nodeRule(parent.type)?.kind;
+    if (kind === 'statement' || kind === 'substitution') return false;
+  }
+  return false;
+}
+
+/** `` `…` ``: bash ends it at the first unescaped backtick, removes the backslash before `\`, `` ` `` and `$`, and parses the rest. */
+function backticks(ctx: Context, node: Node, inDouble: boolean): void {
+  const text = node.text;
+  const open = text.startsWith('$`') ? 2 : 1;
+  const end = backtickEnd(text, open - 1);
+  if (end !== text.length) {
+    reportError(ctx, `a backtick substitution${ctx.where} at character ${node.startIndex + 1} does not end where bash ends it`);
+    container(ctx, node);
+    return;
+  }
+  const body = text.slice(open, -1);
+  const unescaped = unescapeBackticks(body, inDouble);
+  if (unescaped === body) container(ctx, node);
+  else parseInto(ctx, unescaped);
+}
+
+/** The stages of a pipeline; `a | b | c` may nest as (a | (b | c)) in the grammar. */
+function stagesOf(node: Node): Node[] {
+  const stages: Node[] = [];
+  for (const child of node.namedChildren) {
+    if (child === null) continue;
+    const type = child.type;
+    if (type === 'pipeline') stages.push(...stagesOf(child));
+    else if (type !== 'comment') stages.push(child);
+  }
+  return stages;
+}
+
+type Stage = Node | ((ctx: Context) => void);
+
+/** Each stage with its {id, stage}; a pipeline inside a stage records the stage as `outer`. */
+function pipeline(ctx: Context, stages: readonly Stage[]): void {
+  if (stages.length === 1) {
+    const only = stages[0] as Stage;
+    if (typeof only === 'function') only(ctx);
+    else statement(ctx, only);
+    return;
+  }
+  ctx.state.pipelines += 1;
+  const id = ctx.state.pipelines;
+  stages.forEach((stage, index) => {
+    const inner: Context = { ...ctx, pipeline: ctx.pipeline === undefined ? { id, stage: index } : { id, stage: index, outer: ctx.pipeline } };
+    if (typeof stage === 'function') stage(inner);
+    else statement(inner, stage);
+  });
+}
+
+/**
+ * `cmd > f`, `{ …; } > f`, `cat <<EOF | sh`: the redirections belong to the
+ * command (the last stage of a pipeline the grammar put under them), else to a
+ * word-less group command; what the grammar hangs under a here-document
+ * (`| sh`, `&& ls`) is the rest of the pipeline or list.
+ */
+function redirected(ctx: Context, node: Node): void {
+  let body: Node | null = null;
+  const redirects: Node[] = [];
+  const tails: Node[] = [];
+  const lists: Node[] = [];
+  let tailStart = node.endIndex;
+  for (const child of node.namedChildren) {
+    if (child === null) continue;
+    const type = child.type;
+    if (type.endsWith('_redirect')) {
+      redirects.push(child);
+      if (type !== 'heredoc_redirect') continue;
+      for (let i = 0; i < child.childCount; i += 1) {
+        const tail = child.child(i);
+        if (tail === null) continue;
+        if (tail.type === 'pipeline') tails.push(...stagesOf(tail));
+        else if (child.fieldNameForChild(i) === 'right') lists.push(tail);
+        else continue;
+        tailStart = Math.min(tailStart, tail.startIndex);
+      }
+    } else if (body === null && redirects.length === 0 && type !== 'comment') body = child; // the grammar's `body` field
+    else if (type !== 'comment') statement(ctx, child, type);
+  }
+  const bodyStages: (Node | null)[] = body?.type === 'pipeline' ? stagesOf(body) : [body];
+  const owner = bodyStages.length - 1;
+  // The owner's text: from its own start (the last stage of a pipeline) to before what hangs under a here-document.
+  const start = bodyStages[owner]?.startIndex ?? node.startIndex;
+  const text = start === node.startIndex && tailStart === node.endIndex ? node.text : ctx.source.slice(start, tailStart).replace(/\s*(\||\|&|&&|\|\|)?\s*$/, '');
+  const stages: Stage[] = bodyStages.map((stage, index) => (index === owner ? (inner: Context) => ownRedirects(inner, stage, redirects, text) : (stage as Node)));
+  pipeline(ctx, [...stages, ...tails]);
+  for (const right of lists) statement(ctx, right);
+}
+
+function ownRedirects(ctx: Context, body: Node | null, redirects: readonly Node[], text: string): void {
+  if (body !== null && (body.type === 'command' || body.type === 'declaration_command' || body.type === 'unset_command')) {
+    simpleCommand(ctx, body, text, redirects);
+    return;
+  }
+  if (body !== null) statement(ctx, body);
+  groupRedirects(ctx, text, redirects);
+}
+
+// ---- commands and what wrappers in them run ---------------------------------
+
+/** Records a command with where it runs and what it assigns, then what its wrappers, `-c` strings and `find -exec` run. */
+function push(ctx: Context, command: SimpleCommand, sink?: WordSink, assigns: readonly string[] = [], hops = 0): number {
+  if (ctx.via !== undefined && command.via === undefined) command.via = ctx.via;
+  if (ctx.inside !== undefined && command.inside === undefined) command.inside = ctx.inside;
+  if (ctx.pipeline !== undefined) command.pipeline = ctx.pipeline;
+  const effects = builtinEffects(command.words);
+  if (effects !== undefined) command.unknown.push(...effects.unknown);
+  if (command.assignments.length > 0 || effects !== undefined || (sink !== undefined && sink.assigns.length > 0) || assigns.length > 0) {
+    const names = [...command.assignments.map((a) => a.name), ...(effects?.assigns ?? []), ...(sink?.assigns ?? []), ...assigns];
+    if (names.length > 0) command.assigns = [...new Set(names)];
+  }
+  const index = ctx.state.out.commands.push(command) - 1;
+  if (hops > 8) {
+    command.unknown.push('wrappers nested too deeply to follow');
+    return index;
+  }
+  // A wrapped command sees the same words, so what they may run is its concern too.
+  const inherited: WordSink = { code: sink?.code ?? [], assigns: sink?.assigns ?? [] };
+  if (commandBaseName(command.words[0]) === 'find') {
+    for (const exec of findExecCommands(command.words)) {
+      if (exec.words.length === 0) continue;
+      push(ctx, innerCommand(command, exec.via, exec.words, [], [`${exec.via} runs it with file names found at run time`, ...inherited.code]), inherited, [], hops + 1);
+    }
+    return index;
+  }
+  const unwrapped = unwrapCommand(command.words);
+  if (unwrapped === undefined) return index;
+  command.unknown.push(...unwrapped.unknown);
+  if (unwrapped.inner !== undefined) {
+    const inner = innerCommand(command, unwrapped.via, unwrapped.inner.words, unwrapped.inner.assignments, [...unwrapped.inner.unknown, ...inherited.code]);
+    if (unwrapped.inner.chdir !== undefined) inner.chdir = unwrapped.inner.chdir;
+    push(ctx, inner, inherited, [], hops + 1);
+  }
+  if (unwrapped.reparse !== undefined) {
+    if (!unwrapped.reparse.static) command.unknown.push(`the string given to ${unwrapped.via} is not a literal`);
+    else if (ctx.depth + 1 > MAX_SHELL_DEPTH) command.unknown.push(`the string given to ${unwrapped.via} is nested past depth ${MAX_SHELL_DEPTH}`);
+    else parseInto({ ...ctx, depth: ctx.depth + 1, via: unwrapped.via, where: ` in the string given to ${unwrapped.via}` }, unwrapped.reparse.text);
+  }
+  return index;
+}
+
+function innerCommand(outer: SimpleCommand, via: string, words: ShellWord[], assignments: ShellAssignment[], unknown: string[]): SimpleCommand {
+  const inner: SimpleCommand = {
+    text: joinWords(words),
+    words,
+    assignments: [...outer.assignments, ...assignments],
+    redirects: [],
+    depth: outer.depth,
+    via,
+    unknown: [...new Set(unknown)],
+  };
+  if (outer.chdir !== undefined) inner.chdir = outer.chdir;
+  return inner;
+}
