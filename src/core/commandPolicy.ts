@@ -215,13 +215,25 @@ export function evaluateCommand(commands: CompiledCommands, command: SimpleComma
   const code = interpreterCodeIndex(command.words);
   const programs = new Map<string, ProgramVerdict | undefined>();
   let best: { decision: PolicyValue; rule: CompiledCommandRule; outcome?: RuleOutcome } | undefined;
+  // Why a model rule whose words matched did not allow: said when nothing else decides.
+  const modelReasons: string[] = [];
   for (const rule of commands.rules) {
-    if (!ruleMatches(rule, command.words)) continue;
+    if (!ruleMatches(rule, command.words)) {
+      const dynamic = rule.unless.length > 0 && patternMatches(rule.pattern, command.words, rule.decision !== 'allow') ? firstDynamicWord(command.words) : undefined;
+      if (dynamic !== undefined) modelReasons.push(`${JSON.stringify(dynamic.text)} is not statically known (${dynamic.why ?? 'expanded at run time'}), so it never passes the "unless" of policy.commands.rules.${rule.index}`);
+      continue;
+    }
     let decision = rule.decision;
     let outcome: RuleOutcome | undefined;
     if (decision === 'allow') {
       outcome = allowOutcome(rule, command, assigned, programs);
       decision = outcome.decision;
+      // A model describes the forms its rule allows and no others: outside them the rule has no say,
+      // so a rule of the user's may still allow what the built-in model does not describe.
+      if (rule.model !== undefined && decision !== 'allow') {
+        if (outcome.reason !== undefined && !modelReasons.includes(outcome.reason)) modelReasons.push(outcome.reason);
+        continue;
+      }
     }
     if (decision === 'allow' && code !== undefined && !literalAt(rule.pattern, code)) decision = 'prompt';
     if (reasons.length > 0) decision = atLeastPrompt(decision);
@@ -231,8 +243,8 @@ export function evaluateCommand(commands: CompiledCommands, command: SimpleComma
     reasons.push(`${commandBaseName(command.words[0]) ?? 'it'} runs a code string that no rule names exactly`);
   }
   if (best === undefined) {
-    const decision = reasons.length > 0 || code !== undefined ? atLeastPrompt(commands.default) : commands.default;
-    return { decision, rule: 'policy.commands.default', reasons, readOperands: [] };
+    const decision = reasons.length > 0 || code !== undefined || modelReasons.length > 0 ? atLeastPrompt(commands.default) : commands.default;
+    return { decision, rule: 'policy.commands.default', reasons: [...reasons, ...modelReasons], readOperands: [] };
   }
   const rule = best.rule;
   if (best.outcome?.reason !== undefined && best.decision !== 'deny') reasons.push(best.outcome.reason);

@@ -15,9 +15,10 @@ export interface ScanTreeOptions {
   limit?: number;
   /**
    * True for a program that walks into symlinked directories (`grep -R`,
-   * `rg -L`, `find -L`, `zip -r` without `-y`): their targets are walked too,
-   * each real directory once. False (the default) lists a symlink's target
-   * without walking it, which is what `grep -r`, `rg`, `tar c`, `cp -r` reach at most.
+   * `rg -L`, `find -L`, `zip -r` without `-y`): their targets are listed and
+   * walked, each real directory once. False (the default): a symlink met in
+   * the walk is listed as itself only — `grep -r` and `rg` skip it, `tar c`
+   * and `cp -r` copy the link, not what it points to.
    */
   follow?: boolean;
 }
@@ -78,12 +79,12 @@ export function scanTree(dir: string, options: ScanTreeOptions): TreeScan {
         walked.add(path);
         continue;
       }
-      if (!child.isSymbolicLink()) continue;
+      if (!child.isSymbolicLink() || options.follow !== true) continue;
       // A loop lands nowhere: reading it fails with ELOOP.
       const target = physicalPath(path, cache);
       if (target === undefined) continue;
       if (!add(target)) return { entries: [...entries], truncated: true };
-      if (options.follow === true && !walked.has(target) && isDirectory(target)) {
+      if (!walked.has(target) && isDirectory(target)) {
         queue.push(target);
         walked.add(target);
       }

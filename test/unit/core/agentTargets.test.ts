@@ -7,7 +7,7 @@ describe('agent action targets', () => {
   it('R-PATH-1 paths per tool: Claude file_path/notebook_path/path, Gemini absolute_path and paths, every file a Codex patch names; none → unknown', () => {
     expect(actionPaths({ agent: 'claude-code', tool: 'Edit', input: { file_path: '/a', old_string: 'x' } })).toEqual({ paths: ['/a'] });
     expect(actionPaths({ agent: 'claude-code', tool: 'NotebookEdit', input: { notebook_path: 'n.ipynb' } })).toEqual({ paths: ['n.ipynb'] });
-    expect(actionPaths({ agent: 'claude-code', tool: 'Grep', input: { pattern: 'x' } })).toEqual({ paths: ['.'] });
+    expect(actionPaths({ agent: 'claude-code', tool: 'Grep', input: { pattern: 'x' } })).toEqual({ paths: ['.'], recursive: true });
     expect(actionPaths({ agent: 'gemini', tool: 'read_file', input: { absolute_path: '/b' } })).toEqual({ paths: ['/b'] });
     expect(actionPaths({ agent: 'gemini', tool: 'read_many_files', input: { paths: ['a', 'b'] } })).toEqual({ paths: ['a', 'b'] });
     expect(patchPaths('*** Begin Patch\n*** Update File: a.ts\n*** Move to: b.ts\n*** Delete File: c.ts\n*** Add File: d.ts\n+x\n*** End Patch')).toEqual(['a.ts', 'b.ts', 'c.ts', 'd.ts']);
@@ -21,8 +21,8 @@ describe('agent action targets', () => {
     expect(actionPaths({ agent: 'claude-code', tool: 'Glob', input: { pattern: '/home/u/.aws/**/cred*', path: '/w' } })).toEqual({ paths: ['/w', '/home/u/.aws'] });
     expect(actionPaths({ agent: 'claude-code', tool: 'Glob', input: { pattern: '../../home/u/.ssh/id_*', path: 'src' } })).toEqual({ paths: ['src', 'src/../../home/u/.ssh'] });
     expect(actionPaths({ agent: 'claude-code', tool: 'Glob', input: { pattern: '/*' } })).toEqual({ paths: ['.', '/'] });
-    expect(actionPaths({ agent: 'claude-code', tool: 'Grep', input: { pattern: 'key', glob: '.env' } })).toEqual({ paths: ['.', './.env'] });
-    expect(actionPaths({ agent: 'claude-code', tool: 'Grep', input: { pattern: 'key', glob: '*.{js,ts}', path: 'lib' } })).toEqual({ paths: ['lib'] });
+    expect(actionPaths({ agent: 'claude-code', tool: 'Grep', input: { pattern: 'key', glob: '.env' } })).toEqual({ paths: ['.', './.env'], recursive: true });
+    expect(actionPaths({ agent: 'claude-code', tool: 'Grep', input: { pattern: 'key', glob: '*.{js,ts}', path: 'lib' } })).toEqual({ paths: ['lib'], recursive: true });
     // Gemini's glob keeps its own fields; a non-string pattern adds nothing.
     expect(actionPaths({ agent: 'claude-code', tool: 'Glob', input: { pattern: 3 } })).toEqual({ paths: ['.'] });
   });

@@ -78,7 +78,7 @@ describe('R-CFG-1..3 config validation', () => {
   it('R-CFG-3 defaults consentTimeoutSeconds to 90 and the rest to the documented values', () => {
     expect(DEFAULT_CONFIG).toEqual({
       servers: {},
-      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, quorum: {}, agents: { default: 'prompt' }, ...defaultAgentPolicyDocument(), presence: {} },
+      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, quorum: {}, agents: { default: 'prompt', bookkeeping: 'allow' }, ...defaultAgentPolicyDocument(), presence: {} },
       channels: { elicitation: false, tty: false },
       approvals: { handoff: false, proofTtlSeconds: 300, fourEyes: false },
       hooks: { timeoutSeconds: 110, claudeNativePrompt: false },
@@ -145,7 +145,7 @@ describe('R-CFG-1..3 config validation', () => {
   });
 
   it('R-CFG-1 R-POL-6 policy.agents.default (allow, deny, prompt; default prompt) is supported; a typo inside it or a bad value is an error', () => {
-    expect(validateConfig({}).config?.policy.agents).toEqual({ default: 'prompt' });
+    expect(validateConfig({}).config?.policy.agents).toEqual({ default: 'prompt', bookkeeping: 'allow' });
     for (const value of ['allow', 'deny', 'prompt'] as const) {
       const config = base();
       (config['policy'] as Record<string, unknown>)['agents'] = { default: value };

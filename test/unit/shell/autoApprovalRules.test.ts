@@ -146,7 +146,7 @@ describe('R-POL-6 --agent, --ttl and revocation (issue 12 item 5)', () => {
     expect(explainAgentPolicy(evaluateAgentAction(context, action), 'claude/Bash')).toEqual({
       decision: 'allow',
       parts: [
-        { kind: 'command', text: 'git status', decision: 'allow', rule: 'policy.commands.rules.12 "git status *"' },
+        { kind: 'command', text: 'git status', decision: 'allow', rule: 'policy.commands.rules.35 "git *" (model git status)' },
         { kind: 'command', text: 'npm test', decision: 'allow', rule: 'rule rnpmt --command "npm test"', reason: expect.stringContaining('auto-approval rule'), ruleId: 'rnpmt' },
       ],
     });

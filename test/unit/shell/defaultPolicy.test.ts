@@ -99,7 +99,7 @@ describe('R-POL-9 parts (agent actions 3)', () => {
     expect(verdict).toEqual({
       decision: 'prompt',
       parts: [
-        { kind: 'command', text: 'git status', decision: 'allow', rule: 'policy.commands.rules.12 "git status *"' },
+        { kind: 'command', text: 'git status', decision: 'allow', rule: 'policy.commands.rules.35 "git *" (model git status)' },
         { kind: 'command', text: 'rm -rf build', decision: 'prompt', rule: 'policy.commands.default' },
       ],
       // The risk line's hint (R-REM-5), beside the parts; never a policy input.
