@@ -28,14 +28,14 @@ describe('assent policy explain (R-POL-9)', () => {
     const text = await h.runCli(['policy', 'explain', 'claude', 'Bash', '--input', INPUT, '--cwd', '/tmp']);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^decision: prompt {2}\(config\.json/);
-    expect(text.stdout).toMatch(/allow {2}command git status\n {9}decided by policy\.commands\.rules\.\d+ "git status \*"/);
+    expect(text.stdout).toMatch(/allow {2}command git status\n {9}decided by policy\.commands\.rules\.\d+ "git \*" \(model git status\)/);
     expect(text.stdout).toMatch(/prompt command rm -rf build\n {9}decided by policy\.commands\.default/);
     const json = await h.runCli(['policy', 'explain', 'claude-code', 'Bash', '--input', INPUT, '--cwd', '/tmp', '--json']);
     const body = JSON.parse(json.stdout) as { ok: boolean; data: { decision: string; parts: Record<string, unknown>[] } };
     expect(body.ok).toBe(true);
     expect(body.data.decision).toBe('prompt');
     expect(body.data.parts).toEqual([
-      { kind: 'command', text: 'git status', decision: 'allow', rule: expect.stringMatching(/^policy\.commands\.rules\.\d+ "git status \*"$/) },
+      { kind: 'command', text: 'git status', decision: 'allow', rule: expect.stringMatching(/^policy\.commands\.rules\.\d+ "git \*" \(model git status\)$/) },
       { kind: 'command', text: 'rm -rf build', decision: 'prompt', rule: 'policy.commands.default' },
     ]);
     const reason = JSON.parse((await h.runCli(['policy', 'explain', 'codex', 'Bash', '--input', '{"command":"eval \\"$x\\""}', '--json'])).stdout) as { data: { parts: { reason?: string }[] } };

@@ -171,7 +171,7 @@ describe('agent actions decided by the command, path and URL rules (R-POL-6)', (
     const [approval] = await waitForPending(f);
     const text = await f.home.runCli(['pending'], { env: { HOME: f.userHome } });
     expect(text.stdout).toContain('  policy    prompt (decided by policy.commands.default)');
-    expect(text.stdout).toMatch(/ {4}allow {2}command git status\n {11}by policy\.commands\.rules\.\d+ "git status \*"/);
+    expect(text.stdout).toMatch(/ {4}allow {2}command git status\n {11}by policy\.commands\.rules\.\d+ "git \*" \(model git status\)/);
     expect(text.stdout).toContain('    prompt command eval "$x"');
     expect(text.stdout).toContain('           why: the string given to eval is not a literal');
     await f.home.runCli(['deny', String(approval?.['id'])], { env: { HOME: f.userHome } });
@@ -207,10 +207,11 @@ describe('agent actions decided by the command, path and URL rules (R-POL-6)', (
     }
   });
 
-  it('R-REM-6 R-POL-6 a --command rule does not approve an agent action whose tool needs a passkey: the action still files an approval that says so', async () => {
+  it('R-REM-6 R-POL-6 a --command rule cannot be added for an agent tool that needs a passkey, and the action still files an approval that says so', async () => {
     const f = await setup({ policy: { presence: { 'codex/Bash': 'passkey' } } });
     const added = await runInTerminal(['rules', 'add', '--command', 'npm test', '--json'], { env: { ASSENT_HOME: f.home.home, HOME: f.userHome }, typeCode: true });
-    expect(added.exitCode, added.screen).toBe(0);
+    expect(added.exitCode, added.screen).not.toBe(0);
+    expect(added.stdout).toContain('policy.presence marks codex/Bash');
     const call = runHook(['codex'], shellEvent('codex', 'npm test', { cwd: f.project }), f.env);
     const [approval] = await waitForPending(f);
     expect(approval).toMatchObject({ tool: 'Bash', presence: 'passkey' });
