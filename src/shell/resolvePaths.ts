@@ -2,7 +2,7 @@
 // two forms, `..` resolved as text and resolved as the kernel would, following
 // every symlink, a dangling one by its link text, so `link/../x`, a symlink into
 // `~/.ssh` or a dangling `docs/notes.md -> ../../.ssh/authorized_keys2` is judged where it lands.
-import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { PathRequest, ResolvedPaths } from '../core/actionPlan.js';
@@ -24,61 +24,65 @@ export const SYMLINK_HOPS = 40;
  */
 export function physicalPath(path: string, cache = new Map<string, string | undefined>()): string | undefined {
   if (cache.has(path)) return cache.get(path);
-  const result = resolvePhysical(path);
+  const result = resolvePhysical(path, cache);
   cache.set(path, result);
   return result;
 }
 
-function resolvePhysical(path: string): string | undefined {
-  try {
-    return realpathSync.native(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return undefined;
-  }
-  return walkComponents(path);
+function resolvePhysical(path: string, cache: Map<string, string | undefined>): string | undefined {
+  return resolveFrom(normalizeSlashes(path), cache, { hops: 0 });
+}
+
+/** `path` without repeated or trailing slashes (`..` and `.` kept: they are resolved against what exists). */
+function normalizeSlashes(path: string): string {
+  const trimmed = path.replace(/\/{2,}/g, '/');
+  return trimmed.length > 1 && trimmed.endsWith('/') ? trimmed.slice(0, -1) : trimmed;
 }
 
 /**
- * The kernel's walk, one component at a time (only reached when realpath
- * failed, i.e. some component is missing or unreadable): `dir` is always a
- * physical directory (or the path reached so far), `pending` the components
- * still to walk, last one first, so a link's text is pushed in front of the rest.
+ * The kernel's walk, from the last component back: the parent resolved first
+ * (through `cache`, so the paths of one decision share their directories),
+ * then one lstat of the last component. A missing component ends the walk —
+ * nothing below it exists, so the rest lands as written; a symlink is followed
+ * by its text, a dangling one too, counting hops across the whole walk.
+ * Asks the file system without exceptions on the common path (a missing file).
  */
-function walkComponents(path: string): string | undefined {
-  const pending = path.split('/').reverse();
-  let dir = '/';
-  let hops = 0;
-  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
-    if (name === '' || name === '.') continue;
-    if (name === '..') {
-      dir = dir.slice(0, dir.lastIndexOf('/')) || '/';
-      continue;
-    }
-    const next = dir === '/' ? `/${name}` : `${dir}/${name}`;
-    let isLink: boolean;
+function resolveFrom(path: string, cache: Map<string, string | undefined>, walk: { hops: number }): string | undefined {
+  if (path === '/' || path === '') return '/';
+  if (cache.has(path)) return cache.get(path);
+  const slash = path.lastIndexOf('/');
+  const parentPath = slash <= 0 ? '/' : path.slice(0, slash);
+  const name = path.slice(slash + 1);
+  const parent = resolveFrom(parentPath, cache, walk);
+  if (parent === undefined) return undefined;
+  let result: string | undefined;
+  if (name === '.' || name === '') result = parent;
+  else if (name === '..') result = parent === '/' ? '/' : parent.slice(0, parent.lastIndexOf('/')) || '/';
+  else {
+    const next = parent === '/' ? `/${name}` : `${parent}/${name}`;
+    let stats: ReturnType<typeof lstatSync> | undefined;
     try {
-      isLink = lstatSync(next).isSymbolicLink();
+      stats = lstatSync(next, { throwIfNoEntry: false });
     } catch {
-      // Missing (or not searchable, which the agent's own open could not pass
-      // either): nothing below it exists, so the rest lands as written.
-      return normalizePathText([next, ...pending.reverse()].join('/'));
+      stats = undefined; // not searchable: the agent's own open could not pass it either
     }
-    if (!isLink) {
-      dir = next;
-      continue;
+    if (stats === undefined || !stats.isSymbolicLink()) result = next;
+    else {
+      walk.hops += 1;
+      if (walk.hops > SYMLINK_HOPS) return undefined;
+      let text: string;
+      try {
+        text = readlinkSync(next);
+      } catch {
+        return undefined;
+      }
+      const target = text.startsWith('/') ? normalizeSlashes(text) : `${parent === '/' ? '' : parent}/${text}`;
+      // Not cached under the link's own path when a loop is under way: the hop count decides.
+      result = resolveFrom(normalizeSlashes(target), cache, walk);
     }
-    hops += 1;
-    if (hops > SYMLINK_HOPS) return undefined;
-    let text: string;
-    try {
-      text = readlinkSync(next);
-    } catch {
-      return undefined;
-    }
-    if (text.startsWith('/')) dir = '/';
-    pending.push(...text.split('/').reverse());
   }
-  return dir;
+  cache.set(path, result);
+  return result;
 }
 
 /** What the edge found for one request: every form it could compute, and why the request cannot be resolved, if so. */
