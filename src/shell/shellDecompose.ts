@@ -8,10 +8,10 @@ import { findExecCommands, unwrapCommand } from '../core/shellWrappers.js';
 import { backtickEnd, unescapeBackticks } from './hereDocuments.js';
 import { nodeRule, unmodelledNode } from './nodeTypes.js';
 import { builtinEffects } from './shellBuiltins.js';
-import { assignmentStatement, caseStatement, cStyleFor, forLoop, functionDefinition, groupRedirects, holdsParts, simpleCommand, testCommand } from './shellCommands.js';
+import { arithmeticCommand, assignmentStatement, caseStatement, cStyleFor, forLoop, functionDefinition, groupRedirects, holdsParts, simpleCommand, testCommand } from './shellCommands.js';
 import { reportError, type Context, type Node, type ParsedText, type Walker } from './shellContext.js';
 import { rewriteKeywords, type KeywordHeader } from './shellKeywords.js';
-import { shown, type WordSink } from './shellWords.js';
+import { newSink, scanWord, shown, type WordSink } from './shellWords.js';
 
 /** Longer command lines are not analysed (a parse error, so at least prompt): parsing stays well inside the §14 budget. */
 export const MAX_COMMAND_CHARS = 65_536;
@@ -20,8 +20,9 @@ const WALKER: Walker = { statement, part, push, parseInto, parseText };
 
 const BOUNDARY = new Set([' ', '\t', '\n', ';', '&', '|', '(', ')', '{', '}', '!', '`']);
 
-/** `time` or `coproc` as a word of its own somewhere: only then is the tree searched for the keywords. */
+/** `time` or `coproc` as a word of its own, or a `!`, somewhere: only then is the tree searched for the keywords. */
 function mentionsKeyword(source: string): boolean {
+  if (source.includes('!')) return true;
   for (const keyword of ['time', 'coproc']) {
     for (let at = source.indexOf(keyword); at >= 0; at = source.indexOf(keyword, at + 1)) {
       const before = source[at - 1];
@@ -160,6 +161,10 @@ function statement(ctx: Context, node: Node, type = node.type): void {
       reportError(ctx, parseErrorMessage(ctx, node));
       for (const child of node.namedChildren) if (child !== null) anything(ctx, child, undefined);
       return;
+    case 'compound_statement':
+      if (node.firstChild?.type === '((') arithmeticCommand(ctx, node);
+      else container(ctx, node);
+      return;
     case 'comment':
       return;
     default:
@@ -202,6 +207,10 @@ function part(ctx: Context, node: Node, owner: number | undefined, type = node.t
     substitution(ctx, node, owner);
     return;
   }
+  if ((type === 'regex' || type === 'extglob_pattern') && /[$`]/.test(node.text)) {
+    patternWord(ctx, node, owner);
+    return;
+  }
   const kind = nodeRule(type)?.kind;
   if (kind === 'word' || kind === 'expression' || type === 'variable_assignment') {
     // (an assignment here is arithmetic: `for ((i = $(n); …))`)
@@ -212,6 +221,29 @@ function part(ctx: Context, node: Node, owner: number | undefined, type = node.t
     }
   } else if (kind === 'statement') statement(ctx, node, type);
   else if (kind !== 'leaf' && kind !== 'token') anything(ctx, node, owner);
+}
+
+/** A pattern token with `$` or a backtick in it, read again as a word: what it substitutes runs, what it expands counts for its command. */
+function patternWord(ctx: Context, node: Node, owner: number | undefined): void {
+  const parsed = parseText(ctx, `: ${node.text}`);
+  if (parsed === undefined) {
+    reportError(ctx, `the pattern ${shown(node.text)}${ctx.where} could not be parsed`);
+    return;
+  }
+  try {
+    const inner: Context = { ...ctx, source: parsed.source, headers: parsed.headers };
+    const command = parsed.tree.rootNode.firstNamedChild;
+    if (parsed.tree.rootNode.hasError || command?.type !== 'command') reportError(ctx, `the pattern ${shown(node.text)}${ctx.where} could not be parsed as a word`);
+    const sink = newSink();
+    for (const child of command?.namedChildren ?? []) {
+      if (child === null || child.type === 'command_name') continue;
+      scanWord(child, sink);
+      part(inner, child, owner);
+    }
+    if (owner !== undefined) ctx.state.out.commands[owner]?.unknown.push(...sink.code);
+  } finally {
+    parsed.tree.delete();
+  }
 }
 
 function substitution(ctx: Context, node: Node, owner: number | undefined): void {
@@ -243,7 +275,7 @@ function inDoubleQuotes(ctx: Context, node: Node): boolean {
 
 /** `` `…` ``: bash ends it at the first unescaped backtick, removes the backslash before `\`, `` ` `` and `$`, and parses the rest. */
 function backticks(ctx: Context, node: Node, inDouble: boolean): void {
-  const text = node.text;
+  const text = node.text.trimStart(); // inside a string the grammar counts the blanks before it into the node
   const open = text.startsWith('$`') ? 2 : 1;
   const end = backtickEnd(text, open - 1);
   if (end !== text.length) {
