@@ -7,7 +7,7 @@ import type { ShellAssignment, ShellRedirect, ShellWord, SimpleCommand } from '.
 import { hereDocString, readHereDocument, stringMatches } from './hereDocuments.js';
 import { nodeRule, unmodelledNode } from './nodeTypes.js';
 import { reportError, type Context, type Node, type ParsedText } from './shellContext.js';
-import { NAME, arithmeticAssigns, assignmentOf, assignmentWord, newSink, scanWord, shown, wordOf, type WordSink } from './shellWords.js';
+import { NAME, arithmeticAssigns, assignmentOf, assignmentWord, newSink, nonPlainExpansions, scanWord, shown, wordOf, type WordSink } from './shellWords.js';
 
 const REDIRECTS = new Set(['file_redirect', 'herestring_redirect', 'heredoc_redirect']);
 /**
@@ -155,8 +155,10 @@ function redirect(ctx: Context, node: Node, p: Pending): void {
     if (child.type === 'file_descriptor') fd = Number(child.text);
     else if (!child.isNamed) op += child.text;
     else {
-      if (target === undefined) target = wordOf(child, p.sink);
-      else p.words.push(wordOf(child, p.sink)); // `cmd > f more`: the words after the target are the command's
+      if (target === undefined) {
+        target = wordOf(child, p.sink);
+        if (node.type === 'herestring_redirect') for (const expansion of nonPlainExpansions(child)) p.sink.code.push(`the here-string expands ${expansion}`);
+      } else p.words.push(wordOf(child, p.sink)); // `cmd > f more`: the words after the target are the command's
       walkLater(p, child);
     }
   }
@@ -199,6 +201,7 @@ function hereDocBody(ctx: Context, body: string, p: Pending): ShellWord {
     return { text: body, static: false, why: 'a here-document body assent cannot split' };
   }
   p.bodies.push({ ...parsed, string });
+  for (const expansion of nonPlainExpansions(string)) p.sink.code.push(`the here-document body expands ${expansion}`);
   const word = wordOf(string, p.sink);
   return word.static ? word : { ...word, text: body };
 }

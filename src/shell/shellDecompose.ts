@@ -33,11 +33,14 @@ function mentionsKeyword(source: string): boolean {
   return false;
 }
 
+/** Statements and word parts nested deeper than this are not analysed (a parse error): the walk is recursive. */
+export const MAX_NESTING = 400;
+
 /** Decomposes one command line. */
 export function decomposeShell(parser: TreeSitter.Parser, source: string): ParsedShell {
   const out: ParsedShell = { source, commands: [], errors: [] };
   const ctx: Context = {
-    state: { parser, out, pipelines: 0 },
+    state: { parser, out, pipelines: 0, level: 0 },
     walk: WALKER,
     depth: 0,
     via: undefined,
@@ -48,8 +51,24 @@ export function decomposeShell(parser: TreeSitter.Parser, source: string): Parse
     headers: [],
     hereDoc: undefined,
   };
-  parseInto(ctx, source);
+  try {
+    parseInto(ctx, source);
+  } catch (error) {
+    // A word nested deeper than the walk's bound (`${x:-${x:-…}}` thousands deep) may still exhaust the stack.
+    if (!(error instanceof RangeError)) throw error;
+    reportError(ctx, 'the command is nested too deeply for assent to analyse');
+  }
   return out;
+}
+
+/** Enters one level of the walk; false (and an error) past MAX_NESTING. */
+function enter(ctx: Context): boolean {
+  if (ctx.state.level >= MAX_NESTING) {
+    reportError(ctx, `the command${ctx.where} nests statements, substitutions or expansions more than ${MAX_NESTING} levels deep; assent does not analyse it`);
+    return false;
+  }
+  ctx.state.level += 1;
+  return true;
 }
 
 /** Parses `text`; `time` and `coproc` keywords are blanked and the text parsed again until none is left. */
@@ -122,6 +141,15 @@ function pushHeader(ctx: Context, header: KeywordHeader): void {
 }
 
 function statement(ctx: Context, node: Node, type = node.type): void {
+  if (!enter(ctx)) return;
+  try {
+    statementNode(ctx, node, type);
+  } finally {
+    ctx.state.level -= 1;
+  }
+}
+
+function statementNode(ctx: Context, node: Node, type: string): void {
   if (ctx.headers.length > 0) {
     const at = ctx.headers.findIndex((header) => header.at === node.startIndex);
     if (at >= 0) pushHeader(ctx, ctx.headers.splice(at, 1)[0] as KeywordHeader);
@@ -203,6 +231,15 @@ function anything(ctx: Context, node: Node, owner: number | undefined): void {
 
 /** Walks a word or expression for the substitutions in it; their commands get `inside: owner`. */
 function part(ctx: Context, node: Node, owner: number | undefined, type = node.type): void {
+  if (!enter(ctx)) return;
+  try {
+    partNode(ctx, node, owner, type);
+  } finally {
+    ctx.state.level -= 1;
+  }
+}
+
+function partNode(ctx: Context, node: Node, owner: number | undefined, type: string): void {
   if (type === 'command_substitution' || type === 'process_substitution') {
     substitution(ctx, node, owner);
     return;
@@ -407,8 +444,27 @@ function push(ctx: Context, command: SimpleCommand, sink?: WordSink, assigns: re
     if (!unwrapped.reparse.static) command.unknown.push(`the string given to ${unwrapped.via} is not a literal`);
     else if (ctx.depth + 1 > MAX_SHELL_DEPTH) command.unknown.push(`the string given to ${unwrapped.via} is nested past depth ${MAX_SHELL_DEPTH}`);
     else parseInto({ ...ctx, depth: ctx.depth + 1, via: unwrapped.via, where: ` in the string given to ${unwrapped.via}` }, unwrapped.reparse.text);
-  }
+  } else if (unwrapped.inner === undefined) scriptOnInput(ctx, command);
   return index;
+}
+
+const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'yash']);
+const STDIN = new Set(['<', '<<', '<<-', '<<<', '<&', '<>']);
+
+/**
+ * `bash <<EOF … EOF`, `sh <<< '…'`: a shell reading its script from a literal
+ * here-document or here-string runs that text; it is decomposed like a `-c`
+ * string (depth + 1). The shell stays not statically known (the wrapper says
+ * it reads its input), so this only lets what the script does count too.
+ */
+function scriptOnInput(ctx: Context, command: SimpleCommand): void {
+  const name = commandBaseName(command.words[0]);
+  if (name === undefined || !SHELLS.has(name) || !command.words.slice(1).every((w) => w.static && w.text.startsWith('-'))) return;
+  const input = command.redirects.filter((r) => (r.fd === undefined || r.fd === 0) && STDIN.has(r.op)).at(-1);
+  if (input === undefined || input.op === '<' || input.op === '<&' || input.op === '<>' || !input.target.static) return;
+  const via = `${name} ${input.op}`;
+  if (ctx.depth + 1 > MAX_SHELL_DEPTH) command.unknown.push(`the script given to ${via} is nested past depth ${MAX_SHELL_DEPTH}`);
+  else parseInto({ ...ctx, depth: ctx.depth + 1, via, where: ` in the script given to ${via}` }, input.target.text);
 }
 
 function innerCommand(outer: SimpleCommand, via: string, words: ShellWord[], assignments: ShellAssignment[], unknown: string[]): SimpleCommand {

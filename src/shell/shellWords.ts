@@ -265,6 +265,28 @@ function appendExpansion(node: Node, state: WordState): void {
   if (name?.type === 'subscript') for (const child of name.namedChildren) if (child !== null && child.type !== 'variable_name') appendPart(child, newStateSharing(state));
 }
 
+function isPlainExpansion(node: Node, type: string): boolean {
+  const inner = node.namedChildren;
+  if (type === 'simple_expansion') return inner[0]?.type === 'variable_name' && NAME.test(inner[0].text);
+  return node.childCount === 3 && inner.length === 1 && inner[0]?.type === 'variable_name' && NAME.test(inner[0].text);
+}
+
+/**
+ * The expansions of a word other than plain `$NAME`/`${NAME}`, outside its
+ * substitutions: what a here-document body or a here-string expands, which
+ * makes the command fed with it not statically known (R-SH-8).
+ */
+export function nonPlainExpansions(node: Node, out: string[] = []): string[] {
+  const type = node.type;
+  if (type === 'simple_expansion' || type === 'expansion') {
+    if (!isPlainExpansion(node, type)) out.push(shown(node.text));
+  } else if (type === 'arithmetic_expansion') out.push(shown(node.text));
+  else if (type !== 'command_substitution' && type !== 'process_substitution') {
+    for (const child of node.namedChildren) if (child !== null && child.childCount > 0) nonPlainExpansions(child, out);
+  }
+  return out;
+}
+
 /** `a[0]`, `a[@]`, `a[*]`: an index that evaluates nothing. */
 export function literalIndex(subscript: Node): boolean {
   const index = subscript.childForFieldName('index');

@@ -202,9 +202,11 @@ describe('R-SH-8 here-documents', () => {
     },
   );
 
+  // Only plain $NAME / ${NAME} leave the body's command statically known; command substitutions run as commands of their own.
   it.each([
     ['${x}', false],
     ['$x and $HOME', false],
+    ['$(date) and `pwd`', false],
     ['plain "quotes" and \\$(escaped)', false],
     ['${x@P}', true],
     ['$((1 + 2))', true],
@@ -212,6 +214,9 @@ describe('R-SH-8 here-documents', () => {
     ['${!name}', true],
     ['${a[$i]}', true],
     ['${s:$n}', true],
+    ['${x:-default}', true],
+    ['$1 and $@', true],
+    ['${#x}', true],
   ])('body %j: the command is not statically known (or the line is a parse error): %s', (body, unknown) => {
     const parsed = parse(`cat <<EOF\n${body}\nEOF`);
     const cat = parsed.commands[0] as SimpleCommand;
@@ -256,7 +261,28 @@ describe('R-SH-8 here-documents', () => {
   it('here-strings are scanned like any word', () => {
     expect(find(parse('cat <<< "$(rm -rf ~)"'), 'rm -rf ~')?.inside).toBe(0);
     expect(parse('cat <<< ${x@P}').commands[0]?.unknown.join()).toMatch(/parameter transformation/);
-    expect(parse('cat <<< "$x"').commands[0]?.unknown).toEqual([]);
+    expect(parse('cat <<< "$x ${y}"').commands[0]?.unknown).toEqual([]);
+    expect(parse('cat <<< "${x:-y}"').commands[0]?.unknown).toEqual(['the here-string expands ${x:-y}']);
+  });
+});
+
+describe('R-SH-1 a shell reading its script from a literal here-document or here-string', () => {
+  it('decomposes the script like a -c string; the shell stays not statically known', () => {
+    const parsed = parse("bash <<'EOF'\nls\nrm -rf /\nEOF");
+    expect(parsed.commands.map((c) => [shape(c), c.via, c.depth])).toEqual([['bash', undefined, 0], ['ls', 'bash <<', 1], ['rm -rf /', 'bash <<', 1]]);
+    expect(parsed.commands[0]?.unknown.join()).toMatch(/reads commands from its input/);
+    expect(find(parse("sh -s <<< 'rm -rf ~'"), 'rm -rf ~')?.via).toBe('sh <<<');
+    expect(parse('bash script.sh <<< "rm -rf ~"').commands.map(shape)).toEqual(['bash script.sh']);
+  });
+});
+
+describe('R-SH-3 limits', () => {
+  it('a line nested deeper than the walk follows is a parse error, not a crash', () => {
+    const deep = parse(`echo ${'$('.repeat(1000)}ls${')'.repeat(1000)}`);
+    expect(deep.errors.join()).toMatch(/levels deep/);
+    const words = parse(`echo ${'${x:-'.repeat(5000)}a${'}'.repeat(5000)}`);
+    expect(words.errors.length).toBeGreaterThan(0);
+    expect(parse(`echo ${'$('.repeat(100)}ls${')'.repeat(100)}`).errors).toEqual([]);
   });
 });
 
