@@ -424,7 +424,7 @@ function push(ctx: Context, command: SimpleCommand, sink?: WordSink, assigns: re
     return index;
   }
   // A wrapped command sees the same words, so what they may run is its concern too.
-  const inherited: WordSink = { code: sink?.code ?? [], assigns: sink?.assigns ?? [] };
+  const inherited: WordSink = sink ?? NO_SINK;
   if (commandBaseName(command.words[0]) === 'find') {
     for (const exec of findExecCommands(command.words)) {
       if (exec.words.length === 0) continue;
@@ -447,6 +447,9 @@ function push(ctx: Context, command: SimpleCommand, sink?: WordSink, assigns: re
   } else if (unwrapped.inner === undefined) scriptOnInput(ctx, command);
   return index;
 }
+
+/** What a command without word analysis passes on to the commands its wrappers run: nothing (read only). */
+const NO_SINK: WordSink = Object.freeze({ code: Object.freeze([]) as unknown as string[], assigns: Object.freeze([]) as unknown as string[] });
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'yash']);
 const STDIN = new Set(['<', '<<', '<<-', '<<<', '<&', '<>']);
