@@ -3,20 +3,19 @@
 // them), `-c`/`eval` strings and wrappers. Each node type is handled as
 // nodeTypes.ts lists it; one it does not list, or lists as refused, is an error.
 import type * as TreeSitter from '@vscode/tree-sitter-wasm';
-import { MAX_SHELL_DEPTH, commandBaseName, joinWords, type ParsedShell, type ShellAssignment, type ShellWord, type SimpleCommand } from '../core/shellCommand.js';
-import { findExecCommands, unwrapCommand } from '../core/shellWrappers.js';
+import type { ParsedShell } from '../core/shellCommand.js';
 import { backtickEnd, unescapeBackticks } from './hereDocuments.js';
 import { nodeRule, unmodelledNode } from './nodeTypes.js';
-import { builtinEffects } from './shellBuiltins.js';
+import { pushCommand } from './pushCommand.js';
 import { arithmeticCommand, assignmentStatement, caseStatement, cStyleFor, forLoop, functionDefinition, groupRedirects, holdsParts, simpleCommand, testCommand } from './shellCommands.js';
 import { reportError, type Context, type Node, type ParsedText, type Walker } from './shellContext.js';
 import { rewriteKeywords, type KeywordHeader } from './shellKeywords.js';
-import { newSink, scanWord, shown, type WordSink } from './shellWords.js';
+import { newSink, scanWord, shown } from './shellWords.js';
 
 /** Longer command lines are not analysed (a parse error, so at least prompt): parsing stays well inside the §14 budget. */
 export const MAX_COMMAND_CHARS = 65_536;
 
-const WALKER: Walker = { statement, part, push, parseInto, parseText };
+const WALKER: Walker = { statement, part, push: pushCommand, parseInto, parseText };
 
 const BOUNDARY = new Set([' ', '\t', '\n', ';', '&', '|', '(', ')', '{', '}', '!', '`']);
 
@@ -137,7 +136,7 @@ function parseErrorMessage(ctx: Context, node: Node): string {
 }
 
 function pushHeader(ctx: Context, header: KeywordHeader): void {
-  push(ctx, { text: header.text, words: [], assignments: [], redirects: [], depth: ctx.depth, unknown: [] }, undefined, header.assigns);
+  pushCommand(ctx, { text: header.text, words: [], assignments: [], redirects: [], depth: ctx.depth, unknown: [] }, undefined, header.assigns);
 }
 
 function statement(ctx: Context, node: Node, type = node.type): void {
@@ -403,83 +402,4 @@ function ownRedirects(ctx: Context, body: Node | null, redirects: readonly Node[
   }
   if (body !== null) statement(ctx, body);
   groupRedirects(ctx, text, redirects);
-}
-
-// ---- commands and what wrappers in them run ---------------------------------
-
-/** Records a command with where it runs and what it assigns, then what its wrappers, `-c` strings and `find -exec` run. */
-function push(ctx: Context, command: SimpleCommand, sink?: WordSink, assigns: readonly string[] = [], hops = 0): number {
-  if (ctx.via !== undefined && command.via === undefined) command.via = ctx.via;
-  if (ctx.inside !== undefined && command.inside === undefined) command.inside = ctx.inside;
-  if (ctx.pipeline !== undefined) command.pipeline = ctx.pipeline;
-  const effects = builtinEffects(command.words);
-  if (effects !== undefined) command.unknown.push(...effects.unknown);
-  if (command.assignments.length > 0 || effects !== undefined || (sink !== undefined && sink.assigns.length > 0) || assigns.length > 0) {
-    const names = [...command.assignments.map((a) => a.name), ...(effects?.assigns ?? []), ...(sink?.assigns ?? []), ...assigns];
-    if (names.length > 0) command.assigns = [...new Set(names)];
-  }
-  const index = ctx.state.out.commands.push(command) - 1;
-  if (hops > 8) {
-    command.unknown.push('wrappers nested too deeply to follow');
-    return index;
-  }
-  // A wrapped command sees the same words, so what they may run is its concern too.
-  const inherited: WordSink = sink ?? NO_SINK;
-  if (commandBaseName(command.words[0]) === 'find') {
-    for (const exec of findExecCommands(command.words)) {
-      if (exec.words.length === 0) continue;
-      push(ctx, innerCommand(command, exec.via, exec.words, [], [`${exec.via} runs it with file names found at run time`, ...inherited.code]), inherited, [], hops + 1);
-    }
-    return index;
-  }
-  const unwrapped = unwrapCommand(command.words);
-  if (unwrapped === undefined) return index;
-  command.unknown.push(...unwrapped.unknown);
-  if (unwrapped.inner !== undefined) {
-    const inner = innerCommand(command, unwrapped.via, unwrapped.inner.words, unwrapped.inner.assignments, [...unwrapped.inner.unknown, ...inherited.code]);
-    if (unwrapped.inner.chdir !== undefined) inner.chdir = unwrapped.inner.chdir;
-    push(ctx, inner, inherited, [], hops + 1);
-  }
-  if (unwrapped.reparse !== undefined) {
-    if (!unwrapped.reparse.static) command.unknown.push(`the string given to ${unwrapped.via} is not a literal`);
-    else if (ctx.depth + 1 > MAX_SHELL_DEPTH) command.unknown.push(`the string given to ${unwrapped.via} is nested past depth ${MAX_SHELL_DEPTH}`);
-    else parseInto({ ...ctx, depth: ctx.depth + 1, via: unwrapped.via, where: ` in the string given to ${unwrapped.via}` }, unwrapped.reparse.text);
-  } else if (unwrapped.inner === undefined) scriptOnInput(ctx, command);
-  return index;
-}
-
-/** What a command without word analysis passes on to the commands its wrappers run: nothing (read only). */
-const NO_SINK: WordSink = Object.freeze({ code: Object.freeze([]) as unknown as string[], assigns: Object.freeze([]) as unknown as string[] });
-
-const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'mksh', 'yash']);
-const STDIN = new Set(['<', '<<', '<<-', '<<<', '<&', '<>']);
-
-/**
- * `bash <<EOF … EOF`, `sh <<< '…'`: a shell reading its script from a literal
- * here-document or here-string runs that text; it is decomposed like a `-c`
- * string (depth + 1). The shell stays not statically known (the wrapper says
- * it reads its input), so this only lets what the script does count too.
- */
-function scriptOnInput(ctx: Context, command: SimpleCommand): void {
-  const name = commandBaseName(command.words[0]);
-  if (name === undefined || !SHELLS.has(name) || !command.words.slice(1).every((w) => w.static && w.text.startsWith('-'))) return;
-  const input = command.redirects.filter((r) => (r.fd === undefined || r.fd === 0) && STDIN.has(r.op)).at(-1);
-  if (input === undefined || input.op === '<' || input.op === '<&' || input.op === '<>' || !input.target.static) return;
-  const via = `${name} ${input.op}`;
-  if (ctx.depth + 1 > MAX_SHELL_DEPTH) command.unknown.push(`the script given to ${via} is nested past depth ${MAX_SHELL_DEPTH}`);
-  else parseInto({ ...ctx, depth: ctx.depth + 1, via, where: ` in the script given to ${via}` }, input.target.text);
-}
-
-function innerCommand(outer: SimpleCommand, via: string, words: ShellWord[], assignments: ShellAssignment[], unknown: string[]): SimpleCommand {
-  const inner: SimpleCommand = {
-    text: joinWords(words),
-    words,
-    assignments: [...outer.assignments, ...assignments],
-    redirects: [],
-    depth: outer.depth,
-    via,
-    unknown: [...new Set(unknown)],
-  };
-  if (outer.chdir !== undefined) inner.chdir = outer.chdir;
-  return inner;
 }
