@@ -70,7 +70,7 @@ function enter(ctx: Context): boolean {
   return true;
 }
 
-/** Parses `text`; `time` and `coproc` keywords are blanked and the text parsed again until none is left. */
+/** Parses `text`; the `time`, `coproc` and `!` keywords are blanked and the text parsed again until none is left. */
 function parseText(ctx: Context, text: string): ParsedText | undefined {
   let source = text;
   let tree = ctx.state.parser.parse(source);
