@@ -84,7 +84,7 @@ export function readHereDocument(node: Node, source: string): HereDocument {
     return doc;
   }
   let lineStart = body.startIndex;
-  while (lineStart > 0 && source[lineStart - 1] === '\t') lineStart -= 1;
+  while (lineStart > 0 && (source[lineStart - 1] === '\t' || source[lineStart - 1] === ' ')) lineStart -= 1; // the grammar skips leading blanks
   if (lineStart > 0 && source[lineStart - 1] !== '\n') {
     doc.problem = `the body of the here-document ${raw} does not start on a line of its own`;
     return doc;
@@ -130,8 +130,14 @@ function closing(text: string, open: number): number | undefined {
   const opener = text[open] as string;
   const closer = opener === '(' ? ')' : opener === '{' ? '}' : ']';
   let depth = 1;
+  // Inside `$(…)` a `case` pattern ends with an unmatched `)`: between `case` and `esac` it closes nothing.
+  let cases = 0;
   for (let i = open + 1; i < text.length; i += 1) {
     const ch = text[i] as string;
+    if (opener === '(' && /[\s;&|(]/.test(text[i - 1] ?? ' ')) {
+      if (/^case[\s]/.test(text.slice(i, i + 5))) cases += 1;
+      else if (cases > 0 && /^esac(?:[\s;&|)]|$)/.test(text.slice(i, i + 5))) cases -= 1;
+    }
     if (ch === '\\') i += 1;
     else if (ch === "'" && opener !== '[') {
       const end = text.indexOf("'", i + 1);
@@ -150,6 +156,7 @@ function closing(text: string, open: number): number | undefined {
       if (end === undefined) return undefined;
       i = end - 1;
     } else if (ch === opener) depth += 1;
+    else if (ch === closer && depth === 1 && cases > 0) continue;
     else if (ch === closer) {
       depth -= 1;
       if (depth === 0) return i + 1;
@@ -237,7 +244,10 @@ export function stringMatches(root: Node, doc: HereDocString): Node | undefined 
   for (let i = 0; i < spans.length; i += 1) {
     const span = spans[i] as Node;
     const region = doc.regions[i] as readonly [number, number];
-    if (span.startIndex !== region[0] || span.endIndex !== region[1]) return undefined;
+    // (inside a string the grammar counts the blanks before `${`, `$(` or a backtick into the node)
+    let start = span.startIndex;
+    while (start < region[0] && /\s/.test(doc.text[start] ?? '')) start += 1;
+    if (start !== region[0] || span.endIndex !== region[1]) return undefined;
   }
   return string;
 }

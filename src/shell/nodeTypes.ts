@@ -126,9 +126,12 @@ function buildTable(): ReadonlyMap<string, NodeRule> {
 /** The table itself: node type → how it is handled. */
 export const NODE_TYPES: ReadonlyMap<string, NodeRule> = buildTable();
 
+/** The same as a prototype-less object: the walk looks a type up for most nodes it visits. */
+const LOOKUP: Readonly<Record<string, NodeRule | undefined>> = Object.assign(Object.create(null) as Record<string, NodeRule>, Object.fromEntries(NODE_TYPES));
+
 /** How `type` is handled, or undefined for a type the table does not list. */
 export function nodeRule(type: string): NodeRule | undefined {
-  return NODE_TYPES.get(type);
+  return LOOKUP[type];
 }
 
 /**

@@ -13,11 +13,17 @@ export interface BuiltinEffects {
 const PLAIN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SUBSCRIPTED = /^([A-Za-z_][A-Za-z0-9_]*)\[(.*)\]$/s;
 
+/** A name (or option) that is not static: any variable, and a subscript in it would run as arithmetic. */
+function unknownName(word: ShellWord, effects: BuiltinEffects): void {
+  effects.assigns.push('*');
+  effects.unknown.push(`${word.text} is not statically known: as a name it may hold an array subscript, which bash evaluates as arithmetic`);
+}
+
 /** The variable a name operand (`x`, `a[1]`) assigns; a computed subscript may run code. */
 function nameOf(word: ShellWord | undefined, effects: BuiltinEffects): void {
   if (word === undefined) return;
   if (!word.static) {
-    effects.assigns.push('*');
+    unknownName(word, effects);
     return;
   }
   if (PLAIN.test(word.text)) {
@@ -72,7 +78,7 @@ function options(words: readonly ShellWord[], withArg: string, start = 1, plus =
 function declaration(words: readonly ShellWord[], effects: BuiltinEffects): void {
   const opts = options(words, '', 1, true);
   if (opts.dynamic) {
-    effects.assigns.push('*');
+    unknownName(words[opts.next] as ShellWord, effects);
     return;
   }
   const letters = new Set(opts.seen.map((o) => o.letter));
@@ -96,7 +102,7 @@ function declaration(words: readonly ShellWord[], effects: BuiltinEffects): void
 function read(words: readonly ShellWord[], effects: BuiltinEffects): void {
   const opts = options(words, 'adinNptu');
   if (opts.dynamic) {
-    effects.assigns.push('*');
+    unknownName(words[opts.next] as ShellWord, effects);
     return;
   }
   const array = opts.seen.find((o) => o.letter === 'a');
@@ -108,7 +114,7 @@ function read(words: readonly ShellWord[], effects: BuiltinEffects): void {
 function mapfile(words: readonly ShellWord[], effects: BuiltinEffects): void {
   const opts = options(words, 'dnOsuCc');
   if (opts.dynamic) {
-    effects.assigns.push('*');
+    unknownName(words[opts.next] as ShellWord, effects);
     return;
   }
   if (opts.seen.some((o) => o.letter === 'C')) effects.unknown.push(`${words[0]?.text ?? 'mapfile'} -C runs its callback as a command`);
@@ -120,7 +126,7 @@ function mapfile(words: readonly ShellWord[], effects: BuiltinEffects): void {
 function printf(words: readonly ShellWord[], effects: BuiltinEffects): void {
   const opts = options(words, 'v');
   if (opts.dynamic) {
-    effects.assigns.push('*'); // `printf $opt …` may be `printf -v NAME …`
+    unknownName(words[opts.next] as ShellWord, effects); // `printf $opt …` may be `printf -v NAME …`
     return;
   }
   for (const option of opts.seen) if (option.letter === 'v') nameOf(option.arg, effects);
@@ -129,7 +135,7 @@ function printf(words: readonly ShellWord[], effects: BuiltinEffects): void {
 function unset(words: readonly ShellWord[], effects: BuiltinEffects): void {
   const opts = options(words, '');
   if (opts.dynamic) {
-    effects.assigns.push('*');
+    unknownName(words[opts.next] as ShellWord, effects);
     return;
   }
   if (opts.seen.some((o) => o.letter === 'f')) return;
@@ -178,7 +184,7 @@ const BUILTINS: ReadonlyMap<string, Builtin> = new Map<string, Builtin>([
   }],
   ['wait', (words, effects) => {
     const opts = options(words, 'p');
-    if (opts.dynamic) effects.assigns.push('*');
+    if (opts.dynamic) unknownName(words[opts.next] as ShellWord, effects);
     for (const option of opts.seen) if (option.letter === 'p') nameOf(option.arg, effects);
   }],
   ['cd', (_, effects) => void effects.assigns.push('PWD', 'OLDPWD')],

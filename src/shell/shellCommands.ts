@@ -7,13 +7,22 @@ import type { ShellAssignment, ShellRedirect, ShellWord, SimpleCommand } from '.
 import { hereDocString, readHereDocument, stringMatches } from './hereDocuments.js';
 import { nodeRule, unmodelledNode } from './nodeTypes.js';
 import { reportError, type Context, type Node, type ParsedText } from './shellContext.js';
-import { NAME, arithmeticAssigns, assignmentOf, assignmentWord, newSink, scanWord, shown, wordOf, type WordSink } from './shellWords.js';
+import { NAME, arithmeticAssigns, assignmentOf, assignmentWord, newSink, nonPlainExpansions, scanWord, shown, wordOf, type WordSink } from './shellWords.js';
 
 const REDIRECTS = new Set(['file_redirect', 'herestring_redirect', 'heredoc_redirect']);
+/**
+ * Reserved words bash never runs as a command name: a command the grammar names
+ * so is a construct it did not read as bash does. (`time`, `coproc` and `!`
+ * where bash reads them as keywords are rewritten before; `in` and `]]` are
+ * ordinary words in command position.)
+ */
+const RESERVED = new Set(['{', '}', 'if', 'then', 'elif', 'else', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'select', 'function', '[[', '!']);
 /** The usual arguments of a command (any other type is looked up in nodeTypes.ts). */
 const WORDS = new Set(['word', 'string', 'raw_string', 'number', 'simple_expansion', 'expansion', 'command_substitution']);
 /** Word nodes that never hold a substitution; not walking them keeps the walk cheap. */
-const FLAT = new Set(['word', 'raw_string', 'ansi_c_string', 'variable_name', 'special_variable_name', 'regex', 'extglob_pattern', 'test_operator', 'file_descriptor', 'heredoc_start', 'comment', 'string_content']);
+const FLAT = new Set(['word', 'raw_string', 'ansi_c_string', 'variable_name', 'special_variable_name', 'test_operator', 'file_descriptor', 'heredoc_start', 'comment', 'string_content']);
+/** Tokens the grammar may leave unsplit with a substitution inside (`sudo [[ a == $(x) ]]`). */
+const PATTERNS = new Set(['regex', 'extglob_pattern']);
 
 /** A here-document body parsed as a string, walked once its command has an index. */
 interface ParsedBody extends ParsedText {
@@ -44,6 +53,7 @@ function literal(text: string): ShellWord {
 
 /** Whether a named node may hold a substitution (plain words, names and literals cannot). */
 export function holdsParts(node: Node, type = node.type): boolean {
+  if (PATTERNS.has(type)) return /[$`]/.test(node.text);
   return !FLAT.has(type) && (type !== 'number' || node.childCount > 0);
 }
 
@@ -88,7 +98,9 @@ export function simpleCommand(ctx: Context, node: Node, text: string, outer: rea
       walkLater(p, child, type);
     } else if (REDIRECTS.has(type)) redirect(ctx, child, p);
     else if (type === 'command_name') {
-      p.words.unshift(wordOf(child, p.sink, type));
+      const name = wordOf(child, p.sink, type);
+      if (name.static && RESERVED.has(child.text)) reportError(ctx, `the command${ctx.where} has the reserved word ${child.text} where bash does not run a command (${shown(text)}), so assent's parser did not read it as bash does`);
+      p.words.unshift(name);
       walkLater(p, child, type);
     } else if (type === 'comment') continue;
     else if (type === 'concatenation' && isFdVariable(child, i + 1 < children.length ? children[i + 1] : outer[0])) p.assigns.push(child.text.slice(1, -1));
@@ -143,8 +155,10 @@ function redirect(ctx: Context, node: Node, p: Pending): void {
     if (child.type === 'file_descriptor') fd = Number(child.text);
     else if (!child.isNamed) op += child.text;
     else {
-      if (target === undefined) target = wordOf(child, p.sink);
-      else p.words.push(wordOf(child, p.sink)); // `cmd > f more`: the words after the target are the command's
+      if (target === undefined) {
+        target = wordOf(child, p.sink);
+        if (node.type === 'herestring_redirect') for (const expansion of nonPlainExpansions(child)) p.sink.code.push(`the here-string expands ${expansion}`);
+      } else p.words.push(wordOf(child, p.sink)); // `cmd > f more`: the words after the target are the command's
       walkLater(p, child);
     }
   }
@@ -187,6 +201,7 @@ function hereDocBody(ctx: Context, body: string, p: Pending): ShellWord {
     return { text: body, static: false, why: 'a here-document body assent cannot split' };
   }
   p.bodies.push({ ...parsed, string });
+  for (const expansion of nonPlainExpansions(string)) p.sink.code.push(`the here-document body expands ${expansion}`);
   const word = wordOf(string, p.sink);
   return word.static ? word : { ...word, text: body };
 }
@@ -242,9 +257,24 @@ function testLeaves(node: Node, p: Pending): void {
   }
 }
 
+/** `(( … ))` where the grammar makes it a test or a group (`f() (( x ))`): an arithmetic command, not statically known. */
+export function arithmeticCommand(ctx: Context, node: Node): void {
+  const p = pending();
+  const text = shown(node.text);
+  p.words.push({ text: node.text, static: false, why: `an arithmetic command (${text})` });
+  p.sink.code.push(`an arithmetic command (${text}), which may run code through the variables it reads`);
+  p.assigns.push(...arithmeticAssigns(node.text));
+  for (const child of node.namedChildren) if (child !== null) walkLater(p, child);
+  finish(ctx, p, node.text, []);
+}
+
 /** `[[ … ]]`: a command of its leaves; `[ … ]` is the `[` builtin, parsed again as one so its redirections count. */
 export function testCommand(ctx: Context, node: Node): void {
   const children = node.children;
+  if (children[0]?.type === '((') {
+    arithmeticCommand(ctx, node);
+    return;
+  }
   if (children[0]?.type === '[') {
     const from = ctx.state.out.commands.length;
     ctx.walk.parseInto(ctx, `\\${node.text}`);

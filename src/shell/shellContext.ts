@@ -15,6 +15,8 @@ export interface ParseState {
   out: ParsedShell;
   /** The last pipeline id given out. */
   pipelines: number;
+  /** How deep the walk is in statements and word parts now (bounded, so a deep line cannot exhaust the stack). */
+  level: number;
 }
 
 export interface Context {

@@ -3,25 +3,25 @@
 // them), `-c`/`eval` strings and wrappers. Each node type is handled as
 // nodeTypes.ts lists it; one it does not list, or lists as refused, is an error.
 import type * as TreeSitter from '@vscode/tree-sitter-wasm';
-import { MAX_SHELL_DEPTH, commandBaseName, joinWords, type ParsedShell, type ShellAssignment, type ShellWord, type SimpleCommand } from '../core/shellCommand.js';
-import { findExecCommands, unwrapCommand } from '../core/shellWrappers.js';
+import type { ParsedShell } from '../core/shellCommand.js';
 import { backtickEnd, unescapeBackticks } from './hereDocuments.js';
 import { nodeRule, unmodelledNode } from './nodeTypes.js';
-import { builtinEffects } from './shellBuiltins.js';
-import { assignmentStatement, caseStatement, cStyleFor, forLoop, functionDefinition, groupRedirects, holdsParts, simpleCommand, testCommand } from './shellCommands.js';
+import { pushCommand } from './pushCommand.js';
+import { arithmeticCommand, assignmentStatement, caseStatement, cStyleFor, forLoop, functionDefinition, groupRedirects, holdsParts, simpleCommand, testCommand } from './shellCommands.js';
 import { reportError, type Context, type Node, type ParsedText, type Walker } from './shellContext.js';
 import { rewriteKeywords, type KeywordHeader } from './shellKeywords.js';
-import { shown, type WordSink } from './shellWords.js';
+import { newSink, scanWord, shown } from './shellWords.js';
 
 /** Longer command lines are not analysed (a parse error, so at least prompt): parsing stays well inside the §14 budget. */
 export const MAX_COMMAND_CHARS = 65_536;
 
-const WALKER: Walker = { statement, part, push, parseInto, parseText };
+const WALKER: Walker = { statement, part, push: pushCommand, parseInto, parseText };
 
 const BOUNDARY = new Set([' ', '\t', '\n', ';', '&', '|', '(', ')', '{', '}', '!', '`']);
 
-/** `time` or `coproc` as a word of its own somewhere: only then is the tree searched for the keywords. */
+/** `time` or `coproc` as a word of its own, or a `!`, somewhere: only then is the tree searched for the keywords. */
 function mentionsKeyword(source: string): boolean {
+  if (source.includes('!')) return true;
   for (const keyword of ['time', 'coproc']) {
     for (let at = source.indexOf(keyword); at >= 0; at = source.indexOf(keyword, at + 1)) {
       const before = source[at - 1];
@@ -32,11 +32,14 @@ function mentionsKeyword(source: string): boolean {
   return false;
 }
 
+/** Statements and word parts nested deeper than this are not analysed (a parse error): the walk is recursive. */
+export const MAX_NESTING = 400;
+
 /** Decomposes one command line. */
 export function decomposeShell(parser: TreeSitter.Parser, source: string): ParsedShell {
   const out: ParsedShell = { source, commands: [], errors: [] };
   const ctx: Context = {
-    state: { parser, out, pipelines: 0 },
+    state: { parser, out, pipelines: 0, level: 0 },
     walk: WALKER,
     depth: 0,
     via: undefined,
@@ -47,11 +50,27 @@ export function decomposeShell(parser: TreeSitter.Parser, source: string): Parse
     headers: [],
     hereDoc: undefined,
   };
-  parseInto(ctx, source);
+  try {
+    parseInto(ctx, source);
+  } catch (error) {
+    // A word nested deeper than the walk's bound (`${x:-${x:-…}}` thousands deep) may still exhaust the stack.
+    if (!(error instanceof RangeError)) throw error;
+    reportError(ctx, 'the command is nested too deeply for assent to analyse');
+  }
   return out;
 }
 
-/** Parses `text`; `time` and `coproc` keywords are blanked and the text parsed again until none is left. */
+/** Enters one level of the walk; false (and an error) past MAX_NESTING. */
+function enter(ctx: Context): boolean {
+  if (ctx.state.level >= MAX_NESTING) {
+    reportError(ctx, `the command${ctx.where} nests statements, substitutions or expansions more than ${MAX_NESTING} levels deep; assent does not analyse it`);
+    return false;
+  }
+  ctx.state.level += 1;
+  return true;
+}
+
+/** Parses `text`; the `time`, `coproc` and `!` keywords are blanked and the text parsed again until none is left. */
 function parseText(ctx: Context, text: string): ParsedText | undefined {
   let source = text;
   let tree = ctx.state.parser.parse(source);
@@ -117,10 +136,19 @@ function parseErrorMessage(ctx: Context, node: Node): string {
 }
 
 function pushHeader(ctx: Context, header: KeywordHeader): void {
-  push(ctx, { text: header.text, words: [], assignments: [], redirects: [], depth: ctx.depth, unknown: [] }, undefined, header.assigns);
+  pushCommand(ctx, { text: header.text, words: [], assignments: [], redirects: [], depth: ctx.depth, unknown: [] }, undefined, header.assigns);
 }
 
 function statement(ctx: Context, node: Node, type = node.type): void {
+  if (!enter(ctx)) return;
+  try {
+    statementNode(ctx, node, type);
+  } finally {
+    ctx.state.level -= 1;
+  }
+}
+
+function statementNode(ctx: Context, node: Node, type: string): void {
   if (ctx.headers.length > 0) {
     const at = ctx.headers.findIndex((header) => header.at === node.startIndex);
     if (at >= 0) pushHeader(ctx, ctx.headers.splice(at, 1)[0] as KeywordHeader);
@@ -160,6 +188,10 @@ function statement(ctx: Context, node: Node, type = node.type): void {
       reportError(ctx, parseErrorMessage(ctx, node));
       for (const child of node.namedChildren) if (child !== null) anything(ctx, child, undefined);
       return;
+    case 'compound_statement':
+      if (node.firstChild?.type === '((') arithmeticCommand(ctx, node);
+      else container(ctx, node);
+      return;
     case 'comment':
       return;
     default:
@@ -198,8 +230,21 @@ function anything(ctx: Context, node: Node, owner: number | undefined): void {
 
 /** Walks a word or expression for the substitutions in it; their commands get `inside: owner`. */
 function part(ctx: Context, node: Node, owner: number | undefined, type = node.type): void {
+  if (!enter(ctx)) return;
+  try {
+    partNode(ctx, node, owner, type);
+  } finally {
+    ctx.state.level -= 1;
+  }
+}
+
+function partNode(ctx: Context, node: Node, owner: number | undefined, type: string): void {
   if (type === 'command_substitution' || type === 'process_substitution') {
     substitution(ctx, node, owner);
+    return;
+  }
+  if ((type === 'regex' || type === 'extglob_pattern') && /[$`]/.test(node.text)) {
+    patternWord(ctx, node, owner);
     return;
   }
   const kind = nodeRule(type)?.kind;
@@ -212,6 +257,29 @@ function part(ctx: Context, node: Node, owner: number | undefined, type = node.t
     }
   } else if (kind === 'statement') statement(ctx, node, type);
   else if (kind !== 'leaf' && kind !== 'token') anything(ctx, node, owner);
+}
+
+/** A pattern token with `$` or a backtick in it, read again as a word: what it substitutes runs, what it expands counts for its command. */
+function patternWord(ctx: Context, node: Node, owner: number | undefined): void {
+  const parsed = parseText(ctx, `: ${node.text}`);
+  if (parsed === undefined) {
+    reportError(ctx, `the pattern ${shown(node.text)}${ctx.where} could not be parsed`);
+    return;
+  }
+  try {
+    const inner: Context = { ...ctx, source: parsed.source, headers: parsed.headers };
+    const command = parsed.tree.rootNode.firstNamedChild;
+    if (parsed.tree.rootNode.hasError || command?.type !== 'command') reportError(ctx, `the pattern ${shown(node.text)}${ctx.where} could not be parsed as a word`);
+    const sink = newSink();
+    for (const child of command?.namedChildren ?? []) {
+      if (child === null || child.type === 'command_name') continue;
+      scanWord(child, sink);
+      part(inner, child, owner);
+    }
+    if (owner !== undefined) ctx.state.out.commands[owner]?.unknown.push(...sink.code);
+  } finally {
+    parsed.tree.delete();
+  }
 }
 
 function substitution(ctx: Context, node: Node, owner: number | undefined): void {
@@ -243,7 +311,7 @@ function inDoubleQuotes(ctx: Context, node: Node): boolean {
 
 /** `` `…` ``: bash ends it at the first unescaped backtick, removes the backslash before `\`, `` ` `` and `$`, and parses the rest. */
 function backticks(ctx: Context, node: Node, inDouble: boolean): void {
-  const text = node.text;
+  const text = node.text.trimStart(); // inside a string the grammar counts the blanks before it into the node
   const open = text.startsWith('$`') ? 2 : 1;
   const end = backtickEnd(text, open - 1);
   if (end !== text.length) {
@@ -334,61 +402,4 @@ function ownRedirects(ctx: Context, body: Node | null, redirects: readonly Node[
   }
   if (body !== null) statement(ctx, body);
   groupRedirects(ctx, text, redirects);
-}
-
-// ---- commands and what wrappers in them run ---------------------------------
-
-/** Records a command with where it runs and what it assigns, then what its wrappers, `-c` strings and `find -exec` run. */
-function push(ctx: Context, command: SimpleCommand, sink?: WordSink, assigns: readonly string[] = [], hops = 0): number {
-  if (ctx.via !== undefined && command.via === undefined) command.via = ctx.via;
-  if (ctx.inside !== undefined && command.inside === undefined) command.inside = ctx.inside;
-  if (ctx.pipeline !== undefined) command.pipeline = ctx.pipeline;
-  const effects = builtinEffects(command.words);
-  if (effects !== undefined) command.unknown.push(...effects.unknown);
-  if (command.assignments.length > 0 || effects !== undefined || (sink !== undefined && sink.assigns.length > 0) || assigns.length > 0) {
-    const names = [...command.assignments.map((a) => a.name), ...(effects?.assigns ?? []), ...(sink?.assigns ?? []), ...assigns];
-    if (names.length > 0) command.assigns = [...new Set(names)];
-  }
-  const index = ctx.state.out.commands.push(command) - 1;
-  if (hops > 8) {
-    command.unknown.push('wrappers nested too deeply to follow');
-    return index;
-  }
-  // A wrapped command sees the same words, so what they may run is its concern too.
-  const inherited: WordSink = { code: sink?.code ?? [], assigns: sink?.assigns ?? [] };
-  if (commandBaseName(command.words[0]) === 'find') {
-    for (const exec of findExecCommands(command.words)) {
-      if (exec.words.length === 0) continue;
-      push(ctx, innerCommand(command, exec.via, exec.words, [], [`${exec.via} runs it with file names found at run time`, ...inherited.code]), inherited, [], hops + 1);
-    }
-    return index;
-  }
-  const unwrapped = unwrapCommand(command.words);
-  if (unwrapped === undefined) return index;
-  command.unknown.push(...unwrapped.unknown);
-  if (unwrapped.inner !== undefined) {
-    const inner = innerCommand(command, unwrapped.via, unwrapped.inner.words, unwrapped.inner.assignments, [...unwrapped.inner.unknown, ...inherited.code]);
-    if (unwrapped.inner.chdir !== undefined) inner.chdir = unwrapped.inner.chdir;
-    push(ctx, inner, inherited, [], hops + 1);
-  }
-  if (unwrapped.reparse !== undefined) {
-    if (!unwrapped.reparse.static) command.unknown.push(`the string given to ${unwrapped.via} is not a literal`);
-    else if (ctx.depth + 1 > MAX_SHELL_DEPTH) command.unknown.push(`the string given to ${unwrapped.via} is nested past depth ${MAX_SHELL_DEPTH}`);
-    else parseInto({ ...ctx, depth: ctx.depth + 1, via: unwrapped.via, where: ` in the string given to ${unwrapped.via}` }, unwrapped.reparse.text);
-  }
-  return index;
-}
-
-function innerCommand(outer: SimpleCommand, via: string, words: ShellWord[], assignments: ShellAssignment[], unknown: string[]): SimpleCommand {
-  const inner: SimpleCommand = {
-    text: joinWords(words),
-    words,
-    assignments: [...outer.assignments, ...assignments],
-    redirects: [],
-    depth: outer.depth,
-    via,
-    unknown: [...new Set(unknown)],
-  };
-  if (outer.chdir !== undefined) inner.chdir = outer.chdir;
-  return inner;
 }

@@ -1,8 +1,9 @@
-// The `time` and `coproc` reserved words (R-SH-8). Tree-sitter's grammar reads
-// them as command names, so `time { rm -rf ~; }` becomes the command `time { rm
-// -rf ~` and a stray `}`. Bash reads a keyword there: the keyword (with `time -p`,
-// `coproc NAME`) is blanked out of the source, keeping every offset, and the
-// line is parsed again; what the keyword did is kept as a header command.
+// The `time`, `coproc` and `!` reserved words (R-SH-8). Tree-sitter's grammar
+// reads the first two as command names, so `time { rm -rf ~; }` becomes the
+// command `time { rm -rf ~` and a stray `}`, and takes `! { …; }` for a command
+// named `{`. Bash reads a keyword there: the keyword (with `time -p`, `coproc
+// NAME`) is blanked out of the source, keeping every offset, and the line is
+// parsed again; what `coproc` does is kept as a header command.
 import type * as TreeSitter from '@vscode/tree-sitter-wasm';
 
 type Node = TreeSitter.Node;
@@ -48,7 +49,7 @@ function blank(chars: string[], start: number, end: number): void {
   for (let i = start; i < end; i += 1) if (chars[i] !== '\n') chars[i] = ' ';
 }
 
-/** Blanks the `time`/`coproc` keywords bash would see; undefined when there are none. */
+/** Blanks the `time`/`coproc`/`!` keywords bash would see; undefined when there are none. */
 export function rewriteKeywords(root: Node, source: string): KeywordRewrite | undefined {
   let chars: string[] | undefined;
   const headers: KeywordHeader[] = [];
@@ -79,8 +80,15 @@ export function rewriteKeywords(root: Node, source: string): KeywordRewrite | un
         headers.push({ at: at + named[0].length, text: `coproc ${coprocName}`, assigns: [coprocName, `${coprocName}_PID`] });
       }
     }
-    chars ??= [...source];
+    chars ??= source.split(''); // UTF-16 units, as the tree's offsets count
     blank(chars, start, end);
+  }
+  // `!` only inverts the status, and the grammar takes `! { …; }` or `! if …` for a command named `{` or `if`.
+  for (const negated of root.descendantsOfType('negated_command')) {
+    const bang = negated?.firstChild;
+    if (bang === null || bang === undefined || bang.type !== '!') continue;
+    chars ??= source.split('');
+    blank(chars, bang.startIndex, bang.endIndex);
   }
   return chars === undefined ? undefined : { source: chars.join(''), headers };
 }

@@ -45,7 +45,7 @@ function newState(sink: WordSink | undefined): WordState {
 
 /** Text for a reason: short, on one line. */
 export function shown(text: string): string {
-  const one = text.replace(/\s+/g, ' ');
+  const one = text.trim().replace(/\s+/g, ' ');
   return one.length > 40 ? `${one.slice(0, 40)}…` : one;
 }
 
@@ -91,8 +91,15 @@ function appendPart(node: Node, state: WordState, type = node.type): void {
         for (const child of node.namedChildren) if (child !== null) appendPart(child, state);
       } else appendUnquoted(node.text, state, first);
       return;
-    case 'variable_name':
     case 'regex':
+      if (/[$`]/.test(node.text)) {
+        dynamic(state, `a pattern with an expansion (${shown(node.text)})`);
+        return;
+      }
+      state.text += node.text;
+      state.bare += 'Q'.repeat(node.text.length);
+      return;
+    case 'variable_name':
       state.text += node.text;
       state.bare += 'Q'.repeat(node.text.length);
       return;
@@ -118,16 +125,20 @@ function appendPart(node: Node, state: WordState, type = node.type): void {
     }
     case 'concatenation':
     case 'command_name':
-    case 'variable_assignment':
+    case 'variable_assignment': {
       state.first = first;
-      for (const child of node.children) {
+      const children = node.children;
+      for (const [i, child] of children.entries()) {
         if (child === null) continue;
-        if (child.type === '``') dynamic(state, 'a command substitution');
+        const type = child.type;
+        if (type === '``') dynamic(state, 'a command substitution');
+        else if (type === '$' && children[i + 1]?.type === 'string') dynamic(state, `a translated string (${shown(node.text)})`); // `a$"b"`
         else if (!child.isNamed) appendUnquoted(child.text, state, state.first);
-        else appendPart(child, state);
+        else appendPart(child, state, type);
         state.first = false;
       }
       return;
+    }
     case 'simple_expansion': {
       const name = node.namedChildren[0];
       if (name?.type === 'variable_name' && NAME.test(name.text)) plainVariable(state, name.text, node.text);
@@ -244,14 +255,36 @@ function appendExpansion(node: Node, state: WordState): void {
     runsCode(state, `a substring offset (${written}), which bash evaluates as arithmetic`);
   }
   if (ops.includes('=') || ops.includes(':=')) assigns(state, name?.type === 'variable_name' && NAME.test(name.text) ? name.text : '*');
-  if (name?.type === 'subscript') {
-    if (!literalIndex(name)) runsCode(state, `an array subscript (${written}), which bash evaluates as arithmetic`);
-    why = why === `a parameter expansion (${written})` && ops.length === 0 ? `an array element (${written})` : why;
+  if (name?.type === 'subscript' && ops.length === 0 && inner[0]?.type !== '!' && inner[0]?.type !== '#') {
+    why = literalIndex(name) ? `an array element (${written})` : `an array subscript (${written})`;
   }
+  if (name?.type === 'subscript' && !literalIndex(name)) runsCode(state, `an array subscript (${written}), which bash evaluates as arithmetic`);
   dynamic(state, why);
   // Expansions nested in the operand (`${x:-$((y))}`) are scanned for what they run.
   for (const child of inner) if (child.isNamed && child !== name && child.type !== 'regex') appendPart(child, newStateSharing(state));
   if (name?.type === 'subscript') for (const child of name.namedChildren) if (child !== null && child.type !== 'variable_name') appendPart(child, newStateSharing(state));
+}
+
+function isPlainExpansion(node: Node, type: string): boolean {
+  const inner = node.namedChildren;
+  if (type === 'simple_expansion') return inner[0]?.type === 'variable_name' && NAME.test(inner[0].text);
+  return node.childCount === 3 && inner.length === 1 && inner[0]?.type === 'variable_name' && NAME.test(inner[0].text);
+}
+
+/**
+ * The expansions of a word other than plain `$NAME`/`${NAME}`, outside its
+ * substitutions: what a here-document body or a here-string expands, which
+ * makes the command fed with it not statically known (R-SH-8).
+ */
+export function nonPlainExpansions(node: Node, out: string[] = []): string[] {
+  const type = node.type;
+  if (type === 'simple_expansion' || type === 'expansion') {
+    if (!isPlainExpansion(node, type)) out.push(shown(node.text));
+  } else if (type === 'arithmetic_expansion') out.push(shown(node.text));
+  else if (type !== 'command_substitution' && type !== 'process_substitution') {
+    for (const child of node.namedChildren) if (child !== null && child.childCount > 0) nonPlainExpansions(child, out);
+  }
+  return out;
 }
 
 /** `a[0]`, `a[@]`, `a[*]`: an index that evaluates nothing. */
