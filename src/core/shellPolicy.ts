@@ -207,15 +207,21 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
         if (word.static && (word.tilde === true || word.text.includes('/')) && !word.text.startsWith('-')) addPath(state, word, 'read', bases, true);
       }
     }
-  } else if (command.redirects.length === 0) {
+  } else {
+    // No command name: assignments, a loop or case header, a redirection of a group. It runs nothing by
+    // itself, but an expansion in it may (`x=$((a[$(cmd)]))`, `${x@P}`), and it may assign what changes later parts.
     const risky = command.assignments.filter((a) => isRiskyAssignment(a.name)).map((a) => a.name);
-    const part: PolicyPart = { kind: 'command', text, decision: risky.length > 0 ? 'prompt' : 'allow', rule: 'assignment' };
-    if (risky.length > 0) part.reason = `sets ${risky.join(', ')}, which changes what later commands run`;
-    else if (command.assignments.some((a) => !a.value.static)) {
-      // The value's own substitutions are parts of their own; a plain assignment runs nothing itself.
-      part.reason = 'the value is expanded at run time; later expansions of the variable are not statically known';
+    const reasons = [...command.unknown, ...extra];
+    if (risky.length > 0) reasons.push(`sets ${risky.join(', ')}, which changes what later commands run`);
+    if (reasons.length > 0 || command.redirects.length === 0) {
+      const part: PolicyPart = { kind: 'command', text, decision: reasons.length > 0 ? atLeastPrompt(commands.default) : 'allow', rule: 'assignment' };
+      if (reasons.length > 0) part.reason = reasons.join('; ');
+      else if (command.assignments.some((a) => !a.value.static)) {
+        // The value's own substitutions are parts of their own; a plain assignment runs nothing itself.
+        part.reason = 'the value is expanded at run time; later expansions of the variable are not statically known';
+      }
+      state.plan.parts.push(part);
     }
-    state.plan.parts.push(part);
   }
   for (const redirect of command.redirects) {
     const op = redirect.op;
