@@ -309,6 +309,9 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       if (!attachments.attachedOnce) detached?.fallback.toolsListed?.(server, tools);
       checks.toolsListed(server, tools);
     },
+    toolsOffered(tools) {
+      checks.toolsOffered(tools);
+    },
     async close() {
       attachments.close();
       const attached = attachments.current;

@@ -81,6 +81,13 @@ export interface CallGate {
    * the upstream does not list: such a key never matches. Must not throw.
    */
   toolsListed?(server: string, tools: readonly string[]): void;
+  /**
+   * Every tool name the gateway now lists to its client, as the client names
+   * them (`<alias>__<tool>` with several upstreams, the `assent__*` operation
+   * tools when on). The daemon passes an agent's hook call under the gateway's
+   * entry only for one of these (R-HOOK-13). Must not throw.
+   */
+  toolsOffered?(tools: readonly string[]): void;
 }
 
 /** A `policy.tools` key that names a tool its upstream does not list. */

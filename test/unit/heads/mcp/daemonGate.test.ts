@@ -313,6 +313,22 @@ describe('R-D-5 a lost daemon connection (hardening 1)', () => {
     expect(await gate.authorize(call('read_file'))).toMatchObject({ allowed: true });
   });
 
+  it('R-HOOK-13 reports the tool names it offers with sessions.report, once per change, and again to a new daemon after a reconnect', async () => {
+    const old = daemon();
+    const next = daemon();
+    const gate = await gateOn(old, { reconnect: () => Promise.resolve(next.asClient()) });
+    const reports = (connection: FakeConnection) =>
+      connection.sent.filter((sent) => sent.method === 'sessions.report' && (sent.params['tools'] as unknown[]).length > 0).map((sent) => sent.params['tools']);
+    gate.toolsListed?.('fs', ['write_file', 'read_file']);
+    gate.toolsOffered?.(['write_file', 'read_file']);
+    await expect.poll(() => reports(old)).toEqual([['read_file', 'write_file']]);
+    gate.toolsOffered?.(['read_file', 'write_file']);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(reports(old)).toHaveLength(1);
+    old.close();
+    await expect.poll(() => reports(next), { timeout: 2000 }).toEqual([['read_file', 'write_file']]);
+  });
+
   it('a call arriving in the gap waits briefly and is decided by the new daemon when it comes back in time', async () => {
     const old = daemon({ default: 'allow' });
     const next = daemon({ default: 'deny' });

@@ -66,6 +66,8 @@ function makeUpstream(name: string): Upstream {
 class ScriptedGate implements CallGate {
   readonly seen: GateCall[] = [];
   readonly finished: Array<{ callId: string; ok: boolean }> = [];
+  /** Every list of names the gateway said it offers its client (R-HOOK-13). */
+  readonly offered: string[][] = [];
   decide: (call: GateCall) => Promise<GateDecision> | GateDecision = () => ({ allowed: true, callId: 'c1' });
 
   authorize(call: GateCall): Promise<GateDecision> {
@@ -75,6 +77,10 @@ class ScriptedGate implements CallGate {
 
   finish(callId: string, outcome: { ok: boolean; durationMs: number }): void {
     this.finished.push({ callId, ok: outcome.ok });
+  }
+
+  toolsOffered(tools: readonly string[]): void {
+    this.offered.push([...tools].sort());
   }
 }
 
@@ -406,6 +412,17 @@ describe('startGateway, several upstreams', () => {
     expect(h.upstreams['alpha']?.calls).toEqual(['write:a']);
     expect(h.upstreams['beta']?.calls).toEqual([]);
     expect(h.gate.seen.map((c) => `${c.server}/${c.tool}`)).toEqual(['alpha/write', 'beta/write']);
+  });
+
+  it('R-HOOK-13 tells the gate every tool name the client is offered, as the client names them, once each upstream list is complete', async () => {
+    const h = await harness(['alpha', 'beta']);
+    const names = (await h.client.listTools()).tools.map((t) => t.name).sort();
+    await waitFor(() => h.gate.offered.some((list) => list.length === names.length));
+    expect(h.gate.offered.at(-1)).toEqual(names);
+    const single = await harness(['fs']);
+    const singleNames = (await single.client.listTools()).tools.map((t) => t.name).sort();
+    await waitFor(() => single.gate.offered.length > 0);
+    expect(single.gate.offered.at(-1)).toEqual(singleNames);
   });
 
   it('routes resources and prompts to the upstream that listed them', async () => {
