@@ -437,6 +437,26 @@ describe('startGateway, several upstreams', () => {
     await h.client.ping();
   });
 
+  it('R-MCP-3 (hardening 19.5) a tool the upstream does not list is refused with -32602 before the gate: no policy, no approval, nothing forwarded', async () => {
+    const h = await harness(['fs']);
+    // Not listed yet: the gateway lists the tools itself before it decides anything.
+    await expect(h.client.callTool({ name: 'fs__write_file', arguments: { text: 'x' } })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('does not list it') });
+    // Listed already: refused in the same turn.
+    await h.client.listTools();
+    const refused = h.client.request({ method: 'tools/call', params: { name: 'nope', arguments: {} } }, CallToolResultSchema);
+    await expect(refused).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool "nope".*It lists: ask, echo, hang, wait, write/) });
+    expect(h.gate.seen).toEqual([]);
+    expect(h.upstreams['fs']?.calls).toEqual([]);
+    expect(text(await h.client.callTool({ name: 'echo', arguments: { text: 'still' } }))).toBe('fs:still');
+    expect(h.gate.seen.map((call) => call.tool)).toEqual(['echo']);
+  });
+
+  it('R-MCP-3 (hardening 19.5) several upstreams: an alias with a tool it does not list is refused -32602 naming the prefixed names, before the gate', async () => {
+    const h = await harness(['alpha', 'beta']);
+    await expect(h.client.callTool({ name: 'alpha__nope', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('alpha__echo') });
+    expect(h.gate.seen).toEqual([]);
+  });
+
   it('refuses an unknown tool name with a message naming the expected form', async () => {
     const h = await harness(['alpha', 'beta']);
     await expect(h.client.callTool({ name: 'echo', arguments: {} })).rejects.toThrow(/<alias>__<tool>.*alpha, beta/);
