@@ -221,7 +221,19 @@ class ToolCallRun {
     }
   }
 
-  private readonly onDecision = (decision: GateDecision): void => this.conclude(decision);
+  private readonly onDecision = (decision: GateDecision): void => {
+    // Allowed after the client cancelled (or the gateway began to close): it never runs, and the gate must not keep it open.
+    if ((this.decided || this.pipeline.relay.isClosing) && decision.allowed && decision.callId !== undefined) this.withdrawAllowed(decision.callId);
+    this.conclude(decision);
+  };
+
+  private withdrawAllowed(callId: string): void {
+    try {
+      this.pipeline.options.gate.withdraw?.(callId);
+    } catch (error) {
+      this.pipeline.relay.log.warn('gate.withdraw threw', { error });
+    }
+  }
 
   private readonly onGateFailure = (error: unknown): void => {
     // A gate that fails cannot have allowed anything: fail closed (R-MCP-5).

@@ -66,6 +66,8 @@ function makeUpstream(name: string): Upstream {
 class ScriptedGate implements CallGate {
   readonly seen: GateCall[] = [];
   readonly finished: Array<{ callId: string; ok: boolean }> = [];
+  /** Allowed calls the gateway withdrew because the client cancelled them before they were forwarded. */
+  readonly withdrawn: string[] = [];
   /** Every list of names the gateway said it offers its client (R-HOOK-13). */
   readonly offered: string[][] = [];
   decide: (call: GateCall) => Promise<GateDecision> | GateDecision = () => ({ allowed: true, callId: 'c1' });
@@ -77,6 +79,10 @@ class ScriptedGate implements CallGate {
 
   finish(callId: string, outcome: { ok: boolean; durationMs: number }): void {
     this.finished.push({ callId, ok: outcome.ok });
+  }
+
+  withdraw(callId: string): void {
+    this.withdrawn.push(callId);
   }
 
   toolsOffered(tools: readonly string[]): void {
@@ -292,6 +298,24 @@ describe('startGateway, one upstream', () => {
     await expect(call).rejects.toThrow();
     await waitFor(() => h.gate.seen[0]?.signal.aborted === true);
     await h.client.ping();
+    expect(h.upstreams['fs']?.calls).toEqual([]);
+  });
+
+  it('(hardening 19.8a) an allow that arrives after the client cancelled is withdrawn from the gate, never forwarded and never left open', async () => {
+    const h = await harness(['fs']);
+    await h.client.listTools();
+    let release!: (d: GateDecision) => void;
+    h.gate.decide = () => new Promise((resolve) => (release = resolve));
+    const controller = new AbortController();
+    const call = h.client.callTool({ name: 'write', arguments: { text: 'late' } }, undefined, { signal: controller.signal });
+    await waitFor(() => h.gate.seen.length === 1);
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await h.client.ping();
+    release({ allowed: true, callId: 'late-1' });
+    await waitFor(() => h.gate.withdrawn.length === 1);
+    expect(h.gate.withdrawn).toEqual(['late-1']);
+    expect(h.gate.finished).toEqual([]);
     expect(h.upstreams['fs']?.calls).toEqual([]);
   });
 
