@@ -210,6 +210,12 @@ export class AgentActionService {
         details: { kind, claimed: action.kind },
       });
     }
+    // The call's paths are resolved against cwd: one that is not absolute could make them name other files.
+    if (!action.cwd.startsWith('/') || action.cwd.includes('\u0000')) {
+      throw new AssentError('invalid_params', `${toolId}: cwd ${JSON.stringify(action.cwd.slice(0, 80))} is not an absolute path; the hook event is malformed, so nothing was decided`, {
+        details: { field: 'cwd' },
+      });
+    }
     // The doctor's canary proves the installed hook reaches this daemon and blocks: nothing filed, run or audited.
     if (action.tool === CANARY_TOOL) return { decision: 'deny', reason: 'canary', message: CANARY_REASON };
     // R-HOOK-5: the gateway's own tools were (or will be) decided by the gateway; a second approval would ask twice.

@@ -260,6 +260,16 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
     expect(f.audit()).toEqual([]);
   });
 
+  it('R-HOOK-4 (hardening 19.8d) a cwd that is not an absolute path is refused invalid_params: nothing filed or audited', async () => {
+    const f = fixture({ policy: { tools: { 'claude/Bash': 'allow' } } });
+    for (const cwd of ['relative', '', './x', '/w\u0000']) {
+      await expect(f.runtime.agents.authorize(bash('ls', { cwd }))).rejects.toMatchObject({ type: 'invalid_params', details: { field: 'cwd' } });
+    }
+    expect(await f.runtime.service.list()).toEqual([]);
+    await f.runtime.service.shutdown();
+    expect(f.audit()).toEqual([]);
+  });
+
   it('a kind that does not match the tool is refused: the daemon does not take the hook\'s word for it', async () => {
     const f = fixture({ policy: { tools: { 'claude/Bash': 'allow' } } });
     await expect(f.runtime.agents.authorize(bash('ls', { kind: 'mcp' }))).rejects.toMatchObject({ type: 'invalid_params' });
