@@ -14,7 +14,11 @@ export const AGENT_ALIAS: Readonly<Record<AgentName, string>> = Object.freeze({ 
 export const AGENT_ACTION_KINDS = ['shell', 'read', 'write', 'fetch', 'mcp', 'other'] as const;
 export type AgentActionKind = (typeof AGENT_ACTION_KINDS)[number];
 
-/** The MCP server entry `assent install --mcp` writes: its tools are gated by the gateway, not again by the hook (R-HOOK-5). */
+/**
+ * The MCP server entry `assent install --mcp` writes. A call under it is the
+ * gateway's only when a live gateway session also lists the tool (R-HOOK-5,
+ * R-HOOK-13); the name alone proves nothing.
+ */
 export const GATEWAY_SERVER_NAME = 'assent';
 
 /** The synthetic tool `assent doctor` sends through an installed hook: always denied, nothing filed, run or audited. */
@@ -109,6 +113,22 @@ export function mcpToolOf(agent: AgentName, toolName: string, reportedServer?: s
   const at = rest.indexOf(separator);
   if (at <= 0 || at + separator.length >= rest.length) return undefined;
   return { server: rest.slice(0, at), tool: rest.slice(at + separator.length) };
+}
+
+/**
+ * The tool name a gateway would list for this agent tool name, when the name
+ * sits under the gateway's entry: `mcp__assent__<tool>` (Claude Code, Codex),
+ * `mcp_assent_<tool>` (Gemini CLI), and the server the agent reported, if it
+ * reported one, is that entry. Everything after the entry's separator is the
+ * tool: `mcp__assent__fs__write_file` gives `fs__write_file`, never `fs`. Only
+ * a candidate: the daemon passes the call only if a live gateway lists it.
+ */
+export function gatewayToolCandidate(agent: AgentName, toolName: string, reportedServer?: string): string | undefined {
+  if (reportedServer !== undefined && reportedServer !== '' && reportedServer !== GATEWAY_SERVER_NAME) return undefined;
+  const separator = agent === 'gemini' ? '_' : '__';
+  const prefix = `mcp${separator}${GATEWAY_SERVER_NAME}${separator}`;
+  if (!toolName.startsWith(prefix) || toolName.length === prefix.length) return undefined;
+  return toolName.slice(prefix.length);
 }
 
 /** The kind of an agent's tool call (R-HOOK-2); a name not listed is `other`. */

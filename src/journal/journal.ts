@@ -296,10 +296,10 @@ export class Journal {
     return row === undefined ? undefined : rowToRule(row);
   }
 
-  /** Active rules (not revoked, not expired at the clock's now) unless includeInactive. Oldest first. */
-  listRules(options: { includeInactive?: boolean } = {}): Rule[] {
+  /** Active rules (not revoked, not expired at `now`, by default the clock's) unless includeInactive. Oldest first. */
+  listRules(options: { includeInactive?: boolean; now?: number } = {}): Rule[] {
     if (options.includeInactive) return this.statements.listAllRules.all().map(rowToRule);
-    const now = this.clock.now();
+    const now = options.now ?? this.clock.now();
     return this.statements.listActiveRules.all(now, now).map(rowToRule);
   }
 

@@ -104,8 +104,8 @@ export class SqliteStore implements Store {
     return settle(() => this.journal.getRule(id));
   }
 
-  listRules(options: { includeInactive?: boolean } = {}): Promise<Rule[]> {
-    return settle(() => this.journal.listRules(options.includeInactive === true ? { includeInactive: true } : {}));
+  listRules(options: { includeInactive?: boolean; now?: number } = {}): Promise<Rule[]> {
+    return settle(() => this.journal.listRules(options));
   }
 
   revokeRule(id: string, at: number): Promise<boolean> {

@@ -165,18 +165,26 @@ export function policyOperations(deps: PolicyOperationDeps): Operation[] {
     defineOperation({
       name: 'sessions.report',
       summary:
-        'A gateway reports `policy.tools` keys that name a tool its upstream does not list (such a key never decides anything); daemon.status lists them under approvals.policyToolsNotListed while the gateway stays connected.',
+        'A gateway reports `policy.tools` keys that name a tool its upstream does not list (such a key never decides anything; daemon.status lists them under approvals.policyToolsNotListed) and the tool names it lists to its client (a hook passes a call under the `assent` entry only for a tool a live gateway lists, R-HOOK-13), both while the gateway stays connected.',
       params: z.strictObject({
         sessionId: z.string().min(1).max(200),
         policyToolsNotListed: z
           .array(z.strictObject({ key: z.string().min(1).max(401), server: z.string().min(1).max(200), listed: z.array(z.string().max(200)).max(1000) }))
           .max(1000),
+        /** Every tool name the gateway lists to its MCP client, as the client names them (`<alias>__<tool>` with several upstreams). */
+        tools: z.array(z.string().min(1).max(401)).max(10_000).optional(),
       }),
       result: z.object({ recorded: z.number() }),
       class: 'write',
       exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
-      handler: async ({ sessionId, policyToolsNotListed }, context) => {
-        const withdraw = deps.service.reportUnlistedPolicyTools(sessionId, policyToolsNotListed);
+      handler: async ({ sessionId, policyToolsNotListed, tools }, context) => {
+        const withdrawUnlisted = deps.service.reportUnlistedPolicyTools(sessionId, policyToolsNotListed);
+        // Each report replaces the last: a gateway that sends no tool names lists none of its own.
+        const withdrawTools = deps.service.reportGatewayTools(sessionId, tools ?? []);
+        const withdraw = (): void => {
+          withdrawUnlisted();
+          withdrawTools();
+        };
         const connection = context.connection;
         if (connection !== undefined) {
           // One close listener per connection and session, however often the gateway reports again.

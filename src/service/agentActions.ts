@@ -1,7 +1,8 @@
 // Agent actions (SPEC §17): what the daemon does with a hook's question. The
 // decision goes through the one approval service (R-ARCH-3) with the
 // agent-action policy (R-POL-6); this file adds what is particular to hooks:
-// the doctor's canary, the gateway's own MCP tools, the hook timeout, the words
+// the doctor's canary, the gateway's own MCP tools (known by the tool lists of
+// the live gateway sessions, never by name alone), the hook timeout, the words
 // a model reads in a denial, and matching an after-event to the call it ends.
 import {
   AGENT_ALIAS,
@@ -9,8 +10,7 @@ import {
   agentToolId,
   CANARY_REASON,
   CANARY_TOOL,
-  GATEWAY_SERVER_NAME,
-  mcpToolOf,
+  gatewayToolCandidate,
   type AgentAction,
   type AgentName,
 } from '../core/agentAction.js';
@@ -210,10 +210,18 @@ export class AgentActionService {
         details: { kind, claimed: action.kind },
       });
     }
+    // The call's paths are resolved against cwd: one that is not absolute could make them name other files.
+    if (!action.cwd.startsWith('/') || action.cwd.includes('\u0000')) {
+      throw new AssentError('invalid_params', `${toolId}: cwd ${JSON.stringify(action.cwd.slice(0, 80))} is not an absolute path; the hook event is malformed, so nothing was decided`, {
+        details: { field: 'cwd' },
+      });
+    }
     // The doctor's canary proves the installed hook reaches this daemon and blocks: nothing filed, run or audited.
     if (action.tool === CANARY_TOOL) return { decision: 'deny', reason: 'canary', message: CANARY_REASON };
     // R-HOOK-5: the gateway's own tools were (or will be) decided by the gateway; a second approval would ask twice.
-    if (kind === 'mcp' && mcpToolOf(action.agent, action.tool, action.mcpServer)?.server === GATEWAY_SERVER_NAME) {
+    // R-HOOK-13: a name under the gateway's entry is the gateway's only if a live gateway session lists that tool;
+    // any other name (a server named `assent__fs`, a tool no gateway offers) is judged as any MCP tool.
+    if (kind === 'mcp' && this.isGatewayTool(action)) {
       return { decision: 'allow', reason: 'gateway', message: `assent: ${toolId} is gated by the assent MCP gateway` };
     }
     const pinned = this.approvals.config;
@@ -282,6 +290,12 @@ export class AgentActionService {
       if (context.approvalId !== undefined) denial.approvalId = context.approvalId;
       return denial;
     }
+  }
+
+  /** Whether the action calls a tool a live gateway session lists under the gateway's entry (R-HOOK-13). */
+  private isGatewayTool(action: AgentAction): boolean {
+    const tool = gatewayToolCandidate(action.agent, action.tool, action.mcpServer);
+    return tool !== undefined && this.approvals.gatewayListsTool(tool);
   }
 
   /**

@@ -269,6 +269,16 @@ export class ApprovalService {
     return this.sessions.reportUnlistedPolicyTools(sessionId, entries);
   }
 
+  /** A gateway's report of the tool names it lists to its client; see Sessions.reportGatewayTools. */
+  reportGatewayTools(sessionId: string, tools: readonly string[]): () => void {
+    return this.sessions.reportGatewayTools(sessionId, tools);
+  }
+
+  /** Whether a live gateway session lists this tool name (R-HOOK-13): how a hook call to the gateway is recognised. */
+  gatewayListsTool(tool: string): boolean {
+    return this.sessions.gatewayListsTool(tool);
+  }
+
   listSessions(): SessionInfo[] {
     return this.sessions.list();
   }
@@ -319,6 +329,7 @@ export class ApprovalService {
       waitingCalls: this.queue.waitedOnCount(),
       callsInProgress: this.calls.inProgress,
       sessions: this.sessions.list().length,
+      gatewaySessions: this.sessions.gatewaySessions,
       configRevision: this.pinned.revision,
       configPath: this.pinned.path,
       notifications: { sent: notifier.sent, failures: notifier.failures, ...(notifier.targets === undefined ? {} : { targets: notifier.targets() }) },

@@ -1,6 +1,8 @@
 // Sessions and what they carry: the gateways (or CLI commands) the daemon has
 // seen, the session grants an allow "for this session" leaves behind (R-D-8),
-// and a gateway's report of policy keys its upstream does not list.
+// a gateway's report of policy keys its upstream does not list, and the tool
+// names each live gateway lists to its client (how a hook tells the gateway's
+// own tools from any other MCP tool, R-HOOK-13).
 import type { Clock } from '../core/clock.js';
 
 export interface SessionInfo {
@@ -25,6 +27,8 @@ export class Sessions {
   private readonly grants = new Map<string, Map<string, string>>();
   /** Per session: `policy.tools` keys its gateway found no upstream tool for (shown by daemon.status). */
   private readonly unlistedTools = new Map<string, { token: object; entries: UnlistedPolicyToolReport[] }>();
+  /** Per live gateway session: the tool names it lists to its MCP client, as that client names them. */
+  private readonly gatewayTools = new Map<string, { token: object; tools: ReadonlySet<string> }>();
 
   constructor(private readonly clock: Clock) {}
 
@@ -52,6 +56,7 @@ export class Sessions {
     if (session !== undefined) session.ended = true;
     this.grants.delete(sessionId);
     this.unlistedTools.delete(sessionId);
+    this.gatewayTools.delete(sessionId);
   }
 
   /** Remembers an allow for the same session and tool for the rest of the session (R-D-8). */
@@ -92,5 +97,30 @@ export class Sessions {
       }
     }
     return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /**
+   * A gateway's report of the tool names it lists to its client (R-HOOK-13).
+   * Replaces the session's earlier report; the returned function withdraws it
+   * (when the gateway's connection closes) unless a newer one replaced it.
+   */
+  reportGatewayTools(sessionId: string, tools: readonly string[]): () => void {
+    const token = {};
+    if (tools.length === 0) this.gatewayTools.delete(sessionId);
+    else this.gatewayTools.set(sessionId, { token, tools: new Set(tools) });
+    return () => {
+      if (this.gatewayTools.get(sessionId)?.token === token) this.gatewayTools.delete(sessionId);
+    };
+  }
+
+  /** Whether a live gateway session lists this tool name to its client. */
+  gatewayListsTool(tool: string): boolean {
+    for (const { tools } of this.gatewayTools.values()) if (tools.has(tool)) return true;
+    return false;
+  }
+
+  /** How many live gateway sessions reported their tools. */
+  get gatewaySessions(): number {
+    return this.gatewayTools.size;
   }
 }

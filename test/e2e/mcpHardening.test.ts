@@ -82,6 +82,8 @@ interface RpcReply {
 /** The built `assent mcp` on raw stdio: lines in, parsed replies by id out. */
 class RawGateway {
   private readonly replies = new Map<unknown, RpcReply>();
+  /** Replies with `"id": null` (errors about a line whose id could not be read), in order. */
+  readonly nullIdReplies: RpcReply[] = [];
   private buffer = '';
   stderr = '';
   private nextId = 1;
@@ -94,7 +96,8 @@ class RawGateway {
         const line = this.buffer.slice(0, newline);
         this.buffer = this.buffer.slice(newline + 1);
         const message = JSON.parse(line) as RpcReply;
-        if (message.id !== undefined) this.replies.set(message.id, message);
+        if (message.id === null) this.nullIdReplies.push(message);
+        else if (message.id !== undefined) this.replies.set(message.id, message);
       }
     });
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
@@ -232,6 +235,25 @@ describe('assent mcp refuses arguments the approver and the upstream could read 
     expect(toolCalls(stack)).toEqual([]);
     // The gateway lists tools once itself after initialize (to warn about policy keys naming unlisted tools).
     expect(new Set(stack.received().map((m) => m['method']))).toEqual(new Set(['initialize', 'notifications/initialized', 'tools/list']));
+  }, 60_000);
+
+  it('R-MCP-2 (hardening 19.9) each JSON-RPC batch is answered with one -32600 error (id null); nothing in it is relayed or decided; the gateway keeps serving', async () => {
+    const stack = await startStack({ policy: { default: 'allow', destructive: 'allow', tools: {} } });
+    const gateway = await startGateway(stack);
+    gateway.writeLine('[{"jsonrpc":"2.0","id":901,"method":"tools/call","params":{"name":"drop","arguments":{"path":"/srv/batch"}}},{"jsonrpc":"2.0","id":902,"method":"ping"}]');
+    expect(await waitUntil(() => gateway.nullIdReplies.length === 1, 5000), gateway.stderr).toBe(true);
+    gateway.writeLine('[]');
+    expect(await waitUntil(() => gateway.nullIdReplies.length === 2, 5000), gateway.stderr).toBe(true);
+    for (const reply of gateway.nullIdReplies) {
+      expect(reply).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+      expect(reply.error?.message).toContain('batch');
+    }
+    // The ids inside the batch get no answer of their own, and nothing of it reached the upstream or the audit.
+    expect(text(await gateway.call('look', '{"path":"/srv/after"}'))).toBe('ran look');
+    expect(toolCalls(stack).map((m) => (m['params'] as { name: string }).name)).toEqual(['look']);
+    expect(stack.received().some((m) => m['id'] === 902)).toBe(false);
+    await expect.poll(() => auditLines(stack.home).map((l) => `${String(l['tool'])}:${String(l['outcome'])}`), { timeout: 10_000 }).toEqual(['look:ok']);
+    expect(gateway.nullIdReplies).toHaveLength(2);
   }, 60_000);
 
   it('R-MCP-8 (hardening 1) in handoff mode a retry that adds "__proto__" is refused and does not consume the approved call\u2019s proof', async () => {

@@ -104,12 +104,32 @@ export function agentClisAvailable(): boolean {
   return false;
 }
 
-let straceWorks: boolean | undefined;
+let straceCheck: { problem: string | undefined } | undefined;
 
-/** Whether `strace -f` can trace a child here (it is missing, or ptrace is not allowed, on some machines). */
+/** Why `strace -f` cannot trace a child here (it is missing, or ptrace is not allowed, on some machines), or undefined when it can. */
+export function straceProblem(): string | undefined {
+  straceCheck ??= (() => {
+    const probe = spawnSync('strace', ['-f', '-qq', '-e', 'trace=connect', '-o', '/dev/null', 'true'], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
+    if (probe.error !== undefined) return { problem: `strace could not be started (${probe.error.message}); scripts/installAgentClis.sh installs it (apt-get install strace)` };
+    if (probe.status !== 0) return { problem: `strace cannot trace a child here (exit ${String(probe.status)}: ${probe.stderr.trim().split('\n')[0] ?? ''}); ptrace must be allowed` };
+    return { problem: undefined };
+  })();
+  return straceCheck.problem;
+}
+
+/** Whether `strace -f` can trace a child here. */
 export function straceAvailable(): boolean {
-  straceWorks ??= spawnSync('strace', ['-f', '-qq', '-e', 'trace=connect', '-o', '/dev/null', 'true'], { stdio: 'ignore', timeout: 10_000 }).status === 0;
-  return straceWorks;
+  return straceProblem() === undefined;
+}
+
+/**
+ * Whether the strace tests run. Under CI=true always: CI must prove there are
+ * no outbound connections, so a strace that is missing or cannot trace fails
+ * those tests (runAgent names why) instead of skipping them in silence.
+ * Elsewhere only where strace works.
+ */
+export function straceTestsRun(env: NodeJS.ProcessEnv = process.env, problem: () => string | undefined = straceProblem): boolean {
+  return env['CI'] === 'true' || problem() === undefined;
 }
 
 export interface McpServerSpec {
@@ -346,7 +366,8 @@ function killProcess(pid: number): void {
  */
 export async function runAgent(agent: AgentName, options: AgentRunOptions): Promise<AgentRun> {
   if (options.model.wire !== AGENT_WIRE[agent]) throw new Error(`${agent} speaks ${AGENT_WIRE[agent]}, the fake model given speaks ${options.model.wire}`);
-  if (options.traceConnections === true && !straceAvailable()) throw new Error('traceConnections needs a working strace (apt-get install strace)');
+  const traceProblem = options.traceConnections === true ? straceProblem() : undefined;
+  if (traceProblem !== undefined) throw new Error(`traceConnections needs a working strace: ${traceProblem}`);
   const home = mkdtempSync(join(tmpdir(), `assent-agent-${agent}-`));
   mkdirSync(join(home, 'tmp'));
   const trap = await startProxyTrap();

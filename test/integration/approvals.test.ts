@@ -107,7 +107,9 @@ describe('prompt calls wait for a human', () => {
   });
 
   it('R-D-6 deny gives policy_denied/consent_denied with the reason; the timeout gives consent_timeout', async () => {
-    const home = await setup({ ...PROMPT_WRITE, policy: { ...PROMPT_WRITE.policy, consentTimeoutSeconds: 1 } });
+    // The deny goes through two CLI starts, which take seconds on a loaded machine: under the default
+    // consent timeout (90 s) nothing races them (hardening 19.8g).
+    const home = await setup(PROMPT_WRITE);
     const client = await connect(home);
     const denied = authorize(client, { sessionId: 's1', server: 'fs', tool: 'write_file', args: { n: 1 } });
     const [first] = await waitForPending(home);
@@ -120,6 +122,11 @@ describe('prompt calls wait for a human', () => {
       expect(d.error.details?.['reason']).toBe('consent_denied');
       expect(d.error.message).toContain('not that file');
     }
+    // Only then is the consent timeout made short, explicitly: the reviewed revision applied over the socket,
+    // as `assent config reload` does after its challenge. Nothing but the daemon's own timer ends this call.
+    writeFileSync(home.paths.config, JSON.stringify({ ...PROMPT_WRITE, policy: { ...PROMPT_WRITE.policy, consentTimeoutSeconds: 1 } }), { mode: 0o600 });
+    const { fileRevision } = await client.call<{ fileRevision: string }>('config.status', {});
+    expect(await client.call('config.apply', { revision: fileRevision })).toMatchObject({ applied: true });
     const timedOut = await authorize(client, { sessionId: 's1', server: 'fs', tool: 'write_file', args: { n: 2 } });
     expect(timedOut.ok).toBe(false);
     if (!timedOut.ok) expect(timedOut.error.details?.['reason']).toBe('consent_timeout');

@@ -90,6 +90,34 @@ describe('assent hook against a real daemon', () => {
     expect(auditLines(home)).toEqual([]);
   });
 
+  it('R-HOOK-4 (hardening 19.8b) -h and --help are bad arguments for the hook binary and for `assent hook`: exit 2, deny JSON, the usage on stderr, nothing decided', async () => {
+    const home = await setup(ALLOW_ALL);
+    const event = JSON.stringify(shellEvent('codex', 'ls'));
+    const runs = [
+      await runHook(['-h'], event, home.env),
+      await runHook(['--help'], event, home.env),
+      await runHook(['codex', '-h'], event, home.env),
+      await runHook(['gemini', '--after', '--help'], event, home.env),
+      await home.runCli(['hook', '-h'], { input: event }),
+      await home.runCli(['hook', 'codex', '--help'], { input: event }),
+    ];
+    for (const result of runs) expectFailClosed(result, /bad hook arguments .*usage: assent hook claude-code\|codex\|gemini/);
+    expect(await pending(home)).toEqual([]);
+    expect(auditText(home)).toBe('');
+  });
+
+  it('R-HOOK-6 (hardening 19.8c) the built hook answers an unreadable after-event with its neutral answer and exit 0, never a PreToolUse deny', async () => {
+    const home = await setup(ALLOW_ALL);
+    for (const agent of ['claude-code', 'codex', 'gemini'] as const) {
+      for (const input of ['not json', '', JSON.stringify({ hook_event_name: 'Stop' }), `{"x":"${'a'.repeat(2 * 1024 * 1024)}"}`]) {
+        const result = await runHook([agent, '--after'], input, home.env);
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toBe('{}\n');
+        expect(result.stderr).toMatch(/^assent: the end of this call was not recorded .*stays "started"\.\n$/);
+      }
+    }
+  });
+
   it('R-HOOK-1 R-HOOK-2 an allowed call answers allow in the agent shape, never with updatedInput, and files nothing', async () => {
     const home = await setup(ALLOW_ALL);
     for (const agent of ['claude-code', 'codex', 'gemini'] as const) {

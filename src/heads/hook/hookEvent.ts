@@ -33,6 +33,13 @@ export type ParsedEvent =
   | { ok: false; problem: string; event?: string; tool?: string };
 
 const MAX_ID_CHARS = 200;
+/** The longest cwd accepted: PATH_MAX on Linux. */
+export const MAX_CWD_CHARS = 4096;
+
+/** A working directory the daemon can resolve the call's paths against: absolute (POSIX), no NUL, bounded. */
+function isAbsoluteCwd(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith('/') && value.length <= MAX_CWD_CHARS && !value.includes('\u0000');
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -66,7 +73,8 @@ export function outcomeOf(eventName: string, response: unknown): 'ok' | 'error' 
 
 /**
  * Parses one event for `agent` in `mode`. `fallbackCwd` stands in when the
- * agent sends no `cwd` (the hook runs in the agent's working directory).
+ * agent sends no `cwd` (the hook runs in the agent's working directory); a
+ * `cwd` that is there must be an absolute path.
  */
 export function parseHookEvent(agent: AgentName, mode: HookMode, text: string, fallbackCwd: string): ParsedEvent {
   let value: unknown;
@@ -102,7 +110,12 @@ export function parseHookEvent(agent: AgentName, mode: HookMode, text: string, f
   if (value['tool_use_id'] !== undefined && toolUseId === undefined) return failed(`the ${eventName} event's tool_use_id is not a string of 1 to ${MAX_ID_CHARS} characters`);
   const mcpServer = reportedMcpServer(value);
   if (mode === 'before') {
-    const cwd = typeof value['cwd'] === 'string' ? value['cwd'] : fallbackCwd;
+    // Paths in the call are resolved against cwd: a relative, empty or odd one could make them mean another file.
+    const rawCwd = value['cwd'];
+    if (rawCwd !== undefined && !isAbsoluteCwd(rawCwd)) {
+      return failed(`the ${eventName} event's cwd is not an absolute path (a string starting with "/", no NUL, at most ${MAX_CWD_CHARS} characters)`);
+    }
+    const cwd = typeof rawCwd === 'string' ? rawCwd : fallbackCwd;
     const action: AgentAction = { agent, sessionId, cwd, tool, kind: agentActionKind(agent, tool, mcpServer), input };
     if (toolUseId !== undefined) action.toolUseId = toolUseId;
     if (mcpServer !== undefined) action.mcpServer = mcpServer;

@@ -3,7 +3,7 @@
 // (R-HOOK-4). Kept apart from hookRun so the flow is testable without a process.
 import { parseAgentName, type AgentName } from '../../core/agentAction.js';
 import { AssentError } from '../../core/errors.js';
-import { failClosed, runHook, USAGE, type HookOutcome, type StdinRead } from './hookRun.js';
+import { failClosed, notRecorded, parseHookArgs, runHook, type HookOutcome, type StdinRead } from './hookRun.js';
 import { MAX_EVENT_BYTES } from './hookEvent.js';
 
 /** An agent writes its event at once; a stdin that stays open this long is not an event. */
@@ -103,11 +103,11 @@ function agentOf(argv: readonly string[]): AgentName | undefined {
  * answer: the run's, or the blocking one of a signal or an unexpected error.
  */
 export async function runHookProcess(argv: readonly string[]): Promise<void> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
+  // No help here: `-h` is a bad argument like any other and blocks (R-HOOK-4); runHook says the usage.
   const agent = agentOf(argv);
+  const parsedArgs = parseHookArgs(argv);
+  // An after-event hook never blocks, even when stopped or crashing: the call already ran (R-HOOK-6).
+  const after = !('problem' in parsedArgs) && parsedArgs.mode === 'after';
   let answered = false;
   const answer = (outcome: HookOutcome): void => {
     if (answered) return;
@@ -118,15 +118,22 @@ export async function runHookProcess(argv: readonly string[]): Promise<void> {
     setTimeout(() => process.exit(outcome.exitCode), 1000).unref();
   };
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-    process.on(signal, () => answer(failClosed(agent, `assent blocked this tool call: the hook was stopped (${signal}) before a decision arrived. The call did not run; retrying it is fine.`)));
-  }
-  const crashed = (error: unknown): void =>
-    answer(
-      failClosed(
-        agent,
-        `assent blocked this tool call: internal error in the hook (${error instanceof Error ? error.message : String(error)}). The call did not run; the operator can check the hook with \`assent doctor\`.`,
+    process.on(signal, () =>
+      answer(
+        after
+          ? notRecorded(`the hook was stopped (${signal})`)
+          : failClosed(agent, `assent blocked this tool call: the hook was stopped (${signal}) before a decision arrived. The call did not run; retrying it is fine.`),
       ),
     );
+  }
+  const crashed = (error: unknown): void => {
+    const what = error instanceof Error ? error.message : String(error);
+    answer(
+      after
+        ? notRecorded(`internal error in the hook: ${what}`)
+        : failClosed(agent, `assent blocked this tool call: internal error in the hook (${what}). The call did not run; the operator can check the hook with \`assent doctor\`.`),
+    );
+  };
   process.on('uncaughtException', crashed);
   process.on('unhandledRejection', crashed);
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);

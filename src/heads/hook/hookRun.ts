@@ -52,9 +52,12 @@ export function parseHookArgs(argv: readonly string[]): HookArgs | { problem: st
   const flags = argv.filter((arg) => arg.startsWith('-'));
   const agent = positional[0] === undefined ? undefined : parseAgentName(positional[0]);
   const withAgent = (problem: string): { problem: string; agent?: AgentName } => (agent === undefined ? { problem } : { problem, agent });
-  if (positional.length === 0) return { problem: `no agent named; ${USAGE}` };
+  if (positional.length === 0) return { problem: `no agent named${flags.includes('-h') || flags.includes('--help') ? ' (help is not an argument a hook run takes)' : ''}; ${USAGE}` };
   if (agent === undefined) return { problem: `unknown agent ${JSON.stringify(positional[0]?.slice(0, 40))}; ${USAGE}` };
   if (positional.length > 1) return withAgent(`unexpected argument ${JSON.stringify(positional[1]?.slice(0, 40))}; ${USAGE}`);
+  // Help is for a person at a terminal; a hook run answers only its agent, so asking for it blocks like any bad argument.
+  const help = flags.find((flag) => flag === '-h' || flag === '--help');
+  if (help !== undefined) return withAgent(`${help} is not an argument a hook run takes; ${USAGE}`);
   const unknown = flags.find((flag) => flag !== '--after');
   if (unknown !== undefined) return withAgent(`unknown option ${JSON.stringify(unknown.slice(0, 40))}; ${USAGE}`);
   if (flags.length > 1) return withAgent(`--after given more than once; ${USAGE}`);
@@ -69,6 +72,15 @@ export function parseHookArgs(argv: readonly string[]): HookArgs | { problem: st
 export function failClosed(agent: AgentName | undefined, reason: string): HookOutcome {
   const line = oneLine(reason);
   return { stdout: `${beforeAnswer(agent ?? 'claude-code', 'deny', line)}\n`, stderr: `${line}\n`, exitCode: 2 };
+}
+
+/**
+ * The answer to an after-event that could not be recorded (R-HOOK-6): the call
+ * already ran, so nothing blocks — the agent's neutral answer, exit 0, and one
+ * stderr line saying why its audit line stays `started`.
+ */
+export function notRecorded(why: string): HookOutcome {
+  return { stdout: `${afterAnswer()}\n`, stderr: `${oneLine(`assent: the end of this call was not recorded (${why}); its audit line stays "started".`)}\n`, exitCode: 0 };
 }
 
 function blocked(subject: string, what: string, advice: string): string {
@@ -149,10 +161,13 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
   try {
     const stdin = await deps.readStdin();
     if (stdin.oversized) {
+      if (mode === 'after') return notRecorded(`the hook event is larger than ${MAX_EVENT_BYTES} bytes`);
       return failClosed(agent, blocked('this tool call', `the hook event is larger than ${MAX_EVENT_BYTES} bytes`, 'Nothing was decided or filed; a smaller call may work.'));
     }
     const parsed = parseHookEvent(agent, mode, stdin.text, deps.cwd());
     if (!parsed.ok) {
+      // An after-event never blocks: the call already ran (R-HOOK-6).
+      if (mode === 'after') return notRecorded(parsed.problem);
       const subject = parsed.tool === undefined ? 'this tool call' : agentToolId(agent, parsed.tool);
       return failClosed(agent, blocked(subject, parsed.problem, SETUP_ADVICE));
     }
@@ -193,6 +208,7 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
       wait.clear();
     }
   } catch (error) {
+    if (mode === 'after') return notRecorded(error instanceof Error ? error.message : String(error));
     return failClosed(agent, failureReason('this tool call', error));
   }
 }
@@ -208,8 +224,7 @@ async function reportEnd(paths: StatePaths, end: unknown): Promise<HookOutcome> 
     await requestOnce({ socketPath: paths.socket, method: 'agents.finish', params: end, signal: wait.signal });
     return { stdout: `${afterAnswer()}\n`, exitCode: 0 };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return { stdout: `${afterAnswer()}\n`, stderr: `${oneLine(`assent: the end of this call was not recorded (${message}); its audit line stays "started".`)}\n`, exitCode: 0 };
+    return notRecorded(error instanceof Error ? error.message : String(error));
   } finally {
     wait.clear();
   }

@@ -21,7 +21,8 @@ export interface SettledCall {
   argsSize?: number;
 }
 
-export type SettledOutcome = 'ok' | 'error' | 'denied';
+/** `cancelled`: allowed, but the client withdrew it before it was forwarded; it never ran. */
+export type SettledOutcome = 'ok' | 'error' | 'denied' | 'cancelled';
 
 interface QueuedRecord {
   call: SettledCall;

@@ -9,8 +9,8 @@ import { describeDenial, type CallGate, type GateCall, type GateDecision, type T
 import type { OperationToolHost } from './operationTools.js';
 import type { ClientInflight, GatewayRelay } from './relay.js';
 import { TOOL_NAME_SEPARATOR, type MultiUpstreamRouter } from './routing.js';
-import type { UpstreamLink } from './upstream.js';
-import { isRecord, RPC_INVALID_PARAMS, type WireMessage, type WireRequest } from './wire.js';
+import { UPSTREAM_UNAVAILABLE_CODE, type KnownTool, type UpstreamLink } from './upstream.js';
+import { isRecord, RPC_INVALID_PARAMS, type RpcErrorBody, type WireMessage, type WireRequest } from './wire.js';
 
 export interface ToolCallPipelineOptions {
   gate: CallGate;
@@ -90,25 +90,44 @@ export class ToolCallPipeline {
       });
       return;
     }
+    // A call nothing could run never reaches policy or a person (hardening 19.5): an upstream that is down,
+    // or a tool its complete list does not name.
+    if (!link.alive) {
+      relay.fail(request.id, link.unavailableBody('tools/call'));
+      return;
+    }
+    const known = link.tools.get(tool);
+    if (known === undefined && link.toolsComplete) {
+      relay.fail(request.id, unknownToolBody(name, link, relay.multi));
+      return;
+    }
     const run = new ToolCallRun(this, request, link, tool, args, size);
     relay.clientInflight.set(request.id, run.inflight);
     // Known annotations (the usual case once tools/list was seen) decide in this very turn.
-    if (link.tools.has(tool) || link.toolsComplete || !link.alive) run.decide(link.tools.get(tool)?.annotations as ToolAnnotationHints | undefined);
-    else void this.annotationsFor(link, tool).then((annotations) => run.decide(annotations));
+    if (known !== undefined) run.decide(known.annotations as ToolAnnotationHints | undefined);
+    else void this.listedTool(link, tool, name).then((listed) => (listed.ok ? run.decide(listed.tool.annotations as ToolAnnotationHints | undefined) : run.refuse(listed.error)));
   }
 
-  /** The upstream's annotations for a tool; fetches tools/list first when the tool has not been seen. */
-  private async annotationsFor(link: UpstreamLink, tool: string): Promise<ToolAnnotationHints | undefined> {
-    let known = link.tools.get(tool);
-    if (known === undefined && !link.toolsComplete && link.alive) {
-      try {
-        await link.loadTools();
-      } catch (error) {
-        this.relay.log.warn('could not list tools for annotations; treating the tool as destructive', { server: link.alias, error });
-      }
-      known = link.tools.get(tool);
+  /** The upstream's entry for a tool not seen yet: fetches its whole tools/list first. */
+  private async listedTool(link: UpstreamLink, tool: string, name: string): Promise<{ ok: true; tool: KnownTool } | { ok: false; error: RpcErrorBody }> {
+    try {
+      await link.loadTools();
+    } catch (error) {
+      this.relay.log.warn('could not list tools to check a tools/call; refusing it', { server: link.alias, error });
+      if (!link.alive) return { ok: false, error: link.unavailableBody('tools/call') };
+      return {
+        ok: false,
+        error: {
+          code: UPSTREAM_UNAVAILABLE_CODE,
+          message:
+            `MCP server "${link.alias}" did not answer tools/list (${toAssentError(error).message}), so assent cannot tell whether "${name}" is one of its tools; ` +
+            `the call was not forwarded and nobody was asked. Check the server's stderr output, then retry.`,
+          data: { type: 'unavailable', details: { server: link.alias, method: 'tools/list' } },
+        },
+      };
     }
-    return known?.annotations as ToolAnnotationHints | undefined;
+    const known = link.tools.get(tool);
+    return known === undefined ? { ok: false, error: unknownToolBody(name, link, this.relay.multi) } : { ok: true, tool: known };
   }
 
   /** Progress notifications while a call waits for a human, so the client does not abort it as idle (R-MCP-4). */
@@ -174,6 +193,14 @@ class ToolCallRun {
     this.conclude(ABORTED);
   }
 
+  /** Answers the call with an error before any decision (its tool could not be found); nothing was asked or forwarded. */
+  refuse(error: RpcErrorBody): void {
+    const relay = this.pipeline.relay;
+    relay.clientInflight.delete(this.request.id);
+    this.decided = true;
+    if (!this.cancelled) relay.fail(this.request.id, error);
+  }
+
   decide(annotations: ToolAnnotationHints | undefined): void {
     const relay = this.pipeline.relay;
     if (this.cancelled) {
@@ -194,7 +221,19 @@ class ToolCallRun {
     }
   }
 
-  private readonly onDecision = (decision: GateDecision): void => this.conclude(decision);
+  private readonly onDecision = (decision: GateDecision): void => {
+    // Allowed after the client cancelled (or the gateway began to close): it never runs, and the gate must not keep it open.
+    if ((this.decided || this.pipeline.relay.isClosing) && decision.allowed && decision.callId !== undefined) this.withdrawAllowed(decision.callId);
+    this.conclude(decision);
+  };
+
+  private withdrawAllowed(callId: string): void {
+    try {
+      this.pipeline.options.gate.withdraw?.(callId);
+    } catch (error) {
+      this.pipeline.relay.log.warn('gate.withdraw threw', { error });
+    }
+  }
 
   private readonly onGateFailure = (error: unknown): void => {
     // A gate that fails cannot have allowed anything: fail closed (R-MCP-5).
@@ -291,6 +330,22 @@ class GateCallView implements GateCall {
   get signal(): AbortSignal {
     return this.#run.signal;
   }
+}
+
+/** How many of an upstream's tool names an unknown-tool error lists. */
+const LISTED_IN_ERROR = 20;
+
+/** The -32602 answer to a tools/call whose tool the upstream does not list (hardening 19.5). */
+export function unknownToolBody(name: string, link: UpstreamLink, prefixed: boolean): RpcErrorBody {
+  const names = [...link.tools.keys()].map((tool) => (prefixed ? `${link.alias}${TOOL_NAME_SEPARATOR}${tool}` : tool)).sort();
+  const shown = names.length === 0 ? '(none)' : `${names.slice(0, LISTED_IN_ERROR).join(', ')}${names.length > LISTED_IN_ERROR ? `, … (${names.length} in all)` : ''}`;
+  return {
+    code: RPC_INVALID_PARAMS,
+    message:
+      `Unknown tool ${JSON.stringify(name.slice(0, 200))}: MCP server "${link.alias}" does not list it, so the call was not forwarded and nobody was asked. ` +
+      `It lists: ${shown}. Call tools/list for the exact names.`,
+    data: { type: 'invalid_params', details: { server: link.alias, tool: name.slice(0, 200), problem: 'unknown_tool' } },
+  };
 }
 
 /** The tool result of a refused call: a text naming the reason and what to do, `isError: true` (R-MCP-3), nothing else (R-MCP-9). */

@@ -84,6 +84,8 @@ export interface DaemonGate extends CallGate {
   readonly auditBacklog: number;
   /** Settled calls never reported: backlog full, arguments that cannot be digested, or refused by the daemon. */
   readonly auditDropped: number;
+  /** Calls the gate allowed itself whose end (finish or withdraw) it has not heard yet; each holds its arguments and holds back the audit. */
+  readonly openCalls: number;
 }
 
 /** A call as its audit record keeps it until it is sent. */
@@ -217,6 +219,8 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
   // ------------------------------------------------------------ before the first daemon (detached start)
   const authorizeDetached = async (call: GateCall, detached: DetachedStart): Promise<GateDecision> => {
     const decision = await detached.fallback.authorize(call);
+    // Cancelled while the fallback decided: nothing is settled for a call that will not run.
+    if (call.signal.aborted) return cancelled;
     const local = settledCall(call, sessionId);
     if (decision.allowed) {
       counter += 1;
@@ -258,11 +262,19 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     get auditDropped() {
       return audit.dropped;
     },
+    get openCalls() {
+      return settled.size;
+    },
     async authorize(call) {
       if (!attachments.attachedOnce && detached !== undefined) return authorizeDetached(call, detached);
       // No current snapshot (the daemon went away): nothing is decided from an old one.
-      const attached = attachments.current ?? (await attachments.within(gapWaitMs, call.signal));
-      if (attached === undefined) return call.signal.aborted ? cancelled : refuseInGap(call);
+      let attached = attachments.current;
+      if (attached === undefined) {
+        // Only a call that had to wait reads its signal (the fast path makes none): cancelled meanwhile, it is not settled.
+        attached = await attachments.within(gapWaitMs, call.signal);
+        if (call.signal.aborted) return cancelled;
+        if (attached === undefined) return refuseInGap(call);
+      }
       const verdict = evaluateToolPolicy(
         attached.snapshot,
         call.annotations === undefined
@@ -301,6 +313,19 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
         logger.warn('could not report a finished call to the daemon; a restarted daemon audits it as uncertain', { callId, error: errorText(error) }),
       );
     },
+    withdraw(callId) {
+      const local = settled.get(callId);
+      if (local !== undefined) {
+        settled.delete(callId);
+        audit.record(local, 'cancelled');
+        return;
+      }
+      // Allowed by the daemon (a prompt, a handoff retry): it holds the call open until it hears the end.
+      effectCalls.delete(callId);
+      daemonCall('calls.finish', { callId, outcome: 'cancelled' }).catch((error: unknown) =>
+        logger.warn('could not report a withdrawn call to the daemon; a restarted daemon audits it as uncertain', { callId, error: errorText(error) }),
+      );
+    },
     recordsResult(callId) {
       return effectCalls.has(callId);
     },
@@ -308,6 +333,9 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       // Until a daemon is attached, the fallback's own check speaks for the configuration it decides by.
       if (!attachments.attachedOnce) detached?.fallback.toolsListed?.(server, tools);
       checks.toolsListed(server, tools);
+    },
+    toolsOffered(tools) {
+      checks.toolsOffered(tools);
     },
     async close() {
       attachments.close();

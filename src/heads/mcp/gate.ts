@@ -69,6 +69,12 @@ export interface CallGate {
   authorize(call: GateCall): Promise<GateDecision>;
   finish?(callId: string, outcome: { ok: boolean; durationMs: number; result?: Record<string, unknown> }): void;
   /**
+   * An allowed call that never ran: the client cancelled it (or the gateway
+   * closed) before it was forwarded, after the gate had allowed it. The gate
+   * lets go of it (and its arguments) and audits it `cancelled`. Must not throw.
+   */
+  withdraw?(callId: string): void;
+  /**
    * Whether `finish` of this call needs the tool result (a handoff retry's result is recorded with its effect).
    * Without it, or false, the gateway may pass an upstream's result on unparsed and report only ok/error.
    */
@@ -81,6 +87,13 @@ export interface CallGate {
    * the upstream does not list: such a key never matches. Must not throw.
    */
   toolsListed?(server: string, tools: readonly string[]): void;
+  /**
+   * Every tool name the gateway now lists to its client, as the client names
+   * them (`<alias>__<tool>` with several upstreams, the `assent__*` operation
+   * tools when on). The daemon passes an agent's hook call under the gateway's
+   * entry only for one of these (R-HOOK-13). Must not throw.
+   */
+  toolsOffered?(tools: readonly string[]): void;
 }
 
 /** A `policy.tools` key that names a tool its upstream does not list. */

@@ -21,7 +21,17 @@ export interface LineLinkOptions {
   closeOnEnd?: boolean;
   /** Defers the write of one turn's messages; setImmediate by default, after every callback of the turn. */
   defer?: (flush: () => void) => void;
+  /**
+   * The client side: a JSON-RPC batch (a JSON array) is answered with one
+   * `-32600` error (id null) instead of being dropped in silence, so a client
+   * that sent one is not left waiting. MCP since 2025-06-18 has no batches;
+   * nothing in one is read, relayed or decided.
+   */
+  answerBatches?: boolean;
 }
+
+/** The JSON-RPC "Invalid Request" code, answered to a batch. */
+export const RPC_INVALID_REQUEST = -32600;
 
 export class LineLink implements MessageLink {
   readonly [MESSAGE_LINK] = true as const;
@@ -149,6 +159,15 @@ export class LineLink implements MessageLink {
     }
   };
 
+  /** One error for the whole batch, id null: no member of it was read, so none is answered on its own. */
+  private answerBatch(size: number): void {
+    const message =
+      `assent mcp does not accept JSON-RPC batches (MCP has none since protocol 2025-06-18): this batch of ${size} message${size === 1 ? '' : 's'} was not read, ` +
+      'relayed or decided. Send each message on its own line.';
+    this.sendLine(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: RPC_INVALID_REQUEST, message, data: { type: 'invalid_request', details: { batchSize: size } } } }));
+    this.onerror?.(new AssentError('invalid_request', `${this.options.peer} sent a JSON-RPC batch of ${size} messages; it was answered with one -32600 error and not relayed.`));
+  }
+
   private receive(text: string, line: string | undefined): void {
     if (this.state !== 'open' || text === '' || text === '\r') return;
     if (line !== undefined && this.online !== undefined) {
@@ -164,6 +183,10 @@ export class LineLink implements MessageLink {
       value = JSON.parse(text);
     } catch {
       this.onerror?.(new AssentError('parse_error', `${this.options.peer} sent a line that is not JSON; it was dropped. MCP over stdio sends one JSON-RPC message per line.`));
+      return;
+    }
+    if (Array.isArray(value) && this.options.answerBatches === true) {
+      this.answerBatch(value.length);
       return;
     }
     const problem = wireShapeProblem(value);

@@ -15,7 +15,7 @@ import type { CallGate } from './gate.js';
 import type { Gateway, GatewayOptions } from './gateway.js';
 import { asMessageLink, type MessageLink } from './messageLink.js';
 import type { OperationToolHost } from './operationTools.js';
-import { MultiUpstreamRouter } from './routing.js';
+import { MultiUpstreamRouter, TOOL_NAME_SEPARATOR } from './routing.js';
 import { scanResultResponse } from './responseScan.js';
 import { ServerRequestRelay } from './serverRequests.js';
 import { createUpstreamTransport, UpstreamLink } from './upstream.js';
@@ -231,13 +231,25 @@ export class GatewayRelay implements Gateway {
     }
   }
 
-  /** Tells the gate an upstream's complete tool list. */
+  /** Tells the gate an upstream's complete tool list, and every name the client now sees. */
   private toolsKnown(gate: CallGate, link: UpstreamLink): void {
     try {
       gate.toolsListed?.(link.alias, [...link.tools.keys()]);
+      gate.toolsOffered?.(this.offeredToolNames());
     } catch (error) {
       this.log.warn('gate.toolsListed threw', { error });
     }
+  }
+
+  /** The tool names the client is offered, from every upstream whose list is complete: what `tools/list` through the gateway shows. */
+  offeredToolNames(): string[] {
+    const names: string[] = [];
+    for (const link of this.links) {
+      if (!link.toolsComplete) continue;
+      for (const tool of link.tools.keys()) names.push(this.multi ? `${link.alias}${TOOL_NAME_SEPARATOR}${tool}` : tool);
+    }
+    for (const tool of this.operationTools?.tools() ?? []) if (typeof tool['name'] === 'string') names.push(tool['name']);
+    return names;
   }
 
   private onClientResponse(response: WireMessage, line: string | undefined): void {

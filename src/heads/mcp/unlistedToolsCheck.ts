@@ -1,5 +1,7 @@
-// Policy keys that name a tool no upstream lists (hardening 5): each warned once on
-// stderr, and the current set reported to the daemon whenever it or the connection changes.
+// What a gateway session reports to the daemon, whenever it or the connection
+// changes: policy keys that name a tool no upstream lists (hardening 5; each also
+// warned once on stderr), and the tool names the gateway lists to its client, by
+// which the daemon knows a hook call to this gateway from any other MCP call (R-HOOK-13).
 import { errorText } from '../../core/errors.js';
 import type { Logger } from '../../service/logger.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
@@ -16,6 +18,8 @@ export interface UnlistedToolsCheckOptions {
 export interface UnlistedToolsCheck {
   /** An upstream listed its tools: remembers them and checks again. */
   toolsListed(server: string, tools: readonly string[]): void;
+  /** The names the client is offered changed: remembers them and reports again. */
+  toolsOffered(tools: readonly string[]): void;
   /** Checks again (a new snapshot or a new connection); never throws. */
   check(): void;
 }
@@ -23,6 +27,7 @@ export interface UnlistedToolsCheck {
 export function createUnlistedToolsCheck(options: UnlistedToolsCheckOptions): UnlistedToolsCheck {
   const { sessionId, logger } = options;
   const listedTools = new Map<string, readonly string[]>();
+  let offered: string[] = [];
   const warned = new Set<string>();
   let reportedText = '';
   let reportedTo: DaemonClient | undefined;
@@ -38,22 +43,39 @@ export function createUnlistedToolsCheck(options: UnlistedToolsCheckOptions): Un
         warned.add(id);
         logger.warn(describeUnlistedPolicyTool(entry, attached.configPath), { key: entry.key, server: entry.server });
       }
-      const text = JSON.stringify(entries);
-      if (text === reportedText && (reportedTo === attached.client || entries.length === 0)) return;
+      const report = { sessionId, policyToolsNotListed: entries, tools: offered };
+      const text = JSON.stringify(report);
+      // A new daemon connection knows nothing of this session: it hears the report again, unless there is nothing to say.
+      if (text === reportedText && (reportedTo === attached.client || (entries.length === 0 && offered.length === 0))) return;
       reportedText = text;
       reportedTo = attached.client;
       attached.client
-        .call('sessions.report', { sessionId, policyToolsNotListed: entries })
-        .catch((error: unknown) => logger.debug('could not report unlisted policy tools to the daemon', { error: errorText(error) }));
+        .call('sessions.report', report)
+        .catch((error: unknown) => logger.debug('could not report this session to the daemon', { error: errorText(error) }));
     } catch (error) {
       logger.warn('could not check policy.tools against the upstream tools', { error: errorText(error) });
     }
   };
 
+  // An upstream's list and the names it adds usually arrive together: one report for both.
+  let scheduled = false;
+  const scheduleCheck = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      scheduled = false;
+      checkUnlistedTools();
+    });
+  };
+
   return {
     toolsListed(server, tools) {
       listedTools.set(server, [...tools]);
-      checkUnlistedTools();
+      scheduleCheck();
+    },
+    toolsOffered(tools) {
+      offered = [...new Set(tools)].sort();
+      scheduleCheck();
     },
     check: checkUnlistedTools,
   };

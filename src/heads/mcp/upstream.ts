@@ -201,7 +201,11 @@ export class UpstreamLink {
   learnToolsPage(cursor: unknown, result: Record<string, unknown> | undefined): void {
     const tools = result?.['tools'];
     if (!Array.isArray(tools)) return;
-    if (cursor === undefined) this.tools.clear();
+    if (cursor === undefined) {
+      this.tools.clear();
+      // Until the last page, the list is not complete: a tool on a later page is not unknown (hardening 19.5).
+      this.toolsComplete = false;
+    }
     for (const tool of tools) this.learnTool(tool);
     if (result?.['nextCursor'] === undefined) this.markToolsComplete();
   }

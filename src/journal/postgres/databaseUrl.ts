@@ -1,10 +1,11 @@
 // Where the team database is (R-TEAM-1, R-TEAM-7): the `journal.url` of the
 // pinned configuration, or the first line of `journal.urlFile`, a file that must
 // be the user's own and 0600 because the URL may carry a password. What is shown
-// of it anywhere (status, logs, errors) is the URL without its password.
+// of it anywhere (status, logs, errors) is the URL without its passwords, in
+// whichever form libpq accepts them (core/journalConfig.ts).
 import * as fs from 'node:fs';
 import { AssentError } from '../../core/errors.js';
-import { maskUrlPassword, type JournalConfig } from '../../core/journalConfig.js';
+import { databaseUrlSecrets, maskUrlPassword, type JournalConfig } from '../../core/journalConfig.js';
 
 export interface DatabaseUrl {
   /** The URL to connect with; never logged, shown or put in an error. */
@@ -23,14 +24,13 @@ export function resolveDatabaseUrl(journal: JournalConfig): DatabaseUrl {
     if (file === undefined) throw new AssentError('config_invalid', 'journal.kind is "postgres" but neither journal.url nor journal.urlFile is set; add one of them to config.json');
     url = readUrlFile(file);
   }
-  let password: string;
   try {
-    password = decodeURIComponent(new URL(url).password);
+    new URL(url);
   } catch {
     throw new AssentError('config_invalid', `the team database URL${journal.urlFile === undefined ? ' in journal.url' : ` in ${journal.urlFile}`} does not parse; write it as postgresql://user:password@host:port/database`);
   }
-  const secrets = password === '' ? [] : [...new Set([password, encodeURIComponent(password), JSON.stringify(password).slice(1, -1)])];
-  return { url, display: maskUrlPassword(url), secrets };
+  // Every password the driver could read from it: the userinfo's, and any password query parameter (R-TEAM-7).
+  return { url, display: maskUrlPassword(url), secrets: databaseUrlSecrets(url) };
 }
 
 function readUrlFile(file: string): string {
@@ -64,9 +64,9 @@ function readUrlFile(file: string): string {
   return url;
 }
 
-/** Text with every form of the password masked. */
+/** Text with every form of the password masked; a longer form first, so one that contains another is masked whole. */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) if (secret !== '') out = out.split(secret).join('***');
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) if (secret !== '') out = out.split(secret).join('***');
   return out;
 }

@@ -13,7 +13,7 @@ import {
   AGENT_WIRE,
   agentClisAvailable,
   runAgent,
-  straceAvailable,
+  straceTestsRun,
   type AgentName,
   type AgentRun,
   type McpServerSpec,
@@ -24,7 +24,8 @@ import { cleanupsAfterEach } from '../../helpers/cleanups.js';
 
 const available = agentClisAvailable();
 if (!available) process.stderr.write(`skipping agent CLI tests: ${AGENT_CLIS_SKIP_REASON}\n`);
-const canTrace = available && straceAvailable();
+// Under CI=true the strace tests always run: a missing strace fails them rather than skipping them (hardening 19.8f).
+const canTrace = available && straceTestsRun();
 
 const DENY_REASON = 'harness-deny: the test hook refused this call';
 const STDERR_REASON = 'harness-stderr: the test hook refused this call';
@@ -199,6 +200,18 @@ function processesMentioning(needle: string): number[] {
   }
   return pids;
 }
+
+describe('(hardening 19.8f) the strace tests under CI', () => {
+  it('run under CI=true whatever strace says, so a missing or powerless strace fails them; elsewhere they run only where strace works', () => {
+    const missing = (): string => 'strace could not be started (spawnSync strace ENOENT)';
+    const works = (): undefined => undefined;
+    expect(straceTestsRun({ CI: 'true' }, missing)).toBe(true);
+    expect(straceTestsRun({ CI: 'true' }, works)).toBe(true);
+    expect(straceTestsRun({}, missing)).toBe(false);
+    expect(straceTestsRun({ CI: '1' }, missing)).toBe(false);
+    expect(straceTestsRun({}, works)).toBe(true);
+  });
+});
 
 describe.skipIf(!available)('SPEC §17 agent CLI harness: the real CLIs offline, with a recording hook', () => {
   for (const agent of AGENT_NAMES) {

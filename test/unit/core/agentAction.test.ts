@@ -1,6 +1,6 @@
 // R-HOOK-2, R-SH-0: agent names, tool kinds and MCP tool names, per agent.
 import { describe, expect, it } from 'vitest';
-import { agentActionKind, agentToolId, mcpToolOf, parseAgentName } from '../../../src/core/agentAction.js';
+import { agentActionKind, agentToolId, gatewayToolCandidate, mcpToolOf, parseAgentName } from '../../../src/core/agentAction.js';
 
 describe('agent actions (R-HOOK-2)', () => {
   it('R-SH-0 hook names are claude-code, codex and gemini; claude is accepted for claude-code; tool ids use the short alias', () => {
@@ -48,5 +48,18 @@ describe('agent actions (R-HOOK-2)', () => {
     expect(mcpToolOf('claude-code', 'Bash')).toBeUndefined();
     expect(mcpToolOf('claude-code', 'mcp__lab')).toBeUndefined();
     expect(mcpToolOf('gemini', 'mcp_lab_')).toBeUndefined();
+  });
+
+  it('R-HOOK-13 the gateway candidate is everything after the `assent` entry, never a split at the first separator; a reported other server is never the gateway', () => {
+    expect(gatewayToolCandidate('codex', 'mcp__assent__fs__write_file')).toBe('fs__write_file');
+    expect(gatewayToolCandidate('claude-code', 'mcp__assent__write_file')).toBe('write_file');
+    expect(gatewayToolCandidate('claude-code', 'mcp__assent__write_file', 'assent')).toBe('write_file');
+    expect(gatewayToolCandidate('gemini', 'mcp_assent_x_echo')).toBe('x_echo');
+    expect(gatewayToolCandidate('gemini', 'mcp_assent_x_echo', 'assent_x')).toBeUndefined();
+    expect(gatewayToolCandidate('codex', 'mcp__assent__write_file', 'lab')).toBeUndefined();
+    expect(gatewayToolCandidate('codex', 'mcp__assentx__write_file')).toBeUndefined();
+    expect(gatewayToolCandidate('codex', 'mcp__assent__')).toBeUndefined();
+    expect(gatewayToolCandidate('codex', 'mcp__lab__assent__write_file')).toBeUndefined();
+    expect(gatewayToolCandidate('codex', 'Bash')).toBeUndefined();
   });
 });

@@ -31,6 +31,17 @@ describe('R-TEAM-1 journal.urlFile', () => {
     expect(maskSecrets(`failed for ${URL} and ${SECRET}`, resolved.secrets)).not.toContain('w0rd');
   });
 
+  it('R-TEAM-7 (hardening 19.6) a password in the query (the libpq form) is masked and known for masking; a passfile is named, never read', () => {
+    const passfile = urlFile(0o600, 'db.internal:5432:assent:assent:PASSFILE-S3cret\n');
+    const url = `postgresql://assent@db.internal/assent?sslmode=require&Password=${encodeURIComponent(SECRET)}&passfile=${encodeURIComponent(passfile)}`;
+    const resolved = resolveDatabaseUrl({ kind: 'postgres', urlFile: urlFile(0o600, `${url}\n`) });
+    expect(resolved.url).toBe(url);
+    expect(resolved.display).toBe(`postgresql://assent@db.internal/assent?sslmode=require&Password=***&passfile=${encodeURIComponent(passfile)}`);
+    expect(resolved.secrets).toEqual(expect.arrayContaining([SECRET, encodeURIComponent(SECRET)]));
+    expect(maskSecrets(`failed for ${url}: ${SECRET}`, resolved.secrets)).not.toContain('w0rd');
+    expect(JSON.stringify(resolved.display) + JSON.stringify(resolved.secrets)).not.toContain('PASSFILE-S3cret');
+  });
+
   it('refuses a file readable by group or others (state_insecure, with chmod 600) and never reads the password into the message', () => {
     for (const mode of [0o644, 0o640, 0o604]) {
       const file = urlFile(mode);

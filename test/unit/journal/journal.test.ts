@@ -290,6 +290,22 @@ describe.each(STORE_KINDS)('R-J-1 R-TEAM-1 the store interface (%s)', (kind) => 
     ]);
   });
 
+  it('R-POL-4 (hardening 19.8e) listRules judges expiry and revocation at the `now` it is given, not at the store clock', async () => {
+    const start = clock.now();
+    await store.insertRule({ id: 'soon', version: 1, tool: 'fs/read_file', args: [], createdAt: start, expiresAt: start + 1000 });
+    await store.insertRule({ id: 'later', version: 1, tool: 'fs/read_file', args: [], createdAt: start + 1, expiresAt: start + 5000 });
+    await store.insertRule({ id: 'revoked', version: 1, tool: 'fs/read_file', args: [], createdAt: start + 2 });
+    expect(await store.revokeRule('revoked', start + 3000)).toBe(true);
+    // The store clock stays at start throughout: only the `now` passed in moves.
+    expect((await store.listRules({ now: start })).map((r) => r.id)).toEqual(['soon', 'later', 'revoked']);
+    expect((await store.listRules({ now: start + 1000 })).map((r) => r.id)).toEqual(['later', 'revoked']);
+    expect((await store.listRules({ now: start + 3000 })).map((r) => r.id)).toEqual(['later']);
+    expect(await store.listRules({ now: start + 5000 })).toEqual([]);
+    clock.advance(10_000);
+    expect((await store.listRules({ now: start + 500 })).map((r) => r.id)).toEqual(['soon', 'later', 'revoked']);
+    expect(await store.listRules()).toEqual([]);
+  });
+
   it('R-WEB-4 keeps token hashes, finds them, revokes once; the instance id is the audience', async () => {
     expect(store.instanceId).toMatch(/^[0-9a-f]{32}$/);
     const token = { id: 'tabcde', name: 'ci', tokenSha256: 'f'.repeat(64), audience: store.instanceId, createdAt: 1, expiresAt: 2 };

@@ -204,16 +204,48 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
     expect(await pendingAfterFiling(f)).toHaveLength(1);
   });
 
-  it('R-HOOK-5 the gateway entry `assent`: its MCP tools pass at once, nothing filed or audited; another MCP server is gated like any tool', async () => {
+  it('R-HOOK-5 R-HOOK-13 a tool a live gateway session lists, under the entry `assent`, passes at once, nothing filed or audited; another MCP server is gated like any tool', async () => {
     const f = fixture({});
+    const withdraw = f.runtime.service.reportGatewayTools('gw-1', ['write_file', 'x_echo']);
     expect(await f.runtime.agents.authorize(bash('', { tool: 'mcp__assent__write_file', kind: 'mcp', input: { path: '/x' } }))).toMatchObject({ decision: 'allow', reason: 'gateway' });
     expect(
       await f.runtime.agents.authorize({ agent: 'gemini', sessionId: 'g', cwd: '/w', tool: 'mcp_assent_write_file', kind: 'mcp', input: {}, mcpServer: 'assent' }),
     ).toMatchObject({ decision: 'allow', reason: 'gateway' });
+    expect(await f.runtime.agents.authorize({ agent: 'gemini', sessionId: 'g', cwd: '/w', tool: 'mcp_assent_x_echo', kind: 'mcp', input: {} })).toMatchObject({
+      decision: 'allow',
+      reason: 'gateway',
+    });
     void f.runtime.agents.authorize(bash('', { tool: 'mcp__lab__echo', kind: 'mcp', input: { message: 'hi' } }));
     expect(await pendingAfterFiling(f)).toEqual([expect.objectContaining({ server: 'claude', tool: 'mcp__lab__echo' })]);
+    withdraw();
     await f.runtime.service.shutdown();
     expect(f.audit().filter((line) => String(line['tool']).includes('assent'))).toEqual([]);
+  });
+
+  it('R-HOOK-13 (hardening 19.3) the gateway is recognised by its live sessions\' tool lists, never by the name: Codex\'s mcp__assent__fs__write_file (no server field) is gated unless a gateway lists fs__write_file', async () => {
+    const f = fixture({});
+    const codex = (tool: string, sessionId = 'c'): AgentAction => ({ agent: 'codex', sessionId, cwd: '/w', tool, kind: 'mcp', input: { path: '/etc/x' } });
+    // No gateway session at all: a name shaped like the gateway's is an MCP tool like any other.
+    void f.runtime.agents.authorize(codex('mcp__assent__fs__write_file'));
+    expect(await pendingAfterFiling(f)).toEqual([expect.objectContaining({ server: 'codex', tool: 'mcp__assent__fs__write_file' })]);
+    // A live gateway that lists write_file (one upstream, names unchanged): fs__write_file is still not its tool.
+    const withdraw = f.runtime.service.reportGatewayTools('gw-1', ['write_file', 'read_text_file']);
+    void f.runtime.agents.authorize(codex('mcp__assent__fs__write_file', 'c2'));
+    expect((await pendingAfterFiling(f, 2)).map((view) => view.sessionId).sort()).toEqual(['c', 'c2']);
+    expect(await f.runtime.agents.authorize(codex('mcp__assent__write_file'))).toMatchObject({ decision: 'allow', reason: 'gateway' });
+    // A server the agent names, other than the gateway's entry, is never the gateway, whatever the tool.
+    void f.runtime.agents.authorize({ agent: 'gemini', sessionId: 'g', cwd: '/w', tool: 'mcp_assent_x_write_file', kind: 'mcp', input: {}, mcpServer: 'assent_x' });
+    expect(await pendingAfterFiling(f, 3)).toHaveLength(3);
+    // The gateway session went away: its tools are no longer passed.
+    withdraw();
+    void f.runtime.agents.authorize(codex('mcp__assent__write_file', 'c3'));
+    expect(await pendingAfterFiling(f, 4)).toHaveLength(4);
+    // Another gateway lists the prefixed name (several upstreams): now it is that gateway's tool.
+    f.runtime.service.reportGatewayTools('gw-2', ['fs__write_file']);
+    expect(await f.runtime.agents.authorize(codex('mcp__assent__fs__write_file', 'c4'))).toMatchObject({ decision: 'allow', reason: 'gateway' });
+    await f.runtime.service.endSession('gw-2');
+    void f.runtime.agents.authorize(codex('mcp__assent__fs__write_file', 'c5'));
+    expect(await pendingAfterFiling(f, 5)).toHaveLength(5);
   });
 
   it('the doctor canary is denied with "assent doctor canary": nothing filed, nothing audited, whatever the policy says', async () => {
@@ -222,6 +254,16 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
       const decision = await f.runtime.agents.authorize({ agent, sessionId: 'doctor', cwd: '/', tool: 'AssentDoctorCanary', kind: 'other', input: {} });
       expect(decision).toMatchObject({ decision: 'deny', reason: 'canary' });
       expect(decision.message).toContain('assent doctor canary');
+    }
+    expect(await f.runtime.service.list()).toEqual([]);
+    await f.runtime.service.shutdown();
+    expect(f.audit()).toEqual([]);
+  });
+
+  it('R-HOOK-4 (hardening 19.8d) a cwd that is not an absolute path is refused invalid_params: nothing filed or audited', async () => {
+    const f = fixture({ policy: { tools: { 'claude/Bash': 'allow' } } });
+    for (const cwd of ['relative', '', './x', '/w\u0000']) {
+      await expect(f.runtime.agents.authorize(bash('ls', { cwd }))).rejects.toMatchObject({ type: 'invalid_params', details: { field: 'cwd' } });
     }
     expect(await f.runtime.service.list()).toEqual([]);
     await f.runtime.service.shutdown();

@@ -1,5 +1,5 @@
 // `assent hook <agent> [--after]` as the argument parser knows it: for `assent
-// --help` and `assent hook --help`. The binary never gets here for a real hook
+// --help` and `assent help hook`. The binary never gets here for a real hook
 // run — bin/assent.ts hands `hook …` to the thin hook entry before the CLI loads
 // (R-HOOK-8) — but `main(['hook', …])` does, and then delegates the same way.
 import type { Command } from 'commander';
@@ -10,7 +10,8 @@ export function registerHookCommand(program: Command): void {
     .description('Agent hook: read one Claude Code, Codex or Gemini CLI hook event on stdin and answer it (docs/agents.md)')
     .argument('<agent>', 'claude-code (or claude), codex or gemini')
     .option('--after', "the agent's after-tool event (PostToolUse, AfterTool): record the call's outcome")
-    .helpOption('-h, --help', 'show this help')
+    // `-h` reaches the hook, which blocks on it like on any bad argument (R-HOOK-4); `assent help hook` shows this text.
+    .helpOption(false)
     .allowUnknownOption(true)
     .action(async (_agent: string, options: { after?: boolean }, command: Command) => {
       const { runHookProcess } = await import('../../hook/hookProcess.js');

@@ -128,7 +128,7 @@ async function runMcp(options: McpOptions): Promise<void> {
   try {
     gateway = await startGateway({
       // Line framing of its own: JSON.parse only, unchanged messages written on as they came, one write per turn.
-      clientTransport: new LineLink(process.stdin, process.stdout, { peer: 'the MCP client', closeOnEnd: true }),
+      clientTransport: new LineLink(process.stdin, process.stdout, { peer: 'the MCP client', closeOnEnd: true, answerBatches: true }),
       upstreams,
       gate,
       logger,

@@ -113,4 +113,35 @@ describe('assent hook fails closed (R-HOOK-4)', () => {
     expect(outcome).toMatchObject({ stdout: '{}\n', exitCode: 0 });
     expect(outcome.stderr).toMatch(/not recorded .*stays "started"/);
   });
+
+  it('R-HOOK-6 (hardening 19.8c) an after-event that cannot be read never blocks: the neutral answer, exit 0, one stderr line saying it was not recorded', async () => {
+    const cases: [string[], HookDeps][] = [
+      [['codex', '--after'], deps(home(), 'nope')],
+      [['claude-code', '--after'], deps(home(), JSON.stringify({ hook_event_name: 'PostToolUse', session_id: 's' }))],
+      [['gemini', '--after'], deps(home(), JSON.stringify({ hook_event_name: 'BeforeTool', session_id: 's', tool_name: 'x', tool_input: {} }))],
+      [['codex', '--after'], { ...deps(home(), ''), readStdin: () => Promise.resolve({ text: '', oversized: true }) }],
+      [['codex', '--after'], { ...deps(home(), ''), readStdin: () => Promise.reject(new Error('stdin could not be read (EIO)')) }],
+      [['gemini', '--after'], deps(home(0o777), JSON.stringify({ hook_event_name: 'AfterTool', session_id: 's', tool_name: 'run_shell_command', tool_input: { command: 'ls' } }))],
+    ];
+    for (const [args, run] of cases) {
+      const outcome = await runHook(args, run);
+      expect(outcome, JSON.stringify(args)).toMatchObject({ stdout: '{}\n', exitCode: 0 });
+      expect(outcome.stderr).toMatch(/^assent: the end of this call was not recorded \(.+\); its audit line stays "started"\.\n$/);
+    }
+  });
+
+  it('R-HOOK-4 (hardening 19.8d) a cwd that is not an absolute path blocks, as any malformed event does; a missing cwd falls back to the hook\'s own', async () => {
+    for (const cwd of ['relative/dir', '', '.', '~/project', 42, '/w\u0000/x', `/${'a'.repeat(5000)}`]) {
+      const outcome = await runHook(['claude-code'], deps(home(), JSON.stringify({ ...JSON.parse(event), cwd })));
+      expectBlocked(outcome, 'claude', /^assent blocked claude\/Bash: the PreToolUse event's cwd is not an absolute path/);
+    }
+    const gemini = await runHook(['gemini'], deps(home(), JSON.stringify({ hook_event_name: 'BeforeTool', session_id: 's', cwd: 'src', tool_name: 'read_file', tool_input: { absolute_path: 'a' } })));
+    expectBlocked(gemini, 'gemini', /cwd is not an absolute path/);
+  });
+
+  it('R-HOOK-4 (hardening 19.8b) -h and --help are bad arguments: they block with the usage, in the named agent\'s shape', async () => {
+    expectBlocked(await runHook(['-h'], deps(home(), event)), 'claude', /bad hook arguments \(no agent named \(help is not an argument a hook run takes\); usage: assent hook/);
+    expectBlocked(await runHook(['gemini', '--help'], deps(home(), event)), 'gemini', /-h|--help is not an argument a hook run takes; usage: assent hook/);
+    expectBlocked(await runHook(['codex', '-h'], deps(home(), event)), 'claude', /"?-h"? is not an argument a hook run takes/);
+  });
 });

@@ -1,6 +1,7 @@
 // The daemon gate on its own, with a scripted daemon connection: what it does
 // with its audit batch (hardening 2, R-AUD-3) and with a lost connection
 // (hardening 1, R-D-5: no decision from an old snapshot, a kept backlog).
+import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { digestOf } from '../../../../src/core/canonical.js';
 import { AssentError } from '../../../../src/core/errors.js';
@@ -9,6 +10,8 @@ import { connectDaemonGate, type DaemonGate, type DaemonGateOptions } from '../.
 import { DEFAULT_CONFIG } from '../../../../src/core/config.js';
 import { compilePolicy } from '../../../../src/core/toolPolicy.js';
 import { localPolicyGate, type GateCall } from '../../../../src/heads/mcp/gate.js';
+import { startGateway } from '../../../../src/heads/mcp/gateway.js';
+import { LineLink } from '../../../../src/heads/mcp/lineLink.js';
 import type { Logger } from '../../../../src/service/logger.js';
 
 type Handler = (params: Record<string, unknown>) => unknown;
@@ -313,6 +316,22 @@ describe('R-D-5 a lost daemon connection (hardening 1)', () => {
     expect(await gate.authorize(call('read_file'))).toMatchObject({ allowed: true });
   });
 
+  it('R-HOOK-13 reports the tool names it offers with sessions.report, once per change, and again to a new daemon after a reconnect', async () => {
+    const old = daemon();
+    const next = daemon();
+    const gate = await gateOn(old, { reconnect: () => Promise.resolve(next.asClient()) });
+    const reports = (connection: FakeConnection) =>
+      connection.sent.filter((sent) => sent.method === 'sessions.report' && (sent.params['tools'] as unknown[]).length > 0).map((sent) => sent.params['tools']);
+    gate.toolsListed?.('fs', ['write_file', 'read_file']);
+    gate.toolsOffered?.(['write_file', 'read_file']);
+    await expect.poll(() => reports(old)).toEqual([['read_file', 'write_file']]);
+    gate.toolsOffered?.(['read_file', 'write_file']);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(reports(old)).toHaveLength(1);
+    old.close();
+    await expect.poll(() => reports(next), { timeout: 2000 }).toEqual([['read_file', 'write_file']]);
+  });
+
   it('a call arriving in the gap waits briefly and is decided by the new daemon when it comes back in time', async () => {
     const old = daemon({ default: 'allow' });
     const next = daemon({ default: 'deny' });
@@ -417,5 +436,43 @@ describe('R-MCP-5 a gateway that started without a daemon attaches to one later 
     expect(refused.allowed ? '' : refused.message).toContain('no daemon');
     await gate.close?.();
     expect(gate.attached).toBe(false);
+  });
+});
+
+describe('a call cancelled while the gate decides (hardening 19.8a)', () => {
+  it('a tools/call and its cancellation in one read: the allow that comes after is withdrawn, audited cancelled, and no call stays open in the gate', async () => {
+    const connection = daemon();
+    const gate = await gateOn(connection);
+    const [clientIn, clientOut, upstreamIn, upstreamOut] = [new PassThrough(), new PassThrough(), new PassThrough(), new PassThrough()];
+    const gateway = await startGateway({
+      clientTransport: new LineLink(clientIn, clientOut, { peer: 'the MCP client' }),
+      upstreams: [{ alias: 'fs', command: 'unused' }],
+      gate,
+      logger,
+      createUpstreamTransport: () => new LineLink(upstreamOut, upstreamIn, { peer: 'MCP server "fs"' }),
+    });
+    const toUpstream: Record<string, unknown>[] = [];
+    upstreamIn.setEncoding('utf8').on('data', (chunk: string) => {
+      for (const line of chunk.split('\n').filter(Boolean)) {
+        const message = JSON.parse(line) as Record<string, unknown>;
+        toUpstream.push(message);
+        if (message['method'] === 'tools/list') {
+          upstreamOut.write(`${JSON.stringify({ jsonrpc: '2.0', id: message['id'], result: { tools: [{ name: 'write_file', inputSchema: { type: 'object' } }] } })}\n`);
+        }
+      }
+    });
+    let fromGateway = '';
+    clientOut.setEncoding('utf8').on('data', (chunk: string) => (fromGateway += chunk));
+    try {
+      clientIn.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n');
+      await expect.poll(() => fromGateway).toContain('write_file');
+      // Both lines arrive in one chunk: the cancellation is read before the gate's allow is heard.
+      clientIn.write('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"/srv/big","content":"x"}}}\n{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}\n');
+      await expect.poll(() => connection.records().map((record) => `${String(record['tool'])}:${String(record['outcome'])}`)).toEqual(['write_file:cancelled']);
+      expect(gate.openCalls).toBe(0);
+      expect(toUpstream.filter((message) => message['method'] === 'tools/call')).toEqual([]);
+    } finally {
+      await gateway.close();
+    }
   });
 });

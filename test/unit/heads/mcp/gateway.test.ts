@@ -66,6 +66,10 @@ function makeUpstream(name: string): Upstream {
 class ScriptedGate implements CallGate {
   readonly seen: GateCall[] = [];
   readonly finished: Array<{ callId: string; ok: boolean }> = [];
+  /** Allowed calls the gateway withdrew because the client cancelled them before they were forwarded. */
+  readonly withdrawn: string[] = [];
+  /** Every list of names the gateway said it offers its client (R-HOOK-13). */
+  readonly offered: string[][] = [];
   decide: (call: GateCall) => Promise<GateDecision> | GateDecision = () => ({ allowed: true, callId: 'c1' });
 
   authorize(call: GateCall): Promise<GateDecision> {
@@ -75,6 +79,14 @@ class ScriptedGate implements CallGate {
 
   finish(callId: string, outcome: { ok: boolean; durationMs: number }): void {
     this.finished.push({ callId, ok: outcome.ok });
+  }
+
+  withdraw(callId: string): void {
+    this.withdrawn.push(callId);
+  }
+
+  toolsOffered(tools: readonly string[]): void {
+    this.offered.push([...tools].sort());
   }
 }
 
@@ -289,6 +301,24 @@ describe('startGateway, one upstream', () => {
     expect(h.upstreams['fs']?.calls).toEqual([]);
   });
 
+  it('(hardening 19.8a) an allow that arrives after the client cancelled is withdrawn from the gate, never forwarded and never left open', async () => {
+    const h = await harness(['fs']);
+    await h.client.listTools();
+    let release!: (d: GateDecision) => void;
+    h.gate.decide = () => new Promise((resolve) => (release = resolve));
+    const controller = new AbortController();
+    const call = h.client.callTool({ name: 'write', arguments: { text: 'late' } }, undefined, { signal: controller.signal });
+    await waitFor(() => h.gate.seen.length === 1);
+    controller.abort();
+    await expect(call).rejects.toThrow();
+    await h.client.ping();
+    release({ allowed: true, callId: 'late-1' });
+    await waitFor(() => h.gate.withdrawn.length === 1);
+    expect(h.gate.withdrawn).toEqual(['late-1']);
+    expect(h.gate.finished).toEqual([]);
+    expect(h.upstreams['fs']?.calls).toEqual([]);
+  });
+
   it('R-MCP-2 relays the cancellation of a forwarded call to the upstream under the upstream id', async () => {
     const h = await harness(['fs']);
     const controller = new AbortController();
@@ -408,6 +438,17 @@ describe('startGateway, several upstreams', () => {
     expect(h.gate.seen.map((c) => `${c.server}/${c.tool}`)).toEqual(['alpha/write', 'beta/write']);
   });
 
+  it('R-HOOK-13 tells the gate every tool name the client is offered, as the client names them, once each upstream list is complete', async () => {
+    const h = await harness(['alpha', 'beta']);
+    const names = (await h.client.listTools()).tools.map((t) => t.name).sort();
+    await waitFor(() => h.gate.offered.some((list) => list.length === names.length));
+    expect(h.gate.offered.at(-1)).toEqual(names);
+    const single = await harness(['fs']);
+    const singleNames = (await single.client.listTools()).tools.map((t) => t.name).sort();
+    await waitFor(() => single.gate.offered.length > 0);
+    expect(single.gate.offered.at(-1)).toEqual(singleNames);
+  });
+
   it('routes resources and prompts to the upstream that listed them', async () => {
     const h = await harness(['alpha', 'beta']);
     const resources = (await h.client.listResources()).resources.map((r) => r.uri).sort();
@@ -418,6 +459,26 @@ describe('startGateway, several upstreams', () => {
     expect(prompt.messages[0]?.content).toMatchObject({ text: 'hello from alpha' });
     await h.client.setLoggingLevel('debug');
     await h.client.ping();
+  });
+
+  it('R-MCP-3 (hardening 19.5) a tool the upstream does not list is refused with -32602 before the gate: no policy, no approval, nothing forwarded', async () => {
+    const h = await harness(['fs']);
+    // Not listed yet: the gateway lists the tools itself before it decides anything.
+    await expect(h.client.callTool({ name: 'fs__write_file', arguments: { text: 'x' } })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('does not list it') });
+    // Listed already: refused in the same turn.
+    await h.client.listTools();
+    const refused = h.client.request({ method: 'tools/call', params: { name: 'nope', arguments: {} } }, CallToolResultSchema);
+    await expect(refused).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool "nope".*It lists: ask, echo, hang, wait, write/) });
+    expect(h.gate.seen).toEqual([]);
+    expect(h.upstreams['fs']?.calls).toEqual([]);
+    expect(text(await h.client.callTool({ name: 'echo', arguments: { text: 'still' } }))).toBe('fs:still');
+    expect(h.gate.seen.map((call) => call.tool)).toEqual(['echo']);
+  });
+
+  it('R-MCP-3 (hardening 19.5) several upstreams: an alias with a tool it does not list is refused -32602 naming the prefixed names, before the gate', async () => {
+    const h = await harness(['alpha', 'beta']);
+    await expect(h.client.callTool({ name: 'alpha__nope', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('alpha__echo') });
+    expect(h.gate.seen).toEqual([]);
   });
 
   it('refuses an unknown tool name with a message naming the expected form', async () => {

@@ -29,7 +29,7 @@ afterEach(async () => {
   for (const link of open.splice(0)) await link.close();
 });
 
-async function harness(options: { maxLineBytes?: number; closeOnEnd?: boolean } = {}): Promise<Harness> {
+async function harness(options: { maxLineBytes?: number; closeOnEnd?: boolean; answerBatches?: boolean } = {}): Promise<Harness> {
   const input = new PassThrough();
   const output = new RecordingWritable();
   const link = new LineLink(input, output, { peer: 'the test peer', ...options });
@@ -92,6 +92,20 @@ describe('LineLink reading', () => {
     expect(h.errors[0]?.message).toMatch(/the test peer sent a line that is not JSON; it was dropped/);
     expect(h.errors[2]?.message).toMatch(/not a JSON-RPC 2\.0 message \(its "jsonrpc" is not "2\.0"\)/);
     expect(h.closed()).toBe(false);
+  });
+
+  it('R-MCP-2 (hardening 19.9) on the client side each batch, empty or not, gets one -32600 error with id null; its members are never handed over', async () => {
+    const h = await harness({ answerBatches: true });
+    h.input.write('[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}},{"jsonrpc":"2.0","id":2,"method":"ping"}]\n[]\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    await turn();
+    await turn();
+    expect(h.received.map((r) => r.message)).toEqual([{ jsonrpc: '2.0', id: 3, method: 'ping' }]);
+    const answers = h.output.writes.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(answers).toEqual([
+      { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600, data: { type: 'invalid_request', details: { batchSize: 2 } } }) },
+      { jsonrpc: '2.0', id: null, error: expect.objectContaining({ code: -32600, data: { type: 'invalid_request', details: { batchSize: 0 } } }) },
+    ]);
+    expect(h.errors).toHaveLength(2);
   });
 
   it('reads a line that is not UTF-8 as the SDK did (U+FFFD) and never hands over its bytes as an original line', async () => {
