@@ -47,6 +47,9 @@ export interface CompiledCommands {
   default: PolicyValue;
   rules: CompiledCommandRule[];
   networkIntoShell: PolicyValue;
+  /** Rules by their literal first word; `globbed` holds those whose first word is a glob. Same order as `rules`. */
+  byName: ReadonlyMap<string, readonly CompiledCommandRule[]>;
+  globbed: readonly CompiledCommandRule[];
 }
 
 /** The verdict for one simple command's words (paths are judged apart). */
@@ -92,7 +95,31 @@ export function compileCommandRule(rule: CommandRuleConfig, index: number): Comp
 }
 
 export function compileCommands(config: CommandsConfig): CompiledCommands {
-  return { default: config.default, rules: config.rules.map((rule, index) => compileCommandRule(rule, index)), networkIntoShell: config.networkIntoShell ?? 'deny' };
+  const rules = config.rules.map((rule, index) => compileCommandRule(rule, index));
+  const byName = new Map<string, CompiledCommandRule[]>();
+  const globbed: CompiledCommandRule[] = [];
+  for (const rule of rules) {
+    const first = rule.pattern.words[0] as WordMatcher;
+    if ('literal' in first) byName.set(first.literal, [...(byName.get(first.literal) ?? []), rule]);
+    else globbed.push(rule);
+  }
+  return { default: config.default, rules, networkIntoShell: config.networkIntoShell ?? 'deny', byName, globbed };
+}
+
+/**
+ * The rules that may match a command, in config order: those naming its first
+ * word, or its base name (a deny or prompt rule's `rm` matches `/bin/rm`),
+ * and those whose first word is a glob. Any other rule's first pattern word
+ * cannot equal the command's, so it cannot match.
+ */
+function candidateRules(commands: CompiledCommands, words: readonly ShellWord[]): readonly CompiledCommandRule[] {
+  const first = words[0];
+  if (first === undefined || !first.static) return commands.globbed;
+  const exact = commands.byName.get(first.text) ?? [];
+  const slash = first.text.lastIndexOf('/');
+  const base = slash < 0 ? [] : (commands.byName.get(first.text.slice(slash + 1)) ?? []);
+  if (base.length === 0 && commands.globbed.length === 0) return exact;
+  return [...new Set([...exact, ...base, ...commands.globbed])].sort((a, b) => a.index - b.index);
 }
 
 /** Assignment prefixes that change what runs or how (R-SH-3). */
@@ -217,7 +244,7 @@ export function evaluateCommand(commands: CompiledCommands, command: SimpleComma
   let best: { decision: PolicyValue; rule: CompiledCommandRule; outcome?: RuleOutcome } | undefined;
   // Why a model rule whose words matched did not allow: said when nothing else decides.
   const modelReasons: string[] = [];
-  for (const rule of commands.rules) {
+  for (const rule of candidateRules(commands, command.words)) {
     if (!ruleMatches(rule, command.words)) {
       const dynamic = rule.unless.length > 0 && patternMatches(rule.pattern, command.words, rule.decision !== 'allow') ? firstDynamicWord(command.words) : undefined;
       if (dynamic !== undefined) modelReasons.push(`${JSON.stringify(dynamic.text)} is not statically known (${dynamic.why ?? 'expanded at run time'}), so it never passes the "unless" of policy.commands.rules.${rule.index}`);

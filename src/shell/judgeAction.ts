@@ -15,25 +15,32 @@ import type { ShellParser } from './shellParser.js';
 const TREE_LIMIT = 10_000;
 
 /** What lies beneath each planned tree and which repository each git part obeys, read from this host's file system. */
-function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string): ResolvedChecks {
+function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string, cache: Map<string, string | undefined>): ResolvedChecks {
   const trees = (plan.trees ?? []).map((tree): ResolvedTree => {
     const entries: string[] = [];
     let truncated = false;
     for (const dir of new Set(resolved[tree.request] ?? [])) {
-      const found = scanTree(dir, { hidden: tree.hidden, follow: tree.follow === true, limit: TREE_LIMIT - entries.length });
+      const found = scanTree(dir, { hidden: tree.hidden, follow: tree.follow === true, limit: TREE_LIMIT - entries.length, cache });
       entries.push(...found.entries);
       truncated ||= found.truncated || entries.length >= TREE_LIMIT;
       if (truncated) break;
     }
     return { entries, truncated };
   });
+  // Several git parts of one line usually run in one directory: its repository is read once per decision.
+  const byDir = new Map<string, ReturnType<typeof gitExecutionKeys>>();
+  const keysOf = (dir: string): ReturnType<typeof gitExecutionKeys> => {
+    let found = byDir.get(dir);
+    if (found === undefined) byDir.set(dir, (found = gitExecutionKeys(dir, home)));
+    return found;
+  };
   const repositories = (plan.repositories ?? []).map((repository) => {
     const dirs = [...new Set(resolved[repository.request] ?? [])];
     const keys = new Set<string>();
     const found: { repository?: string; keys: string[]; unreadable?: string } = { keys: [] };
     if (dirs.length === 0) found.unreadable = 'the directory git runs in could not be resolved';
     for (const dir of dirs) {
-      const one = gitExecutionKeys(dir, home);
+      const one = keysOf(dir);
       if (one.repository !== undefined) found.repository = one.repository;
       for (const key of one.keys) keys.add(key);
       if (one.unreadable !== undefined) found.unreadable = one.unreadable;
@@ -45,8 +52,10 @@ function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string):
 }
 
 function decide(plan: ActionPlan, snapshot: AgentPolicySnapshot, auto: AutoApprovals): ActionVerdict {
-  const resolved = resolvePathRequests(plan.requests);
-  return decidePlan(plan, resolved, snapshot.paths, cwdForms(plan.cwd), auto, resolveChecks(plan, resolved, snapshot.vars.home));
+  // One decision resolves each directory once, whichever of its paths, trees and repositories needs it.
+  const cache = new Map<string, string | undefined>();
+  const resolved = resolvePathRequests(plan.requests, cache);
+  return decidePlan(plan, resolved, snapshot.paths, cwdForms(plan.cwd, cache), auto, resolveChecks(plan, resolved, snapshot.vars.home, cache));
 }
 
 /**

@@ -116,8 +116,7 @@ export function resolvePathRequest(request: PathRequest, cache = new Map<string,
  * empty list, and no auto-approval matches it): the kernel refuses such a path
  * with ELOOP, so nothing is reached, but where it would land is not known.
  */
-export function resolvePathRequests(requests: readonly PathRequest[]): ResolvedPaths {
-  const cache = new Map<string, string | undefined>();
+export function resolvePathRequests(requests: readonly PathRequest[], cache = new Map<string, string | undefined>()): ResolvedPaths {
   return requests.map((request) => {
     const resolved = resolvePathRequest(request, cache);
     return resolved.unresolved === undefined ? resolved.forms : [];
@@ -125,8 +124,8 @@ export function resolvePathRequests(requests: readonly PathRequest[]): ResolvedP
 }
 
 /** The forms of the agent's cwd that `${cwd}` stands for (a cwd that loops has only its lexical form). */
-export function cwdForms(cwd: string): string[] {
-  return [...new Set([normalizePathText(cwd), physicalPath(cwd) ?? normalizePathText(cwd)])];
+export function cwdForms(cwd: string, cache = new Map<string, string | undefined>()): string[] {
+  return [...new Set([normalizePathText(cwd), physicalPath(cwd, cache) ?? normalizePathText(cwd)])];
 }
 
 /**

@@ -21,6 +21,8 @@ export interface ScanTreeOptions {
    * and `cp -r` copy the link, not what it points to.
    */
   follow?: boolean;
+  /** Physical paths already resolved in this decision (shared with its other paths). */
+  cache?: Map<string, string | undefined>;
 }
 
 export interface TreeScan {
@@ -44,7 +46,7 @@ export interface TreeScan {
  */
 export function scanTree(dir: string, options: ScanTreeOptions): TreeScan {
   const limit = options.limit ?? TREE_SCAN_LIMIT;
-  const cache = new Map<string, string | undefined>();
+  const cache = options.cache ?? new Map<string, string | undefined>();
   const start = physicalPath(dir, cache) ?? normalizePathText(dir);
   const entries = new Set<string>([start]);
   const queue: string[] = [];
