@@ -43,6 +43,8 @@ export interface PlannedPath {
   unknown?: string;
   /** Only a `deny` from the path rules counts (a word that merely looks like a path). */
   denyOnly?: boolean;
+  /** Written by git itself (`git restore PATH`): not a write that could change what git reads before it runs. */
+  byGit?: boolean;
 }
 
 /** A recursive read (R-SH-10): every entry beneath the directory of `request` is judged as a read. */
@@ -167,7 +169,7 @@ export function decidePlan(
   // A repository whose configuration runs programs: git there is not the read-only git its model describes (R-SH-9).
   // A write earlier in the same line may create the repository git then obeys (`printf … > e/config; cd e && git status`):
   // what is on disk now does not say what git will read.
-  const writes = plan.paths.some((path) => path.access === 'write' && path.denyOnly !== true && path.shown !== '/dev/null');
+  const writes = plan.paths.some((path) => path.access === 'write' && path.denyOnly !== true && path.byGit !== true && path.shown !== '/dev/null');
   (plan.repositories ?? []).forEach((repository, i) => {
     const found = checks.repositories[i];
     const part = parts[repository.part];

@@ -75,6 +75,9 @@ export const GATE_FILE_GLOBS: readonly string[] = Object.freeze([
   '**/.opencode/**',
   '**/.github/hooks/**',
   '**/.envrc',
+  // git's own configuration in the home directory: a pager or alias set there runs in every repository.
+  '~/.gitconfig',
+  '~/.config/git/**',
 ]);
 
 /** Files a shell runs at its next start: a write there is code that runs later. */

@@ -146,7 +146,9 @@ function planProgram(state: PlanState, program: ProgramVerdict, bases: string[] 
     part.reason = 'git -C names a directory that is not statically known';
   }
   for (const word of program.reads) addPath(state, word, 'read', moved);
+  const before = state.plan.paths.length;
   for (const word of program.writes) addPath(state, word, 'write', moved);
+  if (program.repository !== undefined) for (const path of state.plan.paths.slice(before)) path.byGit = true;
   for (const word of program.revisionPaths ?? []) addPath(state, word, 'read', moved === undefined ? undefined : ancestorsOf(moved));
   for (const tree of program.trees) {
     const before = state.plan.requests.length;
@@ -165,7 +167,9 @@ function planProgram(state: PlanState, program: ProgramVerdict, bases: string[] 
   }
   const checkout = program.repository?.checkout;
   if (checkout !== undefined) {
+    const first = state.plan.paths.length;
     for (const word of checkout.paths) addPath(state, word, 'write', moved);
+    for (const path of state.plan.paths.slice(first)) path.byGit = true;
     if (checkout.paths.length === 0) {
       const part = state.plan.parts[partIndex] as PolicyPart;
       if (part.decision === 'allow') part.decision = 'prompt';

@@ -43,6 +43,10 @@ function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string, 
       const one = keysOf(dir);
       if (one.repository !== undefined) found.repository = one.repository;
       for (const key of one.keys) keys.add(key);
+      // Hooks in a working tree's own .git/hooks are the person's: a clone never brings them, and an agent
+      // writes there only past a prompt (a gate file). A bare or embedded repository can carry its own.
+      const ownHooks = one.repository !== undefined && one.repository.endsWith('/.git');
+      if (!ownHooks && one.hooks.length > 0) keys.add(`hooks (${one.hooks.map((hook) => hook.slice(hook.lastIndexOf('/') + 1)).join(', ')})`);
       if (one.unreadable !== undefined) found.unreadable = one.unreadable;
     }
     found.keys = [...keys];
