@@ -26,7 +26,7 @@ export async function benchShellOracle() {
   const { sampleCommands } = await helper('shellGrammar.ts');
   const parser = await loadShellParser();
   const judge = defaultPolicyJudge({ parser, policy: DEFAULT_CONFIG.policy, compileAgentPolicy, hostPathVars, judgeShell });
-  const oracle = await createBashOracle({ judge, workers: 3 });
+  const oracle = await createBashOracle({ judge, workers: 4 });
   let ran = 0;
   let wanting = 0;
   let unjudged = 0;
@@ -63,7 +63,7 @@ export async function benchShellOracle() {
     { name: `${what}: programs executed that no judged part names`, value: unjudged, unit: 'commands', target: 0, targetText: '0', ok: unjudged === 0 },
     { name: `${what}: allow decisions that ran, wrote or read outside the allowed models`, value: outsideModels, unit: 'commands', target: 0, targetText: '0', ok: outsideModels === 0 },
     { name: `${what}: commands found wanting`, value: wanting, unit: 'commands', target: 0, targetText: '0', ok: wanting === 0, byKind, examples },
-    { name: `${what}: time per command (judge + bash run + checks, 3 workers)`, value: Math.round(perCommand * 100) / 100, unit: 'ms', target: NaN, targetText: '-' },
+    { name: `${what}: time per command (judge + bash run + checks, 4 workers)`, value: Math.round(perCommand * 100) / 100, unit: 'ms', target: NaN, targetText: '-' },
   ];
 }
 

@@ -3,8 +3,8 @@
 // what it executed, wrote and read is set against the policy's decision for it.
 // Where it can, every run happens in a private mount namespace in which no system
 // program directory is visible, so not even a generator mistake reaches a real program.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ActionVerdict } from '../../src/core/actionPlan.js';
@@ -17,8 +17,8 @@ import { armCredentials, atimeWorks, changedPaths, newSandbox, PASS_THROUGH, res
 
 export type { Execution } from './bashOracleSandbox.js';
 
-/** bash gets 3 s (then KILL 1 s later); the runner gives up on the whole process group after this. */
-const HARD_DEADLINE_MS = 8_000;
+/** bash gets 3 s (then KILL 1 s later); the oracle kills the run's whole process group after this. */
+const HARD_DEADLINE_MS = 5_000;
 const OUTPUT_CAP = 64 * 1024;
 const NOT_ENTERED = 'bash oracle: could not enter the sandbox';
 
@@ -167,16 +167,75 @@ export function stragglers(root: string, kill: boolean): number[] {
 // ---- one run ---------------------------------------------------------------------------
 
 /**
- * `timeout … bash --norc --noprofile -c COMMAND` in the sandbox's cwd under
- * limits, inside the namespace when there is one. Entering a mount namespace
- * resets the cwd to `/`: the wrapper goes back to the sandbox or runs nothing.
+ * The runner each worker keeps (in the namespace when there is one): for each
+ * request it runs `env -i HOME PATH timeout -k 1 3 bash --norc --noprofile -c
+ * COMMAND` in the sandbox's cwd under limits, in a process group of its own,
+ * and says `DONE` once every process holding the sentinel FIFO (fd 3, which
+ * every descendant inherits) has exited, background jobs included. A node
+ * `spawn` per command would fork the whole test process each time (~15 ms).
+ * SIGPIPE is ignored (and so for everything bash runs): whether a pipeline's
+ * writer outlives its reader would otherwise depend on timing, and with it
+ * which branch of an `if` runs; a seed must replay the same executions.
  */
-function launch(host: Host, sandbox: OracleSandbox, command: string): { file: string; args: string[] } {
-  const limits = 'ulimit -f 20000; ulimit -t 10; ulimit -v 2000000; ulimit -n 256';
-  const enter = `cd -- '${sandbox.cwd}' && [ "$(pwd -P)" = '${sandbox.cwd}' ] || { echo '${NOT_ENTERED}' >&2; exit 125; }`;
-  const run = [`${host.real}/sh`, '-c', `${enter}; ${limits}; exec "$@"`, 'oracle', `${host.real}/timeout`, '-k', '1', '3', `${host.real}/bash`, '--norc', '--noprofile', '-c', command];
-  if (host.holder === undefined) return { file: run[0] as string, args: run.slice(1) };
-  return { file: host.holder.nsenter, args: ['-t', String(host.holder.pid), '-U', '-m', '--preserve-credentials', `--wd=${sandbox.cwd}`, '--', ...run] };
+const RUNNER = `set -m
+ctl=$1 cwd=$2 home=$3 shims=$4 real=$5 marker=$6
+while IFS= read -r id; do
+  cmd=$(<"$ctl/cmd"); cmd=\${cmd%x}
+  ( exec 3>"$ctl/fifo" >"$ctl/out" 2>"$ctl/err" </dev/null
+    cd -- "$cwd" && [ "$(pwd -P)" = "$cwd" ] || { echo "$marker" >&2; exit 125; }
+    ulimit -f 20000; ulimit -t 10; ulimit -v 2000000; ulimit -n 256
+    trap '' PIPE
+    exec "$real/env" -i HOME="$home" PATH="$shims" "$real/timeout" -k 1 3 "$real/bash" --norc --noprofile -c "$cmd" ) &
+  pid=$!
+  echo "PID $id $pid"
+  exec 4<"$ctl/fifo"
+  while read -r -u 4 _; do :; done
+  exec 4<&-
+  wait "$pid"; code=$?
+  echo "DONE $id $code"
+done`;
+
+interface Runner {
+  child: ChildProcess;
+  /** The next line it prints. */
+  line(): Promise<string>;
+  requests: number;
+}
+
+function startRunner(host: Host, sandbox: OracleSandbox): Runner {
+  const spawnSyncFifo = spawnSync('mkfifo', [join(sandbox.ctl, 'fifo')]);
+  if (spawnSyncFifo.status !== 0) throw new TypeError('the bash oracle needs mkfifo');
+  const run = [`${host.real}/bash`, '--norc', '--noprofile', '-c', RUNNER, 'runner', sandbox.ctl, sandbox.cwd, sandbox.home, sandbox.shims, host.real, NOT_ENTERED];
+  const [file, ...args] = host.holder === undefined ? run : [host.holder.nsenter, '-t', String(host.holder.pid), '-U', '-m', '--preserve-credentials', `--wd=${sandbox.dir}`, '--', ...run];
+  const child = spawn(file as string, args, { cwd: sandbox.dir, env: { PATH: '/nonexistent' }, stdio: ['pipe', 'pipe', 'ignore'] });
+  const lines: string[] = [];
+  const waiting: { resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
+  let buffered = '';
+  let ended: Error | undefined;
+  child.stdout?.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
+      const line = buffered.slice(0, nl);
+      buffered = buffered.slice(nl + 1);
+      const waiter = waiting.shift();
+      if (waiter === undefined) lines.push(line);
+      else waiter.resolve(line);
+    }
+  });
+  child.on('exit', () => {
+    ended = new TypeError(`the bash oracle's runner for ${sandbox.dir} ended`);
+    for (const waiter of waiting.splice(0)) waiter.reject(ended);
+  });
+  return {
+    child,
+    requests: 0,
+    line: () => {
+      const line = lines.shift();
+      if (line !== undefined) return Promise.resolve(line);
+      if (ended !== undefined) return Promise.reject(ended);
+      return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    },
+  };
 }
 
 function readAtimes(sandbox: OracleSandbox): string[] {
@@ -190,41 +249,44 @@ function readAtimes(sandbox: OracleSandbox): string[] {
   });
 }
 
+function readCapped(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').slice(0, OUTPUT_CAP);
+  } catch {
+    return '';
+  }
+}
+
 /** Runs one command line with real bash in the sandbox; resolves when bash and everything it left running are done. */
-async function runBash(host: Host, sandbox: OracleSandbox, command: string): Promise<BashRun> {
+async function runBash(host: Host, sandbox: OracleSandbox, runner: Runner, command: string): Promise<BashRun> {
   armCredentials(sandbox);
-  const { file, args } = launch(host, sandbox, command);
+  writeFileSync(join(sandbox.ctl, 'cmd'), `${command}x`);
+  const id = (runner.requests += 1);
   const started = performance.now();
-  // fd 3 is a sentinel every descendant inherits: 'close' waits for background jobs too.
-  const child = spawn(file, args, { cwd: sandbox.cwd, env: { HOME: sandbox.home, PATH: sandbox.shims }, stdio: ['ignore', 'pipe', 'pipe', 'pipe'], detached: true });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    if (stdout.length < OUTPUT_CAP) stdout += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    if (stderr.length < OUTPUT_CAP) stderr += chunk.toString('utf8');
-  });
-  const killGroup = (): void => {
+  runner.child.stdin?.write(`${id}\n`);
+  const [, pidOf, pidText] = (await runner.line()).split(' ');
+  if (Number(pidOf) !== id) throw new TypeError(`the bash oracle's runner answered run ${pidOf} for run ${id}`);
+  const pid = Number(pidText);
+  let killed = false;
+  // bash has 3 s (then KILL); past the deadline the whole group goes, then whatever still runs in the sandbox.
+  const deadline = setTimeout(() => {
+    killed = true;
     try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      process.kill(-pid, 'SIGKILL');
     } catch {
       // already gone
     }
-  };
-  let killed = false;
-  const deadline = setTimeout(() => {
-    killed = true;
-    killGroup();
-    for (const stream of child.stdio) stream?.destroy();
   }, HARD_DEADLINE_MS);
-  const exitCode = await new Promise<number | null>((resolve) => {
-    child.on('error', () => resolve(null));
-    child.on('close', (code) => resolve(code));
-  });
+  const stuck = setTimeout(() => stragglers(join(sandbox.dir, 'box'), true), HARD_DEADLINE_MS + 2_000);
+  const [, doneOf, codeText] = (await runner.line()).split(' ');
   clearTimeout(deadline);
+  clearTimeout(stuck);
+  if (Number(doneOf) !== id) throw new TypeError(`the bash oracle's runner finished run ${doneOf} for run ${id}`);
   const ms = performance.now() - started;
-  killGroup();
+  const exitCode = Number(codeText);
+  const stdout = readCapped(join(sandbox.ctl, 'out'));
+  const stderr = readCapped(join(sandbox.ctl, 'err'));
+  if (stderr.startsWith(NOT_ENTERED)) throw new TypeError(`the oracle could not start bash in ${sandbox.cwd}`);
   const changed = changedPaths(sandbox.pristine, snapshot(sandbox.dir, sandbox.log));
   const canaryFiles = changed.filter((path) => {
     if (sandbox.credentialFiles.includes(path)) return false;
@@ -235,7 +297,6 @@ async function runBash(host: Host, sandbox: OracleSandbox, command: string): Pro
     }
   });
   const timedOut = killed || exitCode === 124 || exitCode === 137;
-  if (stderr.startsWith(NOT_ENTERED)) throw new TypeError(`the oracle could not start bash in ${sandbox.cwd}`);
   return { executions: takeLog(sandbox.log), stdout, stderr, exitCode, timedOut, changed, atimeReads: host.atime ? readAtimes(sandbox) : [], canaryFiles, ms };
 }
 
@@ -282,12 +343,20 @@ export async function createBashOracle(options: OracleOptions): Promise<BashOrac
     throw error;
   }
   const sandboxes = dirs.map((dir, i) => newSandbox(dir, host.real, i));
+  const runners = new Map(sandboxes.map((sandbox) => [sandbox, startRunner(host, sandbox)]));
+  const stop = (): void => {
+    for (const runner of runners.values()) {
+      runner.child.stdin?.end();
+      runner.child.kill('SIGKILL');
+    }
+    stopHolder(host);
+  };
 
   const one = async (sandbox: OracleSandbox, command: string): Promise<OracleResult> => {
     if (/(^|[\s'"`=(<>|;&{}])\/(?!dev\/null)/.test(command)) throw new TypeError(`the generator wrote an absolute path, which the oracle never runs: ${command}`);
     const verdict = options.judge.judge(command, sandbox.cwd, sandbox.home);
     const parsed = options.judge.parse(command);
-    const run = await runBash(host, sandbox, command);
+    const run = await runBash(host, sandbox, runners.get(sandbox) as Runner, command);
     const findings = checkRun({ command, parsed, verdict, run, sandbox });
     restoreSandbox(sandbox, run.changed);
     return { command, verdict, run, findings };
@@ -323,7 +392,7 @@ export async function createBashOracle(options: OracleOptions): Promise<BashOrac
       return results;
     },
     [Symbol.asyncDispose]: () => {
-      stopHolder(host);
+      stop();
       stragglers(root, true);
       rmSync(root, { recursive: true, force: true });
       return Promise.resolve();

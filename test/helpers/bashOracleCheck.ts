@@ -51,6 +51,8 @@ export const ALLOWED_MODELS: ReadonlySet<string> = new Set([
   'ls', 'pwd', 'cat', 'head', 'tail', 'wc', 'grep', 'rg', 'file', 'stat', 'git', 'which', 'echo', 'printf', 'sort', 'uniq', 'diff',
   'cmp', 'du', 'tree', 'basename', 'dirname', 'realpath', 'date', 'whoami', 'uname', 'find', 'sed', 'mkdir', 'touch', 'cp', 'mv',
   'timeout', 'nice', 'nohup', 'stdbuf',
+  // Its read-only subcommands (`assent pending`, `policy explain`…) only.
+  'assent',
 ]);
 
 /** One parsed simple command and the part that judged it (none: the policy dropped it). */
@@ -94,6 +96,8 @@ const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh']);
 const EVALUATING = new Set(['source', '.', 'trap', 'alias', 'hash', 'enable', 'let', 'declare', 'typeset', 'local', 'export', 'readonly', 'read', 'mapfile', 'readarray', 'unset', 'getopts', 'select', '[[', '((']);
 /** Expansions that evaluate a variable's value as arithmetic or a prompt string: `${x@P}`, `${!x}`, `${a[i]}`, `${x:i}`, `$((x))`, `$[x]`. */
 const EVALUATING_WORD = /\$\{[!#]?[A-Za-z_0-9]*(\[|@|:(?![-=?+]))|\$\{!|\$\(\(|\$\[/;
+/** Wrappers (R-SH-1) that run a real program: with a word not statically known, they may run any program. */
+const WRAPPERS = new Set(['env', 'xargs', 'timeout', 'nice', 'nohup', 'stdbuf', 'find', 'command', 'exec', 'builtin', 'time', 'coproc', 'sudo', 'doas', 'watch', 'busybox']);
 /** Variables that make bash or a child shell run code no word names (a startup file, a trace prompt). */
 const LINE_TAINT = /\b(BASH_ENV|ENV|PS4|SHELLOPTS|BASHOPTS|PROMPT_COMMAND)\b/;
 
@@ -117,7 +121,8 @@ function staticCode(words: readonly ShellWord[]): boolean {
 /**
  * A part that may run a program no word names: a command name that is not
  * static, code from a variable, a file or stdin (`eval "$x"`, `source f`,
- * `bash f`, `… | sh`), or an expansion bash evaluates as code. Refused, it covers
+ * `bash f`, `… | sh`), a wrapper given a word that is not static
+ * (`time ${x:-ls}`), or an expansion bash evaluates as code. Refused, it covers
  * whatever bash ran (the person is told it is not statically known).
  */
 export function opaque(command: SimpleCommand): boolean {
@@ -128,6 +133,7 @@ export function opaque(command: SimpleCommand): boolean {
   if ((name === 'printf' && command.words.some((w) => w.static && /^-[^-]*v/.test(w.text))) || ((name === 'test' || name === '[') && command.words.some((w) => w.text === '-v'))) return true;
   if (name === 'eval') return command.words.slice(1).some((w) => !w.static) || command.depth >= MAX_SHELL_DEPTH;
   if (SHELLS.has(name) && (!staticCode(command.words) || command.depth >= MAX_SHELL_DEPTH)) return true;
+  if (WRAPPERS.has(name) && command.words.some((w) => !w.static)) return true;
   if (command.assignments.some((a) => a.name.includes('['))) return true;
   return command.words.some((w) => !w.static && EVALUATING_WORD.test(w.text));
 }

@@ -70,10 +70,15 @@ const TREE: readonly Entry[] = [
   ['home/proj/bin/git', '', 'exec'],
 ];
 
-/** A worker's sandbox: `dir/box/home` is HOME, `dir/box/home/proj` the agent's cwd, `dir/shims` the PATH. */
+/**
+ * A worker's sandbox: `dir/box/home` is HOME, `dir/box/home/proj` the agent's
+ * cwd, `dir/shims` the PATH, `dir/log` the shims' records and (in `log/ctl`) the
+ * runner's command, output and sentinel FIFO; the log is never part of a snapshot.
+ */
 export interface OracleSandbox extends SandboxFacts {
   dir: string;
   log: string;
+  ctl: string;
   /** The directory of the real programs the pass-through shims hand over to. */
   real: string;
   /** The sandbox as it is when no command has changed it. */
@@ -167,12 +172,13 @@ export function newSandbox(dir: string, real: string, index: number): OracleSand
     cwd: join(home, 'proj'),
     shims: join(dir, 'shims'),
     log: join(dir, 'log'),
+    ctl: join(dir, 'log', 'ctl'),
     real,
     credentialFiles: TREE.filter((e) => e[2] === 'cred').map((e) => join(dir, 'box', e[0])),
     canary: `CANARY-${index}-${Math.random().toString(36).slice(2, 10)}`,
     pristine: new Map(),
   };
-  mkdirSync(sandbox.log, { recursive: true });
+  mkdirSync(sandbox.ctl, { recursive: true });
   buildShims(sandbox);
   for (const entry of TREE) buildEntry(sandbox, entry);
   sandbox.pristine = snapshot(dir, sandbox.log);
@@ -240,6 +246,8 @@ export interface Execution {
 export function takeLog(log: string): Execution[] {
   const out: Execution[] = [];
   for (const name of readdirSync(log)) {
+    // `PID.N` files are records; anything else (the runner's `ctl/`) is not.
+    if (!/^[0-9]+\.[0-9]+$/.test(name)) continue;
     const file = join(log, name);
     const fields = readFileSync(file, 'utf8').split('\0');
     unlinkSync(file);

@@ -221,7 +221,7 @@ function buildGrammar(v: Vocabulary): fc.LetrecValue<Grammar> {
   const wrapper = fc.oneof(
     CROSS,
     fc.tuple(pick(v.wrappers), simple()).map(([w, s]) => cat(w, s)),
-    fc.tuple(pick(PROGRAMS), pick(["find . -exec % {} \\;", "find src -name '*.ts' -exec % {} +", 'find . -execdir % {} \\;', 'xargs -I{} % {}', 'echo ls | xargs -I{} {}'])).map(([p, f]) => lit(f.t.replace('%', p.t))),
+    fc.tuple(pick(PROGRAMS), pick(['find src -exec % {} \\;', "find src -name '*.ts' -exec % {} +", "find . -name '.env*' -exec % {} +", 'find docs -execdir % {} \\;', 'xargs -I{} % {}', 'echo ls | xargs -I{} {}'])).map(([p, f]) => lit(f.t.replace('%', p.t))),
     script().map((s) => lit(`bash -c ${squote(closed(s))}`)),
     script().map((s) => lit(`sh -c ${squote(closed(s))}`)),
     script().map((s) => lit(`bash -c ${dquote(closed(s))}`)),

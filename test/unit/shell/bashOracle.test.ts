@@ -32,7 +32,7 @@ async function newOracle(with_: OracleJudge, workers: number): Promise<BashOracl
 beforeAll(async () => {
   parser = await loadShellParser();
   judge = defaultPolicyJudge({ parser, policy: DEFAULT_CONFIG.policy, compileAgentPolicy, hostPathVars, judgeShell });
-  oracle = await newOracle(judge, 3);
+  oracle = await newOracle(judge, 4);
 });
 
 afterAll(async () => {
@@ -126,8 +126,11 @@ describe('R-SH-1..10: every program real bash runs is judged, and an allow runs 
       return result?.findings.some((f) => f.kind === kind) === true;
     });
     const [minimal] = shrunk === undefined ? [first.r] : await oracle.check([shrunk.command]);
+    const byKind = new Map<FindingKind, number>();
+    for (const { r } of failing) for (const k of kinds(r)) byKind.set(k, (byKind.get(k) ?? 0) + 1);
     const message = [
       `${failing.length} of ${RUNS} generated commands found wanting (seed ${SEED}; ${perCommand.toFixed(1)} ms per command; ORACLE_SEED=${SEED} to replay).`,
+      `By kind: ${[...byKind].map(([k, n]) => `${k} ${n}`).join(', ')}.`,
       `Run ${first.index} shrunk${shrunk === undefined ? ' (could not be)' : ` in ${shrunk.shrinks} steps${shrunk.interrupted ? ', interrupted by the time limit' : ''}`} to:`,
       describeResult(minimal as OracleResult, oracle.root),
       '',
