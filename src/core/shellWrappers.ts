@@ -316,6 +316,12 @@ function unwrapShell(name: string, words: readonly ShellWord[]): Unwrapped {
   return { via: name, unknown: [] }; // runs a script file; a rule must name it
 }
 
+/** `coproc [NAME=value…] cmd`: a simple command run as a coprocess; its prefix assignments are assignments, not its name. */
+function unwrapCoproc(words: readonly ShellWord[]): Unwrapped {
+  const { assignments, next } = scanAssignments(words, 1);
+  return innerFrom('coproc', words, next, { assignments });
+}
+
 function unwrapEval(words: readonly ShellWord[]): Unwrapped {
   const rest = words.slice(1);
   if (rest.length === 0) return { via: 'eval', unknown: [] };
@@ -339,7 +345,7 @@ const WRAPPERS: ReadonlyMap<string, (words: readonly ShellWord[]) => Unwrapped> 
   busybox: unwrapBusybox,
   stdbuf: unwrapStdbuf,
   watch: unwrapWatch,
-  coproc: unwrapSimple('coproc', { flags: '', withArg: '' }),
+  coproc: unwrapCoproc,
   eval: unwrapEval,
 }));
 

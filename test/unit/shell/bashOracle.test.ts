@@ -88,7 +88,8 @@ describe('the bash oracle itself', () => {
       'echo $(<~/.ssh/id_rsa)',
       'grep -r KEY ~',
       'cd vendor/lib && git show HEAD',
-      'x=-la; ls $x',
+      // A brace expansion: bash runs `ls a b`, the careless judge allowed the word "{a,b}".
+      'ls {a,b}',
     ]);
     expect(results.map(kinds)).toEqual([
       ['not-a-model', 'unjudged', 'unmatched'],
