@@ -4,7 +4,7 @@
 import type { PolicyValue } from './policyValue.js';
 import { atLeastPrompt, mostRestrictive } from './decisions.js';
 import { AssentError } from './errors.js';
-import { judgeProgram, judgeVersion, MODELLED_PROGRAMS } from './programs/index.js';
+import { DESCRIPTIVE_VARIABLES, judgeProgram, judgeVersion, MODELLED_PROGRAMS } from './programs/index.js';
 import type { ProgramVerdict } from './programs/programVerdict.js';
 import { commandBaseName, type ShellWord, type SimpleCommand } from './shellCommand.js';
 import { compileWordPattern, literalAt, patternMatches, wordMatches, type WordMatcher, type WordPattern } from './wordPattern.js';
@@ -212,6 +212,14 @@ interface RuleOutcome {
 function judgeByModel(model: string, words: readonly ShellWord[], assigned: ReadonlySet<string>): ProgramVerdict | undefined {
   if (model === 'version') return judgeVersion(words);
   if (commandBaseName(words[0]) !== model || (words[0] as ShellWord).text.includes('/')) return undefined;
+  // Only variables that describe the session are inert text: any other one of the agent's environment
+  // may hold an API key or token (why `env` and `printenv` are not allowed either).
+  for (const word of words) {
+    const secret = word.plainVars?.names.find((name) => !DESCRIPTIVE_VARIABLES.has(name));
+    if (secret !== undefined) {
+      return { model, refused: `${JSON.stringify(word.text)} is not statically known: $${secret} may hold a secret of the agent's environment (an API key, a token)`, reads: [], writes: [], trees: [] };
+    }
+  }
   return judgeProgram(words, assigned);
 }
 

@@ -105,10 +105,33 @@ function parseInto(ctx: Context, source: string): void {
     const inner: Context = { ...ctx, source: parsed.source, headers: parsed.headers, hereDoc: undefined };
     const root = parsed.tree.rootNode;
     if (root.hasError) reportParseErrors(inner, parsed.tree);
+    if (parsed.source.includes('\n')) reportJoinedLines(inner, parsed.tree);
     statement(inner, root);
     for (const header of inner.headers.splice(0)) pushHeader(inner, header);
   } finally {
     parsed.tree.delete();
+  }
+}
+
+/**
+ * The grammar sometimes reads a line that starts with a backslash as part of
+ * the word before it (`echo a⏎\\ls b` becomes one command with the word
+ * "⏎\\ls"), where bash ends the command at the newline and runs `ls`. An
+ * unquoted word holding a bare newline is never what bash reads, so it is a
+ * parse error (found by the bash oracle).
+ */
+function reportJoinedLines(ctx: Context, tree: TreeSitter.Tree): void {
+  const cursor = tree.walk();
+  try {
+    for (;;) {
+      if (cursor.nodeType === 'word' && /(^|[^\\])\n/.test(cursor.nodeText)) {
+        reportError(ctx, `parse error${ctx.where}: a line break inside the word ${shown(cursor.nodeText)} at character ${cursor.startIndex + 1}; bash ends the command there`);
+      }
+      if (cursor.gotoFirstChild()) continue;
+      while (!cursor.gotoNextSibling()) if (!cursor.gotoParent()) return;
+    }
+  } finally {
+    cursor.delete();
   }
 }
 

@@ -312,6 +312,8 @@ function appendUnquoted(raw: string, state: WordState, first: boolean): void {
       continue;
     }
     if (ch === '*' || ch === '?' || (ch === '[' && raw.indexOf(']', i + 1) > i)) dynamic(state, `a glob (${raw})`);
+    // Bash expands a tilde after `=` or `:` in any word shaped like an assignment (`a=~/x`, `PATH=a:~/b`): found by the bash oracle.
+    if (ch === '~' && i > 0 && (raw[i - 1] === '=' || raw[i - 1] === ':')) dynamic(state, `a tilde expansion after ${raw[i - 1]} (${raw})`);
     if ((ch === '@' || ch === '!' || ch === '+') && raw[i + 1] === '(') dynamic(state, `an extended glob (${raw})`);
     state.text += ch;
     state.bare += ch;

@@ -271,6 +271,9 @@ export function programEffects(program: string, args: readonly string[]): Progra
       effects.reads.push(...s.operands, ...values(s, '--files0-from', '-f', '-m'));
       return effects;
     }
+    case 'assent':
+      // assent's read-only subcommands take selectors and ids, never files: they read only assent's own state.
+      return effects;
     default: {
       const s = scan(args, { shortValue: '', long: [] });
       effects.reads.push(...s.operands, ...s.options.flatMap((o) => (o.value === undefined ? [] : [o.value])));

@@ -27,6 +27,7 @@ import { judgeVersion } from './version.js';
 import { NICE, NOHUP, STDBUF, TIME, TIMEOUT } from './wrappers.js';
 
 export { judgeVersion, DASH_V_VERSION } from './version.js';
+export { DESCRIPTIVE_VARIABLES } from './judgeModel.js';
 export { FIND_PLAIN, FIND_REFUSED, FIND_WITH_ARG } from './find.js';
 export { GIT_GLOBAL_OPTIONS } from './git.js';
 export type { ProgramVerdict, TreeRead, TreeWrite } from './programVerdict.js';

@@ -44,7 +44,7 @@ function quote(text: string): string {
  * agent's environment may hold an API key or token (which is why `env` and
  * `printenv` are not allowed either), so printing it or committing it asks.
  */
-const DESCRIPTIVE_VARIABLES: ReadonlySet<string> = new Set([
+export const DESCRIPTIVE_VARIABLES: ReadonlySet<string> = new Set([
   'HOME', 'PWD', 'OLDPWD', 'USER', 'LOGNAME', 'SHELL', 'PATH', 'TERM', 'LANG', 'LC_ALL', 'LC_CTYPE', 'HOSTNAME', 'TMPDIR', 'TZ',
   'EDITOR', 'VISUAL', 'PAGER', 'UID', 'EUID', 'PPID', 'SHLVL', 'BASH_VERSION', 'OSTYPE', 'HOSTTYPE', 'MACHTYPE', 'XDG_CONFIG_HOME',
   'XDG_DATA_HOME', 'XDG_CACHE_HOME', 'XDG_RUNTIME_DIR', 'GOPATH', 'GOROOT', 'JAVA_HOME', 'NODE_ENV', 'VIRTUAL_ENV', 'CI',
@@ -54,8 +54,6 @@ export function checkWord(word: ShellWord, kind: WordKind, position: WordPositio
   if (word.static) return undefined;
   const vars = word.plainVars;
   if (vars === undefined || (kind !== 'inert' && kind !== 'pattern')) return notStaticAt(word, position.where);
-  const secret = vars.names.find((name) => !DESCRIPTIVE_VARIABLES.has(name));
-  if (secret !== undefined) return `${quote(word.text)} is not statically known: $${secret} may hold a secret of the agent's environment (an API key, a token)`;
   if (assigned.has('*')) return `${quote(word.text)} is not statically known: a variable whose name is not statically known is assigned in this command line`;
   const taken = vars.names.find((name) => assigned.has(name));
   if (taken !== undefined) return `${quote(word.text)} is not statically known: ${taken} is assigned in this command line`;
