@@ -17,7 +17,7 @@ import {
 import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult } from '../core/agentPolicy.js';
 import { sessionGrantSubject } from '../core/agentTargets.js';
 import { agentActionRisk } from '../core/approvalRisk.js';
-import { digestOf } from '../core/canonical.js';
+import { nativeDigestOf } from '../journal/nativeHash.js';
 import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
 import { AgentJudge } from '../shell/agentJudge.js';
@@ -253,7 +253,7 @@ export class AgentActionService {
             evaluation,
             consentTimeoutMs: timeoutSeconds * 1000,
             auditCaller,
-            ...(grant === undefined ? {} : { sessionGrant: digestOf(grant.subject) }),
+            ...(grant === undefined ? {} : { sessionGrant: nativeDigestOf(grant.subject) }),
           },
         },
         options,
@@ -322,7 +322,7 @@ export class AgentActionService {
   }
 
   private remember(action: AgentAction, callId: string): void {
-    const call: OpenCall = { callId, agent: action.agent, sessionId: action.sessionId, tool: action.tool, argsSha256: digestOf(action.input) };
+    const call: OpenCall = { callId, agent: action.agent, sessionId: action.sessionId, tool: action.tool, argsSha256: nativeDigestOf(action.input) };
     if (action.toolUseId !== undefined) {
       call.toolUseId = action.toolUseId;
       this.byToolUse.set(toolUseKey(action.agent, action.sessionId, action.toolUseId), callId);
@@ -341,7 +341,7 @@ export class AgentActionService {
       const byId = this.byToolUse.get(toolUseKey(end.agent, end.sessionId, end.toolUseId));
       if (byId !== undefined && this.open.get(byId)?.tool === end.tool) return byId;
     }
-    const digest = digestOf(end.input);
+    const digest = nativeDigestOf(end.input);
     for (const call of this.open.values()) {
       if (call.agent === end.agent && call.sessionId === end.sessionId && call.tool === end.tool && call.argsSha256 === digest) {
         if (end.toolUseId === undefined || call.toolUseId === undefined || call.toolUseId === end.toolUseId) return call.callId;
