@@ -282,7 +282,12 @@ function readBody(req: IncomingMessage): Promise<string> {
  * n-th model turn of a conversation (counted from the history the CLI sends)
  * gets `script[n]`, so a retried request gets the same answer.
  */
-export async function startFakeModel(wire: ModelWire, script: readonly ModelStep[]): Promise<FakeModel> {
+export interface FakeModelOptions {
+  /** Awaited before each request is answered: a test may hold the model's next turn until something else happened. */
+  beforeReply?: (request: RecordedRequest) => Promise<void>;
+}
+
+export async function startFakeModel(wire: ModelWire, script: readonly ModelStep[], options: FakeModelOptions = {}): Promise<FakeModel> {
   const requests: RecordedRequest[] = [];
   let served = 0;
   const server = createServer((req, res) => {
@@ -303,6 +308,7 @@ export async function startFakeModel(wire: ModelWire, script: readonly ModelStep
       }
       const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, kind: 'unknown' };
       requests.push(record);
+      if (options.beforeReply !== undefined) await options.beforeReply(record);
       const id = String(++served);
       const fields = isObject(body) ? body : {};
       try {

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import { AGENT_TITLES, agentTarget, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import { findAssentHooks, findAssentMcpServer, type FoundHook } from './assentEntries.js';
 import { findCodexMcpBlock } from './codexToml.js';
+import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds, requiredAgentTimeoutSeconds } from '../../core/hookDeadline.js';
 import { parseHookCommand, type AssentInstallation } from './hookCommand.js';
 import type { InstallRecords } from './installRecords.js';
 import { isJsonObject, parseSettings, readFileState, resolveSettingsPath, type JsonObject } from './settingsFiles.js';
@@ -170,6 +171,35 @@ function timeoutSecondsOf(target: AgentTarget, hook: FoundHook): number | undefi
   return target.timeoutUnit === 'milliseconds' ? hook.timeout / 1000 : hook.timeout;
 }
 
+/**
+ * What is wrong with one entry's timeout (R-HOOK-11): the agent's timeout must
+ * leave the hook's margin over a spawn and the whole of hooks.timeoutSeconds,
+ * and the command must carry that same timeout, or the hook's deadline is
+ * not the agent's.
+ */
+function timeoutProblemsOf(target: AgentTarget, hook: FoundHook, hookTimeoutSeconds: number, again: string): string[] {
+  const name = `the ${hook.event} hook`;
+  const seconds = timeoutSecondsOf(target, hook);
+  if (seconds === undefined) return [`${name} has the timeout ${JSON.stringify(hook.timeout)}, which is not a positive number; ${again}`];
+  const problems: string[] = [];
+  const needed = requiredAgentTimeoutSeconds(hookTimeoutSeconds);
+  if (!agentTimeoutSuffices(seconds, hookTimeoutSeconds)) {
+    problems.push(
+      `${name} timeout (${seconds} s) leaves less than the hook's margin (${Number(hookMarginSeconds(seconds).toFixed(1))} s) over hooks.timeoutSeconds (${hookTimeoutSeconds} s) plus ${HOOK_SPAWN_ALLOWANCE_SECONDS} s for starting the daemon: ` +
+        `the hook would answer deny before a person's time is up; it needs at least ${needed} s; ${again}`,
+    );
+  }
+  const parsed = parseHookCommand(hook.command);
+  if (parsed !== undefined && parsed.timeoutSeconds === undefined) {
+    problems.push(`${name} command carries no --timeout, so the hook cannot know ${AGENT_TITLES[target.agent]}'s timeout and assumes the agent's default; ${again}`);
+  } else if (parsed?.timeoutSeconds !== undefined && parsed.timeoutSeconds !== seconds) {
+    problems.push(
+      `${name} command says --timeout ${parsed.timeoutSeconds} but the entry's timeout is ${seconds} s${parsed.timeoutSeconds > seconds ? `: ${AGENT_TITLES[target.agent]} would give up on the hook before it answers${target.agent === 'claude-code' ? '' : ' and run the call'}` : ''}; ${again}`,
+    );
+  }
+  return problems;
+}
+
 /** What is wrong with one installed command: not this assent's, or pointing at files that are not there. */
 function commandProblems(target: AgentTarget, hook: FoundHook, installation: AssentInstallation, after: boolean): string[] {
   const parsed = parseHookCommand(hook.command);
@@ -258,12 +288,9 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
     }
   }
   for (const hook of [...before, ...after]) report.problems.push(...commandProblems(target, hook, deps.installation, hook.event === target.events.after));
-  const timeouts = [...before, ...after].map((hook) => timeoutSecondsOf(target, hook));
-  report.timeoutOk = timeouts.length > 0 && timeouts.every((seconds) => seconds !== undefined && seconds > deps.hookTimeoutSeconds);
-  if (!report.timeoutOk) {
-    const shown = timeouts.map((s) => (s === undefined ? 'invalid' : `${s} s`)).join(', ');
-    report.problems.push(`hook timeout (${shown}) is not above hooks.timeoutSeconds (${deps.hookTimeoutSeconds} s): ${AGENT_TITLES[agent]} would give up on assent${agent === 'claude-code' ? '' : ' and run the call'} while a person is still deciding; ${again}`);
-  }
+  const timeoutProblems = [...before, ...after].flatMap((hook) => timeoutProblemsOf(target, hook, deps.hookTimeoutSeconds, again));
+  report.timeoutOk = before.length + after.length > 0 && timeoutProblems.length === 0;
+  report.problems.push(...timeoutProblems);
   report.problems.push(...disabledProblems(target, settings, found.map((hook) => hook.command)));
   const canary = before[0];
   if (canary !== undefined) {

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AssentError } from '../../core/errors.js';
+import { requiredAgentTimeoutSeconds } from '../../core/hookDeadline.js';
 import type { StatePaths } from '../../journal/statePaths.js';
 import { agentTarget, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import {
@@ -70,16 +71,17 @@ export interface InstallRequest {
   mcp: boolean;
 }
 
-/** Seconds an agent waits for assent's hook: longer than assent waits for a person (hooks-common: + 15 s). */
-export const HOOK_TIMEOUT_MARGIN_SECONDS = 15;
-
-/** The two hook entries for an agent, with the timeout in its unit. */
+/**
+ * The two hook entries for an agent, with the timeout in its unit: long enough
+ * for a spawn, the hello and the whole of hooks.timeoutSeconds, plus the margin
+ * the hook keeps (R-HOOK-11); the same seconds go on the hook's command line.
+ */
 export function desiredHooks(target: AgentTarget, installation: AssentInstallation, hookTimeoutSeconds: number): DesiredHooks {
-  const seconds = hookTimeoutSeconds + HOOK_TIMEOUT_MARGIN_SECONDS;
+  const seconds = requiredAgentTimeoutSeconds(hookTimeoutSeconds);
   const timeout = target.timeoutUnit === 'milliseconds' ? seconds * 1000 : seconds;
   return {
-    before: { type: 'command', command: hookCommand(installation, target.agent, false), timeout },
-    after: { type: 'command', command: hookCommand(installation, target.agent, true), timeout },
+    before: { type: 'command', command: hookCommand(installation, target.agent, false, seconds), timeout },
+    after: { type: 'command', command: hookCommand(installation, target.agent, true, seconds), timeout },
   };
 }
 
