@@ -365,8 +365,9 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
       if (material !== undefined) ctx.logger.info('web page certificate', { source: material.source, fingerprint: material.fingerprint });
       return startHttpHead(
         web.listen,
-        (address, ownAddresses) =>
+        (address, ownAddresses, connections) =>
           createHttpApp({
+            connections,
             operations: registry,
             auth: webAuth,
             bus,
