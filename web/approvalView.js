@@ -102,6 +102,7 @@ export function channelWords(channel) {
 const LIFECYCLE_WORDS = {
   consent_timeout: 'Expired: nobody decided in time',
   cancelled: 'Cancelled: the agent withdrew the request',
+  withdrawn: 'Withdrawn by the agent',
   session_ended: "Denied: the agent's session ended first",
   shutdown: 'Denied: the daemon stopped first',
 };
@@ -122,6 +123,8 @@ const AUDIT_OUTCOME_WORDS = {
   consent_denied: 'denied by a person',
   consent_timeout: 'nobody answered in time',
   cancelled: 'cancelled',
+  withdrawn: 'withdrawn by the agent',
+  no_outcome: 'allowed; no outcome was reported',
   uncertain: 'unknown: the daemon stopped while it ran',
   started: 'started',
 };

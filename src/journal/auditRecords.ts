@@ -2,10 +2,12 @@
 // anything else a caller passes is dropped before it reaches disk.
 
 /**
+ * `withdrawn`: an agent action whose agent went away while it waited for a person (R-HOOK-12); nothing ran.
+ * `no_outcome`: an allowed agent action whose after-event did not come within hooks.timeoutSeconds (R-HOOK-12).
  * `started`: an allowed agent action whose after-event has not arrived (R-HOOK-10); its end, if reported, is a second line with the same callId.
  * `refused`: a decision that was not accepted (four-eyes, R-TEAM-3); the approval stays pending and nothing ran.
  */
-export type AuditOutcome = 'ok' | 'error' | 'denied' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'uncertain' | 'started' | 'refused';
+export type AuditOutcome = 'ok' | 'error' | 'denied' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'withdrawn' | 'uncertain' | 'started' | 'no_outcome' | 'refused';
 export type AuditChannel = 'tty' | 'cli' | 'watch' | 'web' | 'elicitation' | 'rule' | 'session';
 
 /**

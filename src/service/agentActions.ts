@@ -24,12 +24,13 @@ import { AgentJudge } from '../shell/agentJudge.js';
 import type { PolicySnapshot } from '../core/toolPolicy.js';
 import type { ApprovalService, CallOutcome, PinnedConfig } from './approvalService.js';
 import type { Logger } from './logger.js';
+import { realTimers, type Timers } from './timers.js';
 
 /** Allowed calls remembered for their after-event; beyond this the oldest is dropped (its audit line stays `started`). */
 export const MAX_OPEN_AGENT_CALLS = 10_000;
 
 /** Why an agent action was refused: the reasons of R-MCP-3, plus the canary. */
-export type AgentDenialReason = 'policy' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'shutdown' | 'session_ended' | 'unavailable' | 'canary';
+export type AgentDenialReason = 'policy' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'withdrawn' | 'shutdown' | 'session_ended' | 'unavailable' | 'canary';
 
 export type AgentDecision =
   | {
@@ -59,6 +60,8 @@ export interface AgentActionEnd {
 
 interface OpenCall {
   callId: string;
+  /** When it was allowed (clock ms): its after-event is awaited until hooks.timeoutSeconds later (R-HOOK-12). */
+  openedAt: number;
   agent: AgentName;
   sessionId: string;
   tool: string;
@@ -73,6 +76,8 @@ export interface AgentActionServiceOptions {
   /** The kind's rules (commands, paths, URLs) on this host (R-POL-6). */
   judge: AgentJudge;
   maxOpenCalls?: number;
+  /** For the no_outcome sweep (R-HOOK-12); default: real, unref'd timers. */
+  timers?: Timers;
 }
 
 type AuthorizeOptions = NonNullable<Parameters<ApprovalService['authorize']>[1]>;
@@ -123,6 +128,8 @@ export function describeAgentDenial(reason: AgentDenialReason, context: DenialCo
         `, so it did not run. The operator can see waiting calls with ` +
         `\`assent pending\` and approve one with \`assent approve ID\`; retry the call when they are ready.`
       );
+    case 'withdrawn':
+      return `assent did not run ${id}: withdrawn${approval}. The call was withdrawn by the agent while it waited for a decision, so nobody decided it and it did not run.`;
     case 'cancelled':
       return `assent did not run ${id}: cancelled${approval}. The call was withdrawn while it waited for a decision, so it did not run.`;
     case 'shutdown':
@@ -163,7 +170,7 @@ export function evaluateAgentAction(context: AgentEvaluationContext, action: Pic
   return evaluateAgentPolicy(context.snapshot, config.config.policy.agents, action, context.nowMs, verdict);
 }
 
-const DENIAL_REASONS: readonly string[] = ['policy', 'consent_denied', 'consent_timeout', 'cancelled', 'shutdown', 'session_ended', 'unavailable'];
+const DENIAL_REASONS: readonly string[] = ['policy', 'consent_denied', 'consent_timeout', 'cancelled', 'withdrawn', 'shutdown', 'session_ended', 'unavailable'];
 
 export class AgentActionService {
   private readonly approvals: ApprovalService;
@@ -171,6 +178,9 @@ export class AgentActionService {
   private readonly logger: Logger;
   private readonly maxOpenCalls: number;
   private readonly judge: AgentJudge;
+  private readonly timers: Timers;
+  /** The one timer that ends the oldest open call without an after-event; undefined when none is armed. */
+  private sweepTimer: unknown;
   /** Allowed calls waiting for their after-event, oldest first. */
   private readonly open = new Map<string, OpenCall>();
   /** `agent \0 session \0 toolUseId` → callId, for agents that send a tool-use id. */
@@ -182,6 +192,7 @@ export class AgentActionService {
     this.logger = options.logger;
     this.maxOpenCalls = options.maxOpenCalls ?? MAX_OPEN_AGENT_CALLS;
     this.judge = options.judge;
+    this.timers = options.timers ?? realTimers;
   }
 
   /** `policy.explain` (R-POL-9): the decision and its parts under the pinned policy; runs and files nothing. */
@@ -337,8 +348,36 @@ export class AgentActionService {
     return { openAgentCalls: this.open.size };
   }
 
+  /** How long an allowed call's after-event is awaited: hooks.timeoutSeconds of the pinned configuration. */
+  private outcomeWindowMs(): number {
+    return this.approvals.config.config.hooks.timeoutSeconds * 1000;
+  }
+
+  /**
+   * Arms one timer for the oldest open call. When it fires, every call whose
+   * after-event is overdue gets one `no_outcome` line and is forgotten (R-HOOK-12):
+   * the agent may have run it or not; a late after-event then records nothing.
+   */
+  private scheduleSweep(): void {
+    if (this.sweepTimer !== undefined) return;
+    const oldest = this.open.values().next().value as OpenCall | undefined;
+    if (oldest === undefined) return;
+    const wait = Math.max(0, oldest.openedAt + this.outcomeWindowMs() - this.clock.now());
+    this.sweepTimer = this.timers.setTimeout(() => {
+      this.sweepTimer = undefined;
+      const due = this.clock.now() - this.outcomeWindowMs();
+      for (const call of [...this.open.values()]) {
+        if (call.openedAt > due) break;
+        this.forget(call.callId);
+        if (!this.approvals.hasCall(call.callId)) continue;
+        this.approvals.finish({ callId: call.callId, outcome: 'no_outcome' }).catch((error: unknown) => this.logger.warn('could not record an agent call without outcome', { callId: call.callId, error }));
+      }
+      this.scheduleSweep();
+    }, wait);
+  }
+
   private remember(action: AgentAction, callId: string): void {
-    const call: OpenCall = { callId, agent: action.agent, sessionId: action.sessionId, tool: action.tool, argsSha256: nativeDigestOf(action.input) };
+    const call: OpenCall = { callId, openedAt: this.clock.now(), agent: action.agent, sessionId: action.sessionId, tool: action.tool, argsSha256: nativeDigestOf(action.input) };
     if (action.toolUseId !== undefined) {
       call.toolUseId = action.toolUseId;
       this.byToolUse.set(toolUseKey(action.agent, action.sessionId, action.toolUseId), callId);
@@ -350,6 +389,7 @@ export class AgentActionService {
       this.approvals.forgetCall(oldest);
       this.logger.debug('dropped an agent call whose after-event never came', { callId: oldest });
     }
+    this.scheduleSweep();
   }
 
   private match(end: AgentActionEnd): string | undefined {

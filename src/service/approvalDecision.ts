@@ -78,7 +78,8 @@ export type DecisionStep =
   | { kind: 'resolved'; record: ApprovalRecord; votes: ApprovalVote[]; verdict: DecisionVerdict; resolution: ResolutionInput };
 
 /** How an already resolved approval is named in a refusal: its state, who resolved it and through which channel. */
-function resolvedText(record: Pick<ApprovalRecord, 'state' | 'channel' | 'decidedBy'>): string {
+function resolvedText(record: Pick<ApprovalRecord, 'state' | 'channel' | 'decidedBy' | 'reason'>): string {
+  if (record.state === 'denied' && record.channel === undefined && record.reason === 'withdrawn') return 'withdrawn by the agent';
   const by = record.decidedBy === undefined ? '' : ` by ${escapeText(record.decidedBy)}`;
   return `${record.state}${by}${record.channel ? ` (via ${record.channel})` : ''}`;
 }
@@ -90,6 +91,7 @@ export const DENIAL_HELP: Record<string, string> = {
   session_ended: 'The session ended while the call was waiting.',
   shutdown: 'The assent daemon shut down while the call was waiting.',
   cancelled: 'The caller withdrew the call before anyone decided.',
+  withdrawn: 'Withdrawn by the agent: it went away while the call waited, so nobody decided and nothing ran.',
 };
 
 /**

@@ -344,11 +344,14 @@ export class ApprovalQueue {
     watch?.(waiter);
   }
 
-  /** The caller withdrew a waiting call: its approval is resolved as cancelled. */
-  withdraw(entry: PendingApproval, waiter: Waiter): void {
+  /**
+   * The caller withdrew a waiting call: its approval is resolved as `cancelled`
+   * (an MCP client's cancel) or `withdrawn` (an agent hook whose agent went away, R-HOOK-12).
+   */
+  withdraw(entry: PendingApproval, waiter: Waiter, reason: 'cancelled' | 'withdrawn' = 'cancelled'): void {
     // Only a call still waiting can be withdrawn.
     if (!entry.isWaiting(waiter)) return;
-    this.resolveQuietly(entry.id, { state: 'denied', reason: 'cancelled', decidedAt: this.ctx.clock.now() });
+    this.resolveQuietly(entry.id, { state: 'denied', reason, decidedAt: this.ctx.clock.now() });
   }
 
   /** A waiter's connection dropped: it stops waiting, and the approval is denied unless someone re-attaches in time (R-D-7). */

@@ -68,7 +68,7 @@ export interface AuthorizeOptions {
   onApprovalFiled?: (approval: ApprovalView) => void;
 }
 
-export type CallOutcome = 'ok' | 'error' | 'cancelled';
+export type CallOutcome = 'ok' | 'error' | 'cancelled' | 'no_outcome';
 
 /** An admitted call until its end is reported. */
 export interface CallRecord {

@@ -50,7 +50,9 @@ class CallWaiter implements Waiter {
   }
 
   requestEnded(how: RequestEnd): void {
-    if (how === 'cancelled') this.queue.withdraw(this.entry, this);
+    // A hook never re-attaches: its agent went away, however the request ended (R-HOOK-12).
+    if (this.base.agent !== undefined) this.queue.withdraw(this.entry, this, 'withdrawn');
+    else if (how === 'cancelled') this.queue.withdraw(this.entry, this);
     else this.queue.detach(this.entry, this);
   }
 }
@@ -257,7 +259,7 @@ export class ToolCalls {
     // denials (shutdown, session_ended) carry only their reason.
     const detail =
       resolution.state === 'expired' ? 'consent_timeout' : resolution.channel === undefined ? (resolution.reason ?? 'consent_denied') : 'consent_denied';
-    const denialKind = resolution.state === 'expired' ? 'consent_timeout' : detail === 'cancelled' ? 'cancelled' : 'consent_denied';
+    const denialKind = resolution.state === 'expired' ? 'consent_timeout' : detail === 'cancelled' || detail === 'withdrawn' ? detail : 'consent_denied';
     const operatorReason =
       resolution.channel !== undefined && resolution.reason !== undefined && resolution.reason !== 'consent_denied' ? resolution.reason : undefined;
     const audit: Omit<AuditRecord, 'ts' | 'principal'> = {
@@ -341,7 +343,8 @@ export class ToolCalls {
     const call = this.calls.get(params.callId);
     if (call === undefined) throw new AssentError('not_found', `no call ${params.callId} is in progress; it was finished already or never authorized`);
     this.calls.delete(params.callId);
-    const durationMs = params.durationMs ?? Math.round(ctx.clock.monotonic() - call.authorizedAtMono);
+    // No outcome, no duration: nobody knows whether or how long it ran (R-HOOK-12).
+    const durationMs = params.outcome === 'no_outcome' ? undefined : (params.durationMs ?? Math.round(ctx.clock.monotonic() - call.authorizedAtMono));
     if (call.effectId === undefined && call.agent === undefined) {
       try {
         await ctx.store.endCallInProgress(params.callId);
@@ -366,9 +369,9 @@ export class ToolCalls {
       argsSha256: call.argsSha256,
       outcome: params.outcome,
       waitedForConsentMs: call.waitedForConsentMs,
-      durationMs,
       caller: call.caller,
     };
+    if (durationMs !== undefined) record.durationMs = durationMs;
     if (call.agent !== undefined) {
       record.agent = call.agent;
       record.callId = params.callId;

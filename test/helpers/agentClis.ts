@@ -66,6 +66,22 @@ const INSTALLS: Record<AgentName, CliInstall> = {
   },
 };
 
+/** Claude Code's native binary, for a run in its interactive TUI (in a PTY). */
+export const CLAUDE_BINARY = INSTALLS.claude.entry;
+
+/** The offline environment Claude Code needs against a fake model (AGENT-CLIS.md), without HOME, PATH or proxies. */
+export function claudeOfflineEnv(home: string, model: FakeModel): Record<string, string> {
+  return {
+    CLAUDE_CODE_TMPDIR: join(home, 'tmp'),
+    ANTHROPIC_BASE_URL: model.baseUrl,
+    ANTHROPIC_API_KEY: 'fake-key',
+    DISABLE_AUTOUPDATER: '1',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+  };
+}
+
 function readJson(path: string): Record<string, unknown> | undefined {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;

@@ -243,7 +243,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
   // The bash grammar loads now, so the first shell action pays nothing for it (SPEC §14).
   judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
-  const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }), judge });
+  const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }), judge, timers: options.timers ?? realTimers });
   proofTtlSeconds = () => service.config.config.approvals.proofTtlSeconds;
   configInForce = () => service.config.config;
   /** Why the daemon runs fail-closed, while it still does (until a reload applies config.json). */
@@ -365,8 +365,9 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
       if (material !== undefined) ctx.logger.info('web page certificate', { source: material.source, fingerprint: material.fingerprint });
       return startHttpHead(
         web.listen,
-        (address, ownAddresses) =>
+        (address, ownAddresses, connections) =>
           createHttpApp({
+            connections,
             operations: registry,
             auth: webAuth,
             bus,

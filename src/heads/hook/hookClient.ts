@@ -4,7 +4,7 @@
 // an agent makes (SPEC §14). Auto-spawn (R-D-1) is loaded only when no daemon answers.
 import { AssentError, isErrorType } from '../../core/errors.js';
 import { VERSION } from '../../version.js';
-import { encodeFrame, HELLO_METHOD, LineDecoder } from '../daemon/framing.js';
+import { CANCEL_METHOD, encodeFrame, HELLO_METHOD, LineDecoder } from '../daemon/framing.js';
 
 // Not `import … from 'node:fs'`: its ESM facade loads fs/promises and streams, a few ms of every hook run.
 const { lstatSync } = process.getBuiltinModule('node:fs');
@@ -15,6 +15,8 @@ const REQUEST_ID = 2;
 /** Answers to a hook are small; a larger frame is not one. */
 const MAX_ANSWER_BYTES = 1_048_576;
 const CONNECT_TIMEOUT_MS = 5_000;
+/** How long a withdrawal waits for the daemon to take the cancel before the connection closes anyway (closing withdraws too). */
+const WITHDRAW_WAIT_MS = 500;
 
 export interface HookRequest {
   socketPath: string;
@@ -24,6 +26,12 @@ export interface HookRequest {
   onNotification?: (method: string, params: unknown) => void;
   /** Aborting ends the request (the connection closes, the daemon withdraws a waiting approval). */
   signal?: AbortSignal;
+  /**
+   * Aborting withdraws the request: the agent went away (R-HOOK-12). The daemon
+   * is told with a cancel, its answer awaited briefly, then the request ends
+   * with the signal's reason.
+   */
+  withdraw?: AbortSignal;
 }
 
 function notRunning(socketPath: string, cause?: unknown): AssentError {
@@ -69,7 +77,9 @@ export function requestOnce<T>(request: HookRequest): Promise<T> {
       if (settled) return;
       settled = true;
       clearTimeout(connectTimer);
+      clearTimeout(withdrawTimer);
       request.signal?.removeEventListener('abort', onAbort);
+      request.withdraw?.removeEventListener('abort', onWithdraw);
       socket.destroy();
       if (error === undefined) resolve(value as T);
       else reject(error);
@@ -81,6 +91,21 @@ export function requestOnce<T>(request: HookRequest): Promise<T> {
     if (request.signal?.aborted) {
       queueMicrotask(onAbort);
     } else request.signal?.addEventListener('abort', onAbort, { once: true });
+    let withdrawTimer: ReturnType<typeof setTimeout> | undefined;
+    const onWithdraw = (): void => {
+      const reason: unknown = request.withdraw?.reason;
+      const withdrawn = reason instanceof AssentError ? reason : new AssentError('timeout', 'the agent withdrew the call');
+      if (!connected) {
+        finish(withdrawn);
+        return;
+      }
+      socket.write(encodeFrame({ jsonrpc: '2.0', method: CANCEL_METHOD, params: { id: REQUEST_ID } }));
+      pendingWithdrawal = withdrawn;
+      withdrawTimer = setTimeout(() => finish(withdrawn), WITHDRAW_WAIT_MS);
+    };
+    let pendingWithdrawal: AssentError | undefined;
+    if (request.withdraw?.aborted) queueMicrotask(onWithdraw);
+    else request.withdraw?.addEventListener('abort', onWithdraw, { once: true });
     const connectTimer = setTimeout(
       () => finish(new AssentError('unavailable', `the daemon socket ${request.socketPath} did not accept a connection within ${CONNECT_TIMEOUT_MS} ms`, { details: { reason: 'connect-timeout' } })),
       CONNECT_TIMEOUT_MS,
@@ -103,7 +128,8 @@ export function requestOnce<T>(request: HookRequest): Promise<T> {
           return;
         }
         if (id === REQUEST_ID) {
-          if ('error' in message) finish(fromWire(message['error']));
+          if (pendingWithdrawal !== undefined) finish(pendingWithdrawal);
+          else if ('error' in message) finish(fromWire(message['error']));
           else finish(undefined, message['result']);
           return;
         }

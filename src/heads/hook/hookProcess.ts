@@ -8,6 +8,10 @@ import { MAX_EVENT_BYTES } from './hookEvent.js';
 
 /** An agent writes its event at once; a stdin that stays open this long is not an event. */
 const STDIN_DEADLINE_MS = 10_000;
+/** How often the hook looks whether its agent (the parent process) is still there. */
+const PARENT_POLL_MS = 200;
+/** The longest a withdrawal may take before the hook answers anyway. */
+const WITHDRAW_ANSWER_MS = 1_000;
 
 /** Reads stdin up to MAX_EVENT_BYTES; one byte more means oversized, and reading stops there. */
 export function readEvent(stdin: NodeJS.ReadableStream & { destroy?: () => void }, deadlineMs = STDIN_DEADLINE_MS): Promise<StdinRead> {
@@ -117,15 +121,24 @@ export async function runHookProcess(argv: readonly string[]): Promise<void> {
     process.stdout.write(outcome.stdout, () => process.exit(outcome.exitCode));
     setTimeout(() => process.exit(outcome.exitCode), 1000).unref();
   };
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-    process.on(signal, () =>
-      answer(
-        after
-          ? notRecorded(`the hook was stopped (${signal})`)
-          : failClosed(agent, `assent blocked this tool call: the hook was stopped (${signal}) before a decision arrived. The call did not run; retrying it is fine.`),
-      ),
-    );
-  }
+  // The agent went away (R-HOOK-12): a waiting call is withdrawn, the daemon told, then the blocking answer.
+  const withdrawal = new AbortController();
+  const goneAway = (why: string): void => {
+    if (after) {
+      answer(notRecorded(`the hook was stopped (${why})`));
+      return;
+    }
+    const text = `assent blocked this tool call: withdrawn by the agent (${why}) before a decision arrived. The call did not run; retrying it is fine.`;
+    if (!withdrawal.signal.aborted) withdrawal.abort(new AssentError('timeout', `withdrawn by the agent (${why}) before a decision arrived`));
+    // The withdrawal needs at most a moment; the answer comes by then whatever the daemon does.
+    setTimeout(() => answer(failClosed(agent, text)), WITHDRAW_ANSWER_MS).unref();
+  };
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => goneAway(signal));
+  // A parent that exits without a signal (Gemini CLI on Ctrl+C) leaves us to init or a subreaper.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) goneAway(`its parent process ${parent} is gone`);
+  }, PARENT_POLL_MS).unref();
   const crashed = (error: unknown): void => {
     const what = error instanceof Error ? error.message : String(error);
     answer(
@@ -153,6 +166,7 @@ export async function runHookProcess(argv: readonly string[]): Promise<void> {
     env: process.env,
     cwd: () => process.cwd(),
     startedAt,
+    withdraw: withdrawal.signal,
   });
   answer(outcome);
 }

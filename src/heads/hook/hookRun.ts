@@ -29,6 +29,8 @@ export interface HookDeps {
   cwd(): string;
   /** Starts a daemon when none answers (R-D-1), once, waiting at most `waitMs` for it; default: the CLI's auto-spawn, loaded on demand. */
   startDaemon?(paths: StatePaths, env: NodeJS.ProcessEnv, waitMs: number): Promise<void>;
+  /** Aborted when the agent goes away (a signal, the parent gone): the waiting call is withdrawn (R-HOOK-12). */
+  withdraw?: AbortSignal;
   /** Epoch ms the hook started at, which its hard deadline counts from (R-HOOK-11); default: when runHook is called. */
   startedAt?: number;
   /** How long the daemon may take to decide or to say it filed an approval (default 20 s). */
@@ -265,6 +267,7 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
         method: 'agents.authorize',
         params,
         signal: wait.signal,
+        ...(deps.withdraw === undefined ? {} : { withdraw: deps.withdraw }),
         onNotification: (method, notification) => {
           const expiresAt = (notification as { expiresAt?: unknown } | undefined)?.expiresAt;
           if (method === 'agents.pending' && typeof expiresAt === 'number') wait.extend(expiresAt - Date.now() + grace);
@@ -279,7 +282,8 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
         // The spawn gets what is left of the hard deadline and no more (R-HOOK-11).
         const spawnLimit = deadline(answerBy - Date.now(), answerBy, hardMessage);
         try {
-          await untilAborted((deps.startDaemon ?? defaultStartDaemon)(paths, deps.env, Math.max(0, answerBy - Date.now())), spawnLimit.signal);
+          const spawning = untilAborted((deps.startDaemon ?? defaultStartDaemon)(paths, deps.env, Math.max(0, answerBy - Date.now())), spawnLimit.signal);
+          await (deps.withdraw === undefined ? spawning : untilAborted(spawning, deps.withdraw));
         } finally {
           spawnLimit.clear();
         }

@@ -40,6 +40,13 @@ export interface HttpAppOptions {
   /** Interval of SSE keep-alive comments. */
   keepAliveMs?: number;
   monotonic?: () => number;
+  /** Told which connections carry a signed-in request or an event stream, so a flood of others cannot crowd them out (issue 19 item 7). */
+  connections?: { authenticated(incoming: unknown): void; streaming(incoming: unknown): boolean };
+}
+
+/** The Node request behind a Hono context, when served by @hono/node-server. */
+function incomingOf(c: Context): unknown {
+  return (c.env as { incoming?: unknown } | undefined)?.incoming;
 }
 
 export interface HttpApp {
@@ -263,6 +270,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
         'Not signed in, or the session or token is unknown, expired or revoked. Pair the page with a code from `assent web`, or send a valid token as "Authorization: Bearer …" (see `assent token create`).',
       );
     }
+    options.connections?.authenticated(incomingOf(c));
     // A browser always sends Origin on a POST; a cookie without one is not the page talking.
     if (mutation && caller.kind === 'session' && c.req.header('origin') === undefined) {
       throw new AssentError('forbidden', `A request carrying the session cookie must come from the page at ${pageUrl()} (Origin header missing).`);
@@ -336,6 +344,9 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
       kinds = parts as EventKind[];
     }
     if (selector !== undefined && selector.length > 400) throw new AssentError('invalid_params', 'The selector is longer than 400 characters.');
+    if (options.connections !== undefined && !options.connections.streaming(incomingOf(c))) {
+      throw new AssentError('unavailable', 'Too many event streams are open on this daemon; close another page or script that follows events, then retry.');
+    }
     return streamSSE(c, async (stream) => {
       let chain: Promise<unknown> = stream.writeSSE({ event: 'ready', data: '{}' });
       let finish: () => void = () => undefined;

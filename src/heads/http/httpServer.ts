@@ -5,14 +5,23 @@
 // Every request's body is admitted here, capped and timed, before the app runs.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { getRequestListener } from '@hono/node-server';
 import { isLoopbackHost, parseListen } from '../../core/webConfig.js';
 import { AssentError } from '../../core/errors.js';
 import type { Logger } from '../../service/logger.js';
 import { errorBody, loggablePath, MAX_BODY_BYTES, SECURITY_HEADERS, type HttpApp } from './httpApp.js';
+import { ConnectionBudget, type ConnectionBudgetOptions, type ConnectionBudgetStatus } from './connectionBudget.js';
 import { admitRequestBody } from './requestBody.js';
+
+/** What the app tells the listener about a request's connection (issue 19 item 7). */
+export interface ConnectionMarks {
+  /** The request carried a valid session or token. `incoming` is the Node request the app got. */
+  authenticated(incoming: unknown): void;
+  /** The request became an authenticated event stream; false when the streams' budget is full. */
+  streaming(incoming: unknown): boolean;
+}
 
 export interface HttpHeadOptions {
   /** Largest request body, declared or streamed; 1 MiB. */
@@ -21,8 +30,12 @@ export interface HttpHeadOptions {
   requestTimeoutMs?: number;
   /** Time to receive the headers; 10 s (at most the request timeout). */
   headersTimeoutMs?: number;
-  /** Open connections served at once; more are dropped. Bounds what held bodies can pin: 64. */
+  /** Open connections served at once, event streams aside; bounds what held bodies can pin: 64. */
   maxConnections?: number;
+  /** Connections one client address may hold, event streams aside: 16. */
+  maxPerAddress?: number;
+  /** Authenticated event streams, a budget of their own: 64. */
+  maxStreams?: number;
   /** Receives the access line of answers the listener gives itself (413). */
   logger?: Logger;
   /** Serve https with this key and certificate (PEM); without it only a loopback address is served. */
@@ -61,6 +74,8 @@ export interface HttpHead {
   scheme: 'http' | 'https';
   /** For a wildcard listen, every `host:port` of this machine the page answers to; otherwise empty. */
   ownAddresses: string[];
+  /** Connections held now and dropped so far (issue 19 item 7). */
+  connections(): ConnectionBudgetStatus;
   close(): Promise<void>;
 }
 
@@ -78,7 +93,7 @@ function formatAddress(host: string, port: number): string {
  */
 export async function startHttpHead(
   listen: string,
-  build: (address: () => string, ownAddresses: () => readonly string[]) => HttpApp,
+  build: (address: () => string, ownAddresses: () => readonly string[], connections: ConnectionMarks) => HttpApp,
   options: HttpHeadOptions = {},
 ): Promise<HttpHead> {
   const parsed = parseListen(listen);
@@ -96,9 +111,26 @@ export async function startHttpHead(
   const host = parsed.host.startsWith('[') ? parsed.host.slice(1, -1) : parsed.host;
   let address = formatAddress(host, parsed.port);
   let ownAddresses: string[] = [];
+  const budgetOptions: ConnectionBudgetOptions = {};
+  if (options.maxConnections !== undefined) budgetOptions.maxConnections = options.maxConnections;
+  if (options.maxPerAddress !== undefined) budgetOptions.maxPerAddress = options.maxPerAddress;
+  if (options.maxStreams !== undefined) budgetOptions.maxStreams = options.maxStreams;
+  const budget = new ConnectionBudget(budgetOptions);
+  const socketOf = (incoming: unknown): Socket | undefined => (incoming as IncomingMessage | undefined)?.socket ?? undefined;
+  const marks: ConnectionMarks = {
+    authenticated: (incoming) => {
+      const socket = socketOf(incoming);
+      if (socket !== undefined) budget.authenticated(socket);
+    },
+    streaming: (incoming) => {
+      const socket = socketOf(incoming);
+      return socket === undefined ? true : budget.streaming(socket);
+    },
+  };
   const http = build(
     () => address,
     () => ownAddresses,
+    marks,
   );
   const listener = getRequestListener(http.app.fetch);
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -140,6 +172,8 @@ export async function startHttpHead(
     const started = performance.now();
     admitRequestBody(request, maxBodyBytes, {
       admitted: (body) => {
+        budget.handling(request.socket);
+        response.once('finish', () => budget.answered(request.socket));
         (request as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
         void listener(request, response);
       },
@@ -148,7 +182,8 @@ export async function startHttpHead(
   };
   const server: Server =
     options.tls === undefined ? createServer(serverOptions, onRequest) : createTlsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, onRequest);
-  server.maxConnections = options.maxConnections ?? 64;
+  // Every connection passes the budget: per address, over all, streams apart (issue 19 item 7).
+  server.on('connection', (socket: Socket) => budget.admit(socket));
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       reject(
@@ -179,6 +214,7 @@ export async function startHttpHead(
     url: `${scheme}://${shown}/`,
     scheme,
     ownAddresses,
+    connections: () => budget.status(),
     close: () =>
       new Promise<void>((resolve) => {
         http.closeStreams();

@@ -68,7 +68,8 @@ async function approveInteractively(client: DaemonClient, id: string, options: J
   stop();
   if (resolvedElsewhere.signal.aborted) {
     const current = await client.call<ApprovalView>('approvals.get', { id });
-    throw new AssentError('conflict', `approval ${id} was ${current.state} elsewhere${current.channel ? ` (via ${current.channel})` : ''} while you were typing`);
+    const what = current.state === 'denied' && current.channel === undefined && current.reason === 'withdrawn' ? 'withdrawn by the agent' : `${current.state} elsewhere${current.channel ? ` (via ${current.channel})` : ''}`;
+    throw new AssentError('conflict', `approval ${id} was ${what} while you were typing`);
   }
   const trimmed = answer?.trim();
   if (trimmed === 'n' || trimmed === 'N') {

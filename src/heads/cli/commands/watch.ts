@@ -107,7 +107,9 @@ export async function runWatch(client: DaemonClient, options: WatchOptions): Pro
       // operator reads "Approved …" before the next prompt, not after it.
       if (deciding.has(id)) return;
       const via = event.data['channel'] === undefined ? '' : ` via ${String(event.data['channel'])}`;
-      write(`\n${id} (${approvalSubject(item)}) was ${String(event.data['state'])}${via} elsewhere; removed.\n`);
+      // Nobody decided a withdrawn call: its agent went away (R-HOOK-12).
+      const what = event.data['reason'] === 'withdrawn' && event.data['channel'] === undefined ? 'withdrawn by the agent' : `${String(event.data['state'])}${via} elsewhere`;
+      write(`\n${id} (${approvalSubject(item)}) was ${what}; removed.\n`);
       if (current?.id === id) advance();
     }
   });

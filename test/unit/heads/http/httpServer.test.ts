@@ -154,24 +154,26 @@ describe('request body limits at the listener (hardening 1)', () => {
     expect(reached).toEqual([]);
   });
 
-  it('R-WEB-4 (hardening 1) connections beyond the limit are dropped, so held bodies bound the memory', async () => {
+  it('R-WEB-4 (hardening 1, issue 19 item 7) at the limit a new connection makes room by dropping the oldest unauthenticated one still sending its request, so held bodies bound the memory and a slow client cannot crowd others out', async () => {
     const { head, port } = await startLimitedHead({ maxConnections: 2 });
-    const held = [0, 1].map(() =>
+    const held = [0, 1].map((index) =>
       sendRaw({
         host: '127.0.0.1',
         port,
         method: 'POST',
         path: '/read',
         headers: { Host: head.address, 'Content-Type': 'application/json' },
-        chunked: { chunkBytes: 1, maxBytes: 20, paceMs: 100 },
+        chunked: { chunkBytes: 1, maxBytes: 20, paceMs: 100 + index * 10 },
         timeoutMs: 1500,
       }),
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(head.connections().connections).toBe(2);
     const third = await sendRaw({ host: '127.0.0.1', port, method: 'GET', path: '/nowhere', headers: { Host: head.address, Connection: 'close' }, timeoutMs: 3000 });
-    expect(third.status).toBeUndefined();
-    expect(third.closedByServer).toBe(true);
-    await Promise.all(held);
+    expect(third.status).toBe(404);
+    const [first] = await Promise.all(held);
+    expect(first?.closedByServer).toBe(true);
+    expect(head.connections().dropped).toBeGreaterThanOrEqual(1);
     const later = await sendRaw({ host: '127.0.0.1', port, method: 'GET', path: '/nowhere', headers: { Host: head.address, Connection: 'close' }, timeoutMs: 3000 });
     expect(later.status).toBe(404);
   });
