@@ -16,6 +16,7 @@ import {
   withoutAssentHooks,
   withoutAssentMcpServer,
   type DesiredHooks,
+  type HookEntry,
 } from './assentEntries.js';
 import { findCodexMcpBlock, withCodexMcpBlock, withoutCodexMcpBlock } from './codexToml.js';
 import { hookCommand, mcpServerCommand, type AssentInstallation } from './hookCommand.js';
@@ -73,14 +74,19 @@ export interface InstallRequest {
 /** Seconds an agent waits for assent's hook: longer than assent waits for a person (hooks-common: + 15 s). */
 export const HOOK_TIMEOUT_MARGIN_SECONDS = 15;
 
-/** The two hook entries for an agent, with the timeout in its unit. */
+/** What an agent shows while assent's before-tool hook runs: it may be waiting for a person, so it says where to decide. */
+export const HOOK_STATUS_MESSAGE = 'assent: checking this call; if it waits for approval, decide with `assent watch` or the web page';
+/** Gemini CLI shows a hook's name ("Executing Hook: …") while it runs. */
+export const GEMINI_HOOK_NAMES = { before: 'assent (if it waits: `assent watch` or the web page)', after: 'assent (audit)' } as const;
+
+/** The two hook entries for an agent, with the timeout in its unit and the line it shows while the hook runs. */
 export function desiredHooks(target: AgentTarget, installation: AssentInstallation, hookTimeoutSeconds: number): DesiredHooks {
   const seconds = hookTimeoutSeconds + HOOK_TIMEOUT_MARGIN_SECONDS;
   const timeout = target.timeoutUnit === 'milliseconds' ? seconds * 1000 : seconds;
-  return {
-    before: { type: 'command', command: hookCommand(installation, target.agent, false), timeout },
-    after: { type: 'command', command: hookCommand(installation, target.agent, true), timeout },
-  };
+  const before: HookEntry = { type: 'command', command: hookCommand(installation, target.agent, false), timeout };
+  const after: HookEntry = { type: 'command', command: hookCommand(installation, target.agent, true), timeout };
+  if (target.agent === 'gemini') return { before: { ...before, name: GEMINI_HOOK_NAMES.before }, after: { ...after, name: GEMINI_HOOK_NAMES.after } };
+  return { before: { ...before, statusMessage: HOOK_STATUS_MESSAGE }, after };
 }
 
 function textOf(state: FileState): string {

@@ -141,6 +141,7 @@ export async function runHookProcess(argv: readonly string[]): Promise<void> {
     readStdin: () => readEventFromFd(0, () => readEvent(process.stdin)),
     env: process.env,
     cwd: () => process.cwd(),
+    writeStderr: (text) => process.stderr.write(text),
   });
   answer(outcome);
 }
