@@ -132,10 +132,28 @@ export const CommandRuleSchema = z
     }
   });
 
+/** The rule lists a section left out of config.json got from the built-in defaults (R-POL-8), as the parser made them. */
+const BUILT_IN_RULE_LISTS = new WeakSet<object>();
+
+function builtIn<T extends object>(list: T): T {
+  BUILT_IN_RULE_LISTS.add(list);
+  return list;
+}
+
+/**
+ * Whether a policy key such as `policy.paths.rules.0` names a rule config.json
+ * does not hold: its list was filled from the built-in defaults when the file
+ * was parsed (the section was left out), so a message must not say it is in the file.
+ */
+export function isBuiltInRuleKey(policy: { commands: { rules: object }; paths: { rules: object }; urls: { rules: object } }, key: string): boolean {
+  const section = /^policy\.(commands|paths|urls)\.rules\.\d+(?:\s|$)/.exec(key)?.[1] as 'commands' | 'paths' | 'urls' | undefined;
+  return section !== undefined && BUILT_IN_RULE_LISTS.has(policy[section].rules);
+}
+
 export const CommandsSchema = z.object(
   {
     default: PolicyValueSchema.default('prompt'),
-    rules: z.array(CommandRuleSchema, { error: 'an array of rules' }).default(() => DEFAULT_COMMAND_RULES.map((rule) => ({ ...rule }))),
+    rules: z.array(CommandRuleSchema, { error: 'an array of rules' }).default(() => builtIn(DEFAULT_COMMAND_RULES.map((rule) => ({ ...rule })))),
     networkIntoShell: PolicyValueSchema.default('deny'),
   },
   { error: 'an object with "default", "rules" and "networkIntoShell"' },
@@ -156,7 +174,7 @@ export const PathsSchema = z.object(
   {
     read: PolicyValueSchema.default('allow'),
     write: PolicyValueSchema.default('prompt'),
-    rules: z.array(PathRuleSchema, { error: 'an array of rules' }).default(() => DEFAULT_PATH_RULES.map((rule) => ({ ...rule }))),
+    rules: z.array(PathRuleSchema, { error: 'an array of rules' }).default(() => builtIn(DEFAULT_PATH_RULES.map((rule) => ({ ...rule })))),
   },
   { error: 'an object with "read", "write" and "rules"' },
 );

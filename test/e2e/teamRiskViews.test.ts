@@ -43,4 +43,19 @@ describe('issue 20: risk and host in the terminal views, team mode', () => {
     expect((await b.home.runCli(['deny', filed?.id ?? ''])).code).toBe(0);
     expect(answerOf((await waiting).stdout).decision).toBe('deny');
   }, 60_000);
+
+  it('during a team-database outage an agent\'s call is refused naming the team database, not the daemon', async () => {
+    const { hosts } = await startTeam(cleanups, server, ['laptop-a'], { policy: { commands: { default: 'prompt', rules: [] } } });
+    const [a] = hosts as [(typeof hosts)[0]];
+    await server.stop();
+    try {
+      const refused = answerOf((await runHook(['claude-code'], shellEvent('claude-code', 'make deploy'), a.home.env)).stdout);
+      expect(refused.decision).toBe('deny');
+      expect(refused.reason).toContain('unavailable');
+      expect(refused.reason).toContain('The team database that holds assent\'s approvals cannot be reached');
+      expect(refused.reason).not.toContain('The assent daemon could not decide');
+    } finally {
+      await server.start();
+    }
+  }, 60_000);
 });

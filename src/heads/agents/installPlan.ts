@@ -52,6 +52,8 @@ export interface FileChange {
   diff: string[];
   /** Uninstall: the bytes from before install are put back exactly (false: assent's entries were removed and the rest re-serialized). */
   restoredExactly?: boolean;
+  /** Uninstall of a changed JSON file: only assent's entries were cut from its text (false: the file was re-serialized). */
+  textKept?: boolean;
   /** Uninstall: the record this change came from, to clean up after it. */
   record?: InstallRecord;
 }
@@ -121,7 +123,7 @@ type TextEdit = (text: string, format: JsonFormat) => string;
  * parsed object, else the object is serialized in the file's format instead.
  * The text stays byte-identical when `edit` returns its input.
  */
-export function editedJsonText(file: string, text: string, edit: (settings: JsonObject) => JsonObject, editText: TextEdit): string {
+export function editedJsonText(file: string, text: string, edit: (settings: JsonObject) => JsonObject, editText: TextEdit, how: { textKept?: boolean } = {}): string {
   const blank = text.trim() === '';
   const settings = blank ? {} : parseSettings(file, text);
   const edited = edit(settings);
@@ -134,7 +136,8 @@ export function editedJsonText(file: string, text: string, edit: (settings: Json
   } catch {
     candidate = undefined;
   }
-  return candidate !== undefined && meansTheSame(candidate, edited) ? candidate : serializeJson(edited, format);
+  how.textKept = candidate !== undefined && meansTheSame(candidate, edited);
+  return how.textKept ? (candidate as string) : serializeJson(edited, format);
 }
 
 function jsonChange(file: string, kinds: EntryKind[], edit: (settings: JsonObject) => JsonObject, editText: TextEdit): FileChange {
@@ -231,6 +234,7 @@ export function planUninstall(request: UninstallRequest): AgentPlan {
     if (!before.exists) continue;
     const hooks = job.kinds.includes('hooks');
     const mcp = job.kinds.includes('mcp');
+    const how: { textKept?: boolean } = {};
     const structural =
       job.format === 'toml'
         ? withoutCodexMcpBlock(before.text, job.file)
@@ -242,12 +246,14 @@ export function planUninstall(request: UninstallRequest): AgentPlan {
               return JSON.stringify(edited) === JSON.stringify(settings) ? settings : edited;
             },
             (text) => (mcp ? removeAssentMcpServerText(hooks ? removeAssentHooksText(text) : text) : removeAssentHooksText(text)),
+            how,
           );
     if (structural === before.text) continue;
     const record = request.records[job.file];
     const exact = exactRestore(job.file, before.text, record, job.kinds, job.format);
     const planned = exact === undefined ? change(job.file, job.kinds, before, structural) : change(job.file, job.kinds, before, 'delete' in exact ? undefined : exact.text);
     planned.restoredExactly = exact !== undefined;
+    if (exact === undefined && job.format === 'json') planned.textKept = how.textKept === true;
     if (record !== undefined) planned.record = record;
     files.push(planned);
   }

@@ -107,7 +107,9 @@ export async function runWatch(client: DaemonClient, options: WatchOptions): Pro
       // operator reads "Approved …" before the next prompt, not after it.
       if (deciding.has(id)) return;
       const via = event.data['channel'] === undefined ? '' : ` via ${String(event.data['channel'])}`;
-      write(`\n${id} (${approvalSubject(item)}) was ${String(event.data['state'])}${via} elsewhere; removed.\n`);
+      // An expiry happens nowhere in particular: it is said as such, not as a decision made elsewhere.
+      const what = event.data['state'] === 'expired' ? 'expired' : `was ${String(event.data['state'])}${via} elsewhere`;
+      write(`\n${id} (${approvalSubject(item)}) ${what}; removed.\n`);
       if (current?.id === id) advance();
     }
   });
