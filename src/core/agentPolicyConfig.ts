@@ -1,6 +1,7 @@
 // `policy.commands`, `policy.paths`, `policy.urls` (SPEC §18): their schemas,
 // the default policy for agent actions (R-POL-8) that fills a section left out,
 // and the snapshot compiled from them once per configuration.
+import { canonicalJson } from './canonical.js';
 import { z } from 'zod';
 import { compileCommandRule, compileCommands, type CommandRuleConfig, type CommandsConfig, type CompiledCommands } from './commandPolicy.js';
 import { escapeText } from './escape.js';
@@ -223,11 +224,12 @@ export function diffAgentPolicy(a: AgentPolicyConfig, b: AgentPolicyConfig): str
   scalar('policy.paths.read', a.paths.read, b.paths.read);
   scalar('policy.paths.write', a.paths.write, b.paths.write);
   scalar('policy.urls.default', a.urls.default, b.urls.default);
+  // Rules compare as values (canonical JSON): the same rule with its keys in another order is no change.
   const rules = (path: string, x: readonly unknown[], y: readonly unknown[]): void => {
-    const before = x.map(ruleText);
-    const after = y.map(ruleText);
-    for (const rule of after) if (!before.includes(rule)) lines.push(`${path}: added ${rule}`);
-    for (const rule of before) if (!after.includes(rule)) lines.push(`${path}: removed ${rule}`);
+    const before = new Set(x.map((rule) => canonicalJson(rule)));
+    const after = new Set(y.map((rule) => canonicalJson(rule)));
+    for (const rule of y) if (!before.has(canonicalJson(rule))) lines.push(`${path}: added ${ruleText(rule)}`);
+    for (const rule of x) if (!after.has(canonicalJson(rule))) lines.push(`${path}: removed ${ruleText(rule)}`);
   };
   rules('policy.commands.rules', a.commands.rules, b.commands.rules);
   rules('policy.paths.rules', a.paths.rules, b.paths.rules);
