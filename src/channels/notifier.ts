@@ -32,6 +32,8 @@ export interface Notifier {
   notify(notification: Notification): void;
   readonly sent: number;
   readonly failures: number;
+  /** Why the newest failure happened, in a few words (the OS notifier: e.g. `notify-send is not installed`). */
+  readonly lastFailure?: string;
   /** Counters per target, for daemon status, when the notifier fans out. */
   targets?(): Record<string, NotifierTargetStatus>;
 }
@@ -105,6 +107,11 @@ export function createOsNotifier(options: OsNotifierOptions = {}): Notifier {
   const monotonic = options.monotonic ?? (() => performance.now());
   let sent = 0;
   let failures = 0;
+  let lastFailure: string | undefined;
+  const fail = (why: string): void => {
+    failures += 1;
+    lastFailure = why;
+  };
   let running = false;
   let lastStart: number | undefined;
   let wake: unknown;
@@ -116,24 +123,24 @@ export function createOsNotifier(options: OsNotifierOptions = {}): Notifier {
   const launch = (notification: Notification): void => {
     const command = commandFor(platform, notification);
     if (command === undefined) {
-      failures += 1;
+      fail(`no desktop notifier is known for ${platform}`);
       return;
     }
     running = true;
     lastStart = monotonic();
     let settled = false;
     let child: ReturnType<SpawnLike> | undefined;
-    const settle = (ok: boolean): void => {
+    const settle = (ok: boolean, why = `${command.file} failed`): void => {
       if (settled) return;
       settled = true;
       timers.clearTimeout(watchdog);
       if (ok) sent += 1;
-      else failures += 1;
+      else fail(why);
       running = false;
       try {
         schedule();
       } catch {
-        failures += 1;
+        fail('internal error while scheduling the next notification');
       }
     };
     // spawn's own timeout sends SIGTERM; a child that ignores it is killed and given up here.
@@ -143,15 +150,19 @@ export function createOsNotifier(options: OsNotifierOptions = {}): Notifier {
       } catch {
         // Already gone.
       }
-      settle(false);
+      settle(false, `${command.file} did not finish within ${Math.round(timeoutMs / 1000)} s`);
     }, timeoutMs + 1_000);
+    const notStarted = (error: unknown): string => {
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      return code === 'ENOENT' ? `${command.file} is not installed (not found on PATH)` : `${command.file} could not be started (${code ?? String(error)})`;
+    };
     try {
       child = spawn(command.file, command.args, { stdio: 'ignore', env: options.env ?? process.env, timeout: timeoutMs });
-      child.once('error', () => settle(false));
-      child.once('exit', (code) => settle(code === 0));
+      child.once('error', (error) => settle(false, notStarted(error)));
+      child.once('exit', (code, signal) => settle(code === 0, code === null ? `${command.file} was stopped by ${signal ?? 'a signal'}` : `${command.file} exited with ${code}`));
       child.unref();
-    } catch {
-      settle(false);
+    } catch (error) {
+      settle(false, notStarted(error));
     }
   };
 
@@ -178,7 +189,7 @@ export function createOsNotifier(options: OsNotifierOptions = {}): Notifier {
       try {
         flush();
       } catch {
-        failures += 1;
+        fail('internal error while sending a notification');
       }
     }, waitMs);
   }
@@ -191,7 +202,7 @@ export function createOsNotifier(options: OsNotifierOptions = {}): Notifier {
         if (notification.approvalId !== undefined) newestIds = [notification.approvalId, ...newestIds].slice(0, SUMMARY_IDS);
         schedule();
       } catch {
-        failures += 1;
+        fail('internal error while queueing a notification');
       }
     },
     get sent() {
@@ -199,6 +210,9 @@ export function createOsNotifier(options: OsNotifierOptions = {}): Notifier {
     },
     get failures() {
       return failures;
+    },
+    get lastFailure() {
+      return lastFailure;
     },
   };
 }
@@ -232,7 +246,7 @@ export function combineNotifiers(parts: Record<string, Notifier>): Notifier {
       const out: Record<string, NotifierTargetStatus> = {};
       for (const [name, part] of entries) {
         if (part.targets !== undefined) Object.assign(out, part.targets());
-        else if (part !== disabledNotifier) out[name] = { sent: part.sent, failures: part.failures };
+        else if (part !== disabledNotifier) out[name] = { sent: part.sent, failures: part.failures, ...(part.lastFailure === undefined ? {} : { lastFailure: part.lastFailure }) };
       }
       return out;
     },

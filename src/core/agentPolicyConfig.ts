@@ -1,6 +1,7 @@
 // `policy.commands`, `policy.paths`, `policy.urls` (SPEC §18): their schemas,
 // the default policy for agent actions (R-POL-8) that fills a section left out,
 // and the snapshot compiled from them once per configuration.
+import { canonicalJson } from './canonical.js';
 import { z } from 'zod';
 import { compileCommandRule, compileCommands, type CommandRuleConfig, type CommandsConfig, type CompiledCommands } from './commandPolicy.js';
 import { escapeText } from './escape.js';
@@ -132,10 +133,28 @@ export const CommandRuleSchema = z
     }
   });
 
+/** The rule lists a section left out of config.json got from the built-in defaults (R-POL-8), as the parser made them. */
+const BUILT_IN_RULE_LISTS = new WeakSet<object>();
+
+function builtIn<T extends object>(list: T): T {
+  BUILT_IN_RULE_LISTS.add(list);
+  return list;
+}
+
+/**
+ * Whether a policy key such as `policy.paths.rules.0` names a rule config.json
+ * does not hold: its list was filled from the built-in defaults when the file
+ * was parsed (the section was left out), so a message must not say it is in the file.
+ */
+export function isBuiltInRuleKey(policy: { commands: { rules: object }; paths: { rules: object }; urls: { rules: object } }, key: string): boolean {
+  const section = /^policy\.(commands|paths|urls)\.rules\.\d+(?:\s|$)/.exec(key)?.[1] as 'commands' | 'paths' | 'urls' | undefined;
+  return section !== undefined && BUILT_IN_RULE_LISTS.has(policy[section].rules);
+}
+
 export const CommandsSchema = z.object(
   {
     default: PolicyValueSchema.default('prompt'),
-    rules: z.array(CommandRuleSchema, { error: 'an array of rules' }).default(() => DEFAULT_COMMAND_RULES.map((rule) => ({ ...rule }))),
+    rules: z.array(CommandRuleSchema, { error: 'an array of rules' }).default(() => builtIn(DEFAULT_COMMAND_RULES.map((rule) => ({ ...rule })))),
     networkIntoShell: PolicyValueSchema.default('deny'),
   },
   { error: 'an object with "default", "rules" and "networkIntoShell"' },
@@ -156,7 +175,7 @@ export const PathsSchema = z.object(
   {
     read: PolicyValueSchema.default('allow'),
     write: PolicyValueSchema.default('prompt'),
-    rules: z.array(PathRuleSchema, { error: 'an array of rules' }).default(() => DEFAULT_PATH_RULES.map((rule) => ({ ...rule }))),
+    rules: z.array(PathRuleSchema, { error: 'an array of rules' }).default(() => builtIn(DEFAULT_PATH_RULES.map((rule) => ({ ...rule })))),
   },
   { error: 'an object with "read", "write" and "rules"' },
 );
@@ -205,11 +224,12 @@ export function diffAgentPolicy(a: AgentPolicyConfig, b: AgentPolicyConfig): str
   scalar('policy.paths.read', a.paths.read, b.paths.read);
   scalar('policy.paths.write', a.paths.write, b.paths.write);
   scalar('policy.urls.default', a.urls.default, b.urls.default);
+  // Rules compare as values (canonical JSON): the same rule with its keys in another order is no change.
   const rules = (path: string, x: readonly unknown[], y: readonly unknown[]): void => {
-    const before = x.map(ruleText);
-    const after = y.map(ruleText);
-    for (const rule of after) if (!before.includes(rule)) lines.push(`${path}: added ${rule}`);
-    for (const rule of before) if (!after.includes(rule)) lines.push(`${path}: removed ${rule}`);
+    const before = new Set(x.map((rule) => canonicalJson(rule)));
+    const after = new Set(y.map((rule) => canonicalJson(rule)));
+    for (const rule of y) if (!before.has(canonicalJson(rule))) lines.push(`${path}: added ${ruleText(rule)}`);
+    for (const rule of x) if (!after.has(canonicalJson(rule))) lines.push(`${path}: removed ${ruleText(rule)}`);
   };
   rules('policy.commands.rules', a.commands.rules, b.commands.rules);
   rules('policy.paths.rules', a.paths.rules, b.paths.rules);

@@ -58,6 +58,18 @@ export function renderRiskLines(approval: Pick<PreviewableApproval, 'caller'>): 
   return risk === undefined ? [] : [`  risk      ${escapeText(describeRisk(risk))}`];
 }
 
+/**
+ * The host that filed an approval (R-TEAM-3), as the page shows it: the host
+ * name of its owning principal `<os user>@<host name>`. None when no owner was
+ * recorded.
+ */
+export function renderHostLines(approval: Pick<PreviewableApproval, 'owner'>): string[] {
+  const owner = approval.owner;
+  const at = owner?.lastIndexOf('@') ?? -1;
+  if (owner === undefined || at < 0 || at === owner.length - 1) return [];
+  return [`  host      ${escapeText(owner.slice(at + 1))}`];
+}
+
 export function approvalSubject(approval: PreviewableApproval): string {
   return approval.kind === 'tool' ? escapeText(`${approval.server ?? '?'}/${approval.tool ?? '?'}`) : 'exec action';
 }
@@ -155,6 +167,7 @@ export function renderApprovalPreview(approval: PreviewableApproval, now: number
     `Approval ${approval.id}: ${approvalSubject(approval)}`,
     ...presenceLines(approval),
     ...renderRiskLines(approval),
+    ...renderHostLines(approval),
     `  session   ${escapeText(approval.sessionId)}`,
     `  caller    ${escapedJson(approval.caller)}`,
     ...renderTeamLines(approval),
@@ -172,6 +185,7 @@ function renderAgentPreview(approval: PreviewableApproval, agent: AgentActionVie
     `Approval ${approval.id}: ${approvalSubject(approval)} (agent action)`,
     ...presenceLines(approval),
     ...renderRiskLines(approval),
+    ...renderHostLines(approval),
     `  agent     ${escapeText(agent.agent)}`,
     `  session   ${escapeText(approval.sessionId)}`,
     `  cwd       ${agent.cwd === undefined ? '(not given)' : escapeText(agent.cwd)}`,

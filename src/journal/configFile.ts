@@ -30,7 +30,7 @@ export interface LoadedConfig {
 }
 
 /** Turns V8's "at position N" into line and column, so the operator can find the spot. */
-function locateJsonError(text: string, error: unknown): string {
+export function locateJsonError(text: string, error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const position = /position (\d+)/.exec(message);
   const atEnd = /end of JSON input/i.test(message);

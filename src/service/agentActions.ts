@@ -15,6 +15,7 @@ import {
   type AgentName,
 } from '../core/agentAction.js';
 import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult } from '../core/agentPolicy.js';
+import { isBuiltInRuleKey } from '../core/agentPolicyConfig.js';
 import { sessionGrantSubject } from '../core/agentTargets.js';
 import { agentActionRisk } from '../core/approvalRisk.js';
 import { nativeDigestOf } from '../journal/nativeHash.js';
@@ -93,6 +94,10 @@ interface DenialContext {
   approvalId?: string;
   key?: string;
   configPath?: string;
+  /** Approvals live in the team database (R-TEAM-7): an outage is its, not the daemon's. */
+  teamDatabase?: boolean;
+  /** The key names a rule of the built-in defaults, not one config.json holds (R-POL-8). */
+  builtInKey?: boolean;
   timeoutSeconds?: number;
   operatorReason?: string;
   /** Which part of the action and which rule decided (R-POL-9), for a policy denial. */
@@ -111,8 +116,9 @@ export function describeAgentDenial(reason: AgentDenialReason, context: DenialCo
   switch (reason) {
     case 'policy':
       return (
-        `assent refused ${id}: policy. The policy key ${context.key ?? 'policy.agents.default'} in ${context.configPath ?? 'config.json'} says "deny", ` +
-        `so the call did not run.${context.decidedBy === undefined ? '' : ` Decided by ${context.decidedBy}.`} Do not retry it; do the task another way, or ask the operator to change that key (then \`assent config reload\`) if this call should be allowed.`
+        `assent refused ${id}: policy. The policy key ${context.key ?? 'policy.agents.default'}` +
+        `${context.builtInKey === true ? ', a built-in default (`assent init` writes it out),' : ` in ${context.configPath ?? 'config.json'}`} says "deny", ` +
+        `so the call did not run.${context.decidedBy === undefined ? '' : ` Decided by ${context.decidedBy}.`} Do not retry it; do the task another way, or ask the operator to ${context.builtInKey === true ? 'write that section into config.json with `assent init --merge` and change it there' : 'change that key'} (then \`assent config reload\`) if this call should be allowed.`
       );
     case 'consent_denied':
       return (
@@ -143,6 +149,9 @@ export function describeAgentDenial(reason: AgentDenialReason, context: DenialCo
         `Retrying the identical call is fine.`
       );
     case 'unavailable':
+      if (context.teamDatabase === true) {
+        return `assent did not run ${id}: unavailable${approval}. The team database that holds assent's approvals cannot be reached, so nothing could be decided and the call did not run. Retrying the identical call once the database is back is fine (\`assent daemon status\` shows when it is).`;
+      }
       return `assent did not run ${id}: unavailable${approval}. The assent daemon could not decide the call, so it did not run. Retrying the identical call in a few seconds is fine.`;
     case 'canary':
       return CANARY_REASON;
@@ -306,12 +315,13 @@ export class AgentActionService {
       const detail = typeof details['detail'] === 'string' ? details['detail'] : raw;
       // Lifecycle endings keep their own reason (shutdown, session_ended); an operator's deny stays consent_denied.
       const reason = (DENIAL_REASONS.includes(detail) ? detail : DENIAL_REASONS.includes(raw) ? raw : 'consent_denied') as AgentDenialReason;
-      const context: DenialContext = { toolId, timeoutSeconds, configPath: pinned.path };
+      const context: DenialContext = { toolId, timeoutSeconds, configPath: pinned.path, ...(this.approvals.sharedStore ? { teamDatabase: true } : {}) };
       if (consentTimeoutMs < configuredMs) context.hookDeadline = true;
       const decidedBy = describeDecidingPart(evaluation);
       if (reason === 'policy' && decidedBy !== undefined) context.decidedBy = decidedBy;
       if (typeof details['approvalId'] === 'string') context.approvalId = details['approvalId'];
       if (typeof details['key'] === 'string') context.key = details['key'];
+      if (context.key !== undefined && isBuiltInRuleKey(pinned.config.policy, context.key)) context.builtInKey = true;
       if (typeof details['operatorReason'] === 'string') context.operatorReason = details['operatorReason'];
       const denial: AgentDecision = { decision: 'deny', reason, message: describeAgentDenial(reason, context) };
       if (context.approvalId !== undefined) denial.approvalId = context.approvalId;

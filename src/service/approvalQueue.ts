@@ -389,6 +389,9 @@ export class ApprovalQueue {
     const view = toApprovalView(record, approvedBy);
     // R-TEAM-2: in a shared store every view says which host filed it.
     if (this.ctx.store.shared && record.hostId !== undefined) view.hostId = record.hostId;
+    // Another host's approval names that host in the terminal views by its owner `<os user>@<host name>`, as the page does
+    // (issue 20); this host's own leave it out, as without a shared store (SPEC §14 list budget).
+    if (this.ctx.store.shared && record.owner !== undefined && record.hostId !== this.ctx.hostId) view.owner = record.owner;
     return view;
   }
 

@@ -150,6 +150,11 @@ export class ApprovalService {
     this.ctx.logger.info('team database reachable again; pending approvals and rules caught up');
   }
 
+  /** Whether approvals live in a store other hosts share (the team database, R-TEAM-1). */
+  get sharedStore(): boolean {
+    return this.ctx.store.shared;
+  }
+
   get config(): PinnedConfig {
     return this.pinned;
   }

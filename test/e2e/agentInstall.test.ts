@@ -89,7 +89,11 @@ describe('R-HOOK-7 assent install', () => {
     expect(claude['env']).toEqual({ A: '1' });
     expect(JSON.stringify(claude['hooks'])).toContain('"command":"echo mine"');
     const claudeHooks = claude['hooks'] as Record<string, { matcher: string; hooks: { command: string; timeout: number }[] }[]>;
-    expect(claudeHooks['PreToolUse']?.[1]).toEqual({ matcher: '*', hooks: [{ type: 'command', command: `"${process.execPath}" "${copy.hookEntry}" claude-code --timeout 136`, timeout: 136 }] });
+    // The status message is what Claude Code's spinner shows while the hook runs (issue 20).
+    expect(claudeHooks['PreToolUse']?.[1]).toEqual({
+      matcher: '*',
+      hooks: [{ type: 'command', command: `"${process.execPath}" "${copy.hookEntry}" claude-code --timeout 136`, timeout: 136, statusMessage: 'assent: checking this call; if it waits for approval, decide with `assent watch` or the web page' }],
+    });
     expect(claudeHooks['PostToolUse']?.[0]?.hooks[0]?.command).toBe(`"${process.execPath}" "${copy.hookEntry}" claude-code --after --timeout 136`);
     expect(JSON.stringify(json(readFileSync(files.codex, 'utf8')))).toContain('"SessionStart":[{"hooks":[{"type":"command","command":"echo start"}]}]');
     const gemini = json(readFileSync(files.gemini, 'utf8'));
@@ -265,7 +269,7 @@ describe('R-HOOK-7 assent uninstall', () => {
     writeFileSync(files.gemini, readFileSync(files.gemini, 'utf8').replace('"gemini-api-key"', '"oauth-personal"'));
     const done = await runInTerminal(['uninstall', 'gemini', '--mcp'], { env: ptyEnvFor(), typeCode: true });
     expect(done.exitCode, done.screen).toBe(0);
-    expect(done.stdout).toContain('the file changed since `assent install`');
+    expect(done.stdout).toContain('the file changed since `assent install`, and every other byte of it is as it was');
     expect(readFileSync(files.gemini, 'utf8')).toBe(GEMINI_SETTINGS.replace('"gemini-api-key"', '"oauth-personal"'));
     const nothing = await assent(['uninstall', 'gemini']);
     expect(nothing.code).toBe(0);
@@ -292,10 +296,34 @@ async function runInTerminalAt(args: string[], answer: string): Promise<{ exitCo
   }
 }
 
+/** The trust record Codex's /hooks review writes for the hook at `key` (config.toml, observed with Codex 0.169.0). */
+function recordCodexTrust(key: string): void {
+  writeFileSync(join(home, '.codex', 'config.toml'), `[hooks.state]\n\n[hooks.state.${JSON.stringify(key)}]\ntrusted_hash = "sha256:${'ab'.repeat(32)}"\n`, { flag: 'a' });
+}
+
 describe('R-HOOK-7 assent doctor', () => {
+  it('issue 20: with Codex installed and no trust record doctor names the missing /hooks trust (exit 65) and never says every agent is gated; with a record it keeps the caveat', async () => {
+    expect((await assent(['install', 'codex'])).code).toBe(0);
+    const untrusted = await assent(['doctor']);
+    expect(untrusted.code).toBe(65);
+    expect(untrusted.stdout).toContain(`Codex has no trust record for assent's PreToolUse hook (no [hooks.state."${join(home, '.codex', 'hooks.json')}:pre_tool_use:0:0"]`);
+    expect(untrusted.stdout).not.toContain('All installed agents are gated');
+    recordCodexTrust(`${join(home, '.codex', 'hooks.json')}:pre_tool_use:0:0`);
+    const trusted = await assent(['doctor']);
+    expect(trusted.code, trusted.stdout).toBe(0);
+    expect(trusted.stdout).toContain("All installed agents are gated by this assent, as far as doctor can see. Codex: hooks must be trusted in Codex's /hooks review; doctor cannot check this.");
+    expect(trusted.stdout).toContain("note: Codex has a trust record for assent's hook");
+    writeFileSync(join(home, '.codex', 'config.toml'), 'enabled = false\n', { flag: 'a' });
+    const off = await assent(['doctor', '--json']);
+    expect(off.code).toBe(65);
+    expect(JSON.stringify(json(off.stdout))).toContain('switched off in Codex');
+  });
+
   it('R-HOOK-7 reports each installed agent as fine (exit 0) and fails with 65 when a hook entry is removed by hand', async () => {
     writeSettings();
     for (const agent of ['claude-code', 'codex', 'gemini']) expect((await assent(['install', agent])).code).toBe(0);
+    // CODEX_HOOKS holds one SessionStart group; assent's PreToolUse group is the first of its event.
+    recordCodexTrust(`${join(home, '.codex', 'hooks.json')}:pre_tool_use:0:0`);
     const healthy = await assent(['doctor', '--json']);
     expect(healthy.code, healthy.stdout + healthy.stderr).toBe(0);
     const doc = json(healthy.stdout) as { ok: boolean; data: { agents: Record<string, unknown>[] } };

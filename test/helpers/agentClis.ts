@@ -180,6 +180,10 @@ export interface AgentRunOptions {
    * $HOME/.codex (CODEX_HOME), $HOME/.gemini/settings.json).
    */
   prepareHome?: (home: string) => void | Promise<void>;
+  /** Called with the temp HOME after the CLI ended and before the HOME is removed, e.g. to read what the CLI recorded there. */
+  inspectHome?: (home: string) => void;
+  /** Claude Code only: replaces `--output-format json` (e.g. stream-json with `--verbose --include-hook-events`). */
+  claudeOutputArgs?: string[];
 }
 
 export interface InetConnection {
@@ -206,7 +210,7 @@ export interface AgentRun {
   outbound: InetConnection[] | undefined;
 }
 
-interface Launch {
+export interface Launch {
   argv: string[];
   env: Record<string, string>;
 }
@@ -233,7 +237,7 @@ function prepareClaude(home: string, options: AgentRunOptions, prompt: string): 
   mkdirSync(join(home, '.claude'), { recursive: true });
   const settings = { hooks: hookSettings(options.hooks ?? {}, '*', options.hookTimeoutSeconds) };
   writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify(settings, null, 2));
-  const args = ['-p', prompt, '--output-format', 'json'];
+  const args = ['-p', prompt, ...(options.claudeOutputArgs ?? ['--output-format', 'json'])];
   if (options.mcpServers !== undefined) {
     const file = join(home, 'mcp.json');
     writeFileSync(file, JSON.stringify({ mcpServers: mcpJson(options.mcpServers) }, null, 2));
@@ -253,7 +257,8 @@ function prepareClaude(home: string, options: AgentRunOptions, prompt: string): 
   };
 }
 
-function prepareCodex(home: string, options: AgentRunOptions, prompt: string): Launch {
+/** Writes Codex's offline config.toml and hooks.json into `home`/.codex; returns its `codex exec` launch. */
+export function prepareCodex(home: string, options: AgentRunOptions, prompt: string): Launch {
   const codexHome = join(home, '.codex');
   mkdirSync(codexHome, { recursive: true });
   const lines = [
@@ -364,7 +369,7 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-function killProcess(pid: number): void {
+export function killProcess(pid: number): void {
   try {
     process.kill(pid, 'SIGKILL');
   } catch {
@@ -415,6 +420,7 @@ export async function runAgent(agent: AgentName, options: AgentRunOptions): Prom
     const argv = options.traceConnections === true ? ['strace', '-f', '-qq', '-e', 'trace=connect', '-o', traceLog, ...launch.argv] : launch.argv;
     const result = await spawnBounded(argv, { cwd: options.cwd, env, timeoutMs: options.timeoutMs ?? 60_000 });
     const connections = options.traceConnections === true ? parseConnections(existsSync(traceLog) ? readFileSync(traceLog, 'utf8') : '') : undefined;
+    options.inspectHome?.(home);
     const expected = new Set([options.model.port, trap.port]);
     return {
       agent,

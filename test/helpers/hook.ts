@@ -48,6 +48,8 @@ export function runHook(args: string[], input: string | Record<string, unknown>,
 
 /** The decision and reason of a before-hook answer in either agent shape. */
 export function answerOf(stdout: string): { decision: string; reason: string; raw: Record<string, unknown> } {
+  // Codex's allow is exit 0 with nothing on stdout (Codex shows a JSON allow as a failed hook).
+  if (stdout === '') return { decision: 'allow', reason: '', raw: {} };
   const raw = JSON.parse(stdout) as Record<string, unknown>;
   const specific = raw['hookSpecificOutput'] as Record<string, unknown> | undefined;
   if (specific !== undefined) return { decision: String(specific['permissionDecision']), reason: String(specific['permissionDecisionReason']), raw };

@@ -10,11 +10,17 @@ import { isJsonObject, type JsonObject } from './settingsFiles.js';
 /** The MCP server name of the gateway in every agent's config (hooks-common interface). */
 export const MCP_SERVER_NAME = 'assent';
 
-/** One hook entry as the agents read it: `{"type":"command","command":…,"timeout":…}`. */
+/**
+ * One hook entry as the agents read it: `{"type":"command","command":…,"timeout":…}`,
+ * with the line the agent shows while the hook runs where it has one (Claude
+ * Code and Codex `statusMessage`, Gemini CLI `name`; docs/agents.md).
+ */
 export interface HookEntry {
   type: 'command';
   command: string;
   timeout: number;
+  statusMessage?: string;
+  name?: string;
 }
 
 /** The two commands assent installs, with the timeout in the agent's unit. */
@@ -31,6 +37,8 @@ export interface FoundHook {
   command: string;
   /** The entry's timeout as written; undefined when it has none. */
   timeout: unknown;
+  /** The entry's `name` (Gemini CLI's label for it); undefined when it has none. */
+  name?: unknown;
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -62,7 +70,8 @@ function entriesOf(group: unknown): unknown[] | undefined {
   return isJsonObject(group) && Array.isArray(group['hooks']) ? (group['hooks'] as unknown[]) : undefined;
 }
 
-function isAssentEntry(entry: unknown): boolean {
+/** Whether one hook entry is assent's (its command is one `assent install` writes). */
+export function isAssentEntry(entry: unknown): boolean {
   return isJsonObject(entry) && typeof entry['command'] === 'string' && isAssentHookCommand(entry['command']);
 }
 
@@ -77,7 +86,7 @@ export function findAssentHooks(settings: JsonObject): FoundHook[] {
       for (const entry of entriesOf(group) ?? []) {
         if (isAssentEntry(entry)) {
           const e = entry as JsonObject;
-          found.push({ event, matcher: (group as JsonObject)['matcher'], command: e['command'] as string, timeout: e['timeout'] });
+          found.push({ event, matcher: (group as JsonObject)['matcher'], command: e['command'] as string, timeout: e['timeout'], ...(e['name'] === undefined ? {} : { name: e['name'] }) });
         }
       }
     }
@@ -122,7 +131,15 @@ function hasExactly(groups: unknown[], matcher: string, entry: HookEntry): boole
     return (
       entries !== undefined &&
       (group as JsonObject)['matcher'] === matcher &&
-      entries.some((e) => isJsonObject(e) && e['type'] === entry.type && e['command'] === entry.command && e['timeout'] === entry.timeout)
+      entries.some(
+        (e) =>
+          isJsonObject(e) &&
+          e['type'] === entry.type &&
+          e['command'] === entry.command &&
+          e['timeout'] === entry.timeout &&
+          e['statusMessage'] === entry.statusMessage &&
+          e['name'] === entry.name,
+      )
     );
   });
 }
@@ -148,7 +165,7 @@ export function withAssentHooks(settings: JsonObject, target: AgentTarget, desir
     [target.events.after, desired.after],
   ] as const) {
     const groups = groupsOf(resultEvents, event, file);
-    resultEvents[event] = [...groups, { matcher: target.matcher, hooks: [entry] }];
+    resultEvents[event] = [...groups, { matcher: target.matcher, hooks: [{ ...entry }] }];
   }
   return result;
 }

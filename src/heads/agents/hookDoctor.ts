@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { AGENT_TITLES, agentTarget, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
-import { findAssentHooks, findAssentMcpServer, type FoundHook } from './assentEntries.js';
+import { findAssentHooks, findAssentMcpServer, isAssentEntry, type FoundHook } from './assentEntries.js';
+import { codexHookTrust, codexTrustKeys } from './codexHookTrust.js';
 import { findCodexMcpBlock } from './codexToml.js';
 import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds, requiredAgentTimeoutSeconds } from '../../core/hookDeadline.js';
 import { parseHookCommand, type AssentInstallation } from './hookCommand.js';
@@ -140,7 +141,12 @@ export interface AgentReport {
   problems: string[];
   /** Things doctor cannot check and a person should know. */
   notes: string[];
+  /** Codex only: what its config.toml records about a person's /hooks trust of assent's before-tool hook. */
+  codexTrust?: 'missing' | 'disabled' | 'recorded' | 'unreadable';
 }
+
+/** The caveat doctor's summary carries whenever Codex is installed: what doctor cannot see. */
+export const CODEX_TRUST_CAVEAT = "Codex: hooks must be trusted in Codex's /hooks review; doctor cannot check this";
 
 export interface DoctorDependencies {
   where: TargetEnvironment;
@@ -226,6 +232,7 @@ function disabledProblems(target: AgentTarget, settings: JsonObject, commands: s
     const config = isJsonObject(settings['hooksConfig']) ? settings['hooksConfig'] : undefined;
     if (config?.['enabled'] === false) return ['"hooksConfig.enabled": false in this file turns off every hook, assent\'s too; remove it'];
     const disabled = Array.isArray(config?.['disabled']) ? (config['disabled'] as unknown[]) : [];
+    // Gemini CLI names a hook by its `name`, else its command, in that list.
     if (commands.some((command) => disabled.includes(command))) return ['"hooksConfig.disabled" lists assent\'s hook, so Gemini CLI does not run it; remove it from that list'];
   }
   return [];
@@ -242,9 +249,35 @@ function hasMcp(target: AgentTarget): boolean {
   }
 }
 
-function notesFor(target: AgentTarget): string[] {
-  if (target.agent !== 'codex') return [];
-  return ['Codex runs a hook only after you have trusted it (review hooks with /hooks in codex); doctor runs the command itself and cannot see that trust.'];
+/**
+ * Codex's trust record of assent's before-tool hook (codexHookTrust.ts): none
+ * or switched off is a problem (Codex runs every call without asking assent);
+ * a record is a note, since doctor cannot check its hash.
+ */
+function checkCodexTrust(report: AgentReport, settings: JsonObject, target: AgentTarget, where: TargetEnvironment): void {
+  const configFile = agentTarget('codex', 'user', where).mcp.file;
+  const keys = [...new Set([report.settingsPath, target.hooksFile])].flatMap((file) => codexTrustKeys(settings, file, target.events.before, isAssentEntry));
+  let text: string;
+  try {
+    const state = readFileState(resolveSettingsPath(configFile));
+    text = state.exists ? state.text : '';
+  } catch (error) {
+    report.codexTrust = 'unreadable';
+    report.notes.push(`${configFile} could not be read (${error instanceof Error ? error.message : String(error)}), so doctor cannot see whether you trusted assent's hook in Codex's /hooks review.`);
+    return;
+  }
+  const found = keys.map((key) => codexHookTrust(text, key));
+  const review = "open codex, type /hooks and trust assent's hook (until then Codex runs every call without asking assent, and `codex exec` says nothing about it)";
+  if (found.some((trust) => trust.state === 'disabled')) {
+    report.codexTrust = 'disabled';
+    report.problems.push(`assent's ${target.events.before} hook is switched off in Codex's /hooks review (enabled = false in ${configFile}): Codex runs every tool call without asking assent; ${review}`);
+  } else if (!found.some((trust) => trust.state === 'recorded')) {
+    report.codexTrust = 'missing';
+    report.problems.push(`Codex has no trust record for assent's ${target.events.before} hook (no [hooks.state."${keys[0] ?? `${report.settingsPath}:pre_tool_use:…`}"] in ${configFile}): Codex runs every tool call without asking assent; ${review}`);
+  } else {
+    report.codexTrust = 'recorded';
+    report.notes.push(`Codex has a trust record for assent's hook in ${configFile}; doctor cannot check that it matches the hook as installed now: if /hooks in codex lists it as modified, trust it again.`);
+  }
 }
 
 /** Checks one agent in one scope; never throws for what it finds, only reports it. */
@@ -275,7 +308,7 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
     if (recorded) report.problems.push(`assent's hooks were removed from ${file} by hand: ${AGENT_TITLES[agent]} runs every tool call without asking assent; ${again} to put them back, or \`assent uninstall ${agent}\` to forget them`);
     return report;
   }
-  report.notes.push(...notesFor(target));
+  if (agent === 'codex') checkCodexTrust(report, settings, target, deps.where);
   report.command = before[0]?.command ?? null;
   if (before.length === 0) report.problems.push(`no ${target.events.before} hook: ${AGENT_TITLES[agent]} runs every tool call without asking assent; ${again}`);
   if (after.length === 0) report.problems.push(`no ${target.events.after} hook: the outcome of allowed calls is not recorded in the audit log; ${again}`);
@@ -291,7 +324,7 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
   const timeoutProblems = [...before, ...after].flatMap((hook) => timeoutProblemsOf(target, hook, deps.hookTimeoutSeconds, again));
   report.timeoutOk = before.length + after.length > 0 && timeoutProblems.length === 0;
   report.problems.push(...timeoutProblems);
-  report.problems.push(...disabledProblems(target, settings, found.map((hook) => hook.command)));
+  report.problems.push(...disabledProblems(target, settings, found.flatMap((hook) => (typeof hook.name === 'string' ? [hook.name, hook.command] : [hook.command]))));
   const canary = before[0];
   if (canary !== undefined) {
     const run = await deps.run(canary.command, `${JSON.stringify(canaryEvent(agent, deps.where.cwd, deps.now()))}\n`, {

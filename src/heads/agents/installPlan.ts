@@ -17,6 +17,7 @@ import {
   withoutAssentHooks,
   withoutAssentMcpServer,
   type DesiredHooks,
+  type HookEntry,
 } from './assentEntries.js';
 import { findCodexMcpBlock, withCodexMcpBlock, withoutCodexMcpBlock } from './codexToml.js';
 import { hookCommand, mcpServerCommand, type AssentInstallation } from './hookCommand.js';
@@ -52,6 +53,8 @@ export interface FileChange {
   diff: string[];
   /** Uninstall: the bytes from before install are put back exactly (false: assent's entries were removed and the rest re-serialized). */
   restoredExactly?: boolean;
+  /** Uninstall of a changed JSON file: only assent's entries were cut from its text (false: the file was re-serialized). */
+  textKept?: boolean;
   /** Uninstall: the record this change came from, to clean up after it. */
   record?: InstallRecord;
 }
@@ -76,13 +79,19 @@ export interface InstallRequest {
  * for a spawn, the hello and the whole of hooks.timeoutSeconds, plus the margin
  * the hook keeps (R-HOOK-11); the same seconds go on the hook's command line.
  */
+
+/** What an agent shows while assent's before-tool hook runs: it may be waiting for a person, so it says where to decide. */
+export const HOOK_STATUS_MESSAGE = 'assent: checking this call; if it waits for approval, decide with `assent watch` or the web page';
+/** Gemini CLI shows a hook's name ("Executing Hook: …") while it runs. */
+export const GEMINI_HOOK_NAMES = { before: 'assent (if it waits: `assent watch` or the web page)', after: 'assent (audit)' } as const;
+
 export function desiredHooks(target: AgentTarget, installation: AssentInstallation, hookTimeoutSeconds: number): DesiredHooks {
   const seconds = requiredAgentTimeoutSeconds(hookTimeoutSeconds);
   const timeout = target.timeoutUnit === 'milliseconds' ? seconds * 1000 : seconds;
-  return {
-    before: { type: 'command', command: hookCommand(installation, target.agent, false, seconds), timeout },
-    after: { type: 'command', command: hookCommand(installation, target.agent, true, seconds), timeout },
-  };
+  const before: HookEntry = { type: 'command', command: hookCommand(installation, target.agent, false, seconds), timeout };
+  const after: HookEntry = { type: 'command', command: hookCommand(installation, target.agent, true, seconds), timeout };
+  if (target.agent === 'gemini') return { before: { ...before, name: GEMINI_HOOK_NAMES.before }, after: { ...after, name: GEMINI_HOOK_NAMES.after } };
+  return { before: { ...before, statusMessage: HOOK_STATUS_MESSAGE }, after };
 }
 
 function textOf(state: FileState): string {
@@ -117,7 +126,7 @@ type TextEdit = (text: string, format: JsonFormat) => string;
  * parsed object, else the object is serialized in the file's format instead.
  * The text stays byte-identical when `edit` returns its input.
  */
-export function editedJsonText(file: string, text: string, edit: (settings: JsonObject) => JsonObject, editText: TextEdit): string {
+export function editedJsonText(file: string, text: string, edit: (settings: JsonObject) => JsonObject, editText: TextEdit, how: { textKept?: boolean } = {}): string {
   const blank = text.trim() === '';
   const settings = blank ? {} : parseSettings(file, text);
   const edited = edit(settings);
@@ -130,7 +139,8 @@ export function editedJsonText(file: string, text: string, edit: (settings: Json
   } catch {
     candidate = undefined;
   }
-  return candidate !== undefined && meansTheSame(candidate, edited) ? candidate : serializeJson(edited, format);
+  how.textKept = candidate !== undefined && meansTheSame(candidate, edited);
+  return how.textKept ? (candidate as string) : serializeJson(edited, format);
 }
 
 function jsonChange(file: string, kinds: EntryKind[], edit: (settings: JsonObject) => JsonObject, editText: TextEdit): FileChange {
@@ -227,6 +237,7 @@ export function planUninstall(request: UninstallRequest): AgentPlan {
     if (!before.exists) continue;
     const hooks = job.kinds.includes('hooks');
     const mcp = job.kinds.includes('mcp');
+    const how: { textKept?: boolean } = {};
     const structural =
       job.format === 'toml'
         ? withoutCodexMcpBlock(before.text, job.file)
@@ -238,12 +249,14 @@ export function planUninstall(request: UninstallRequest): AgentPlan {
               return JSON.stringify(edited) === JSON.stringify(settings) ? settings : edited;
             },
             (text) => (mcp ? removeAssentMcpServerText(hooks ? removeAssentHooksText(text) : text) : removeAssentHooksText(text)),
+            how,
           );
     if (structural === before.text) continue;
     const record = request.records[job.file];
     const exact = exactRestore(job.file, before.text, record, job.kinds, job.format);
     const planned = exact === undefined ? change(job.file, job.kinds, before, structural) : change(job.file, job.kinds, before, 'delete' in exact ? undefined : exact.text);
     planned.restoredExactly = exact !== undefined;
+    if (exact === undefined && job.format === 'json') planned.textKept = how.textKept === true;
     if (record !== undefined) planned.record = record;
     files.push(planned);
   }

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AssentError } from '../../core/errors.js';
+import { locateJsonError } from '../../journal/configFile.js';
 import { writeFileNew } from '../../journal/statePaths.js';
 
 /** Settings files larger than this are refused rather than parsed (Claude Code's ~/.claude.json grows with history, so generously). */
@@ -86,7 +87,8 @@ export function parseSettings(file: string, text: string): JsonObject {
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (error) {
-    throw new AssentError('invalid_input', `${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}); fix it or move it away, then run this again. Nothing was changed`, {
+    // Line and column, as `assent config check` gives them, not V8's character offset.
+    throw new AssentError('invalid_input', `${file} is not valid JSON (${locateJsonError(text.replace(/^\uFEFF/, ''), error)}); fix it or move it away, then run this again. Nothing was changed`, {
       details: { path: file },
     });
   }

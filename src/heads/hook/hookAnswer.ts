@@ -19,11 +19,15 @@ export function oneLine(text: string): string {
  * The before-tool answer. Claude Code and Codex:
  * `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,"permissionDecisionReason":…}}`;
  * Gemini CLI: `{"decision":…,"reason":…}`. Never `ask`, never `updatedInput`:
- * what runs is exactly what was decided (R-HOOK-2).
+ * what runs is exactly what was decided (R-HOOK-2). Codex's allow is empty:
+ * Codex shows a hook that answers `permissionDecision: "allow"` as failed on
+ * every allowed call, and one that exits 0 with no output as completed
+ * (docs/agents-testing.md); the caller exits 0 with it.
  */
 export function beforeAnswer(agent: AgentName, decision: HookDecision, reason: string): string {
   const text = oneLine(reason);
   if (agent === 'gemini') return JSON.stringify({ decision, reason: text });
+  if (agent === 'codex' && decision === 'allow') return '';
   return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: text } });
 }
 

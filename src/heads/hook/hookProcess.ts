@@ -167,6 +167,7 @@ export async function runHookProcess(argv: readonly string[]): Promise<void> {
     cwd: () => process.cwd(),
     startedAt,
     withdraw: withdrawal.signal,
+    writeStderr: (text) => process.stderr.write(text),
   });
   answer(outcome);
 }

@@ -37,6 +37,8 @@ export interface HookDeps {
   firstAnswerMs?: number;
   /** Added to an approval's expiry before the hook gives up waiting itself (default 5 s). */
   expiryGraceMs?: number;
+  /** Writes to the hook's stderr while it runs (the waiting line); default: nowhere. */
+  writeStderr?(text: string): void;
 }
 
 export const USAGE = 'usage: assent hook claude-code|codex|gemini [--after] [--timeout SECONDS]   (reads one hook event on stdin; see docs/agents.md)';
@@ -231,6 +233,14 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/**
+ * The one stderr line of a hook that waits for a person (docs/agents.md says
+ * which agent shows it where): the approval id and where to decide it.
+ */
+export function waitingLine(subject: string, approvalId: string): string {
+  return `${oneLine(`assent: ${subject} waits for approval ${approvalId}: decide with \`assent approve ${approvalId}\`, \`assent watch\` or the web page (\`assent web\`).`)}\n`;
+}
+
 /** Runs one hook invocation; never throws (every failure is a blocking answer). */
 export async function runHook(argv: readonly string[], deps: HookDeps): Promise<HookOutcome> {
   const args = parseHookArgs(argv);
@@ -269,8 +279,9 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
         signal: wait.signal,
         ...(deps.withdraw === undefined ? {} : { withdraw: deps.withdraw }),
         onNotification: (method, notification) => {
-          const expiresAt = (notification as { expiresAt?: unknown } | undefined)?.expiresAt;
+          const { expiresAt, approvalId } = (notification ?? {}) as { expiresAt?: unknown; approvalId?: unknown };
           if (method === 'agents.pending' && typeof expiresAt === 'number') wait.extend(expiresAt - Date.now() + grace);
+          if (method === 'agents.pending' && typeof approvalId === 'string') deps.writeStderr?.(waitingLine(subject, approvalId));
         },
       });
     try {
@@ -292,7 +303,8 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
       }
       if (answer.decision !== 'allow' && answer.decision !== 'deny') throw new AssentError('internal', 'the daemon answered neither allow nor deny');
       // A decision (allow, or a policy or human deny) is an answer, not a failure: exit 0 (R-HOOK-4).
-      return { stdout: `${beforeAnswer(agent, answer.decision, answer.message)}\n`, exitCode: 0 };
+      const text = beforeAnswer(agent, answer.decision, answer.message);
+      return { stdout: text === '' ? '' : `${text}\n`, exitCode: 0 };
     } catch (error) {
       return failClosed(agent, failureReason(subject, error));
     } finally {

@@ -15,7 +15,7 @@ import type { CallGate } from './gate.js';
 import type { Gateway, GatewayOptions } from './gateway.js';
 import { asMessageLink, type MessageLink } from './messageLink.js';
 import type { OperationToolHost } from './operationTools.js';
-import { MultiUpstreamRouter, TOOL_NAME_SEPARATOR } from './routing.js';
+import { MultiUpstreamRouter, TOOL_NAME_SEPARATOR, watchSlowInitialize } from './routing.js';
 import { scanResultResponse } from './responseScan.js';
 import { ServerRequestRelay } from './serverRequests.js';
 import { createUpstreamTransport, UpstreamLink } from './upstream.js';
@@ -173,7 +173,13 @@ export class GatewayRelay implements Gateway {
       case 'initialize':
         this.rememberCaller(request);
         if (this.multi) void this.routing.initializeAll(request);
-        else this.forward(this.first(), request, (response) => void this.first().adoptInitializeResult(response.result));
+        else {
+          const answered = watchSlowInitialize(this.first(), this.log);
+          this.forward(this.first(), request, (response) => {
+            answered();
+            this.first().adoptInitializeResult(response.result);
+          });
+        }
         return;
       case 'tools/call':
         this.calls.onToolCall(request, size);

@@ -5,12 +5,31 @@
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { toAssentError } from '../../core/errors.js';
 import { VERSION } from '../../version.js';
+import type { Logger } from '../../service/logger.js';
 import type { GatewayRelay } from './relay.js';
 import { UPSTREAM_UNAVAILABLE_CODE, type ListKey, type UpstreamLink } from './upstream.js';
 import { isRecord, RPC_INVALID_PARAMS, type WireMessage, type WireRequest } from './wire.js';
 
 /** Separator between alias and tool name when several upstreams share one tool namespace (R-MCP-2). */
 export const TOOL_NAME_SEPARATOR = '__';
+
+/** How long an upstream may take to answer `initialize` before the gateway says it is still waiting (issue 20). */
+export const SLOW_INITIALIZE_MS = 5_000;
+
+/**
+ * Says on the gateway's log (stderr, default level) when `link` has not
+ * answered `initialize` within SLOW_INITIALIZE_MS — a slow start (`npx -y`
+ * fetching a package, a proxy in the way) is said while it lasts, not only when
+ * it fails. Returns the function that ends the watch when the answer comes.
+ */
+export function watchSlowInitialize(link: UpstreamLink, log: Pick<Logger, 'warn'>): () => void {
+  const timer = setTimeout(() => {
+    const command = link.spec.url ?? [link.spec.command ?? '', ...(link.spec.args ?? [])].join(' ');
+    log.warn(`upstream has not answered initialize within ${SLOW_INITIALIZE_MS / 1000} s; still waiting`, { server: link.alias, command });
+  }, SLOW_INITIALIZE_MS);
+  timer.unref?.();
+  return () => clearTimeout(timer);
+}
 
 export class MultiUpstreamRouter {
   // Ownership learnt from list results.
@@ -36,7 +55,8 @@ export class MultiUpstreamRouter {
 
   async initializeAll(request: WireRequest): Promise<void> {
     const { links, log } = this.relay;
-    const outcomes = await Promise.allSettled(links.map((link) => link.request('initialize', request.params)));
+    const slow = links.map((link) => watchSlowInitialize(link, log));
+    const outcomes = await Promise.allSettled(links.map((link, index) => link.request('initialize', request.params).finally(() => slow[index]?.())));
     const results: Array<{ link: UpstreamLink; result: Record<string, unknown> }> = [];
     outcomes.forEach((outcome, index) => {
       const link = links[index] as UpstreamLink;

@@ -31,8 +31,28 @@ export interface UpstreamTransportFactoryOptions {
 }
 
 /**
+ * Variables a stdio upstream inherits besides the SDK's list (docs/mcp.md): the
+ * proxy and CA settings, in both cases, so `npx -y` behind a TLS-inspecting
+ * proxy works as it does in the agent's shell.
+ */
+export const INHERITED_NETWORK_VARIABLES: readonly string[] = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'SSL_CERT_DIR'].flatMap((name) => [
+  name,
+  name.toLowerCase(),
+]);
+
+/** What a stdio upstream's environment starts from: the SDK's allowlist and the network variables that are set. */
+export function inheritedUpstreamEnvironment(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = { ...getDefaultEnvironment() };
+  for (const name of INHERITED_NETWORK_VARIABLES) {
+    const value = source[name];
+    if (value !== undefined && !value.startsWith('()')) env[name] = value;
+  }
+  return env;
+}
+
+/**
  * The real links. A stdio child gets the SDK's small inherited-variable
- * allowlist plus the spec's own env, never the gateway's whole environment,
+ * allowlist and the proxy and CA variables, plus the spec's own env, never the gateway's whole environment,
  * so secrets in the agent's shell do not leak into every server. On Windows
  * the SDK's stdio transport stays, for its resolution of `.cmd` shims (`npx`).
  */
@@ -49,7 +69,7 @@ export function upstreamTransportFactory(options: UpstreamTransportFactoryOption
         { details: { path: `servers.${spec.alias}` } },
       );
     }
-    const env = { ...getDefaultEnvironment(), ...(spec.env ?? {}) };
+    const env = { ...inheritedUpstreamEnvironment(), ...(spec.env ?? {}) };
     if (platform === 'win32') {
       return new StdioClientTransport({ command: spec.command, args: spec.args ?? [], env, ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }), stderr: 'inherit' });
     }

@@ -38,6 +38,25 @@ function notifierWith(time: ManualTime, spawn: SpawnLike, platform: NodeJS.Platf
   return createOsNotifier({ platform, spawn, timers: time, monotonic: () => time.now, env: {} });
 }
 
+describe('issue 20: a failed OS notification says why', () => {
+  it('a missing notify-send, a failing exit and an unknown platform each leave their reason in lastFailure', () => {
+    const time = new ManualTime();
+    const { spawn, calls } = fakeSpawn();
+    const notifier = notifierWith(time, spawn);
+    notifier.notify({ title: 't', body: 'b' });
+    calls[0]?.child.emit('error', Object.assign(new Error('spawn notify-send ENOENT'), { code: 'ENOENT' }));
+    expect(notifier.failures).toBe(1);
+    expect(notifier.lastFailure).toBe('notify-send is not installed (not found on PATH)');
+    time.advance(2000);
+    notifier.notify({ title: 't', body: 'b' });
+    calls[1]?.child.emit('exit', 1);
+    expect(notifier.lastFailure).toBe('notify-send exited with 1');
+    const unknown = notifierWith(time, spawn, 'aix');
+    unknown.notify({ title: 't', body: 'b' });
+    expect(unknown.lastFailure).toBe('no desktop notifier is known for aix');
+  });
+});
+
 describe('R-D-10 coalesced OS notifications (hardening 3)', () => {
   it('R-D-10 (hardening 3) 2,000 approval requests in a burst spawn 2 notifier processes; the summary names the count and the newest ids, the last one included, in bounded text', () => {
     const time = new ManualTime();

@@ -15,7 +15,7 @@ import { withDaemon, type JsonFlag } from '../daemonConnection.js';
 import { createProofFile, writeProofFile } from '../proofFile.js';
 import { unlinkSync } from 'node:fs';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
-import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
+import { readTerminalAnswer, requireInteractiveTerminal, typedCodeRefusal } from '../terminal.js';
 import { approvalText } from '../decisionText.js';
 import { runPending } from './pending.js';
 import { runWatch } from './watch.js';
@@ -64,7 +64,7 @@ async function approveInteractively(client: DaemonClient, id: string, options: J
     const event = params as BusEvent;
     if (event.kind === 'approval_resolved' && event.data['id'] === id) resolvedElsewhere.abort();
   });
-  const answer = await readTerminalLine({ deadlineMs: approval.expiresAt - now, signal: resolvedElsewhere.signal });
+  const { line: answer, end } = await readTerminalAnswer({ deadlineMs: approval.expiresAt - now, signal: resolvedElsewhere.signal });
   stop();
   if (resolvedElsewhere.signal.aborted) {
     const current = await client.call<ApprovalView>('approvals.get', { id });
@@ -81,7 +81,7 @@ async function approveInteractively(client: DaemonClient, id: string, options: J
   if (trimmed !== code) {
     throw new AssentError(
       'policy_denied',
-      answer === undefined ? `no answer for ${id}; nothing was decided` : `the code did not match; ${id} was not approved and is still pending`,
+      typedCodeRefusal(end, answer === undefined && end !== 'cancelled' ? `nothing was decided for ${id}` : `${id} was not approved and is still pending`),
       { details: { reason: 'confirmation-denied' } },
     );
   }
@@ -103,7 +103,7 @@ async function approveAndExport(client: DaemonClient, approval: ApprovalView, op
   const code = newApprovalCode((n) => randomBytes(n));
   process.stderr.write(renderApprovalPreview(approval, now));
   process.stderr.write(`Type ${code} to approve once and export a proof to ${options.json ? 'the file' : 'the file you named'}, or n to deny: `);
-  const answer = await readTerminalLine({ deadlineMs: approval.expiresAt - now });
+  const { line: answer, end } = await readTerminalAnswer({ deadlineMs: approval.expiresAt - now });
   const trimmed = answer?.trim();
   if (trimmed === 'n' || trimmed === 'N') {
     const result = await client.call<ApprovalView>('approvals.decide', { id, behavior: 'deny', channel: 'cli' });
@@ -114,7 +114,7 @@ async function approveAndExport(client: DaemonClient, approval: ApprovalView, op
   if (trimmed !== code) {
     throw new AssentError(
       'policy_denied',
-      answer === undefined ? `no answer for ${id}; nothing was decided and no proof was written` : `the code did not match; ${id} was not approved and no proof was written`,
+      typedCodeRefusal(end, answer === undefined && end !== 'cancelled' ? `nothing was decided for ${id} and no proof was written` : `${id} was not approved and no proof was written`),
       { details: { reason: 'confirmation-denied' } },
     );
   }

@@ -9,7 +9,7 @@ import { escapeText } from '../../../core/escape.js';
 import { newApprovalCode } from '../../../core/ids.js';
 import { connectForCli } from '../../daemon/clientConnection.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
-import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
+import { requireInteractiveTerminal, requireTypedCode } from '../terminal.js';
 
 interface ConfigStatus {
   path: string;
@@ -63,10 +63,7 @@ export function registerConfigReload(config: Command): void {
         const since = status.confirmedInvalid === undefined ? 'since the daemon pinned it' : 'compared with the fail-closed configuration the daemon runs now';
         process.stderr.write(`Changes in ${escapeText(status.path)} ${since}:\n${lines.map((l) => `  ${diffLineForTerminal(l)}`).join('\n')}\n`);
         process.stderr.write(`Type ${code} to apply these changes (60 s), anything else keeps the current policy: `);
-        const answer = await readTerminalLine({ deadlineMs: RELOAD_DEADLINE_MS });
-        if (answer?.trim() !== code) {
-          throw new AssentError('policy_denied', 'the code did not match; the daemon keeps its current policy', { details: { reason: 'confirmation-denied' } });
-        }
+        await requireTypedCode(code, { deadlineMs: RELOAD_DEADLINE_MS, consequence: 'the daemon keeps its current policy' });
         const result = await client.call<{ revision: string; applied: boolean }>('config.apply', { revision: status.fileRevision });
         if (options.json) printJsonOk(result);
         else process.stderr.write(`Applied revision ${result.revision}.\n`);

@@ -64,6 +64,23 @@ function statusSection(name: string, value: unknown): string[] {
 }
 
 /**
+ * The foreground view says when the web page is not served (a busy port):
+ * otherwise that shows only in daemon.log. The listener starts beside the
+ * socket, so its outcome is awaited briefly.
+ */
+async function reportWebListener(client: DaemonClient): Promise<void> {
+  for (let i = 0; i < 40; i += 1) {
+    const web = (await client.call<Record<string, unknown>>('daemon.status', {}))['web'] as { url?: unknown; error?: unknown } | undefined;
+    if (web === undefined || typeof web.url === 'string') return;
+    if (typeof web.error === 'string' && web.error !== 'not started') {
+      process.stderr.write(`assent: the web page is not served: ${escapeText(web.error)}. Free that port or change web.listen in config.json, then restart the daemon.\n`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
  * R-D-1: in a terminal, the foreground daemon also shows the live queue and takes
  * answers inline, through its own socket like any other client. Leaving the view
  * (q or Ctrl+C) stops the daemon, as quitting any foreground program does.
@@ -72,6 +89,7 @@ async function showInlineQueue(socketPath: string, stop: AbortController): Promi
   try {
     const client = await DaemonClient.connect({ socketPath, autoSpawn: false });
     try {
+      await reportWebListener(client);
       const { runWatch } = await import('./watch.js');
       await runWatch(client, { selector: undefined, json: false });
     } finally {

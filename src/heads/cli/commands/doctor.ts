@@ -6,7 +6,7 @@ import { AssentError, exitCodeFor } from '../../../core/errors.js';
 import { escapeText } from '../../../core/escape.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { AGENT_IDS, AGENT_TITLES, currentEnvironment } from '../../agents/agentTargets.js';
-import { checkAgent, reportIsFine, runThroughShell, scopesToCheck, type AgentReport } from '../../agents/hookDoctor.js';
+import { checkAgent, CODEX_TRUST_CAVEAT, reportIsFine, runThroughShell, scopesToCheck, type AgentReport } from '../../agents/hookDoctor.js';
 import { thisInstallation } from '../../agents/hookCommand.js';
 import { pinnedHookTimeout, unconfirmedTimeoutNote } from '../../agents/hookTimeout.js';
 import { readInstallRecords } from '../../agents/installRecords.js';
@@ -25,6 +25,12 @@ function humanLine(report: AgentReport): string {
   if (report.problems.length > 0) return `${where}: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`;
   if (!report.installed) return `${where}: not installed (\`assent install ${report.agent}\`)`;
   return `${where}: ok, blocks the canary${report.mcp ? ', MCP server registered' : ''}`;
+}
+
+/** The all-fine summary: it never claims what doctor cannot see (Codex's /hooks trust). */
+function summaryLine(reports: AgentReport[]): string {
+  const codex = reports.some((report) => report.agent === 'codex' && report.installed);
+  return codex ? `All installed agents are gated by this assent, as far as doctor can see. ${CODEX_TRUST_CAVEAT}.` : 'All installed agents are gated by this assent.';
 }
 
 async function runDoctor(options: DoctorOptions): Promise<void> {
@@ -66,7 +72,7 @@ async function runDoctor(options: DoctorOptions): Promise<void> {
       for (const problem of report.problems) out(`  - ${escapeText(problem)}`);
       for (const note of report.notes) out(`  note: ${escapeText(note)}`);
     }
-    out(ok ? 'All installed agents are gated by this assent.' : `${failing.length} agent setting${failing.length === 1 ? ' has' : 's have'} problems; fix them and run \`assent doctor\` again.`);
+    out(ok ? summaryLine(reports) : `${failing.length} agent setting${failing.length === 1 ? ' has' : 's have'} problems; fix them and run \`assent doctor\` again.`);
   }
   if (!ok) throw new ExitWith(exitCodeFor('invalid_input'));
 }

@@ -3,13 +3,12 @@
 // Tokens never appear here.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { AssentError } from '../../../core/errors.js';
 import { escapeText } from '../../../core/escape.js';
 import { newApprovalCode } from '../../../core/ids.js';
 import type { ProofView } from '../../../journal/proofs.js';
 import { withDaemon, type JsonFlag } from '../daemonConnection.js';
 import { printJsonOk } from '../output.js';
-import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
+import { requireInteractiveTerminal, requireTypedCode } from '../terminal.js';
 
 
 
@@ -73,10 +72,7 @@ export function registerProofCommands(program: Command): void {
           `Host ${escapeText(options.host)} will be treated as gone: every effect it started and never finished becomes uncertain (never retried; check each one by hand).\n` +
             `Type ${code} to go on, anything else cancels: `,
         );
-        const answer = await readTerminalLine({ deadlineMs: 60_000 });
-        if (answer?.trim() !== code) {
-          throw new AssentError('policy_denied', 'the code did not match; nothing was reconciled', { details: { reason: 'confirmation-denied' } });
-        }
+        await requireTypedCode(code, { deadlineMs: 60_000, consequence: 'nothing was reconciled' });
         const result = await client.call<{ hostId: string; hostName: string; effects: { id: string; approvalId: string; startedAt: number }[] }>('effects.reconcile', { hostId: options.host });
         if (options.json) return printJsonOk(result);
         if (result.effects.length === 0) return void process.stderr.write(`Host ${escapeText(result.hostName)} had no open effects.\n`);

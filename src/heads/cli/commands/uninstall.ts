@@ -3,7 +3,6 @@
 // a fresh code; an agent's shell cannot take its own gate away.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { AssentError } from '../../../core/errors.js';
 import { escapeText } from '../../../core/escape.js';
 import { newApprovalCode } from '../../../core/ids.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
@@ -11,7 +10,7 @@ import { AGENT_TITLES, currentEnvironment, parseAgent, parseScope } from '../../
 import { readInstallRecords } from '../../agents/installRecords.js';
 import { applyUninstall, planUninstall, type FileChange } from '../../agents/installPlan.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
-import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
+import { requireInteractiveTerminal, requireTypedCode } from '../terminal.js';
 import { fileJson, renderDiff } from './install.js';
 
 interface UninstallOptions {
@@ -30,6 +29,7 @@ function outcome(file: FileChange): string {
   if (file.afterText === undefined) return `${escapeText(file.file)}: removed (assent had created it)`;
   if (file.restoredExactly === true) return `${escapeText(file.file)}: restored byte for byte as it was before \`assent install\``;
   if (file.file.endsWith('.toml')) return `${escapeText(file.file)}: removed assent's marked table; the rest of the file is as it was`;
+  if (file.textKept === true) return `${escapeText(file.file)}: removed assent's entries; the file changed since \`assent install\`, and every other byte of it is as it was`;
   return `${escapeText(file.file)}: removed assent's entries; the file changed since \`assent install\`, so the rest was re-serialized (same keys and values, the file's indentation)`;
 }
 
@@ -51,10 +51,7 @@ async function runUninstall(agentName: string, options: UninstallOptions): Promi
     `Remove assent's ${options.mcp ? 'hooks and MCP server' : 'hooks'} for ${title}? ${AGENT_TITLES[agent]}'s tool calls will then run without asking assent.\n` +
       `Type ${code} to remove them, anything else cancels: `,
   );
-  const answer = await readTerminalLine({ deadlineMs: CONFIRM_DEADLINE_MS });
-  if (answer?.trim() !== code) {
-    throw new AssentError('policy_denied', `the code did not match; nothing was removed from ${title}`, { details: { reason: 'confirmation-denied' } });
-  }
+  await requireTypedCode(code, { deadlineMs: CONFIRM_DEADLINE_MS, consequence: `nothing was removed from ${title}` });
   const backups = applyUninstall(plan, { paths, now: new Date() });
   if (options.json) {
     printJsonOk({

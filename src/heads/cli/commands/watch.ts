@@ -107,9 +107,11 @@ export async function runWatch(client: DaemonClient, options: WatchOptions): Pro
       // operator reads "Approved …" before the next prompt, not after it.
       if (deciding.has(id)) return;
       const via = event.data['channel'] === undefined ? '' : ` via ${String(event.data['channel'])}`;
-      // Nobody decided a withdrawn call: its agent went away (R-HOOK-12).
-      const what = event.data['reason'] === 'withdrawn' && event.data['channel'] === undefined ? 'withdrawn by the agent' : `${String(event.data['state'])}${via} elsewhere`;
-      write(`\n${id} (${approvalSubject(item)}) was ${what}; removed.\n`);
+      // Nobody decided a withdrawn call: its agent went away (R-HOOK-12). An expiry happens
+      // nowhere in particular: it is said as such, not as a decision made elsewhere.
+      const withdrawn = event.data['reason'] === 'withdrawn' && event.data['channel'] === undefined;
+      const what = withdrawn ? 'was withdrawn by the agent' : event.data['state'] === 'expired' ? 'expired' : `was ${String(event.data['state'])}${via} elsewhere`;
+      write(`\n${id} (${approvalSubject(item)}) ${what}; removed.\n`);
       if (current?.id === id) advance();
     }
   });

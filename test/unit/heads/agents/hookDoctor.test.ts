@@ -1,8 +1,8 @@
 // `assent doctor`'s checks (R-HOOK-7), against stand-in hook commands: what
 // counts as a block for each agent, and each way an installation can be broken.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AGENT_IDS, type AgentId } from '../../../../src/heads/agents/agentTargets.js';
 import { canaryEvent, checkAgent, judgeCanaryAnswer, runThroughShell, scopesToCheck, type CommandRunner, type DoctorDependencies, type ShellRun } from '../../../../src/heads/agents/hookDoctor.js';
@@ -98,6 +98,8 @@ describe('R-HOOK-7 doctor checks an installed agent', () => {
   for (const agent of AGENT_IDS) {
     it(`${agent}: installed hooks that block the canary through sh -c are fine; the stand-in got the canary event and the agent name`, async () => {
       const file = install(agent);
+      // Codex runs a hook only once a person trusted it in /hooks; the record it then keeps is what doctor reads.
+      if (agent === 'codex') appendFileSync(join(dirname(file), 'config.toml'), `[hooks.state.${JSON.stringify(`${file}:pre_tool_use:0:0`)}]\ntrusted_hash = "sha256:00"\n`);
       const report = await checkAgent(agent, 'user', deps());
       expect(report).toMatchObject({ agent, scope: 'user', installed: true, settingsPath: file, timeoutOk: true, blocksCanary: true, problems: [] });
       expect(report.command).toContain(installation.hookEntry);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentTarget } from '../../../../src/heads/agents/agentTargets.js';
 import { findAssentHooks, withAssentHooks, withAssentMcpServer, withoutAssentHooks, withoutAssentMcpServer } from '../../../../src/heads/agents/assentEntries.js';
-import { desiredHooks, editedJsonText } from '../../../../src/heads/agents/installPlan.js';
+import { desiredHooks, editedJsonText, GEMINI_HOOK_NAMES } from '../../../../src/heads/agents/installPlan.js';
 import { addAssentHooksText, removeAssentHooksText, removeAssentMcpServerText, setAssentMcpServerText } from '../../../../src/heads/agents/settingsTextEdits.js';
 import { parseSettings } from '../../../../src/heads/agents/settingsFiles.js';
 
@@ -91,8 +91,9 @@ describe('R-HOOK-7 settings edits keep the rest of the file', () => {
     const settings = parseSettings('f', install('{}', 'gemini'));
     expect(settings).toEqual({
       hooks: {
-        BeforeTool: [{ matcher: '.*', hooks: [{ type: 'command', command: `"${installation.node}" "${installation.hookEntry}" gemini --timeout 136`, timeout: 136_000 }] }],
-        AfterTool: [{ matcher: '.*', hooks: [{ type: 'command', command: `"${installation.node}" "${installation.hookEntry}" gemini --after --timeout 136`, timeout: 136_000 }] }],
+        // Gemini CLI shows a running hook by its name ("Executing Hook: …"), so the name says where to decide.
+        BeforeTool: [{ matcher: '.*', hooks: [{ type: 'command', command: `"${installation.node}" "${installation.hookEntry}" gemini --timeout 136`, timeout: 136_000, name: GEMINI_HOOK_NAMES.before }] }],
+        AfterTool: [{ matcher: '.*', hooks: [{ type: 'command', command: `"${installation.node}" "${installation.hookEntry}" gemini --after --timeout 136`, timeout: 136_000, name: GEMINI_HOOK_NAMES.after }] }],
       },
     });
   });
