@@ -10,6 +10,7 @@ import { diffJournalConfig, JournalSchema } from './journalConfig.js';
 import { diffTeamConfig, QuorumSchema } from './teamConfig.js';
 import { PolicyValueSchema } from './policyValue.js';
 import { diffPresence, PresenceSchema, unknownPresenceAliases } from './presencePolicy.js';
+import { markFromNextStart } from './restartSettings.js';
 import { WebSchema, diffWebConfig } from './webConfig.js';
 
 export { PolicyValueSchema, type PolicyValue } from './policyValue.js';
@@ -453,5 +454,5 @@ export function diffPolicy(a: Config, b: Config): string[] {
   lines.push(...diffWebConfig(a.web, b.web));
   scalar('auditRetentionDays', a.auditRetentionDays, b.auditRetentionDays);
   lines.push(...diffTeamConfig(a, b), ...diffJournalConfig(a, b));
-  return lines;
+  return lines.map(markFromNextStart);
 }

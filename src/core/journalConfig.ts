@@ -247,12 +247,12 @@ export function describeJournal(journal: JournalConfig): string {
   return `postgres (URL in ${journal.urlFile ?? '?'})`;
 }
 
-/** The reload diff line for `journal` (R-CFG-4); a changed journal takes effect when the daemon restarts. */
+/** The reload diff line for `journal` (R-CFG-4); diffPolicy marks it: a changed journal takes effect when the daemon restarts. */
 export function diffJournalConfig(a: { journal: JournalConfig }, b: { journal: JournalConfig }): string[] {
   const before = describeJournal(a.journal);
   const after = describeJournal(b.journal);
   if (before === after && a.journal.url === b.journal.url) return [];
-  return [`journal: ${before} → ${after} (used from the next daemon start)`];
+  return [`journal: ${before} → ${after}`];
 }
 
 /** A copy of a configuration whose journal URL has its password masked, for anything that shows or sends it. */

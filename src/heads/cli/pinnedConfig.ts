@@ -11,6 +11,8 @@ export interface PinnedConfigStatus {
   changedOnDisk: boolean;
   /** Set while the daemon runs fail-closed: the configuration confirmed before no longer validates. */
   confirmedInvalid?: { message: string };
+  /** Settings confirmed by a reload that the daemon uses only from its next start. */
+  fromNextStart?: string[];
 }
 
 /** Reads the `config` section of a `daemon.status` result; undefined when it is missing or malformed. */
@@ -21,6 +23,8 @@ export function pinnedConfigStatus(status: Record<string, unknown>): PinnedConfi
   if (typeof config['path'] !== 'string' || typeof config['pinnedRevision'] !== 'string' || typeof config['changedOnDisk'] !== 'boolean') return undefined;
   const result: PinnedConfigStatus = { path: config['path'], pinnedRevision: config['pinnedRevision'], changedOnDisk: config['changedOnDisk'] };
   if (typeof config['fileRevision'] === 'string') result.fileRevision = config['fileRevision'];
+  const next = config['fromNextStart'];
+  if (Array.isArray(next) && next.every((key) => typeof key === 'string')) result.fromNextStart = next;
   const invalid = config['confirmedInvalid'];
   if (invalid !== null && typeof invalid === 'object' && typeof (invalid as Record<string, unknown>)['message'] === 'string') {
     result.confirmedInvalid = { message: (invalid as Record<string, string>)['message'] ?? '' };

@@ -18,6 +18,7 @@ import { readAuditLines } from '../../journal/auditReaders.js';
 import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../../journal/confirmedConfig.js';
 import { hostIdentityOf } from '../../journal/hostIdentity.js';
+import { settingsFromNextStart } from '../../core/restartSettings.js';
 import { Journal } from '../../journal/journal.js';
 import { SqliteStore } from '../../journal/sqliteStore.js';
 import type { Store } from '../../journal/store.js';
@@ -300,6 +301,8 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
       changedOnDisk: fileRevision !== service.config.revision,
       path: ctx.paths.config,
       ...(invalid === undefined ? {} : { confirmedInvalid: invalid }),
+      // Confirmed, but used from the next daemon start (journal, host.name, …).
+      fromNextStart: settingsFromNextStart(pinned.config, service.config.config),
     };
   };
   const tokens = {
@@ -348,8 +351,11 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
           sessions: webAuth.sessionCount,
           rememberedDevices: webAuth.rememberedDeviceCount,
           ...(tls === undefined ? {} : { fingerprint: tls.fingerprint }),
+          // A reload whose address could not be bound leaves the page here, and says why.
+          ...(httpError === undefined ? {} : { error: httpError }),
         }
       : { url: null, error: httpError ?? 'not started' };
+
   /** R-REM-2: the certificate for `web.tls`, naming the listen host or, for a wildcard listen, every address of this machine. */
   const tlsFor = async (web: Config['web']): Promise<TlsMaterial | undefined> => {
     if (web.tls === undefined) return undefined;
@@ -357,30 +363,39 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     const hosts = isWildcardHost(host) ? machineAddresses() : [host, 'localhost', '127.0.0.1', '::1'];
     return loadTlsMaterial(web.tls, { stateDir: ctx.paths.home, hosts, now: () => clock.now() });
   };
-  const serveHttp = async (registry: () => readonly Operation[]): Promise<HttpHead | undefined> => {
+  /** Binds `web.listen` with its certificate and the app over `registry`; rejects when the address cannot be bound. */
+  const startHead = async (web: Config['web'], registry: () => readonly Operation[]): Promise<{ head: HttpHead; material: TlsMaterial | undefined }> => {
     const httpLogger = ctx.logger.child({ head: 'http' });
+    const material = await tlsFor(web);
+    if (material !== undefined) ctx.logger.info('web page certificate', { source: material.source, fingerprint: material.fingerprint });
+    const head = await startHttpHead(
+      web.listen,
+      (address, ownAddresses, connections) =>
+        createHttpApp({
+          connections,
+          operations: registry,
+          auth: webAuth,
+          bus,
+          listenAddress: address,
+          web: () => service.config.config.web,
+          scheme: material === undefined ? 'http' : 'https',
+          ownAddresses,
+          logger: httpLogger,
+          webRoot: WEB_ROOT,
+          eventMatches,
+        }),
+      material === undefined ? { logger: httpLogger } : { logger: httpLogger, tls: { cert: material.cert, key: material.key } },
+    );
+    return { head, material };
+  };
+  /** What the page is served with now: its listen address and TLS setting, and the registry it serves. */
+  let serving: { web: Config['web']; registry: () => readonly Operation[] } | undefined;
+  const serveHttp = async (registry: () => readonly Operation[]): Promise<HttpHead | undefined> => {
     const web = service.config.config.web;
-    http ??= tlsFor(web).then((material) => {
+    serving = { web, registry };
+    http ??= startHead(web, registry).then(({ head, material }) => {
       tls = material;
-      if (material !== undefined) ctx.logger.info('web page certificate', { source: material.source, fingerprint: material.fingerprint });
-      return startHttpHead(
-        web.listen,
-        (address, ownAddresses, connections) =>
-          createHttpApp({
-            connections,
-            operations: registry,
-            auth: webAuth,
-            bus,
-            listenAddress: address,
-            web: () => service.config.config.web,
-            scheme: material === undefined ? 'http' : 'https',
-            ownAddresses,
-            logger: httpLogger,
-            webRoot: WEB_ROOT,
-            eventMatches,
-          }),
-        material === undefined ? { logger: httpLogger } : { logger: httpLogger, tls: { cert: material.cert, key: material.key } },
-      );
+      return head;
     });
     try {
       httpHead = await http;
@@ -391,6 +406,35 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
       ctx.logger.warn('web page not served', { error: httpError });
       return undefined;
     }
+  };
+  /**
+   * A confirmed reload that changes `web.listen` or `web.tls` moves the page
+   * (issue 20): the new listener is bound first, and only once it is up is the
+   * old one closed; if it cannot be bound, the page stays where it was and
+   * `daemon status` says why.
+   */
+  let rebinding = Promise.resolve();
+  const rebindHttp = (): Promise<void> => {
+    rebinding = rebinding.then(async () => {
+      const current = serving;
+      const web = service.config.config.web;
+      if (current === undefined || (current.web.listen === web.listen && JSON.stringify(current.web.tls) === JSON.stringify(web.tls))) return;
+      const old = httpHead;
+      try {
+        const { head, material } = await startHead(web, current.registry);
+        serving = { web, registry: current.registry };
+        http = Promise.resolve(head);
+        httpHead = head;
+        tls = material;
+        httpError = undefined;
+        ctx.logger.info('web page moved', { url: head.url, ...(old === undefined ? {} : { was: old.url }) });
+        await old?.close();
+      } catch (error) {
+        httpError = `${web.listen} could not be served (${(error as Error).message})${old === undefined ? '' : `; the page stays on ${old.url}`}`;
+        ctx.logger.warn('web page not moved', { listen: web.listen, error: (error as Error).message });
+      }
+    });
+    return rebinding;
   };
 
   // Registered before the service's own hook so no request reaches a closed journal.
@@ -415,6 +459,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     ...agentOperations({ agents }),
     ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => {
         storePinnedConfig(journal, pin);
+        void rebindHttp();
         announce(pin.revision).catch((error: unknown) => ctx.logger.warn('could not tell the team database the new configuration revision', { error }));
       }, confirmedInvalid }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),

@@ -177,7 +177,7 @@ describe('R-CFG-1..3 config validation', () => {
     expect(validateConfig({ host: { nmae: 'x' } }).problems).toEqual([expect.objectContaining({ severity: 'warning', path: 'host.nmae' })]);
     const before = validateConfig({}).config as Config;
     const after = validateConfig({ host: { name: 'laptop' } }).config as Config;
-    expect(diffPolicy(before, after)).toEqual(['host.name: (unset) → "laptop"']);
+    expect(diffPolicy(before, after)).toEqual(['host.name: (unset) → "laptop" (from the next daemon start)']);
   });
 
   it('R-TEAM-3 approvals.fourEyes (default false) and policy.quorum (default {}) load; a quorum key naming an unknown alias is an error', () => {

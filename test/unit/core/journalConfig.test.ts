@@ -43,7 +43,7 @@ describe('R-TEAM-1 the journal section', () => {
     expect(describeJournal({ kind: 'postgres', urlFile: '/etc/assent/db.url' })).toBe('postgres (URL in /etc/assent/db.url)');
     const team = validateConfig({ journal: { kind: 'postgres', url: URL_WITH_PASSWORD } }).config as Config;
     const lines = diffPolicy(DEFAULT_CONFIG, team);
-    expect(lines).toEqual([expect.stringMatching(/^journal: sqlite → postgres postgresql:\/\/assent:\*\*\*@db\.internal:5432\/assent \(used from the next daemon start\)$/)]);
+    expect(lines).toEqual([expect.stringMatching(/^journal: sqlite → postgres postgresql:\/\/assent:\*\*\*@db\.internal:5432\/assent \(from the next daemon start\)$/)]);
     expect(JSON.stringify(withoutJournalSecret(team))).not.toContain(SECRET);
     const otherPassword = validateConfig({ journal: { kind: 'postgres', url: URL_WITH_PASSWORD.replace(SECRET, 'changed') } }).config as Config;
     expect(diffPolicy(team, otherPassword)).toHaveLength(1);

@@ -75,7 +75,7 @@ describe('R-REM-7 notifications config (remote 4)', () => {
     const before = configWith(true);
     const after = configWith({ os: false, ntfy: { url: 'https://ntfy.sh', topic: 'secret-topic-x7' }, webhook: { url: 'https://hooks.slack.com/services/T/B/SECRETPART', format: 'slack' } });
     const lines = diffPolicy(before, after);
-    expect(lines).toEqual(['notifications.os: true → false', 'notifications.ntfy: added (https://ntfy.sh)', 'notifications.webhook: added (https://hooks.slack.com)']);
+    expect(lines).toEqual(['notifications.os: true → false (from the next daemon start)', 'notifications.ntfy: added (https://ntfy.sh)', 'notifications.webhook: added (https://hooks.slack.com)']);
     const changed = configWith({ os: false, ntfy: { url: 'https://ntfy.sh', topic: 'other-topic' }, webhook: { url: 'https://hooks.slack.com/services/T/B/SECRETPART', format: 'slack' } });
     expect(diffPolicy(after, changed)).toEqual(['notifications.ntfy: topic changed (https://ntfy.sh → https://ntfy.sh)']);
     expect(diffPolicy(changed, before).join('\n')).not.toMatch(/SECRETPART|other-topic/);

@@ -45,6 +45,9 @@ function printStatus(status: DaemonStatus): void {
   for (const [name, value] of Object.entries(sections)) lines.push(...statusSection(name, value));
   const config = pinnedConfigStatus(status);
   if (config?.changedOnDisk === true) lines.push('', `note: ${escapeText(unconfirmedChangeNote(config))}`);
+  if (config?.fromNextStart !== undefined && config.fromNextStart.length > 0) {
+    lines.push('', `note: confirmed, used from the next daemon start: ${escapeText(config.fromNextStart.join(', '))}; restart the daemon to apply (\`assent daemon stop\`, then \`assent daemon run\`).`);
+  }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
@@ -73,7 +76,7 @@ async function reportWebListener(client: DaemonClient): Promise<void> {
     const web = (await client.call<Record<string, unknown>>('daemon.status', {}))['web'] as { url?: unknown; error?: unknown } | undefined;
     if (web === undefined || typeof web.url === 'string') return;
     if (typeof web.error === 'string' && web.error !== 'not started') {
-      process.stderr.write(`assent: the web page is not served: ${escapeText(web.error)}. Free that port or change web.listen in config.json, then restart the daemon.\n`);
+      process.stderr.write(`assent: the web page is not served: ${escapeText(web.error)}. Free that port and restart the daemon, or change web.listen in config.json and confirm it with \`assent config reload\`.\n`);
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
