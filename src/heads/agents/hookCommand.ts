@@ -39,9 +39,13 @@ export function doubleQuote(value: string): string {
   return `"${value.replace(/["\\$`]/g, (c) => `\\${c}`)}"`;
 }
 
-/** `"<node>" "<hook entry>" <agent> [--after]`, the command written into the agent's settings. */
-export function hookCommand(installation: AssentInstallation, agent: AgentId, after: boolean): string {
-  return `${doubleQuote(installation.node)} ${doubleQuote(installation.hookEntry)} ${agent}${after ? ' --after' : ''}`;
+/**
+ * `"<node>" "<hook entry>" <agent> [--after] [--timeout=SECONDS]`, the command
+ * written into the agent's settings; the timeout is the agent's own hook
+ * timeout, which the hook answers before (R-HOOK-11).
+ */
+export function hookCommand(installation: AssentInstallation, agent: AgentId, after: boolean, timeoutSeconds?: number): string {
+  return `${doubleQuote(installation.node)} ${doubleQuote(installation.hookEntry)} ${agent}${after ? ' --after' : ''}${timeoutSeconds === undefined ? '' : ` --timeout=${timeoutSeconds}`}`;
 }
 
 /** The MCP server entry for the gateway: no shell is involved, so plain arguments. */
@@ -106,16 +110,24 @@ export interface ParsedHookCommand {
   hookEntry: string;
   agent: string;
   after: boolean;
+  /** The `--timeout=` the command carries (R-HOOK-11), if any. */
+  timeoutSeconds?: number;
 }
 
-/** Reads `<node> <…/assent-hook.js> <agent> [--after]`; undefined for any other shape. */
+/** Reads `<node> <…/assent-hook.js> <agent> [--after] [--timeout=N]`; undefined for any other shape. */
 export function parseHookCommand(command: string): ParsedHookCommand | undefined {
   const words = splitCommandWords(command);
-  if (words === undefined || (words.length !== 3 && words.length !== 4)) return undefined;
-  const [node, hookEntry, agent, flag] = words as [string, string, string, string | undefined];
+  if (words === undefined || words.length < 3 || words.length > 5) return undefined;
+  const [node, hookEntry, agent, ...flags] = words as [string, string, string, ...string[]];
   if (path.basename(hookEntry) !== 'assent-hook.js') return undefined;
-  if (flag !== undefined && flag !== '--after') return undefined;
-  return { node, hookEntry, agent, after: flag === '--after' };
+  const parsed: ParsedHookCommand = { node, hookEntry, agent, after: false };
+  for (const flag of flags) {
+    const timeout = /^--timeout=(\d{1,5})$/.exec(flag);
+    if (flag === '--after' && !parsed.after) parsed.after = true;
+    else if (timeout !== null && parsed.timeoutSeconds === undefined) parsed.timeoutSeconds = Number(timeout[1]);
+    else return undefined;
+  }
+  return parsed;
 }
 
 /**

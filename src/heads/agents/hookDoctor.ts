@@ -4,7 +4,10 @@
 // `sh -c` with a canary event the daemon always denies, running nothing.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { AGENT_TITLES, agentTarget, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
+import * as path from 'node:path';
+import { CARRIES_TIMEOUT, deadlineMarginSeconds, SPAWN_ALLOWANCE_SECONDS } from './hookTimeout.js';
+import { checkPluginAgent } from './pluginDoctor.js';
+import { AGENT_TITLES, agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import { findAssentHooks, findAssentMcpServer, type FoundHook } from './assentEntries.js';
 import { findCodexMcpBlock } from './codexToml.js';
 import { parseHookCommand, type AssentInstallation } from './hookCommand.js';
@@ -77,6 +80,23 @@ export function canaryEvent(agent: AgentId, cwd: string, now: Date): JsonObject 
       return { ...common, turn_id: 'assent-doctor', hook_event_name: 'PreToolUse', model: 'assent-doctor', permission_mode: 'default', tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
     case 'gemini':
       return { ...common, hook_event_name: 'BeforeTool', timestamp: now.toISOString(), tool_name: CANARY_TOOL, tool_input: {} };
+    case 'qwen':
+      return {
+        ...common,
+        hook_event_name: 'PreToolUse',
+        timestamp: now.toISOString(),
+        permission_mode: 'default',
+        prompt_id: 'assent-doctor',
+        tool_name: CANARY_TOOL,
+        tool_input: {},
+        tool_use_id: 'assent-doctor-canary',
+        tool_call_id: 'assent-doctor-canary',
+      };
+    case 'copilot':
+      return { sessionId: 'assent-doctor', timestamp: now.getTime(), cwd, toolName: CANARY_TOOL, toolArgs: {} };
+    case 'opencode':
+    case 'kilo':
+      return { hook_event_name: 'tool.execute.before', session_id: 'assent-doctor', cwd, tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
   }
 }
 
@@ -110,9 +130,13 @@ export function judgeCanaryAnswer(agent: AgentId, run: ShellRun): CanaryVerdict 
   const specific = isJsonObject(json?.['hookSpecificOutput']) ? (json['hookSpecificOutput'] as JsonObject) : undefined;
   let reason: string;
   let denied: boolean;
-  if (agent === 'gemini') {
+  if (agent === 'gemini' || agent === 'opencode' || agent === 'kilo') {
     denied = json?.['decision'] === 'deny';
     reason = typeof json?.['reason'] === 'string' ? json['reason'] : '';
+  } else if (agent === 'copilot') {
+    // Copilot's own hook style reads the flat fields only.
+    denied = json?.['permissionDecision'] === 'deny';
+    reason = typeof json?.['permissionDecisionReason'] === 'string' ? json['permissionDecisionReason'] : '';
   } else {
     const modern = specific?.['permissionDecision'] === 'deny';
     const legacy = json?.['decision'] === 'block';
@@ -212,14 +236,43 @@ function hasMcp(target: AgentTarget): boolean {
   }
 }
 
-function notesFor(target: AgentTarget): string[] {
-  if (target.agent !== 'codex') return [];
-  return ['Codex runs a hook only after you have trusted it (review hooks with /hooks in codex); doctor runs the command itself and cannot see that trust.'];
+function notesFor(target: AgentTarget, cwd: string): string[] {
+  if (target.agent === 'codex') return ['Codex runs a hook only after you have trusted it (review hooks with /hooks in codex); doctor runs the command itself and cannot see that trust.'];
+  if (target.agent === 'copilot') {
+    const repoHooks = path.join(cwd, '.github', 'hooks');
+    return [
+      `Copilot CLI always loads the hooks in ${target.hooksFile}; hooks in a repository's .github/hooks load only in a folder it trusts (or with --trust-folder), and doctor does not check those${fs.existsSync(repoHooks) ? ` (this folder has ${repoHooks})` : ''}.`,
+    ];
+  }
+  return [];
+}
+
+/**
+ * R-HOOK-11 for an agent whose hook carries the agent's timeout: the entry's
+ * timeout and the command's `--timeout=` must agree, and the hook's deadline
+ * (the timeout minus the margin) must leave hooks.timeoutSeconds and a spawn.
+ */
+function deadlineProblems(target: AgentTarget, hooks: FoundHook[], hookTimeoutSeconds: number, again: string): string[] {
+  if (!CARRIES_TIMEOUT.has(target.agent)) return [];
+  const problems: string[] = [];
+  for (const hook of hooks) {
+    const seconds = timeoutSecondsOf(target, hook);
+    const carried = parseHookCommand(hook.command)?.timeoutSeconds;
+    if (carried === undefined) problems.push(`the ${hook.event} hook command has no --timeout=, so it cannot answer before ${AGENT_TITLES[target.agent]} gives up and runs the call; ${again}`);
+    else if (seconds !== carried) problems.push(`the ${hook.event} hook's timeout (${String(seconds)} s) and its command's --timeout=${carried} differ; ${again}`);
+    else if (carried - deadlineMarginSeconds(carried) < hookTimeoutSeconds + SPAWN_ALLOWANCE_SECONDS) {
+      problems.push(
+        `the ${hook.event} hook's deadline (${carried} s minus ${deadlineMarginSeconds(carried)} s) leaves less than hooks.timeoutSeconds (${hookTimeoutSeconds} s) and ${SPAWN_ALLOWANCE_SECONDS} s to start a daemon: a person could not decide in time; ${again}`,
+      );
+    }
+  }
+  return problems;
 }
 
 /** Checks one agent in one scope; never throws for what it finds, only reports it. */
 export async function checkAgent(agent: AgentId, scope: InstallScope, deps: DoctorDependencies): Promise<AgentReport> {
   const target = agentTarget(agent, scope, deps.where);
+  if (isPluginAgent(agent)) return checkPluginAgent(target, deps);
   const file = resolveSettingsPath(target.hooksFile);
   const report: AgentReport = { agent, scope, installed: false, settingsPath: file, command: null, timeoutOk: false, blocksCanary: false, mcp: hasMcp(target), problems: [], notes: [] };
   const recorded = deps.records[file]?.kinds.includes('hooks') === true;
@@ -245,7 +298,7 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
     if (recorded) report.problems.push(`assent's hooks were removed from ${file} by hand: ${AGENT_TITLES[agent]} runs every tool call without asking assent; ${again} to put them back, or \`assent uninstall ${agent}\` to forget them`);
     return report;
   }
-  report.notes.push(...notesFor(target));
+  report.notes.push(...notesFor(target, deps.where.cwd));
   report.command = before[0]?.command ?? null;
   if (before.length === 0) report.problems.push(`no ${target.events.before} hook: ${AGENT_TITLES[agent]} runs every tool call without asking assent; ${again}`);
   if (after.length === 0) report.problems.push(`no ${target.events.after} hook: the outcome of allowed calls is not recorded in the audit log; ${again}`);
@@ -264,6 +317,9 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
     const shown = timeouts.map((s) => (s === undefined ? 'invalid' : `${s} s`)).join(', ');
     report.problems.push(`hook timeout (${shown}) is not above hooks.timeoutSeconds (${deps.hookTimeoutSeconds} s): ${AGENT_TITLES[agent]} would give up on assent${agent === 'claude-code' ? '' : ' and run the call'} while a person is still deciding; ${again}`);
   }
+  const deadline = deadlineProblems(target, [...before, ...after], deps.hookTimeoutSeconds, again);
+  if (deadline.length > 0) report.timeoutOk = false;
+  report.problems.push(...deadline);
   report.problems.push(...disabledProblems(target, settings, found.map((hook) => hook.command)));
   const canary = before[0];
   if (canary !== undefined) {
@@ -284,6 +340,8 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
 
 /** The scopes doctor looks at: the user's, and the project's in the cwd when its settings file exists and is another file. */
 export function scopesToCheck(agent: AgentId, where: TargetEnvironment): InstallScope[] {
+  // Copilot CLI has no project scope assent installs into (its repository hooks need a trusted folder).
+  if (agent === 'copilot') return ['user'];
   const user = resolveSettingsPath(agentTarget(agent, 'user', where).hooksFile);
   const project = resolveSettingsPath(agentTarget(agent, 'project', where).hooksFile);
   return project !== user && fs.existsSync(project) ? ['user', 'project'] : ['user'];

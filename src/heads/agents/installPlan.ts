@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AssentError } from '../../core/errors.js';
 import type { StatePaths } from '../../journal/statePaths.js';
-import { agentTarget, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
+import { agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import {
   findAssentHooks,
   findAssentMcpServer,
@@ -35,6 +35,8 @@ import {
   type JsonObject,
 } from './settingsFiles.js';
 import { addAssentHooksText, removeAssentHooksText, removeAssentMcpServerText, setAssentMcpServerText } from './settingsTextEdits.js';
+import { agentHookTimeoutSeconds, CARRIES_TIMEOUT } from './hookTimeout.js';
+import { planPluginInstall, planPluginUninstall } from './pluginPlan.js';
 import { unifiedDiff } from './textDiff.js';
 
 export type EntryKind = 'hooks' | 'mcp';
@@ -53,6 +55,8 @@ export interface FileChange {
   restoredExactly?: boolean;
   /** Uninstall: the record this change came from, to clean up after it. */
   record?: InstallRecord;
+  /** Uninstall: files that go with this one (the plugin's load marker), removed after it. */
+  alsoRemove?: string[];
 }
 
 export interface AgentPlan {
@@ -70,16 +74,14 @@ export interface InstallRequest {
   mcp: boolean;
 }
 
-/** Seconds an agent waits for assent's hook: longer than assent waits for a person (hooks-common: + 15 s). */
-export const HOOK_TIMEOUT_MARGIN_SECONDS = 15;
-
 /** The two hook entries for an agent, with the timeout in its unit. */
 export function desiredHooks(target: AgentTarget, installation: AssentInstallation, hookTimeoutSeconds: number): DesiredHooks {
-  const seconds = hookTimeoutSeconds + HOOK_TIMEOUT_MARGIN_SECONDS;
+  const seconds = agentHookTimeoutSeconds(target.agent, hookTimeoutSeconds);
   const timeout = target.timeoutUnit === 'milliseconds' ? seconds * 1000 : seconds;
+  const deadline = CARRIES_TIMEOUT.has(target.agent) ? seconds : undefined;
   return {
-    before: { type: 'command', command: hookCommand(installation, target.agent, false), timeout },
-    after: { type: 'command', command: hookCommand(installation, target.agent, true), timeout },
+    before: { type: 'command', command: hookCommand(installation, target.agent, false, deadline), timeout },
+    after: { type: 'command', command: hookCommand(installation, target.agent, true, deadline), timeout },
   };
 }
 
@@ -139,6 +141,7 @@ function jsonChange(file: string, kinds: EntryKind[], edit: (settings: JsonObjec
 /** Computes what `assent install` would write; throws (changing nothing) when a file cannot be merged. */
 export function planInstall(request: InstallRequest): AgentPlan {
   const target = agentTarget(request.agent, request.scope, request.where);
+  if (isPluginAgent(target.agent)) return planPluginInstall(target, request, (file, kinds, before, afterText) => change(file, kinds, before, afterText));
   const hooks = desiredHooks(target, request.installation, request.hookTimeoutSeconds);
   const server = mcpServerCommand(request.installation);
   const hooksFile = resolveSettingsPath(target.hooksFile);
@@ -214,6 +217,7 @@ export interface UninstallRequest {
 /** Computes what `assent uninstall` would write; files without assent entries are left out. */
 export function planUninstall(request: UninstallRequest): AgentPlan {
   const target = agentTarget(request.agent, request.scope, request.where);
+  if (isPluginAgent(target.agent)) return planPluginUninstall(target, request.records, (file, kinds, before, afterText) => change(file, kinds, before, afterText));
   const hooksFile = resolveSettingsPath(target.hooksFile);
   const mcpFile = resolveSettingsPath(target.mcp.file);
   const sameFile = target.mcp.format === 'json' && mcpFile === hooksFile;
@@ -315,6 +319,7 @@ export function applyUninstall(plan: AgentPlan, options: ApplyOptions): Backups 
         throw new AssentError('conflict', `${file.file} changed while assent was editing it (the agent may have written it); nothing was changed, run this again`, { details: { path: file.file } });
       }
       fs.rmSync(file.file);
+      for (const extra of file.alsoRemove ?? []) fs.rmSync(extra, { force: true });
       removeEmptyDirs(file.record?.createdDirs ?? []);
     } else replaceFile(file.file, file.afterText, file.before);
     const previous = records[file.file];

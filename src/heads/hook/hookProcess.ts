@@ -141,6 +141,8 @@ export async function runHookProcess(argv: readonly string[]): Promise<void> {
     readStdin: () => readEventFromFd(0, () => readEvent(process.stdin)),
     env: process.env,
     cwd: () => process.cwd(),
+    // R-HOOK-11's deadline counts from the process start, not from when this code got to run.
+    startedAt: Math.round(performance.timeOrigin),
   });
   answer(outcome);
 }

@@ -1,4 +1,4 @@
-// `assent hook claude-code|codex|gemini [--after]` (SPEC §17): one event in, one
+// `assent hook AGENT [--after] [--timeout=SECONDS]` (SPEC §17): one event in, one
 // answer out. Before a call the answer is the daemon's decision; every failure
 // blocks the call (R-HOOK-4): the agent's deny JSON, the same one-line reason on
 // stderr, exit 2. After a call the event is reported for audit (R-HOOK-6).
@@ -32,9 +32,12 @@ export interface HookDeps {
   firstAnswerMs?: number;
   /** Added to an approval's expiry before the hook gives up waiting itself (default 5 s). */
   expiryGraceMs?: number;
+  /** When the hook process started, in ms since the epoch: R-HOOK-11's deadline counts from it (default: when runHook is called). */
+  startedAt?: number;
 }
 
-export const USAGE = 'usage: assent hook claude-code|codex|gemini [--after]   (reads one hook event on stdin; see docs/agents.md)';
+export const USAGE =
+  'usage: assent hook claude-code|codex|gemini|opencode|kilo|copilot|qwen [--after] [--timeout=SECONDS]   (reads one hook event on stdin; see docs/agents.md)';
 
 const DEFAULT_FIRST_ANSWER_MS = 20_000;
 const DEFAULT_EXPIRY_GRACE_MS = 5_000;
@@ -44,9 +47,20 @@ const HARD_CAP_MS = 1_510_000;
 export interface HookArgs {
   agent: AgentName;
   mode: HookMode;
+  /** The agent's own hook timeout, as `install` wrote it (R-HOOK-11); the hook answers before it. */
+  timeoutSeconds?: number;
 }
 
-/** `claude-code|claude|codex|gemini` and an optional `--after`; anything else is a problem, named. */
+/** The shortest and longest agent hook timeout `--timeout=` accepts: above the margin, at most the longest hooks.timeoutSeconds plus an hour. */
+const MIN_TIMEOUT_SECONDS = 4;
+const MAX_TIMEOUT_SECONDS = 5100;
+
+/** R-HOOK-11: the hook answers this long before the agent's timeout (at least 3 s, or 10 %). */
+export function deadlineMarginMs(timeoutSeconds: number): number {
+  return Math.max(3000, timeoutSeconds * 100);
+}
+
+/** `claude-code|claude|codex|gemini|opencode|kilo|copilot|qwen`, an optional `--after` and `--timeout=SECONDS`; anything else is a problem, named. */
 export function parseHookArgs(argv: readonly string[]): HookArgs | { problem: string; agent?: AgentName } {
   const positional = argv.filter((arg) => !arg.startsWith('-'));
   const flags = argv.filter((arg) => arg.startsWith('-'));
@@ -58,10 +72,22 @@ export function parseHookArgs(argv: readonly string[]): HookArgs | { problem: st
   // Help is for a person at a terminal; a hook run answers only its agent, so asking for it blocks like any bad argument.
   const help = flags.find((flag) => flag === '-h' || flag === '--help');
   if (help !== undefined) return withAgent(`${help} is not an argument a hook run takes; ${USAGE}`);
-  const unknown = flags.find((flag) => flag !== '--after');
+  const unknown = flags.find((flag) => flag !== '--after' && !flag.startsWith('--timeout='));
   if (unknown !== undefined) return withAgent(`unknown option ${JSON.stringify(unknown.slice(0, 40))}; ${USAGE}`);
-  if (flags.length > 1) return withAgent(`--after given more than once; ${USAGE}`);
-  return { agent, mode: flags.length === 1 ? 'after' : 'before' };
+  const afters = flags.filter((flag) => flag === '--after').length;
+  if (afters > 1) return withAgent(`--after given more than once; ${USAGE}`);
+  const timeouts = flags.filter((flag) => flag.startsWith('--timeout='));
+  if (timeouts.length > 1) return withAgent(`--timeout given more than once; ${USAGE}`);
+  const args: HookArgs = { agent, mode: afters === 1 ? 'after' : 'before' };
+  if (timeouts[0] !== undefined) {
+    const text = timeouts[0].slice('--timeout='.length);
+    const seconds = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+    if (!(seconds >= MIN_TIMEOUT_SECONDS && seconds <= MAX_TIMEOUT_SECONDS)) {
+      return withAgent(`--timeout=${JSON.stringify(text.slice(0, 20))} is not a whole number of seconds from ${MIN_TIMEOUT_SECONDS} to ${MAX_TIMEOUT_SECONDS}; run \`assent install ${agent}\` again; ${USAGE}`);
+    }
+    args.timeoutSeconds = seconds;
+  }
+  return args;
 }
 
 /**
@@ -153,10 +179,51 @@ function deadline(ms: number): Deadline {
   return { signal: controller.signal, extend: arm, clear: () => clearTimeout(timer) };
 }
 
+/**
+ * R-HOOK-11's one hard deadline: the agent's timeout (from `--timeout=`) minus
+ * the margin, counted from the hook's start. Whatever is still pending then —
+ * auto-spawn, hello, first answer, approval — the hook answers deny.
+ */
+interface HardDeadline {
+  signal: AbortSignal;
+  /** Resolves when the deadline passes. */
+  passed: Promise<void>;
+  clear(): void;
+}
+
+function hardDeadline(timeoutSeconds: number, startedAt: number): HardDeadline {
+  const controller = new AbortController();
+  const ms = timeoutSeconds * 1000 - deadlineMarginMs(timeoutSeconds);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const passed = new Promise<void>((resolve) => {
+    timer = setTimeout(
+      () => {
+        controller.abort(new AssentError('timeout', `the hook's deadline passed (${Math.round(ms / 1000)} s of the agent's ${timeoutSeconds} s hook timeout)`));
+        resolve();
+      },
+      Math.max(0, startedAt + ms - Date.now()),
+    );
+  });
+  return { signal: controller.signal, passed, clear: () => clearTimeout(timer) };
+}
+
 /** Runs one hook invocation; never throws (every failure is a blocking answer). */
 export async function runHook(argv: readonly string[], deps: HookDeps): Promise<HookOutcome> {
+  const startedAt = deps.startedAt ?? Date.now();
   const args = parseHookArgs(argv);
   if ('problem' in args) return failClosed(args.agent, blocked('this tool call', `bad hook arguments (${args.problem})`, SETUP_ADVICE));
+  const { agent, mode } = args;
+  const hard = args.timeoutSeconds === undefined || mode === 'after' ? undefined : hardDeadline(args.timeoutSeconds, startedAt);
+  try {
+    if (hard === undefined) return await runHookUntil(args, deps, undefined);
+    const late = hard.passed.then(() => failClosed(agent, failureReason('this tool call', hard.signal.reason)));
+    return await Promise.race([runHookUntil(args, deps, hard.signal), late]);
+  } finally {
+    hard?.clear();
+  }
+}
+
+async function runHookUntil(args: HookArgs, deps: HookDeps, hardSignal: AbortSignal | undefined): Promise<HookOutcome> {
   const { agent, mode } = args;
   try {
     const stdin = await deps.readStdin();
@@ -177,12 +244,14 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
     const subject = agentToolId(agent, parsed.action.tool);
     const wait = deadline(deps.firstAnswerMs ?? DEFAULT_FIRST_ANSWER_MS);
     const grace = deps.expiryGraceMs ?? DEFAULT_EXPIRY_GRACE_MS;
+    // Closing the connection at the hard deadline withdraws a waiting approval in the daemon.
+    const signal = hardSignal === undefined ? wait.signal : AbortSignal.any([wait.signal, hardSignal]);
     const ask = (): Promise<{ decision: 'allow' | 'deny'; message: string }> =>
       requestOnce({
         socketPath: paths.socket,
         method: 'agents.authorize',
         params: parsed.action,
-        signal: wait.signal,
+        signal,
         onNotification: (method, params) => {
           const expiresAt = (params as { expiresAt?: unknown } | undefined)?.expiresAt;
           if (method === 'agents.pending' && typeof expiresAt === 'number') wait.extend(expiresAt - Date.now() + grace);
