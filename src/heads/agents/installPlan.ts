@@ -292,7 +292,8 @@ export function applyInstall(plan: AgentPlan, options: ApplyOptions): Backups {
           scope: plan.target.scope,
           kinds: file.kinds,
           afterDigest: digestText(afterText),
-          createdDirs,
+          // Dirs an earlier install created stay assent's to remove (only while they are empty) after the file was deleted by hand.
+          createdDirs: [...new Set([...(previous?.createdDirs ?? []), ...createdDirs])],
           installedAt: options.now.toISOString(),
           ...(file.before.exists ? { beforeDigest: digestText(file.before.text), backup: backups[file.file] as string } : {}),
         };
