@@ -3,8 +3,8 @@
 // back as a proof that is consumed (intent recorded durably) right before the
 // spawn, and the outcome is recorded after. A proof exported by
 // `assent approve ID --export-proof` can be presented instead of waiting.
+import { hash } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { sha256Hex } from '../core/canonical.js';
 import { AssentError } from '../core/errors.js';
 import type { ExecAction } from '../core/action.js';
 import { parseExecPolicy, parseExecRequest } from '../core/execFiles.js';
@@ -62,7 +62,7 @@ async function prepare(paths: ActionPaths, read: ReadActionFile): Promise<Prepar
   const request = parseExecRequest(requestFile.bytes);
   return {
     action: effectiveExecAction(request.action),
-    revision: `v1:sha256:${sha256Hex(policyFile.bytes)}`,
+    revision: `v1:sha256:${hash('sha256', policyFile.bytes, 'hex')}`,
     decision: evaluateExecPolicy(policy, request.action),
   };
 }

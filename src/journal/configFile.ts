@@ -1,7 +1,7 @@
 // Reads config.json from the state directory and pins its revision (R-CFG-4):
 // the digest of the exact text, so a changed file is noticed and never applied silently.
 import * as fs from 'node:fs';
-import { digestOf } from '../core/canonical.js';
+import { nativeDigestOf } from './nativeHash.js';
 import { DEFAULT_CONFIG, validateConfig, type Config, type ConfigProblem } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
 
@@ -11,7 +11,7 @@ export const MAX_CONFIG_BYTES = 1024 * 1024;
 export interface ConfigFileInspection {
   /** Undefined when there is at least one error. */
   config: Config | undefined;
-  /** `digestOf(text)` of the file as read, or of DEFAULT_CONFIG when the file is missing. */
+  /** `nativeDigestOf(text)` of the file as read, or of DEFAULT_CONFIG when the file is missing. */
   revision: string;
   problems: ConfigProblem[];
   exists: boolean;
@@ -94,7 +94,7 @@ export function inspectConfigFile(path: string): ConfigFileInspection {
     if (stat.size > MAX_CONFIG_BYTES) {
       return {
         config: undefined,
-        revision: digestOf(`size:${stat.size}`),
+        revision: nativeDigestOf(`size:${stat.size}`),
         exists: true,
         problems: [{ severity: 'error', path: '', message: `the file is ${stat.size} bytes; config.json may be at most ${MAX_CONFIG_BYTES} bytes` }],
       };
@@ -103,7 +103,7 @@ export function inspectConfigFile(path: string): ConfigFileInspection {
   } catch (error) {
     if (error instanceof AssentError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      return { config: DEFAULT_CONFIG, revision: digestOf(DEFAULT_CONFIG), problems: [], exists: false };
+      return { config: DEFAULT_CONFIG, revision: nativeDigestOf(DEFAULT_CONFIG), problems: [], exists: false };
     }
     throw new AssentError('invalid_input', `cannot read config ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'}); check the path and its permissions`, {
       cause: error,
@@ -115,7 +115,7 @@ export function inspectConfigFile(path: string): ConfigFileInspection {
 
 /** Validates config text already read (a file, or a copy the daemon pinned). */
 export function inspectConfigText(text: string): ConfigFileInspection {
-  const revision = digestOf(text);
+  const revision = nativeDigestOf(text);
   let value: unknown;
   try {
     value = JSON.parse(text);

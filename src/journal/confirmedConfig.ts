@@ -1,7 +1,7 @@
 // The configuration the operator last confirmed (R-CFG-4), as the daemon keeps it
 // in the journal's meta table. The daemon writes it; a gateway that finds no
 // daemon reads it read-only, so an unconfirmed edit of config.json never decides.
-import { digestOf } from '../core/canonical.js';
+import { nativeDigestOf } from './nativeHash.js';
 import { DEFAULT_CONFIG, type Config, type ConfigProblem } from '../core/config.js';
 import { AssentError } from '../core/errors.js';
 import { inspectConfigText } from './configFile.js';
@@ -119,7 +119,7 @@ export function pinFromJournal(stored: string, configPath: string): PinnedFromJo
     if (revision !== undefined) invalid.revision = revision;
     return {
       config: FAIL_CLOSED_CONFIG,
-      revision: digestOf({ failClosed: true, confirmedRevision: revision ?? null }),
+      revision: nativeDigestOf({ failClosed: true, confirmedRevision: revision ?? null }),
       path: `the fail-closed stand-in for the confirmed configuration of ${configPath}, which no longer validates (\`assent config reload\` replaces it)`,
       invalid,
     };

@@ -65,6 +65,8 @@ export function agentOperations(deps: AgentOperationDeps): Operation[] {
         ...ActionFields,
         cwd: z.string().max(4096),
         kind: z.enum(AGENT_ACTION_KINDS),
+        /** Epoch ms by which the hook must answer its agent (R-HOOK-11): an approval filed for it expires no later. */
+        answerBy: z.number().int().positive().optional(),
       }),
       result: AgentDecisionSchema,
       class: 'write',
@@ -83,6 +85,7 @@ export function agentOperations(deps: AgentOperationDeps): Operation[] {
         const watch = watchRequest(context);
         return deps.agents.authorize(action, {
           ...(watch === undefined ? {} : { watch }),
+          ...(params.answerBy === undefined ? {} : { answerBy: params.answerBy }),
           onApprovalFiled: (approval) => {
             if (context.connection !== undefined && !context.connection.closed) {
               context.connection.notify(AGENT_PENDING_NOTIFICATION, { approvalId: approval.id, expiresAt: approval.expiresAt });

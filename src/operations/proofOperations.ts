@@ -2,7 +2,7 @@
 // for every head (R-OPS-1). Tokens travel only in params and results over the
 // private socket; they are never put in events, logs or error messages.
 import { z } from 'zod';
-import { digestOf } from '../core/canonical.js';
+import { nativeDigestOf } from '../journal/nativeHash.js';
 import { portableJson } from '../core/jsonLimits.js';
 import { isProofShaped } from '../core/proof.js';
 import { AssentError } from '../core/errors.js';
@@ -149,7 +149,7 @@ export function proofOperations(deps: ProofOperationDeps): Operation[] {
         const outcome = await proofs.consume({
           proof: params.proof,
           audience: audienceOf(context),
-          actionDigest: digestOf(params.action),
+          actionDigest: nativeDigestOf(params.action),
           revision: params.revision,
           principal: context.principal,
         });

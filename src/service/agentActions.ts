@@ -17,7 +17,7 @@ import {
 import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult } from '../core/agentPolicy.js';
 import { sessionGrantSubject } from '../core/agentTargets.js';
 import { agentActionRisk } from '../core/approvalRisk.js';
-import { digestOf } from '../core/canonical.js';
+import { nativeDigestOf } from '../journal/nativeHash.js';
 import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
 import { AgentJudge } from '../shell/agentJudge.js';
@@ -77,6 +77,12 @@ export interface AgentActionServiceOptions {
 
 type AuthorizeOptions = NonNullable<Parameters<ApprovalService['authorize']>[1]>;
 
+/** What the hook's request adds: the epoch ms by which it must answer its agent (R-HOOK-11). */
+export type AgentAuthorizeOptions = AuthorizeOptions & { answerBy?: number };
+
+/** Kept between an approval's expiry and the hook's deadline, so the expiry's answer reaches the hook in time. */
+export const ANSWER_BY_SLACK_MS = 250;
+
 interface DenialContext {
   toolId: string;
   approvalId?: string;
@@ -86,6 +92,8 @@ interface DenialContext {
   operatorReason?: string;
   /** Which part of the action and which rule decided (R-POL-9), for a policy denial. */
   decidedBy?: string;
+  /** The approval's window was cut to the hook's deadline (the agent's own hook timeout leaves no more, R-HOOK-11). */
+  hookDeadline?: boolean;
 }
 
 /**
@@ -108,8 +116,11 @@ export function describeAgentDenial(reason: AgentDenialReason, context: DenialCo
       );
     case 'consent_timeout':
       return (
-        `assent refused ${id}: consent_timeout${approval}. Nobody approved the call within hooks.timeoutSeconds` +
-        `${context.timeoutSeconds === undefined ? '' : ` (${context.timeoutSeconds} s)`}, so it did not run. The operator can see waiting calls with ` +
+        `assent refused ${id}: consent_timeout${approval}. Nobody approved the call within ` +
+        (context.hookDeadline === true
+          ? `${context.timeoutSeconds ?? '?'} s, all the agent's own hook timeout leaves (it is shorter than hooks.timeoutSeconds needs; \`assent doctor\` says so and \`assent install\` fixes it)`
+          : `hooks.timeoutSeconds${context.timeoutSeconds === undefined ? '' : ` (${context.timeoutSeconds} s)`}`) +
+        `, so it did not run. The operator can see waiting calls with ` +
         `\`assent pending\` and approve one with \`assent approve ID\`; retry the call when they are ready.`
       );
     case 'cancelled':
@@ -202,7 +213,8 @@ export class AgentActionService {
    * (`decision: 'deny'`), not errors; anything else that goes wrong throws, and
    * the hook then fails closed (R-HOOK-4).
    */
-  async authorize(action: AgentAction, options: AuthorizeOptions = {}): Promise<AgentDecision> {
+  async authorize(action: AgentAction, agentOptions: AgentAuthorizeOptions = {}): Promise<AgentDecision> {
+    const { answerBy, ...options } = agentOptions;
     const toolId = agentToolId(action.agent, action.tool);
     const kind = agentActionKind(action.agent, action.tool, action.mcpServer);
     if (kind !== action.kind) {
@@ -225,7 +237,10 @@ export class AgentActionService {
       return { decision: 'allow', reason: 'gateway', message: `assent: ${toolId} is gated by the assent MCP gateway` };
     }
     const pinned = this.approvals.config;
-    const timeoutSeconds = pinned.config.hooks.timeoutSeconds;
+    const configuredMs = pinned.config.hooks.timeoutSeconds * 1000;
+    // The hook's own deadline may come first (an agent timeout shorter than hooks.timeoutSeconds needs): the approval expires by then.
+    const consentTimeoutMs = answerBy === undefined ? configuredMs : Math.max(1, Math.min(configuredMs, answerBy - this.clock.now() - ANSWER_BY_SLACK_MS));
+    const timeoutSeconds = Number((consentTimeoutMs / 1000).toFixed(1));
     // Only the very first shell action of a daemon waits here; after that filing stays synchronous.
     const loading = this.ready(action);
     if (loading !== undefined) await loading;
@@ -251,9 +266,9 @@ export class AgentActionService {
           agentAction: {
             agent: action.agent,
             evaluation,
-            consentTimeoutMs: timeoutSeconds * 1000,
+            consentTimeoutMs,
             auditCaller,
-            ...(grant === undefined ? {} : { sessionGrant: digestOf(grant.subject) }),
+            ...(grant === undefined ? {} : { sessionGrant: nativeDigestOf(grant.subject) }),
           },
         },
         options,
@@ -281,6 +296,7 @@ export class AgentActionService {
       // Lifecycle endings keep their own reason (shutdown, session_ended); an operator's deny stays consent_denied.
       const reason = (DENIAL_REASONS.includes(detail) ? detail : DENIAL_REASONS.includes(raw) ? raw : 'consent_denied') as AgentDenialReason;
       const context: DenialContext = { toolId, timeoutSeconds, configPath: pinned.path };
+      if (consentTimeoutMs < configuredMs) context.hookDeadline = true;
       const decidedBy = describeDecidingPart(evaluation);
       if (reason === 'policy' && decidedBy !== undefined) context.decidedBy = decidedBy;
       if (typeof details['approvalId'] === 'string') context.approvalId = details['approvalId'];
@@ -322,7 +338,7 @@ export class AgentActionService {
   }
 
   private remember(action: AgentAction, callId: string): void {
-    const call: OpenCall = { callId, agent: action.agent, sessionId: action.sessionId, tool: action.tool, argsSha256: digestOf(action.input) };
+    const call: OpenCall = { callId, agent: action.agent, sessionId: action.sessionId, tool: action.tool, argsSha256: nativeDigestOf(action.input) };
     if (action.toolUseId !== undefined) {
       call.toolUseId = action.toolUseId;
       this.byToolUse.set(toolUseKey(action.agent, action.sessionId, action.toolUseId), callId);
@@ -341,7 +357,7 @@ export class AgentActionService {
       const byId = this.byToolUse.get(toolUseKey(end.agent, end.sessionId, end.toolUseId));
       if (byId !== undefined && this.open.get(byId)?.tool === end.tool) return byId;
     }
-    const digest = digestOf(end.input);
+    const digest = nativeDigestOf(end.input);
     for (const call of this.open.values()) {
       if (call.agent === end.agent && call.sessionId === end.sessionId && call.tool === end.tool && call.argsSha256 === digest) {
         if (end.toolUseId === undefined || call.toolUseId === undefined || call.toolUseId === end.toolUseId) return call.callId;

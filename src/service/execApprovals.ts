@@ -2,7 +2,7 @@
 // start is filed like a tool call and waits for any human channel; an allow
 // issues the one proof (audience `cli`) the waiting CLI consumes right before it
 // spawns (R-J-3, R-J-6).
-import { digestOf } from '../core/canonical.js';
+import { nativeDigestOf } from '../journal/nativeHash.js';
 import { AssentError } from '../core/errors.js';
 import { DENIAL_HELP, type ApprovalQueue } from './approvalQueue.js';
 import { decidedByOf, recordDecidedBy, type WatchRequest } from './pendingApproval.js';
@@ -38,7 +38,7 @@ export class ExecApprovals {
       sessionId: params.sessionId,
       kind: 'exec',
       action: params.action,
-      argsSha256: digestOf(params.action),
+      argsSha256: nativeDigestOf(params.action),
       caller: { ...(params.caller ?? {}), policyRevision: params.revision },
     });
     const resolution = await this.queue.waitForResolution(record.id, watch);

@@ -3,7 +3,8 @@
 // effect's outcome, reconcile unfinished intents at start, revoke. Every head
 // that runs an approved effect goes through here; the raw token never reaches
 // an event, a log line or an error.
-import { digestOf, sha256Hex, canonicalJson } from '../core/canonical.js';
+import { canonicalJson } from '../core/canonical.js';
+import { nativeDigestOf, nativeSha256Hex } from '../journal/nativeHash.js';
 import type { Clock } from '../core/clock.js';
 import { AssentError } from '../core/errors.js';
 import type { RandomBytes } from '../core/ids.js';
@@ -38,8 +39,8 @@ export interface ProofServiceOptions {
 
 /** The exact action an approval is about, as the digest a proof binds (SPEC §1). */
 export function actionDigestOf(approval: Pick<ApprovalRecord, 'kind' | 'server' | 'tool' | 'args' | 'action'>): string {
-  if (approval.kind === 'tool') return digestOf({ kind: 'tool', server: approval.server ?? '', tool: approval.tool ?? '', args: approval.args ?? {} });
-  return digestOf(approval.action ?? null);
+  if (approval.kind === 'tool') return nativeDigestOf({ kind: 'tool', server: approval.server ?? '', tool: approval.tool ?? '', args: approval.args ?? {} });
+  return nativeDigestOf(approval.action ?? null);
 }
 
 export interface IssuedProof {
@@ -177,7 +178,7 @@ export class ProofService {
     };
     if (outcome.result !== undefined) {
       finish.result = outcome.result;
-      finish.resultDigest = `v1:sha256:${sha256Hex(canonicalJson(outcome.result))}`;
+      finish.resultDigest = `v1:sha256:${nativeSha256Hex(canonicalJson(outcome.result))}`;
     }
     if (!(await store.finishEffect(effectId, finish))) {
       throw new AssentError('conflict', `effect ${effectId} already has an outcome (${effect.state}); it is not changed`, { details: { state: effect.state } });

@@ -3,7 +3,7 @@
 // and the call waits for it; an admitted call is durable until its end is
 // reported, and every outcome is one audit line (R-AUD-1).
 import { toolCallRisk } from '../core/approvalRisk.js';
-import { digestOf } from '../core/canonical.js';
+import { nativeDigestOf } from '../journal/nativeHash.js';
 import { AssentError } from '../core/errors.js';
 import { presenceFor } from '../core/presencePolicy.js';
 import { evaluateToolPolicy, isDestructive } from '../core/toolPolicy.js';
@@ -104,7 +104,7 @@ export class ToolCalls {
     const caller = params.caller ?? {};
     const agent = params.agentAction;
     this.sessions.touch(params.sessionId, agent?.auditCaller ?? caller);
-    const argsSha256 = digestOf(params.args);
+    const argsSha256 = nativeDigestOf(params.args);
     const evaluation =
       agent?.evaluation ??
       evaluateToolPolicy(
@@ -194,7 +194,7 @@ export class ToolCalls {
     const { ctx } = this;
     refuseWhileStopping(ctx, 'call');
     const record = await ctx.store.getApproval(params.approvalId);
-    const argsSha256 = digestOf(params.args);
+    const argsSha256 = nativeDigestOf(params.args);
     if (
       record === undefined ||
       record.kind !== 'tool' ||

@@ -3,7 +3,7 @@
 // does not, so the body is cut from the source by bash's rules and, when its
 // delimiter is unquoted, re-parsed as the inside of a double-quoted string.
 // Backtick bodies are unescaped as bash does before they are parsed again.
-import type * as TreeSitter from '@vscode/tree-sitter-wasm';
+import type * as TreeSitter from 'web-tree-sitter';
 
 type Node = TreeSitter.Node;
 

@@ -2,7 +2,7 @@
 // what runs it, the command whose word holds the substitution, the pipeline
 // stage) and the walk itself, handed to the builders in shellCommands.ts so
 // they decompose what they contain without importing the walker.
-import type * as TreeSitter from '@vscode/tree-sitter-wasm';
+import type * as TreeSitter from 'web-tree-sitter';
 import type { ParsedShell, PipelineStage, SimpleCommand } from '../core/shellCommand.js';
 import type { KeywordHeader } from './shellKeywords.js';
 import type { WordSink } from './shellWords.js';

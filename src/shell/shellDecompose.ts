@@ -2,7 +2,7 @@
 // statements, pipelines, substitutions (backticks re-parsed as bash unescapes
 // them), `-c`/`eval` strings and wrappers. Each node type is handled as
 // nodeTypes.ts lists it; one it does not list, or lists as refused, is an error.
-import type * as TreeSitter from '@vscode/tree-sitter-wasm';
+import type * as TreeSitter from 'web-tree-sitter';
 import type { ParsedShell } from '../core/shellCommand.js';
 import { backtickEnd, unescapeBackticks } from './hereDocuments.js';
 import { nodeRule, unmodelledNode } from './nodeTypes.js';

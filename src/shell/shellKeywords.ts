@@ -4,7 +4,7 @@
 // named `{`. Bash reads a keyword there: the keyword (with `time -p`, `coproc
 // NAME`) is blanked out of the source, keeping every offset, and the line is
 // parsed again; what `coproc` does is kept as a header command.
-import type * as TreeSitter from '@vscode/tree-sitter-wasm';
+import type * as TreeSitter from 'web-tree-sitter';
 
 type Node = TreeSitter.Node;
 

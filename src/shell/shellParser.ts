@@ -1,10 +1,11 @@
-// Parses a shell command line (bash dialect) with tree-sitter's bash grammar and
+// Parses a shell command line (bash dialect) with tree-sitter's bash grammar
+// (web-tree-sitter with the tree-sitter-bash package's own wasm) and
 // turns it into plain data (core/shellCommand.ts): every simple command it would
 // run, with `-c`/`eval` strings parsed again and wrappers unwrapped (R-SH-1). The
 // walk itself is shellDecompose.ts; this file loads the grammar, once, in the
 // daemon, never in the hook (R-HOOK-8).
 import { createRequire } from 'node:module';
-import type * as TreeSitter from '@vscode/tree-sitter-wasm';
+import type * as TreeSitter from 'web-tree-sitter';
 import { AssentError } from '../core/errors.js';
 import type { ParsedShell } from '../core/shellCommand.js';
 import { MAX_COMMAND_CHARS, decomposeShell } from './shellDecompose.js';
@@ -42,9 +43,10 @@ export async function loadBashLanguage(): Promise<TreeSitter.Language> {
 
 async function createParser(): Promise<ShellParser> {
   const require = createRequire(import.meta.url);
-  const ts = require('@vscode/tree-sitter-wasm') as typeof TreeSitter;
+  const ts = require('web-tree-sitter') as typeof TreeSitter;
   await ts.Parser.init();
-  language = await ts.Language.load(require.resolve('@vscode/tree-sitter-wasm/wasm/tree-sitter-bash.wasm'));
+  // tree-sitter-bash's own package ships its grammar built for the web runtime; it has no exports map.
+  language = await ts.Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
   const parser = new ts.Parser();
   parser.setLanguage(language);
   return { parse: (source) => decomposeShell(parser, source) };

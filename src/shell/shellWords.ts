@@ -3,7 +3,7 @@
 // (plainVars), or not static at all, with why. Expansions that may run code no
 // part shows (arithmetic, subscripts, `${x@P}`, `${!x}`) are reported to a sink
 // so the command holding the word is not statically known.
-import type * as TreeSitter from '@vscode/tree-sitter-wasm';
+import type * as TreeSitter from 'web-tree-sitter';
 import type { ShellAssignment, ShellWord } from '../core/shellCommand.js';
 
 type Node = TreeSitter.Node;

@@ -1,6 +1,7 @@
 // `assent install`, `assent uninstall` and `assent doctor` with the built binary in a
 // temp HOME (R-HOOK-7). The installation under test is a copy of dist/ whose hook
 // entry is a stand-in that denies every event the way the daemon denies the canary.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,14 +89,14 @@ describe('R-HOOK-7 assent install', () => {
     expect(claude['env']).toEqual({ A: '1' });
     expect(JSON.stringify(claude['hooks'])).toContain('"command":"echo mine"');
     const claudeHooks = claude['hooks'] as Record<string, { matcher: string; hooks: { command: string; timeout: number }[] }[]>;
-    expect(claudeHooks['PreToolUse']?.[1]).toEqual({ matcher: '*', hooks: [{ type: 'command', command: `"${process.execPath}" "${copy.hookEntry}" claude-code`, timeout: 125 }] });
-    expect(claudeHooks['PostToolUse']?.[0]?.hooks[0]?.command).toBe(`"${process.execPath}" "${copy.hookEntry}" claude-code --after`);
+    expect(claudeHooks['PreToolUse']?.[1]).toEqual({ matcher: '*', hooks: [{ type: 'command', command: `"${process.execPath}" "${copy.hookEntry}" claude-code --timeout 136`, timeout: 136 }] });
+    expect(claudeHooks['PostToolUse']?.[0]?.hooks[0]?.command).toBe(`"${process.execPath}" "${copy.hookEntry}" claude-code --after --timeout 136`);
     expect(JSON.stringify(json(readFileSync(files.codex, 'utf8')))).toContain('"SessionStart":[{"hooks":[{"type":"command","command":"echo start"}]}]');
     const gemini = json(readFileSync(files.gemini, 'utf8'));
     expect(gemini['security']).toEqual({ auth: { selectedType: 'gemini-api-key' } });
     const geminiHooks = gemini['hooks'] as Record<string, { matcher: string; hooks: { timeout: number }[] }[]>;
     expect(geminiHooks['BeforeTool']?.map((g) => g.matcher)).toEqual(['write_file', '.*']);
-    expect(geminiHooks['BeforeTool']?.[1]?.hooks[0]?.timeout).toBe(125_000);
+    expect(geminiHooks['BeforeTool']?.[1]?.hooks[0]?.timeout).toBe(136_000);
   });
 
   it('R-HOOK-7 --dry-run writes nothing (no file, no backup, no state) and prints the diff', async () => {
@@ -135,7 +136,7 @@ describe('R-HOOK-7 assent install', () => {
     const doc = json(result.stdout);
     expect(doc['ok']).toBe(true);
     const data = doc['data'] as Record<string, unknown>;
-    expect(data).toMatchObject({ agent: 'claude-code', scope: 'user', changed: true, hookTimeoutSeconds: 110, timeout: 125, timeoutUnit: 'seconds', settingsPath: join(home, '.claude', 'settings.json') });
+    expect(data).toMatchObject({ agent: 'claude-code', scope: 'user', changed: true, hookTimeoutSeconds: 110, timeout: 136, timeoutUnit: 'seconds', settingsPath: join(home, '.claude', 'settings.json') });
     expect((data['files'] as { path: string; created: boolean }[]).map((f) => [f.path, f.created])).toEqual([
       [join(home, '.claude', 'settings.json'), true],
       [join(home, '.claude.json'), true],
@@ -168,21 +169,60 @@ describe('R-HOOK-7 assent install', () => {
     }
   });
 
-  it('R-HOOK-7 the hook timeout is hooks.timeoutSeconds + 15 from config.json (Gemini in ms); doctor fails when the config later asks for more', async () => {
+  it('R-HOOK-11 the hook timeout leaves the margin over hooks.timeoutSeconds from config.json plus a spawn (Gemini in ms), also on the command line; doctor fails when the config later asks for more', async () => {
     mkdirSync(assentHome, { mode: 0o700 });
     writeFileSync(join(assentHome, 'config.json'), JSON.stringify({ hooks: { timeoutSeconds: 300 } }));
     const result = await assent(['install', 'gemini', '--json']);
     expect(result.code, result.stderr).toBe(0);
-    expect(json(result.stdout)['data']).toMatchObject({ hookTimeoutSeconds: 300, timeout: 315_000, timeoutUnit: 'milliseconds' });
+    expect(json(result.stdout)['data']).toMatchObject({ hookTimeoutSeconds: 300, timeout: 347_000, timeoutUnit: 'milliseconds' });
     const settings = readFileSync(join(home, '.gemini', 'settings.json'), 'utf8');
-    expect(settings.match(/"timeout": 315000/g)).toHaveLength(2);
+    expect(settings.match(/"timeout": 347000/g)).toHaveLength(2);
+    expect(settings.match(/--timeout 347"/g)).toHaveLength(2);
     expect((await assent(['doctor'])).code).toBe(0);
     writeFileSync(join(assentHome, 'config.json'), JSON.stringify({ hooks: { timeoutSeconds: 400 } }));
     const doctor = await assent(['doctor', '--json']);
     expect(doctor.code).toBe(65);
     const gemini = (json(doctor.stdout)['data'] as { agents: { agent: string; timeoutOk: boolean; problems: string[] }[] }).agents.find((a) => a.agent === 'gemini');
     expect(gemini?.timeoutOk).toBe(false);
-    expect(gemini?.problems.join('\n')).toContain('hook timeout (315 s, 315 s) is not above hooks.timeoutSeconds (400 s)');
+    expect(gemini?.problems.join('\n')).toContain("the BeforeTool hook timeout (347 s) leaves less than the hook's margin (34.7 s) over hooks.timeoutSeconds (400 s) plus 12 s for starting the daemon");
+  });
+
+  it('R-HOOK-11 install and doctor use the pinned configuration, not an unconfirmed edit of config.json; doctor flags an installed timeout without the margin or a command without --timeout', async () => {
+    mkdirSync(assentHome, { mode: 0o700 });
+    writeFileSync(join(assentHome, 'config.json'), JSON.stringify({ hooks: { timeoutSeconds: 110 }, notifications: false, web: { listen: '127.0.0.1:0' } }), { mode: 0o600 });
+    // A daemon's first start pins config.json as it is then (R-CFG-4); the pin outlives the daemon.
+    const daemon = spawn(process.execPath, [copy.cliEntry, 'daemon', 'run'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let said = '';
+    daemon.stderr.setEncoding('utf8').on('data', (text: string) => (said += text));
+    await expect.poll(() => said, { timeout: 15_000 }).toContain('listening on');
+    daemon.kill('SIGTERM');
+    await new Promise((resolve) => daemon.once('exit', resolve));
+    // The edit nobody confirmed: 20 s would have given Gemini a 35 s timeout.
+    writeFileSync(join(assentHome, 'config.json'), JSON.stringify({ hooks: { timeoutSeconds: 20 }, notifications: false, web: { listen: '127.0.0.1:0' } }), { mode: 0o600 });
+    const installed = await assent(['install', 'gemini', '--json']);
+    expect(installed.code, installed.stderr).toBe(0);
+    const data = json(installed.stdout)['data'] as { hookTimeoutSeconds: number; timeout: number; notes: string[] };
+    expect(data).toMatchObject({ hookTimeoutSeconds: 110, timeout: 136_000 });
+    expect(data.notes.join('\n')).toMatch(/says hooks\.timeoutSeconds 20, but the daemon runs 110 \(the confirmed configuration\).*run `assent install` again/);
+    const file = join(home, '.gemini', 'settings.json');
+    const doctor = await assent(['doctor', '--json']);
+    const report = json(doctor.stdout) as { meta: Record<string, unknown>; data: { agents: { agent: string; timeoutOk: boolean; problems: string[] }[] } };
+    expect(report.meta).toMatchObject({ hookTimeoutSeconds: 110, hookTimeoutSource: 'pinned' });
+    expect(report.data.agents.find((a) => a.agent === 'gemini')).toMatchObject({ timeoutOk: true, problems: [] });
+    expect(doctor.code, doctor.stdout).toBe(0);
+    // Above hooks.timeoutSeconds but without the margin over it and a spawn (the old doctor took any value above 110 s).
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replaceAll('136000', '115000').replaceAll('--timeout 136', '--timeout 115'));
+    const short = await assent(['doctor', '--json']);
+    expect(short.code).toBe(65);
+    const shortGemini = (json(short.stdout)['data'] as { agents: { agent: string; timeoutOk: boolean; problems: string[] }[] }).agents.find((a) => a.agent === 'gemini');
+    expect(shortGemini?.timeoutOk).toBe(false);
+    expect(shortGemini?.problems.join('\n')).toMatch(/hook timeout \(115 s\) leaves less than the hook's margin .* it needs at least 136 s/);
+    // A command without --timeout (an older install), or one whose --timeout is not the entry's.
+    writeFileSync(file, text.replaceAll(' --timeout 136', ''));
+    expect((json((await assent(['doctor', '--json'])).stdout)['data'] as { agents: { agent: string; problems: string[] }[] }).agents.find((a) => a.agent === 'gemini')?.problems.join('\n')).toMatch(/command carries no --timeout/);
+    writeFileSync(file, text.replaceAll('--timeout 136', '--timeout 200'));
+    expect((json((await assent(['doctor', '--json'])).stdout)['data'] as { agents: { agent: string; problems: string[] }[] }).agents.find((a) => a.agent === 'gemini')?.problems.join('\n')).toMatch(/says --timeout 200 but the entry's timeout is 136 s: Gemini CLI would give up on the hook before it answers and run the call/);
   });
 
   it('R-HOOK-7 install reads config.json with the config loader: an invalid one is refused and nothing is written', async () => {
@@ -266,7 +306,7 @@ describe('R-HOOK-7 assent doctor', () => {
       ['gemini', 'user', true, true, true, []],
       ...['opencode', 'kilo', 'copilot', 'qwen'].map((agent) => [agent, 'user', false, false, false, []]),
     ]);
-    expect(doc.data.agents[1]).toMatchObject({ settingsPath: join(home, '.codex', 'hooks.json'), command: `"${process.execPath}" "${copy.hookEntry}" codex` });
+    expect(doc.data.agents[1]).toMatchObject({ settingsPath: join(home, '.codex', 'hooks.json'), command: `"${process.execPath}" "${copy.hookEntry}" codex --timeout 136` });
 
     const file = join(home, '.codex', 'hooks.json');
     const settings = json(readFileSync(file, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };

@@ -328,6 +328,8 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 export interface FakeModelOptions {
+  /** Awaited before each request is answered: a test may hold the model's next turn until something else happened. */
+  beforeReply?: (request: RecordedRequest) => Promise<void>;
   /**
    * Chat wire: conversations whose first user message contains a key play that
    * key's script instead (a subagent's conversation, started with the prompt the
@@ -363,6 +365,7 @@ export async function startFakeModel(wire: ModelWire, script: readonly ModelStep
       }
       const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body, kind: 'unknown' };
       requests.push(record);
+      if (options.beforeReply !== undefined) await options.beforeReply(record);
       const id = String(++served);
       const fields = isObject(body) ? body : {};
       try {

@@ -40,12 +40,12 @@ export function doubleQuote(value: string): string {
 }
 
 /**
- * `"<node>" "<hook entry>" <agent> [--after] [--timeout=SECONDS]`, the command
- * written into the agent's settings; the timeout is the agent's own hook
- * timeout, which the hook answers before (R-HOOK-11).
+ * `"<node>" "<hook entry>" <agent> [--after] --timeout <seconds>`, the command
+ * written into the agent's settings: the timeout is the agent's own for this
+ * entry, so the hook answers before the agent gives up on it (R-HOOK-11).
  */
-export function hookCommand(installation: AssentInstallation, agent: AgentId, after: boolean, timeoutSeconds?: number): string {
-  return `${doubleQuote(installation.node)} ${doubleQuote(installation.hookEntry)} ${agent}${after ? ' --after' : ''}${timeoutSeconds === undefined ? '' : ` --timeout=${timeoutSeconds}`}`;
+export function hookCommand(installation: AssentInstallation, agent: AgentId, after: boolean, timeoutSeconds: number): string {
+  return `${doubleQuote(installation.node)} ${doubleQuote(installation.hookEntry)} ${agent}${after ? ' --after' : ''} --timeout ${timeoutSeconds}`;
 }
 
 /** The MCP server entry for the gateway: no shell is involved, so plain arguments. */
@@ -110,24 +110,27 @@ export interface ParsedHookCommand {
   hookEntry: string;
   agent: string;
   after: boolean;
-  /** The `--timeout=` the command carries (R-HOOK-11), if any. */
+  /** The `--timeout` the command carries, in seconds; undefined when it has none (an older install). */
   timeoutSeconds?: number;
 }
 
-/** Reads `<node> <…/assent-hook.js> <agent> [--after] [--timeout=N]`; undefined for any other shape. */
+/** Reads `<node> <…/assent-hook.js> <agent> [--after] [--timeout N]`; undefined for any other shape. */
 export function parseHookCommand(command: string): ParsedHookCommand | undefined {
   const words = splitCommandWords(command);
-  if (words === undefined || words.length < 3 || words.length > 5) return undefined;
-  const [node, hookEntry, agent, ...flags] = words as [string, string, string, ...string[]];
+  if (words === undefined || words.length < 3) return undefined;
+  const [node, hookEntry, agent, ...rest] = words as [string, string, string, ...string[]];
   if (path.basename(hookEntry) !== 'assent-hook.js') return undefined;
-  const parsed: ParsedHookCommand = { node, hookEntry, agent, after: false };
-  for (const flag of flags) {
-    const timeout = /^--timeout=(\d{1,5})$/.exec(flag);
-    if (flag === '--after' && !parsed.after) parsed.after = true;
-    else if (timeout !== null && parsed.timeoutSeconds === undefined) parsed.timeoutSeconds = Number(timeout[1]);
-    else return undefined;
+  let after = false;
+  let timeoutSeconds: number | undefined;
+  for (let i = 0; i < rest.length; i += 1) {
+    const word = rest[i] as string;
+    if (word === '--after' && !after) after = true;
+    else if (word === '--timeout' && timeoutSeconds === undefined && /^[1-9][0-9]{0,5}$/.test(rest[i + 1] ?? '')) {
+      timeoutSeconds = Number(rest[i + 1]);
+      i += 1;
+    } else return undefined;
   }
-  return parsed;
+  return timeoutSeconds === undefined ? { node, hookEntry, agent, after } : { node, hookEntry, agent, after, timeoutSeconds };
 }
 
 /**

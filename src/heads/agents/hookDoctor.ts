@@ -5,11 +5,11 @@
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CARRIES_TIMEOUT, deadlineMarginSeconds, SPAWN_ALLOWANCE_SECONDS } from './hookTimeout.js';
 import { checkPluginAgent } from './pluginDoctor.js';
 import { AGENT_TITLES, agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import { findAssentHooks, findAssentMcpServer, type FoundHook } from './assentEntries.js';
 import { findCodexMcpBlock } from './codexToml.js';
+import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds, requiredAgentTimeoutSeconds } from '../../core/hookDeadline.js';
 import { parseHookCommand, type AssentInstallation } from './hookCommand.js';
 import type { InstallRecords } from './installRecords.js';
 import { isJsonObject, parseSettings, readFileState, resolveSettingsPath, type JsonObject } from './settingsFiles.js';
@@ -194,6 +194,35 @@ function timeoutSecondsOf(target: AgentTarget, hook: FoundHook): number | undefi
   return target.timeoutUnit === 'milliseconds' ? hook.timeout / 1000 : hook.timeout;
 }
 
+/**
+ * What is wrong with one entry's timeout (R-HOOK-11): the agent's timeout must
+ * leave the hook's margin over a spawn and the whole of hooks.timeoutSeconds,
+ * and the command must carry that same timeout, or the hook's deadline is
+ * not the agent's.
+ */
+function timeoutProblemsOf(target: AgentTarget, hook: FoundHook, hookTimeoutSeconds: number, again: string): string[] {
+  const name = `the ${hook.event} hook`;
+  const seconds = timeoutSecondsOf(target, hook);
+  if (seconds === undefined) return [`${name} has the timeout ${JSON.stringify(hook.timeout)}, which is not a positive number; ${again}`];
+  const problems: string[] = [];
+  const needed = requiredAgentTimeoutSeconds(hookTimeoutSeconds);
+  if (!agentTimeoutSuffices(seconds, hookTimeoutSeconds)) {
+    problems.push(
+      `${name} timeout (${seconds} s) leaves less than the hook's margin (${Number(hookMarginSeconds(seconds).toFixed(1))} s) over hooks.timeoutSeconds (${hookTimeoutSeconds} s) plus ${HOOK_SPAWN_ALLOWANCE_SECONDS} s for starting the daemon: ` +
+        `the hook would answer deny before a person's time is up; it needs at least ${needed} s; ${again}`,
+    );
+  }
+  const parsed = parseHookCommand(hook.command);
+  if (parsed !== undefined && parsed.timeoutSeconds === undefined) {
+    problems.push(`${name} command carries no --timeout, so the hook cannot know ${AGENT_TITLES[target.agent]}'s timeout and assumes the agent's default; ${again}`);
+  } else if (parsed?.timeoutSeconds !== undefined && parsed.timeoutSeconds !== seconds) {
+    problems.push(
+      `${name} command says --timeout ${parsed.timeoutSeconds} but the entry's timeout is ${seconds} s${parsed.timeoutSeconds > seconds ? `: ${AGENT_TITLES[target.agent]} would give up on the hook before it answers${target.agent === 'claude-code' ? '' : ' and run the call'}` : ''}; ${again}`,
+    );
+  }
+  return problems;
+}
+
 /** What is wrong with one installed command: not this assent's, or pointing at files that are not there. */
 function commandProblems(target: AgentTarget, hook: FoundHook, installation: AssentInstallation, after: boolean): string[] {
   const parsed = parseHookCommand(hook.command);
@@ -247,28 +276,6 @@ function notesFor(target: AgentTarget, cwd: string): string[] {
   return [];
 }
 
-/**
- * R-HOOK-11 for an agent whose hook carries the agent's timeout: the entry's
- * timeout and the command's `--timeout=` must agree, and the hook's deadline
- * (the timeout minus the margin) must leave hooks.timeoutSeconds and a spawn.
- */
-function deadlineProblems(target: AgentTarget, hooks: FoundHook[], hookTimeoutSeconds: number, again: string): string[] {
-  if (!CARRIES_TIMEOUT.has(target.agent)) return [];
-  const problems: string[] = [];
-  for (const hook of hooks) {
-    const seconds = timeoutSecondsOf(target, hook);
-    const carried = parseHookCommand(hook.command)?.timeoutSeconds;
-    if (carried === undefined) problems.push(`the ${hook.event} hook command has no --timeout=, so it cannot answer before ${AGENT_TITLES[target.agent]} gives up and runs the call; ${again}`);
-    else if (seconds !== carried) problems.push(`the ${hook.event} hook's timeout (${String(seconds)} s) and its command's --timeout=${carried} differ; ${again}`);
-    else if (carried - deadlineMarginSeconds(carried) < hookTimeoutSeconds + SPAWN_ALLOWANCE_SECONDS) {
-      problems.push(
-        `the ${hook.event} hook's deadline (${carried} s minus ${deadlineMarginSeconds(carried)} s) leaves less than hooks.timeoutSeconds (${hookTimeoutSeconds} s) and ${SPAWN_ALLOWANCE_SECONDS} s to start a daemon: a person could not decide in time; ${again}`,
-      );
-    }
-  }
-  return problems;
-}
-
 /** Checks one agent in one scope; never throws for what it finds, only reports it. */
 export async function checkAgent(agent: AgentId, scope: InstallScope, deps: DoctorDependencies): Promise<AgentReport> {
   const target = agentTarget(agent, scope, deps.where);
@@ -311,15 +318,9 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
     }
   }
   for (const hook of [...before, ...after]) report.problems.push(...commandProblems(target, hook, deps.installation, hook.event === target.events.after));
-  const timeouts = [...before, ...after].map((hook) => timeoutSecondsOf(target, hook));
-  report.timeoutOk = timeouts.length > 0 && timeouts.every((seconds) => seconds !== undefined && seconds > deps.hookTimeoutSeconds);
-  if (!report.timeoutOk) {
-    const shown = timeouts.map((s) => (s === undefined ? 'invalid' : `${s} s`)).join(', ');
-    report.problems.push(`hook timeout (${shown}) is not above hooks.timeoutSeconds (${deps.hookTimeoutSeconds} s): ${AGENT_TITLES[agent]} would give up on assent${agent === 'claude-code' ? '' : ' and run the call'} while a person is still deciding; ${again}`);
-  }
-  const deadline = deadlineProblems(target, [...before, ...after], deps.hookTimeoutSeconds, again);
-  if (deadline.length > 0) report.timeoutOk = false;
-  report.problems.push(...deadline);
+  const timeoutProblems = [...before, ...after].flatMap((hook) => timeoutProblemsOf(target, hook, deps.hookTimeoutSeconds, again));
+  report.timeoutOk = before.length + after.length > 0 && timeoutProblems.length === 0;
+  report.problems.push(...timeoutProblems);
   report.problems.push(...disabledProblems(target, settings, found.map((hook) => hook.command)));
   const canary = before[0];
   if (canary !== undefined) {

@@ -1,10 +1,11 @@
-// How long assent's hook may wait for a person: `hooks.timeoutSeconds` of
-// config.json (R-HOOK-3), read with the project's config loader, so an
-// invalid config.json is refused rather than guessed around.
+// How long assent's hook may wait for a person: `hooks.timeoutSeconds` of the
+// configuration the daemon pinned (R-CFG-4, R-HOOK-11), not an unconfirmed edit
+// of config.json: install and doctor size the agent's timeout by what the
+// daemon really runs. An invalid config.json is refused rather than guessed around.
 import type { Config } from '../../core/config.js';
-import { loadConfigFile } from '../../journal/configFile.js';
+import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
+import { FAIL_CLOSED_CONFIG, readConfirmedConfig } from '../../journal/confirmedConfig.js';
 import type { StatePaths } from '../../journal/statePaths.js';
-import type { AgentId } from './agentTargets.js';
 
 /** hooks.timeoutSeconds when config.json leaves it out (SPEC §17). */
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 110;
@@ -15,34 +16,46 @@ export function hookTimeoutSecondsOf(config: Config): number {
   return typeof hooks?.timeoutSeconds === 'number' ? hooks.timeoutSeconds : DEFAULT_HOOK_TIMEOUT_SECONDS;
 }
 
-/** Reads $ASSENT_HOME/config.json (the defaults when it is missing); throws `config_invalid` when it has errors. */
-export function configuredHookTimeoutSeconds(paths: StatePaths): number {
-  return hookTimeoutSecondsOf(loadConfigFile(paths.config).config);
+/** hooks.timeoutSeconds as the daemon runs it, and where that came from. */
+export interface PinnedHookTimeout {
+  seconds: number;
+  /** `pinned`: the confirmed configuration in the journal; `file`: no daemon pinned one yet, so config.json (its first start pins it); `fail-closed`: the pin no longer validates. */
+  source: 'pinned' | 'file' | 'fail-closed';
+  /** Set when config.json says another value that is not confirmed yet: what applies after `assent config reload`. */
+  unconfirmedSeconds?: number;
 }
 
-/** Seconds an agent waits for assent's hook: longer than assent waits for a person (hooks-common: + 15 s). */
-export const HOOK_TIMEOUT_MARGIN_SECONDS = 15;
-
-/** Agents whose hook command carries the agent's timeout, so the hook answers before it (R-HOOK-11). */
-export const CARRIES_TIMEOUT: ReadonlySet<AgentId> = new Set(['opencode', 'kilo', 'copilot', 'qwen']);
-
-/** Time an auto-spawned daemon may take before it answers, counted into the deadline (R-HOOK-11). */
-export const SPAWN_ALLOWANCE_SECONDS = 5;
-
-/** R-HOOK-11's margin: the hook answers this many seconds before the agent's timeout (at least 3 s, or 10 %). */
-export function deadlineMarginSeconds(timeoutSeconds: number): number {
-  return Math.max(3, timeoutSeconds / 10);
+function fileSeconds(paths: StatePaths): number | undefined {
+  try {
+    const inspected = inspectConfigFile(paths.config);
+    return inspected.config === undefined ? undefined : hookTimeoutSecondsOf(inspected.config);
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * The agent's hook timeout assent installs, in seconds: longer than assent
- * waits for a person. For an agent whose hook carries it, also long enough that
- * the hook's deadline (the timeout minus the margin) leaves hooks.timeoutSeconds
- * and a daemon's spawn time (R-HOOK-11).
+ * hooks.timeoutSeconds of the configuration the daemon runs: the pinned one;
+ * before any daemon pinned one, config.json (throws `config_invalid` when it
+ * has errors, as the daemon's first start would); while the pin no longer
+ * validates, the fail-closed stand-in's.
  */
-export function agentHookTimeoutSeconds(agent: AgentId, hookTimeoutSeconds: number): number {
-  const plain = hookTimeoutSeconds + HOOK_TIMEOUT_MARGIN_SECONDS;
-  if (!CARRIES_TIMEOUT.has(agent)) return plain;
-  const needed = hookTimeoutSeconds + SPAWN_ALLOWANCE_SECONDS;
-  return Math.max(plain, needed + 3, Math.ceil(needed / 0.9));
+export function pinnedHookTimeout(paths: StatePaths): PinnedHookTimeout {
+  const confirmed = readConfirmedConfig(paths.journal, paths.config);
+  let result: PinnedHookTimeout;
+  if (confirmed.ok) result = { seconds: hookTimeoutSecondsOf(confirmed.config), source: 'pinned' };
+  else if (confirmed.invalid === true) result = { seconds: hookTimeoutSecondsOf(FAIL_CLOSED_CONFIG), source: 'fail-closed' };
+  else return { seconds: hookTimeoutSecondsOf(loadConfigFile(paths.config).config), source: 'file' };
+  const onDisk = fileSeconds(paths);
+  if (onDisk !== undefined && onDisk !== result.seconds) result.unconfirmedSeconds = onDisk;
+  return result;
+}
+
+/** The one sentence install and doctor add when config.json says another hooks.timeoutSeconds than the daemon runs. */
+export function unconfirmedTimeoutNote(timeout: PinnedHookTimeout, configPath: string): string | undefined {
+  if (timeout.unconfirmedSeconds === undefined) return undefined;
+  return (
+    `${configPath} says hooks.timeoutSeconds ${timeout.unconfirmedSeconds}, but the daemon runs ${timeout.seconds} (${timeout.source === 'pinned' ? 'the confirmed configuration' : 'its fail-closed stand-in'}); ` +
+    'timeouts here follow what the daemon runs: after `assent config reload` confirms the change, run `assent install` again'
+  );
 }

@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AssentError } from '../../core/errors.js';
+import { requiredAgentTimeoutSeconds } from '../../core/hookDeadline.js';
 import type { StatePaths } from '../../journal/statePaths.js';
 import { agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import {
@@ -35,7 +36,6 @@ import {
   type JsonObject,
 } from './settingsFiles.js';
 import { addAssentHooksText, removeAssentHooksText, removeAssentMcpServerText, setAssentMcpServerText } from './settingsTextEdits.js';
-import { agentHookTimeoutSeconds, CARRIES_TIMEOUT } from './hookTimeout.js';
 import { planPluginInstall, planPluginUninstall } from './pluginPlan.js';
 import { unifiedDiff } from './textDiff.js';
 
@@ -74,14 +74,17 @@ export interface InstallRequest {
   mcp: boolean;
 }
 
-/** The two hook entries for an agent, with the timeout in its unit. */
+/**
+ * The two hook entries for an agent, with the timeout in its unit: long enough
+ * for a spawn, the hello and the whole of hooks.timeoutSeconds, plus the margin
+ * the hook keeps (R-HOOK-11); the same seconds go on the hook's command line.
+ */
 export function desiredHooks(target: AgentTarget, installation: AssentInstallation, hookTimeoutSeconds: number): DesiredHooks {
-  const seconds = agentHookTimeoutSeconds(target.agent, hookTimeoutSeconds);
+  const seconds = requiredAgentTimeoutSeconds(hookTimeoutSeconds);
   const timeout = target.timeoutUnit === 'milliseconds' ? seconds * 1000 : seconds;
-  const deadline = CARRIES_TIMEOUT.has(target.agent) ? seconds : undefined;
   return {
-    before: { type: 'command', command: hookCommand(installation, target.agent, false, deadline), timeout },
-    after: { type: 'command', command: hookCommand(installation, target.agent, true, deadline), timeout },
+    before: { type: 'command', command: hookCommand(installation, target.agent, false, seconds), timeout },
+    after: { type: 'command', command: hookCommand(installation, target.agent, true, seconds), timeout },
   };
 }
 

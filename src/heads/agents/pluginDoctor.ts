@@ -11,7 +11,7 @@ import { AGENT_TITLES, type AgentTarget } from './agentTargets.js';
 import { doubleQuote } from './hookCommand.js';
 import type { AgentReport, DoctorDependencies } from './hookDoctor.js';
 import { digestText } from './installRecords.js';
-import { deadlineMarginSeconds, SPAWN_ALLOWANCE_SECONDS } from './hookTimeout.js';
+import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds } from '../../core/hookDeadline.js';
 import { isAssentPlugin, LOAD_MARKER_NAME, readPluginSettings } from './pluginFile.js';
 import { readFileState, resolveSettingsPath } from './settingsFiles.js';
 
@@ -123,18 +123,18 @@ export async function checkPluginAgent(target: AgentTarget, deps: DoctorDependen
   if (settings === undefined) {
     report.problems.push(`${file} does not name the hook and deadline assent writes into it; ${again}`);
   } else {
-    report.command = `${doubleQuote(settings.node)} ${doubleQuote(settings.hookEntry)} ${settings.agent} --timeout=${settings.timeoutSeconds}`;
+    report.command = `${doubleQuote(settings.node)} ${doubleQuote(settings.hookEntry)} ${settings.agent} --timeout ${settings.timeoutSeconds}`;
     if (settings.agent !== agent) report.problems.push(`the plugin answers as ${JSON.stringify(settings.agent)}, not ${agent}; ${again}`);
     if (!fs.existsSync(settings.node)) report.problems.push(`the plugin runs node at ${settings.node}, which is not there; ${again}`);
     if (!fs.existsSync(settings.hookEntry)) report.problems.push(`the plugin runs ${settings.hookEntry}, which does not exist; ${again}`);
     else if (resolveSettingsPath(settings.hookEntry) !== resolveSettingsPath(deps.installation.hookEntry)) {
       report.problems.push(`the plugin runs another assent (${settings.hookEntry}), not this one (${deps.installation.hookEntry}); run \`assent install ${agent}\` with the assent you mean to use`);
     }
-    const margin = deadlineMarginSeconds(settings.timeoutSeconds);
-    report.timeoutOk = settings.timeoutSeconds - margin >= deps.hookTimeoutSeconds + SPAWN_ALLOWANCE_SECONDS;
+    const margin = Number(hookMarginSeconds(settings.timeoutSeconds).toFixed(1));
+    report.timeoutOk = agentTimeoutSuffices(settings.timeoutSeconds, deps.hookTimeoutSeconds);
     if (!report.timeoutOk) {
       report.problems.push(
-        `the plugin's deadline (${settings.timeoutSeconds} s minus ${margin} s) leaves less than hooks.timeoutSeconds (${deps.hookTimeoutSeconds} s) and ${SPAWN_ALLOWANCE_SECONDS} s to start a daemon: a person could not decide in time; ${again}`,
+        `the plugin's deadline (${settings.timeoutSeconds} s less the hook's ${margin} s margin) leaves less than hooks.timeoutSeconds (${deps.hookTimeoutSeconds} s) plus ${HOOK_SPAWN_ALLOWANCE_SECONDS} s for starting the daemon: a person could not decide in time; ${again}`,
       );
     }
   }

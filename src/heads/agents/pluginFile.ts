@@ -57,7 +57,7 @@ const MARKER = join(dirname(fileURLToPath(import.meta.url)), ${JSON.stringify(LO
 /** Runs the hook once with one event on stdin; rejects on a spawn error or the deadline (the hook is killed then). */
 function runHook(flags, event) {
   return new Promise((resolve, reject) => {
-    const child = spawn(NODE, [HOOK, AGENT, ...flags, \`--timeout=\${TIMEOUT_SECONDS}\`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(NODE, [HOOK, AGENT, ...flags, '--timeout', String(TIMEOUT_SECONDS)], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => {

@@ -7,7 +7,7 @@ import { AssentError } from '../../core/errors.js';
 import { AGENT_TITLES, type AgentTarget } from './agentTargets.js';
 import type { InstallRecords } from './installRecords.js';
 import type { AgentPlan, EntryKind, FileChange, InstallRequest } from './installPlan.js';
-import { agentHookTimeoutSeconds } from './hookTimeout.js';
+import { requiredAgentTimeoutSeconds } from '../../core/hookDeadline.js';
 import { isAssentPlugin, LOAD_MARKER_NAME, pluginText } from './pluginFile.js';
 import { readFileState, resolveSettingsPath, type FileState } from './settingsFiles.js';
 
@@ -26,7 +26,7 @@ export function planPluginInstall(target: AgentTarget, request: InstallRequest, 
     throw new AssentError('conflict', `${file} exists and is not a plugin assent wrote; move it away (or rename it), then run this again. Nothing was changed`, { details: { path: file } });
   }
   const agent = target.agent === 'kilo' ? 'kilo' : 'opencode';
-  const text = pluginText({ agent, installation: request.installation, timeoutSeconds: agentHookTimeoutSeconds(target.agent, request.hookTimeoutSeconds) });
+  const text = pluginText({ agent, installation: request.installation, timeoutSeconds: requiredAgentTimeoutSeconds(request.hookTimeoutSeconds) });
   return { target, files: [change(file, ['hooks'], before, text)] };
 }
 

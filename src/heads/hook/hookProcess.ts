@@ -3,7 +3,7 @@
 // (R-HOOK-4). Kept apart from hookRun so the flow is testable without a process.
 import { parseAgentName, type AgentName } from '../../core/agentAction.js';
 import { AssentError } from '../../core/errors.js';
-import { failClosed, notRecorded, parseHookArgs, runHook, type HookOutcome, type StdinRead } from './hookRun.js';
+import { deadlineMessage, failClosed, hookAnswerBy, notRecorded, parseHookArgs, runHook, type HookOutcome, type StdinRead } from './hookRun.js';
 import { MAX_EVENT_BYTES } from './hookEvent.js';
 
 /** An agent writes its event at once; a stdin that stays open this long is not an event. */
@@ -137,12 +137,22 @@ export async function runHookProcess(argv: readonly string[]): Promise<void> {
   process.on('uncaughtException', crashed);
   process.on('unhandledRejection', crashed);
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
+  // The deadline counts from the process's start: the agent's timer started when it spawned us.
+  const startedAt = Math.round(performance.timeOrigin);
+  if (!('problem' in parsedArgs)) {
+    // One hard deadline over everything the hook does, stdin included (R-HOOK-11); runHook's own waits end sooner.
+    const answerBy = hookAnswerBy(parsedArgs, startedAt);
+    const reason = deadlineMessage(parsedArgs, startedAt, answerBy);
+    setTimeout(
+      () => answer(after ? notRecorded(reason) : failClosed(agent, `assent blocked this tool call: timeout (${reason}). The call did not run; retrying it is fine once the operator is ready.`)),
+      Math.max(0, answerBy - Date.now()),
+    ).unref();
+  }
   const outcome = await runHook(argv, {
     readStdin: () => readEventFromFd(0, () => readEvent(process.stdin)),
     env: process.env,
     cwd: () => process.cwd(),
-    // R-HOOK-11's deadline counts from the process start, not from when this code got to run.
-    startedAt: Math.round(performance.timeOrigin),
+    startedAt,
   });
   answer(outcome);
 }

@@ -1,9 +1,10 @@
-// `assent hook AGENT [--after] [--timeout=SECONDS]` (SPEC §17): one event in, one
+// `assent hook AGENT [--after] [--timeout SECONDS]` (SPEC §17): one event in, one
 // answer out. Before a call the answer is the daemon's decision; every failure
 // blocks the call (R-HOOK-4): the agent's deny JSON, the same one-line reason on
 // stderr, exit 2. After a call the event is reported for audit (R-HOOK-6).
 import { agentToolId, parseAgentName, type AgentName } from '../../core/agentAction.js';
 import { AssentError } from '../../core/errors.js';
+import { AGENT_DEFAULT_TIMEOUT_SECONDS, hookDeadlineMs, MAX_AGENT_TIMEOUT_SECONDS } from '../../core/hookDeadline.js';
 import { checkPrivateDir, resolveStatePaths, type StatePaths } from '../../journal/statePaths.js';
 import { afterAnswer, beforeAnswer, oneLine } from './hookAnswer.js';
 import { isNotRunning, requestOnce } from './hookClient.js';
@@ -26,18 +27,18 @@ export interface HookDeps {
   readStdin(): Promise<StdinRead>;
   env: NodeJS.ProcessEnv;
   cwd(): string;
-  /** Starts a daemon when none answers (R-D-1), once; default: the CLI's auto-spawn, loaded on demand. */
-  startDaemon?(paths: StatePaths, env: NodeJS.ProcessEnv): Promise<void>;
+  /** Starts a daemon when none answers (R-D-1), once, waiting at most `waitMs` for it; default: the CLI's auto-spawn, loaded on demand. */
+  startDaemon?(paths: StatePaths, env: NodeJS.ProcessEnv, waitMs: number): Promise<void>;
+  /** Epoch ms the hook started at, which its hard deadline counts from (R-HOOK-11); default: when runHook is called. */
+  startedAt?: number;
   /** How long the daemon may take to decide or to say it filed an approval (default 20 s). */
   firstAnswerMs?: number;
   /** Added to an approval's expiry before the hook gives up waiting itself (default 5 s). */
   expiryGraceMs?: number;
-  /** When the hook process started, in ms since the epoch: R-HOOK-11's deadline counts from it (default: when runHook is called). */
-  startedAt?: number;
 }
 
 export const USAGE =
-  'usage: assent hook claude-code|codex|gemini|opencode|kilo|copilot|qwen [--after] [--timeout=SECONDS]   (reads one hook event on stdin; see docs/agents.md)';
+  'usage: assent hook claude-code|codex|gemini|opencode|kilo|copilot|qwen [--after] [--timeout SECONDS]   (reads one hook event on stdin; see docs/agents.md)';
 
 const DEFAULT_FIRST_ANSWER_MS = 20_000;
 const DEFAULT_EXPIRY_GRACE_MS = 5_000;
@@ -47,23 +48,35 @@ const HARD_CAP_MS = 1_510_000;
 export interface HookArgs {
   agent: AgentName;
   mode: HookMode;
-  /** The agent's own hook timeout, as `install` wrote it (R-HOOK-11); the hook answers before it. */
+  /** The agent's own hook timeout, as `install` wrote it on the command line (R-HOOK-11); undefined for an older install. */
   timeoutSeconds?: number;
 }
 
-/** The shortest and longest agent hook timeout `--timeout=` accepts: above the margin, at most the longest hooks.timeoutSeconds plus an hour. */
-const MIN_TIMEOUT_SECONDS = 4;
-const MAX_TIMEOUT_SECONDS = 5100;
-
-/** R-HOOK-11: the hook answers this long before the agent's timeout (at least 3 s, or 10 %). */
-export function deadlineMarginMs(timeoutSeconds: number): number {
-  return Math.max(3000, timeoutSeconds * 100);
+/** A `--timeout` value: whole seconds, 1 up to a day. */
+function parseTimeoutValue(text: string | undefined): number | undefined {
+  if (text === undefined || !/^[1-9][0-9]{0,5}$/.test(text)) return undefined;
+  const seconds = Number(text);
+  return seconds <= MAX_AGENT_TIMEOUT_SECONDS ? seconds : undefined;
 }
 
-/** `claude-code|claude|codex|gemini|opencode|kilo|copilot|qwen`, an optional `--after` and `--timeout=SECONDS`; anything else is a problem, named. */
+/** `claude-code|claude|codex|gemini|opencode|kilo|copilot|qwen`, an optional `--after` and `--timeout SECONDS`; anything else is a problem, named. */
 export function parseHookArgs(argv: readonly string[]): HookArgs | { problem: string; agent?: AgentName } {
-  const positional = argv.filter((arg) => !arg.startsWith('-'));
-  const flags = argv.filter((arg) => arg.startsWith('-'));
+  const positional: string[] = [];
+  const flags: string[] = [];
+  let timeout: { text: string | undefined } | undefined;
+  let timeouts = 0;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (arg === '--timeout') {
+      timeouts += 1;
+      timeout = { text: argv[i + 1] };
+      i += 1;
+    } else if (arg.startsWith('--timeout=')) {
+      timeouts += 1;
+      timeout = { text: arg.slice('--timeout='.length) };
+    } else if (arg.startsWith('-')) flags.push(arg);
+    else positional.push(arg);
+  }
   const agent = positional[0] === undefined ? undefined : parseAgentName(positional[0]);
   const withAgent = (problem: string): { problem: string; agent?: AgentName } => (agent === undefined ? { problem } : { problem, agent });
   if (positional.length === 0) return { problem: `no agent named${flags.includes('-h') || flags.includes('--help') ? ' (help is not an argument a hook run takes)' : ''}; ${USAGE}` };
@@ -72,22 +85,22 @@ export function parseHookArgs(argv: readonly string[]): HookArgs | { problem: st
   // Help is for a person at a terminal; a hook run answers only its agent, so asking for it blocks like any bad argument.
   const help = flags.find((flag) => flag === '-h' || flag === '--help');
   if (help !== undefined) return withAgent(`${help} is not an argument a hook run takes; ${USAGE}`);
-  const unknown = flags.find((flag) => flag !== '--after' && !flag.startsWith('--timeout='));
+  const unknown = flags.find((flag) => flag !== '--after');
   if (unknown !== undefined) return withAgent(`unknown option ${JSON.stringify(unknown.slice(0, 40))}; ${USAGE}`);
-  const afters = flags.filter((flag) => flag === '--after').length;
-  if (afters > 1) return withAgent(`--after given more than once; ${USAGE}`);
-  const timeouts = flags.filter((flag) => flag.startsWith('--timeout='));
-  if (timeouts.length > 1) return withAgent(`--timeout given more than once; ${USAGE}`);
-  const args: HookArgs = { agent, mode: afters === 1 ? 'after' : 'before' };
-  if (timeouts[0] !== undefined) {
-    const text = timeouts[0].slice('--timeout='.length);
-    const seconds = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
-    if (!(seconds >= MIN_TIMEOUT_SECONDS && seconds <= MAX_TIMEOUT_SECONDS)) {
-      return withAgent(`--timeout=${JSON.stringify(text.slice(0, 20))} is not a whole number of seconds from ${MIN_TIMEOUT_SECONDS} to ${MAX_TIMEOUT_SECONDS}; run \`assent install ${agent}\` again; ${USAGE}`);
-    }
-    args.timeoutSeconds = seconds;
+  if (flags.length > 1) return withAgent(`--after given more than once; ${USAGE}`);
+  if (timeouts > 1) return withAgent(`--timeout given more than once; ${USAGE}`);
+  const mode: HookMode = flags.length === 1 ? 'after' : 'before';
+  if (timeout === undefined) return { agent, mode };
+  const seconds = parseTimeoutValue(timeout.text);
+  if (seconds === undefined) {
+    return withAgent(`--timeout takes the agent's hook timeout in whole seconds (1 to ${MAX_AGENT_TIMEOUT_SECONDS}), not ${JSON.stringify((timeout.text ?? '').slice(0, 40))}; run \`assent install\` again; ${USAGE}`);
   }
-  return args;
+  return { agent, mode, timeoutSeconds: seconds };
+}
+
+/** Epoch ms by which the hook answers, whatever is pending (R-HOOK-11): the agent's timeout minus the margin, from the hook's start. */
+export function hookAnswerBy(args: HookArgs, startedAt: number): number {
+  return startedAt + hookDeadlineMs(args.timeoutSeconds ?? AGENT_DEFAULT_TIMEOUT_SECONDS[args.agent]);
 }
 
 /**
@@ -148,7 +161,7 @@ function checkStateDir(paths: StatePaths): void {
   }
 }
 
-async function defaultStartDaemon(paths: StatePaths, env: NodeJS.ProcessEnv): Promise<void> {
+async function defaultStartDaemon(paths: StatePaths, env: NodeJS.ProcessEnv, waitMs: number): Promise<void> {
   const [{ ensureDaemonRunning }, { ensureStateDir }, { DaemonClient }, { autoSpawnDisabled }] = await Promise.all([
     import('../daemon/autoSpawn.js'),
     import('../../journal/statePaths.js'),
@@ -156,75 +169,75 @@ async function defaultStartDaemon(paths: StatePaths, env: NodeJS.ProcessEnv): Pr
     import('../daemon/clientConnection.js'),
   ]);
   if (autoSpawnDisabled(env)) throw new AssentError('unavailable', `no assent daemon answers on ${paths.socket} and ASSENT_NO_AUTOSPAWN is set`);
-  await ensureDaemonRunning({ paths, prepareStateDir: () => ensureStateDir(paths), env }, () => DaemonClient.probe(paths.socket));
+  await ensureDaemonRunning({ paths, prepareStateDir: () => ensureStateDir(paths), env, waitMs }, () => DaemonClient.probe(paths.socket));
 }
 
 interface Deadline {
   signal: AbortSignal;
-  /** Moves the deadline to `ms` from now. */
+  /** Moves the deadline to `ms` from now, never past the hard deadline. */
   extend(ms: number): void;
   clear(): void;
 }
 
-function deadline(ms: number): Deadline {
+/** Why the hook stopped at its hard deadline (R-HOOK-11), naming the timeout it was installed with. */
+export function deadlineMessage(args: HookArgs, startedAt: number, answerBy: number): string {
+  const seconds = (answerBy - startedAt) / 1000;
+  const installed = args.timeoutSeconds === undefined
+    ? `${args.agent}'s default hook timeout of ${AGENT_DEFAULT_TIMEOUT_SECONDS[args.agent]} s (the installed hook command has no --timeout; run \`assent install ${args.agent}\` again)`
+    : `the agent's hook timeout of ${args.timeoutSeconds} s given on the hook's command line`;
+  return `no decision within the hook's deadline of ${Number(seconds.toFixed(1))} s (${installed}, less a margin so the agent reads this deny before it gives up on the hook)`;
+}
+
+/**
+ * A per-phase wait (first answer, approval) that never runs past the hard
+ * deadline `answerBy`: whichever comes first aborts the request.
+ */
+function deadline(ms: number, answerBy: number, hardMessage: string): Deadline {
   const controller = new AbortController();
   const started = Date.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = (wait: number): void => {
     if (timer !== undefined) clearTimeout(timer);
-    const bounded = Math.max(0, Math.min(wait, HARD_CAP_MS - (Date.now() - started)));
-    timer = setTimeout(() => controller.abort(new AssentError('timeout', `no decision arrived within ${Math.round((Date.now() - started) / 1000)} s`)), bounded);
+    const now = Date.now();
+    const hard = Math.min(answerBy, started + HARD_CAP_MS);
+    const atHard = now + wait >= hard;
+    const bounded = Math.max(0, Math.min(now + wait, hard) - now);
+    timer = setTimeout(
+      () => controller.abort(new AssentError('timeout', atHard ? hardMessage : `no decision arrived within ${Math.round((Date.now() - started) / 1000)} s`)),
+      bounded,
+    );
   };
   arm(ms);
   return { signal: controller.signal, extend: arm, clear: () => clearTimeout(timer) };
 }
 
-/**
- * R-HOOK-11's one hard deadline: the agent's timeout (from `--timeout=`) minus
- * the margin, counted from the hook's start. Whatever is still pending then —
- * auto-spawn, hello, first answer, approval — the hook answers deny.
- */
-interface HardDeadline {
-  signal: AbortSignal;
-  /** Resolves when the deadline passes. */
-  passed: Promise<void>;
-  clear(): void;
-}
-
-function hardDeadline(timeoutSeconds: number, startedAt: number): HardDeadline {
-  const controller = new AbortController();
-  const ms = timeoutSeconds * 1000 - deadlineMarginMs(timeoutSeconds);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const passed = new Promise<void>((resolve) => {
-    timer = setTimeout(
-      () => {
-        controller.abort(new AssentError('timeout', `the hook's deadline passed (${Math.round(ms / 1000)} s of the agent's ${timeoutSeconds} s hook timeout)`));
-        resolve();
+/** Settles as `work` does, or rejects with the signal's reason once it aborts (the work itself may go on, e.g. a daemon still starting). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
       },
-      Math.max(0, startedAt + ms - Date.now()),
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
     );
   });
-  return { signal: controller.signal, passed, clear: () => clearTimeout(timer) };
 }
 
 /** Runs one hook invocation; never throws (every failure is a blocking answer). */
 export async function runHook(argv: readonly string[], deps: HookDeps): Promise<HookOutcome> {
-  const startedAt = deps.startedAt ?? Date.now();
   const args = parseHookArgs(argv);
   if ('problem' in args) return failClosed(args.agent, blocked('this tool call', `bad hook arguments (${args.problem})`, SETUP_ADVICE));
   const { agent, mode } = args;
-  const hard = args.timeoutSeconds === undefined || mode === 'after' ? undefined : hardDeadline(args.timeoutSeconds, startedAt);
-  try {
-    if (hard === undefined) return await runHookUntil(args, deps, undefined);
-    const late = hard.passed.then(() => failClosed(agent, failureReason('this tool call', hard.signal.reason)));
-    return await Promise.race([runHookUntil(args, deps, hard.signal), late]);
-  } finally {
-    hard?.clear();
-  }
-}
-
-async function runHookUntil(args: HookArgs, deps: HookDeps, hardSignal: AbortSignal | undefined): Promise<HookOutcome> {
-  const { agent, mode } = args;
+  const startedAt = deps.startedAt ?? Date.now();
+  const answerBy = hookAnswerBy(args, startedAt);
+  const hardMessage = deadlineMessage(args, startedAt, answerBy);
   try {
     const stdin = await deps.readStdin();
     if (stdin.oversized) {
@@ -240,20 +253,21 @@ async function runHookUntil(args: HookArgs, deps: HookDeps, hardSignal: AbortSig
     }
     const paths = resolveStatePaths(deps.env);
     checkStateDir(paths);
-    if (parsed.mode === 'after') return await reportEnd(paths, parsed.end);
+    if (parsed.mode === 'after') return await reportEnd(paths, parsed.end, answerBy, hardMessage);
     const subject = agentToolId(agent, parsed.action.tool);
-    const wait = deadline(deps.firstAnswerMs ?? DEFAULT_FIRST_ANSWER_MS);
+    const firstAnswerMs = deps.firstAnswerMs ?? DEFAULT_FIRST_ANSWER_MS;
+    const wait = deadline(firstAnswerMs, answerBy, hardMessage);
     const grace = deps.expiryGraceMs ?? DEFAULT_EXPIRY_GRACE_MS;
-    // Closing the connection at the hard deadline withdraws a waiting approval in the daemon.
-    const signal = hardSignal === undefined ? wait.signal : AbortSignal.any([wait.signal, hardSignal]);
+    // The daemon files the approval to expire by then, so an unanswered prompt ends as its consent_timeout (R-HOOK-11).
+    const params = { ...parsed.action, answerBy };
     const ask = (): Promise<{ decision: 'allow' | 'deny'; message: string }> =>
       requestOnce({
         socketPath: paths.socket,
         method: 'agents.authorize',
-        params: parsed.action,
-        signal,
-        onNotification: (method, params) => {
-          const expiresAt = (params as { expiresAt?: unknown } | undefined)?.expiresAt;
+        params,
+        signal: wait.signal,
+        onNotification: (method, notification) => {
+          const expiresAt = (notification as { expiresAt?: unknown } | undefined)?.expiresAt;
           if (method === 'agents.pending' && typeof expiresAt === 'number') wait.extend(expiresAt - Date.now() + grace);
         },
       });
@@ -263,9 +277,14 @@ async function runHookUntil(args: HookArgs, deps: HookDeps, hardSignal: AbortSig
         answer = await ask();
       } catch (error) {
         if (!isNotRunning(error)) throw error;
-        wait.clear();
-        await (deps.startDaemon ?? defaultStartDaemon)(paths, deps.env);
-        wait.extend(deps.firstAnswerMs ?? DEFAULT_FIRST_ANSWER_MS);
+        // The spawn gets what is left of the hard deadline and no more (R-HOOK-11).
+        const spawnLimit = deadline(answerBy - Date.now(), answerBy, hardMessage);
+        try {
+          await untilAborted((deps.startDaemon ?? defaultStartDaemon)(paths, deps.env, Math.max(0, answerBy - Date.now())), spawnLimit.signal);
+        } finally {
+          spawnLimit.clear();
+        }
+        wait.extend(firstAnswerMs);
         answer = await ask();
       }
       if (answer.decision !== 'allow' && answer.decision !== 'deny') throw new AssentError('internal', 'the daemon answered neither allow nor deny');
@@ -287,8 +306,8 @@ async function runHookUntil(args: HookArgs, deps: HookDeps, hardSignal: AbortSig
  * anything; it is said on stderr and the agent gets its neutral answer. No
  * daemon is started for it: a new daemon would not know the call.
  */
-async function reportEnd(paths: StatePaths, end: unknown): Promise<HookOutcome> {
-  const wait = deadline(DEFAULT_FIRST_ANSWER_MS);
+async function reportEnd(paths: StatePaths, end: unknown, answerBy: number, hardMessage: string): Promise<HookOutcome> {
+  const wait = deadline(DEFAULT_FIRST_ANSWER_MS, answerBy, hardMessage);
   try {
     await requestOnce({ socketPath: paths.socket, method: 'agents.finish', params: end, signal: wait.signal });
     return { stdout: `${afterAnswer()}\n`, exitCode: 0 };

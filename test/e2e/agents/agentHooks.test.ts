@@ -237,7 +237,7 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
     async () => {
       const home = await daemonWith({ hooks: { timeoutSeconds: 2 }, policy: EVERY_COMMAND_ASKS });
       const started = Date.now();
-      // `assent install` writes Gemini's hook timeout as hooks.timeoutSeconds + 15 s (17 s here, in ms).
+      // `assent install` writes Gemini's hook timeout with the margin over hooks.timeoutSeconds and a spawn (17 s here, in ms).
       const scene = await startScene('gemini', home, [SHELL_STEP.gemini(COUNT_COMMAND)]);
       const run = await scene.run;
       expect(runsOf(scene.work), describeRun(run)).toBe(0);

@@ -1,7 +1,7 @@
 // R-SH-8: every node type tree-sitter's bash grammar can produce is listed in the
 // decomposer's table as modelled or refused. The grammar is walked here, so a
 // grammar update that adds a type fails until the type is given a handling.
-import type * as TreeSitter from '@vscode/tree-sitter-wasm';
+import type * as TreeSitter from 'web-tree-sitter';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NODE_TYPES, nodeRule, unmodelledNode } from '../../../src/shell/nodeTypes.js';
 import { loadBashLanguage, loadShellParser } from '../../../src/shell/shellParser.js';

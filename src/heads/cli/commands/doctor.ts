@@ -8,7 +8,7 @@ import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { AGENT_IDS, AGENT_TITLES, currentEnvironment } from '../../agents/agentTargets.js';
 import { checkAgent, reportIsFine, runThroughShell, scopesToCheck, type AgentReport } from '../../agents/hookDoctor.js';
 import { thisInstallation } from '../../agents/hookCommand.js';
-import { configuredHookTimeoutSeconds } from '../../agents/hookTimeout.js';
+import { pinnedHookTimeout, unconfirmedTimeoutNote } from '../../agents/hookTimeout.js';
 import { readInstallRecords } from '../../agents/installRecords.js';
 import { ExitWith, reportFailure } from '../output.js';
 
@@ -30,22 +30,29 @@ function humanLine(report: AgentReport): string {
 async function runDoctor(options: DoctorOptions): Promise<void> {
   const paths = resolveStatePaths();
   const where = currentEnvironment();
+  // The daemon's pinned value, not an unconfirmed edit of config.json (R-HOOK-11).
+  const timeout = pinnedHookTimeout(paths);
+  const unconfirmed = unconfirmedTimeoutNote(timeout, paths.config);
   const deps = {
     where,
     installation: thisInstallation(),
-    hookTimeoutSeconds: configuredHookTimeoutSeconds(paths),
+    hookTimeoutSeconds: timeout.seconds,
     records: readInstallRecords(paths),
     run: runThroughShell,
     now: () => new Date(),
   };
   const reports: AgentReport[] = [];
   for (const agent of AGENT_IDS) {
-    for (const scope of scopesToCheck(agent, where)) reports.push(await checkAgent(agent, scope, deps));
+    for (const scope of scopesToCheck(agent, where)) {
+      const report = await checkAgent(agent, scope, deps);
+      if (unconfirmed !== undefined && report.installed) report.notes.push(unconfirmed);
+      reports.push(report);
+    }
   }
   const failing = reports.filter((r) => !reportIsFine(r));
   const ok = failing.length === 0;
   if (options.json) {
-    const document: Record<string, unknown> = { ok, data: { agents: reports }, meta: { hookTimeoutSeconds: deps.hookTimeoutSeconds } };
+    const document: Record<string, unknown> = { ok, data: { agents: reports }, meta: { hookTimeoutSeconds: deps.hookTimeoutSeconds, hookTimeoutSource: timeout.source } };
     if (!ok) {
       const error = new AssentError('invalid_input', `${failing.map((r) => `${r.agent} (${r.scope})`).join(', ')}: assent's hooks are not in working order; see data.agents[].problems`, {
         details: { agents: failing.map((r) => ({ agent: r.agent, scope: r.scope, problems: r.problems })) },

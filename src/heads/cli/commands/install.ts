@@ -9,7 +9,7 @@ import { escapeText } from '../../../core/escape.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { AGENT_LIST_TEXT, AGENT_TITLES, currentEnvironment, installNotes, isPluginAgent, parseAgent, parseScope, supportsMcpInstall } from '../../agents/agentTargets.js';
 import { thisInstallation } from '../../agents/hookCommand.js';
-import { configuredHookTimeoutSeconds } from '../../agents/hookTimeout.js';
+import { pinnedHookTimeout, unconfirmedTimeoutNote } from '../../agents/hookTimeout.js';
 import { applyInstall, desiredHooks, planInstall, type FileChange } from '../../agents/installPlan.js';
 import { verifyPluginText } from '../../agents/pluginFile.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
@@ -59,7 +59,9 @@ async function runInstall(agentName: string, options: InstallOptions): Promise<v
     });
   }
   const paths = resolveStatePaths();
-  const hookTimeoutSeconds = configuredHookTimeoutSeconds(paths);
+  // The daemon's pinned value, not an unconfirmed edit of config.json (R-HOOK-11).
+  const pinned = pinnedHookTimeout(paths);
+  const hookTimeoutSeconds = pinned.seconds;
   const plan = planInstall({ agent, scope, where: currentEnvironment(), installation, hookTimeoutSeconds, mcp: options.mcp === true });
   const changed = plan.files.some((f) => f.changed);
   // A plugin that fails to load is skipped by the agent without a word: never write one (R-HOOK-14).
@@ -67,6 +69,8 @@ async function runInstall(agentName: string, options: InstallOptions): Promise<v
   const backups = changed && options.dryRun !== true ? applyInstall(plan, { paths, now: new Date() }) : {};
   const hooks = desiredHooks(plan.target, installation, hookTimeoutSeconds);
   const notes = installNotes(plan.target, options.mcp === true);
+  const unconfirmed = unconfirmedTimeoutNote(pinned, paths.config);
+  if (unconfirmed !== undefined) notes.push(unconfirmed);
   const title = `${AGENT_TITLES[agent]} (${scope})`;
   if (options.json) {
     printJsonOk({

@@ -12,14 +12,18 @@ describe('R-HOOK-7 hook command', () => {
     expect(run.stdout).toBe(`${tricky}\n/usr/bin/no de\n`);
   });
 
-  it('is "<node>" "<hook entry>" <agent> [--after], and reads back to the same parts', () => {
+  it('R-HOOK-11 is "<node>" "<hook entry>" <agent> [--after] --timeout N, and reads back to the same parts; an older command without --timeout still reads', () => {
     const installation = { node: '/opt/node v20/bin/node', hookEntry: tricky, cliEntry: '/x/assent.js' };
-    const before = hookCommand(installation, 'claude-code', false);
-    const after = hookCommand(installation, 'gemini', true);
-    expect(before).toBe(`${doubleQuote(installation.node)} ${doubleQuote(tricky)} claude-code`);
-    expect(after.endsWith(' gemini --after')).toBe(true);
-    expect(parseHookCommand(before)).toEqual({ node: installation.node, hookEntry: tricky, agent: 'claude-code', after: false });
-    expect(parseHookCommand(after)).toEqual({ node: installation.node, hookEntry: tricky, agent: 'gemini', after: true });
+    const before = hookCommand(installation, 'claude-code', false, 136);
+    const after = hookCommand(installation, 'gemini', true, 136);
+    expect(before).toBe(`${doubleQuote(installation.node)} ${doubleQuote(tricky)} claude-code --timeout 136`);
+    expect(after.endsWith(' gemini --after --timeout 136')).toBe(true);
+    expect(parseHookCommand(before)).toEqual({ node: installation.node, hookEntry: tricky, agent: 'claude-code', after: false, timeoutSeconds: 136 });
+    expect(parseHookCommand(after)).toEqual({ node: installation.node, hookEntry: tricky, agent: 'gemini', after: true, timeoutSeconds: 136 });
+    expect(parseHookCommand(`"/n" "/x/assent-hook.js" codex`)).toEqual({ node: '/n', hookEntry: '/x/assent-hook.js', agent: 'codex', after: false });
+    expect(parseHookCommand(`"/n" "/x/assent-hook.js" codex --timeout`)).toBeUndefined();
+    expect(parseHookCommand(`"/n" "/x/assent-hook.js" codex --timeout 0`)).toBeUndefined();
+    expect(parseHookCommand(`"/n" "/x/assent-hook.js" codex --after --after`)).toBeUndefined();
   });
 
   it('does not read commands whose effect is not static, and tells assent\'s entries from others', () => {

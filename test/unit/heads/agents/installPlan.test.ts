@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentTarget, type AgentId, type InstallScope } from '../../../../src/heads/agents/agentTargets.js';
 import { findAssentHooks } from '../../../../src/heads/agents/assentEntries.js';
 import { hookTimeoutSecondsOf } from '../../../../src/heads/agents/hookTimeout.js';
+import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookDeadlineMs, requiredAgentTimeoutSeconds } from '../../../../src/core/hookDeadline.js';
 import { readInstallRecords, recordsPath } from '../../../../src/heads/agents/installRecords.js';
 import { applyInstall, applyUninstall, planInstall, planUninstall } from '../../../../src/heads/agents/installPlan.js';
 import { parseSettings } from '../../../../src/heads/agents/settingsFiles.js';
@@ -170,10 +171,19 @@ describe('R-HOOK-7 install and uninstall on disk', () => {
     expect(readFileSync(file, 'utf8')).toBe('{\n  "theme": "x"\n}\n');
   });
 
-  it('the hook timeout is hooks.timeoutSeconds + 15 s, read from the config (default 110)', () => {
+  it('R-HOOK-11 the hook timeout leaves the margin over hooks.timeoutSeconds plus a spawn (136 s for the default 110, 347 s for 300), on the entry and on the command line', () => {
     expect(hookTimeoutSecondsOf(DEFAULT_CONFIG)).toBe(110);
     expect(hookTimeoutSecondsOf({ ...DEFAULT_CONFIG, hooks: { timeoutSeconds: 300 } } as unknown as Config)).toBe(300);
     const { plan } = install('codex', { timeout: 300 });
-    expect(findAssentHooks(parseSettings('f', plan.files[0]?.afterText ?? '')).map((h) => h.timeout)).toEqual([315, 315]);
+    const hooks = findAssentHooks(parseSettings('f', plan.files[0]?.afterText ?? ''));
+    expect(hooks.map((h) => h.timeout)).toEqual([347, 347]);
+    expect(hooks.map((h) => h.command.endsWith(' --timeout 347'))).toEqual([true, true]);
+    expect(requiredAgentTimeoutSeconds(110)).toBe(136);
+    for (const seconds of [1, 2, 4, 30, 110, 300, 1500]) {
+      const written = requiredAgentTimeoutSeconds(seconds);
+      // The hook's deadline (the timeout less max(3 s, 10 %)) covers a spawn and the whole approval window; one second less would not.
+      expect(hookDeadlineMs(written)).toBeGreaterThanOrEqual((seconds + HOOK_SPAWN_ALLOWANCE_SECONDS) * 1000);
+      expect(agentTimeoutSuffices(written - 1, seconds)).toBe(false);
+    }
   });
 });

@@ -76,12 +76,12 @@ describe('R-HOOK-7 settings edits keep the rest of the file', () => {
 
   it('a stale assent entry (another path, another timeout) is replaced, not duplicated; unrelated hooks stay in place', () => {
     const target = agentTarget('claude-code', 'user', where);
-    const old = install(FILES['odd indentation and an unrelated hook'] as string).replace(/\/srv\/assent/g, '/old/assent').replace(/"timeout": 125/g, '"timeout": 30');
+    const old = install(FILES['odd indentation and an unrelated hook'] as string).replace(/\/srv\/assent/g, '/old/assent').replace(/"timeout": 136/g, '"timeout": 30');
     const again = install(old);
     const hooks = findAssentHooks(parseSettings('f', again));
     expect(hooks.map((h) => [h.event, h.command.includes('/srv/assent'), h.timeout])).toEqual([
-      ['PreToolUse', true, 125],
-      ['PostToolUse', true, 125],
+      ['PreToolUse', true, 136],
+      ['PostToolUse', true, 136],
     ]);
     expect(JSON.stringify(parseSettings('f', again))).toContain('"command":"echo hi"');
     expect(target.matcher).toBe('*');
@@ -91,8 +91,8 @@ describe('R-HOOK-7 settings edits keep the rest of the file', () => {
     const settings = parseSettings('f', install('{}', 'gemini'));
     expect(settings).toEqual({
       hooks: {
-        BeforeTool: [{ matcher: '.*', hooks: [{ type: 'command', command: `"${installation.node}" "${installation.hookEntry}" gemini`, timeout: 125_000 }] }],
-        AfterTool: [{ matcher: '.*', hooks: [{ type: 'command', command: `"${installation.node}" "${installation.hookEntry}" gemini --after`, timeout: 125_000 }] }],
+        BeforeTool: [{ matcher: '.*', hooks: [{ type: 'command', command: `"${installation.node}" "${installation.hookEntry}" gemini --timeout 136`, timeout: 136_000 }] }],
+        AfterTool: [{ matcher: '.*', hooks: [{ type: 'command', command: `"${installation.node}" "${installation.hookEntry}" gemini --after --timeout 136`, timeout: 136_000 }] }],
       },
     });
   });

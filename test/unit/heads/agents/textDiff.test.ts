@@ -39,4 +39,14 @@ describe('R-HOOK-7 install diff', () => {
   it('a change of the final newline alone is a difference, marked as diff(1) does', () => {
     expect(unifiedDiff('{}', '{}\n', labels)).toEqual(['--- a/settings.json', '+++ b/settings.json', '@@ -1,1 +1,1 @@', '-{}', '\\ No newline at end of file', '+{}']);
   });
+
+  it('a change too large to show line by line is summarised, not searched to the end', () => {
+    const before = `${Array.from({ length: 2500 }, (_, i) => `old ${i}`).join('\n')}\n`;
+    const after = `${Array.from({ length: 2600 }, (_, i) => `new ${i}`).join('\n')}\n`;
+    expect(unifiedDiff(before, after, labels)).toEqual([
+      '--- a/settings.json',
+      '+++ b/settings.json',
+      '@@ 2500 lines replaced by 2600 lines (too many changes to show line by line) @@',
+    ]);
+  });
 });

@@ -40,6 +40,7 @@ describe('the hook is a thin client (R-HOOK-8)', () => {
       'bin/assent-hook.ts',
       'core/agentAction.ts',
       'core/errors.ts',
+      'core/hookDeadline.ts',
       'heads/daemon/framing.ts',
       'heads/hook/hookAnswer.ts',
       'heads/hook/hookClient.ts',
