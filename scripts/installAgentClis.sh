@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real agent CLIs the agent-hook end-to-end tests drive (test/agents:
-# Claude Code, Codex, Gemini CLI, ~850 MB with native binaries) at the versions
+# Claude Code, Codex, Gemini CLI, OpenCode, Kilo Code, Copilot CLI and Qwen Code,
+# ~1.7 GB with native binaries) at the versions
 # test/agents/package-lock.json pins, and strace for the no-outbound-connection
 # test. Idempotent: does nothing when both are already there.
 set -euo pipefail
@@ -8,7 +9,7 @@ cd "$(dirname "$0")/.."
 dir=test/agents
 
 # Every package of the lockfile that is on disk must be at its locked version,
-# and the three entry points the tests run must exist (test/helpers/agentClis.ts
+# and the seven entry points the tests run must exist (test/helpers/agentClis.ts
 # checks the same before running anything).
 installed() {
   node -e '
@@ -31,6 +32,10 @@ installed() {
       "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
       "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
       "node_modules/@google/gemini-cli/bundle/gemini.js",
+      "node_modules/opencode-linux-x64/bin/opencode",
+      "node_modules/@kilocode/cli-linux-x64/bin/kilo",
+      "node_modules/@github/copilot-linux-x64/copilot",
+      "node_modules/@qwen-code/qwen-code/cli.js",
     ]) if (!fs.existsSync(path.join(dir, entry))) { console.error(`missing: ${entry}`); ok = false; }
     process.exit(ok ? 0 : 1);
   ' "$dir" 2>/dev/null

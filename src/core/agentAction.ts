@@ -4,11 +4,19 @@
 // client can load it without the rest of the core.
 
 /** The agents assent hooks into, by their hook name (R-SH-0). */
-export const AGENT_NAMES = ['claude-code', 'codex', 'gemini'] as const;
+export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 /** The short alias of each agent: the first half of its tool ids (`claude/Bash`) and the `server` of its calls. */
-export const AGENT_ALIAS: Readonly<Record<AgentName, string>> = Object.freeze({ 'claude-code': 'claude', codex: 'codex', gemini: 'gemini' });
+export const AGENT_ALIAS: Readonly<Record<AgentName, string>> = Object.freeze({
+  'claude-code': 'claude',
+  codex: 'codex',
+  gemini: 'gemini',
+  opencode: 'opencode',
+  kilo: 'kilo',
+  copilot: 'copilot',
+  qwen: 'qwen',
+});
 
 /** What an agent action does, as far as its tool name says (R-HOOK-2). */
 export const AGENT_ACTION_KINDS = ['shell', 'read', 'write', 'fetch', 'mcp', 'other'] as const;
@@ -32,6 +40,19 @@ export function parseAgentName(text: string): AgentName | undefined {
   if (text === 'claude') return 'claude-code';
   return (AGENT_NAMES as readonly string[]).includes(text) ? (text as AgentName) : undefined;
 }
+
+const OPENCODE_KINDS: Readonly<Record<string, AgentActionKind>> = Object.freeze({
+  bash: 'shell',
+  read: 'read',
+  grep: 'read',
+  glob: 'read',
+  list: 'read',
+  write: 'write',
+  edit: 'write',
+  patch: 'write',
+  multiedit: 'write',
+  webfetch: 'fetch',
+});
 
 const KINDS: Readonly<Record<AgentName, Readonly<Record<string, AgentActionKind>>>> = Object.freeze({
   'claude-code': {
@@ -64,6 +85,30 @@ const KINDS: Readonly<Record<AgentName, Readonly<Record<string, AgentActionKind>
     edit: 'write',
     web_fetch: 'fetch',
   },
+  // OpenCode and Kilo Code share one engine (R-HOOK-14).
+  opencode: OPENCODE_KINDS,
+  kilo: OPENCODE_KINDS,
+  copilot: {
+    bash: 'shell',
+    view: 'read',
+    grep: 'read',
+    glob: 'read',
+    create: 'write',
+    edit: 'write',
+    web_fetch: 'fetch',
+  },
+  qwen: {
+    run_shell_command: 'shell',
+    read_file: 'read',
+    read_many_files: 'read',
+    glob: 'read',
+    grep_search: 'read',
+    list_directory: 'read',
+    write_file: 'write',
+    edit: 'write',
+    notebook_edit: 'write',
+    web_fetch: 'fetch',
+  },
 });
 
 /**
@@ -76,6 +121,12 @@ const BOOKKEEPING: Readonly<Record<AgentName, readonly string[]>> = Object.freez
   'claude-code': ['TodoWrite', 'TodoRead', 'Task', 'Agent', 'ExitPlanMode'],
   codex: ['update_plan'],
   gemini: ['write_todos'],
+  // `task` starts a subagent whose own tool calls pass the plugin again (AGENT-CLIS.md).
+  opencode: ['todowrite', 'todoread', 'task'],
+  kilo: ['todowrite', 'todoread', 'task', 'board_read', 'board_post', 'schedule_wakeup', 'cancel_wakeup'],
+  // The agent's own shells (listing them, reading their output) and its own notes; `write_bash` types into a shell and is not one.
+  copilot: ['report_intent', 'update_todo', 'list_bash', 'read_bash', 'list_agents', 'read_agent', 'fetch_copilot_cli_documentation'],
+  qwen: ['todo_write', 'exit_plan_mode', 'tool_search', 'get_goal', 'update_goal', 'list_agents'],
 });
 
 /** Whether `toolName` is one of `agent`'s bookkeeping tools. */
@@ -94,18 +145,42 @@ export interface McpToolRef {
   tool: string;
 }
 
+/** How an agent spells an MCP tool: a prefix before the server, a separator between server and tool (R-HOOK-14). */
+interface McpNaming {
+  prefix: string;
+  separator: string;
+  /** The agent's built-in tools carry no prefix either, so only a server the agent (or its plugin) reported makes a name an MCP tool. */
+  needsReportedServer: boolean;
+}
+
+function mcpNaming(agent: AgentName): McpNaming {
+  switch (agent) {
+    case 'gemini':
+      return { prefix: 'mcp_', separator: '_', needsReportedServer: false };
+    case 'opencode':
+    case 'kilo':
+      return { prefix: '', separator: '_', needsReportedServer: true };
+    case 'copilot':
+      // Copilot's built-in tools use `_`, never `-`: a hyphen means `<server>-<tool>`.
+      return { prefix: '', separator: '-', needsReportedServer: false };
+    default:
+      return { prefix: 'mcp__', separator: '__', needsReportedServer: false };
+  }
+}
+
 /**
- * Splits an agent's MCP tool name: `mcp__<server>__<tool>` (Claude Code, Codex),
- * `mcp_<server>_<tool>` (Gemini CLI). Gemini's separator may also occur inside a
- * server name, so the server the agent reported beside the name (its
- * `mcp_context.server_name`) is used when it fits the name; otherwise the name
- * is split at the first separator.
+ * Splits an agent's MCP tool name: `mcp__<server>__<tool>` (Claude Code, Codex,
+ * Qwen Code), `mcp_<server>_<tool>` (Gemini CLI), `<server>-<tool>` (Copilot
+ * CLI), `<server>_<tool>` (OpenCode, Kilo: only with the server their plugin
+ * reported, since built-in names have no prefix). A separator may also occur
+ * inside a server name, so the server the agent reported beside the name is
+ * used when it fits the name; otherwise the name is split at the first separator.
  */
 export function mcpToolOf(agent: AgentName, toolName: string, reportedServer?: string): McpToolRef | undefined {
-  const separator = agent === 'gemini' ? '_' : '__';
-  const prefix = `mcp${separator}`;
+  const { prefix, separator, needsReportedServer } = mcpNaming(agent);
   if (!toolName.startsWith(prefix)) return undefined;
   const rest = toolName.slice(prefix.length);
+  if (needsReportedServer && (reportedServer === undefined || !rest.startsWith(`${reportedServer}${separator}`))) return undefined;
   if (reportedServer !== undefined && reportedServer !== '' && rest.startsWith(`${reportedServer}${separator}`)) {
     const tool = rest.slice(reportedServer.length + separator.length);
     if (tool !== '') return { server: reportedServer, tool };
@@ -125,8 +200,9 @@ export function mcpToolOf(agent: AgentName, toolName: string, reportedServer?: s
  */
 export function gatewayToolCandidate(agent: AgentName, toolName: string, reportedServer?: string): string | undefined {
   if (reportedServer !== undefined && reportedServer !== '' && reportedServer !== GATEWAY_SERVER_NAME) return undefined;
-  const separator = agent === 'gemini' ? '_' : '__';
-  const prefix = `mcp${separator}${GATEWAY_SERVER_NAME}${separator}`;
+  const naming = mcpNaming(agent);
+  if (naming.needsReportedServer && reportedServer !== GATEWAY_SERVER_NAME) return undefined;
+  const prefix = `${naming.prefix}${GATEWAY_SERVER_NAME}${naming.separator}`;
   if (!toolName.startsWith(prefix) || toolName.length === prefix.length) return undefined;
   return toolName.slice(prefix.length);
 }

@@ -56,7 +56,22 @@ const CREDENTIALS = [
 const ASSENT_STATE = ['${assentHome}', '${assentHome}/**'];
 
 /** Agents' settings and hook files: an agent must not rewrite its own gate (R-POL-8). */
-const AGENT_SETTINGS = ['~/.claude/settings*.json', '${cwd}/.claude/settings*.json', '${codexHome}/**', '~/.gemini/settings.json'];
+const AGENT_SETTINGS = [
+  '~/.claude/settings*.json',
+  '${cwd}/.claude/settings*.json',
+  '${codexHome}/**',
+  '~/.gemini/settings.json',
+  // OpenCode and Kilo load every plugin file in their config dirs; Copilot CLI and Qwen Code read their hooks here (R-HOOK-14).
+  '~/.config/opencode/**',
+  '~/.config/kilo/**',
+  '${cwd}/.opencode/**',
+  '${cwd}/.kilo/**',
+  '~/.copilot/settings.json',
+  '~/.copilot/config.json',
+  '${cwd}/.github/hooks/**',
+  '~/.qwen/settings.json',
+  '${cwd}/.qwen/settings.json',
+];
 
 /**
  * Files that make programs execute (R-SH-9): repository configuration and hooks,
@@ -74,6 +89,8 @@ export const GATE_FILE_GLOBS: readonly string[] = Object.freeze([
   '**/.codex/**',
   '**/.cursor/**',
   '**/.opencode/**',
+  '**/.kilo/**',
+  '**/.qwen/**',
   '**/.github/hooks/**',
   '**/.envrc',
   // git's own configuration in the home directory: a pager or alias set there runs in every repository.

@@ -30,18 +30,71 @@ const PATH_FIELDS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   'gemini/search_file_content': ['path', 'dir_path'],
   'gemini/grep_search': ['path', 'dir_path'],
   'gemini/list_directory': ['path', 'dir_path'],
+  ...Object.fromEntries(
+    ['opencode', 'kilo'].flatMap((agent) => [
+      [`${agent}/read`, ['filePath']],
+      [`${agent}/write`, ['filePath']],
+      [`${agent}/edit`, ['filePath']],
+      [`${agent}/multiedit`, ['filePath']],
+      [`${agent}/grep`, ['path']],
+      [`${agent}/glob`, ['path']],
+      [`${agent}/list`, ['path']],
+    ]),
+  ),
+  'copilot/view': ['path'],
+  'copilot/create': ['path'],
+  'copilot/edit': ['path'],
+  'copilot/grep': ['path'],
+  'copilot/glob': ['path'],
+  'qwen/read_file': ['file_path', 'absolute_path'],
+  'qwen/write_file': ['file_path', 'absolute_path'],
+  'qwen/edit': ['file_path', 'absolute_path'],
+  'qwen/notebook_edit': ['notebook_path', 'file_path'],
+  'qwen/glob': ['path', 'dir_path'],
+  'qwen/grep_search': ['path', 'dir_path'],
+  'qwen/list_directory': ['path', 'dir_path'],
 });
 
-const ANY_PATH_FIELDS = ['file_path', 'absolute_path', 'notebook_path', 'path', 'dir_path'];
+const ANY_PATH_FIELDS = ['file_path', 'absolute_path', 'notebook_path', 'path', 'dir_path', 'filePath'];
 
 /** Tools that search a directory and search the cwd when they name none. */
-const SEARCHES_CWD = new Set(['claude-code/Grep', 'claude-code/Glob', 'claude-code/LS', 'gemini/glob', 'gemini/search_file_content', 'gemini/grep_search', 'gemini/list_directory']);
+const SEARCHES_CWD = new Set([
+  'claude-code/Grep',
+  'claude-code/Glob',
+  'claude-code/LS',
+  'gemini/glob',
+  'gemini/search_file_content',
+  'gemini/grep_search',
+  'gemini/list_directory',
+  'opencode/grep',
+  'opencode/glob',
+  'opencode/list',
+  'kilo/grep',
+  'kilo/glob',
+  'kilo/list',
+  'copilot/grep',
+  'copilot/glob',
+  'qwen/glob',
+  'qwen/grep_search',
+  'qwen/list_directory',
+]);
 
 /** Tools that read the contents of every file beneath the directory they search (R-SH-10): judged by what lies beneath. */
-const SEARCHES_CONTENT = new Set(['claude-code/Grep', 'gemini/search_file_content', 'gemini/grep_search']);
+const SEARCHES_CONTENT = new Set(['claude-code/Grep', 'gemini/search_file_content', 'gemini/grep_search', 'opencode/grep', 'kilo/grep', 'copilot/grep', 'qwen/grep_search']);
 
 /** Fields that hold a file glob read beside the searched directory: Claude Code Glob's `pattern`, Grep's `glob`. */
-const GLOB_FIELDS: Readonly<Record<string, string>> = Object.freeze({ 'claude-code/Glob': 'pattern', 'claude-code/Grep': 'glob' });
+const GLOB_FIELDS: Readonly<Record<string, string>> = Object.freeze({
+  'claude-code/Glob': 'pattern',
+  'claude-code/Grep': 'glob',
+  'opencode/glob': 'pattern',
+  'opencode/grep': 'include',
+  'kilo/glob': 'pattern',
+  'kilo/grep': 'include',
+  'copilot/glob': 'pattern',
+  'copilot/grep': 'glob',
+  'qwen/glob': 'pattern',
+  'qwen/grep_search': 'glob',
+});
 
 /** A character that makes a path segment a glob (picomatch syntax: wildcards, classes, braces, extglobs, escapes). */
 const GLOB_CHARACTER = /[*?[\]{}()!+@\\]/;

@@ -143,7 +143,7 @@ const STARTUP_FILES: ReadonlySet<string> = new Set(['.bashrc', '.bash_profile', 
 /** Gate files by their own name, wherever they are (R-SH-9). */
 const GATE_NAMES: ReadonlySet<string> = new Set(['.gitmodules', '.mcp.json', '.envrc']);
 /** Directories of agent and tool configuration: anything beneath is a gate file (R-SH-9, R-POL-8). */
-const GATE_DIRS: ReadonlySet<string> = new Set(['.claude', '.gemini', '.codex', '.cursor', '.opencode']);
+const GATE_DIRS: ReadonlySet<string> = new Set(['.claude', '.gemini', '.codex', '.cursor', '.opencode', '.kilo', '.qwen']);
 /** Under `.git`: configuration and hooks (R-SH-9). */
 const GIT_GATES: ReadonlySet<string> = new Set(['config', 'hooks', 'info']);
 

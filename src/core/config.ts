@@ -240,7 +240,7 @@ function editDistance(a: string, b: string): number {
  * Agent tool ids `<agent>/<tool>` (SPEC §17) are valid `policy.tools` keys
  * without a server of that name: the hook heads decide them by these aliases.
  */
-export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'codex', 'gemini']);
+export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen']);
 
 /**
  * Whether an unknown key at this path is an error: inside `policy` a typo

@@ -47,4 +47,13 @@ export function requiredAgentTimeoutSeconds(hookTimeoutSeconds: number): number 
  * the deadline of a hook whose command line carries no `--timeout` (written by
  * an older `install`; doctor asks for a new install).
  */
-export const AGENT_DEFAULT_TIMEOUT_SECONDS: Readonly<Record<'claude-code' | 'codex' | 'gemini', number>> = Object.freeze({ 'claude-code': 600, codex: 600, gemini: 60 });
+export const AGENT_DEFAULT_TIMEOUT_SECONDS: Readonly<Record<'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen', number>> = Object.freeze({
+  'claude-code': 600,
+  codex: 600,
+  gemini: 60,
+  // OpenCode and Kilo have no hook timeout at all; assent's plugin always passes --timeout, and this bounds any other caller.
+  opencode: 600,
+  kilo: 600,
+  copilot: 30,
+  qwen: 60,
+});

@@ -332,6 +332,7 @@ describe('R-HOOK-7 assent doctor', () => {
       ['claude-code', 'user', true, true, true, []],
       ['codex', 'user', true, true, true, []],
       ['gemini', 'user', true, true, true, []],
+      ...['opencode', 'kilo', 'copilot', 'qwen'].map((agent) => [agent, 'user', false, false, false, []]),
     ]);
     expect(doc.data.agents[1]).toMatchObject({ settingsPath: join(home, '.codex', 'hooks.json'), command: `"${process.execPath}" "${copy.hookEntry}" codex --timeout 136` });
 
@@ -363,6 +364,10 @@ describe('R-HOOK-7 assent doctor', () => {
       ['claude-code', false],
       ['codex', false],
       ['gemini', false],
+      ['opencode', false],
+      ['kilo', false],
+      ['copilot', false],
+      ['qwen', false],
     ]);
   });
 

@@ -1,4 +1,5 @@
-// The real agent CLIs (Claude Code, Codex, Gemini CLI) from test/agents, run
+// The real agent CLIs (Claude Code, Codex, Gemini CLI; OpenCode, Kilo Code,
+// Copilot CLI and Qwen Code through agentClisMore.ts) from test/agents, run
 // headless and offline: a fresh temp HOME per run, a fake model on 127.0.0.1,
 // the given hooks and MCP servers, no other connection, a bounded lifetime.
 import { spawn, spawnSync } from 'node:child_process';
@@ -11,17 +12,21 @@ import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { processesWithEnv, REPO_ROOT } from './daemon.js';
 import type { FakeModel, ModelWire, RecordedRequest } from './fakeModels.js';
+import { MORE_AGENT_NAMES, moreInstalls, prepareMore, type MoreAgentName } from './agentClisMore.js';
 
 export type AgentName = 'claude' | 'codex' | 'gemini';
 
 export const AGENT_NAMES: readonly AgentName[] = ['claude', 'codex', 'gemini'];
+
+/** Every CLI the harness runs: the three above and the four Chat Completions ones. */
+export type AnyAgentName = AgentName | MoreAgentName;
 
 export const AGENTS_DIR = join(REPO_ROOT, 'test', 'agents');
 
 export const AGENT_CLIS_SKIP_REASON = 'test/agents not installed: run scripts/installAgentClis.sh';
 
 /** The wire each CLI speaks to its model. */
-export const AGENT_WIRE: Record<AgentName, ModelWire> = { claude: 'anthropic', codex: 'openai', gemini: 'gemini' };
+export const AGENT_WIRE: Record<AnyAgentName, ModelWire> = { claude: 'anthropic', codex: 'openai', gemini: 'gemini', opencode: 'chat', kilo: 'chat', copilot: 'chat', qwen: 'chat' };
 
 /** The before-tool and after-tool hook events of each CLI. */
 export const AGENT_EVENTS: Record<AgentName, { before: string; after: string }> = {
@@ -30,7 +35,7 @@ export const AGENT_EVENTS: Record<AgentName, { before: string; after: string }> 
   gemini: { before: 'BeforeTool', after: 'AfterTool' },
 };
 
-interface CliInstall {
+export interface CliInstall {
   packageName: string;
   /** Packages whose installed version must equal the locked one (the CLI and its Linux x64 native part). */
   lockedPackages: string[];
@@ -45,7 +50,8 @@ const CODEX_VENDOR = join(modules, '@openai', 'codex-linux-x64', 'vendor', 'x86_
 
 // Claude Code runs its native binary straight from the platform package, so a
 // skipped postinstall (which copies it over bin/claude.exe) does not matter.
-const INSTALLS: Record<AgentName, CliInstall> = {
+const INSTALLS: Record<AnyAgentName, CliInstall> = {
+  ...moreInstalls(modules),
   claude: {
     packageName: '@anthropic-ai/claude-code',
     lockedPackages: ['@anthropic-ai/claude-code', '@anthropic-ai/claude-code-linux-x64'],
@@ -91,12 +97,13 @@ function readJson(path: string): Record<string, unknown> | undefined {
 }
 
 /** What is wrong with the install of test/agents: one line per problem, empty when every CLI is there at its locked version. */
-export function agentCliProblems(): string[] {
+export function agentCliProblems(agents: readonly AnyAgentName[] = AGENT_NAMES): string[] {
   if (process.platform !== 'linux' || process.arch !== 'x64') return [`the agent CLI tests run on linux x64 only (this is ${process.platform} ${process.arch})`];
   const lock = readJson(join(AGENTS_DIR, 'package-lock.json'));
   const packages = (lock?.['packages'] ?? {}) as Record<string, { version?: string }>;
   const problems: string[] = [];
-  for (const [agent, install] of Object.entries(INSTALLS)) {
+  for (const agent of agents) {
+    const install = INSTALLS[agent];
     for (const name of install.lockedPackages) {
       const locked = packages[`node_modules/${name}`]?.version;
       const installed = readJson(join(modules, name, 'package.json'))?.['version'];
@@ -113,8 +120,8 @@ export function agentCliProblems(): string[] {
  * agent tests, so under CI=true a missing install throws instead of answering
  * false (the test file then fails rather than skipping).
  */
-export function agentClisAvailable(): boolean {
-  const problems = agentCliProblems();
+export function agentClisAvailable(agents?: readonly AnyAgentName[]): boolean {
+  const problems = agentCliProblems(agents);
   if (problems.length === 0) return true;
   if (process.env['CI'] === 'true') throw new Error(`${AGENT_CLIS_SKIP_REASON} (${problems.join('; ')})`);
   return false;
@@ -184,6 +191,8 @@ export interface AgentRunOptions {
   inspectHome?: (home: string) => void;
   /** Claude Code only: replaces `--output-format json` (e.g. stream-json with `--verbose --include-hook-events`). */
   claudeOutputArgs?: string[];
+  /** Called with the temp HOME after the CLI ended and before the HOME is removed (e.g. to run `assent doctor` in it). */
+  afterRun?: (home: string) => void | Promise<void>;
 }
 
 export interface InetConnection {
@@ -192,7 +201,7 @@ export interface InetConnection {
 }
 
 export interface AgentRun {
-  agent: AgentName;
+  agent: AnyAgentName;
   /** The temp HOME the run had; already removed when the run returns. */
   home: string;
   exitCode: number | null;
@@ -315,10 +324,14 @@ function prepareGemini(home: string, options: AgentRunOptions, prompt: string): 
   };
 }
 
-const PREPARE: Record<AgentName, (home: string, options: AgentRunOptions, prompt: string) => Launch> = {
+const PREPARE: Record<AnyAgentName, (home: string, options: AgentRunOptions, prompt: string) => Launch> = {
   claude: prepareClaude,
   codex: prepareCodex,
   gemini: prepareGemini,
+  ...(Object.fromEntries(MORE_AGENT_NAMES.map((agent) => [agent, (home: string, options: AgentRunOptions, prompt: string) => prepareMore(agent, INSTALLS[agent], home, options, prompt)])) as Record<
+    MoreAgentName,
+    (home: string, options: AgentRunOptions, prompt: string) => Launch
+  >),
 };
 
 /** An HTTP proxy that refuses everything and writes down what was asked of it. */
@@ -385,7 +398,7 @@ export function killProcess(pid: number): void {
  * times out; any process still carrying the run's HOME is killed after, so no
  * child outlives the run.
  */
-export async function runAgent(agent: AgentName, options: AgentRunOptions): Promise<AgentRun> {
+export async function runAgent(agent: AnyAgentName, options: AgentRunOptions): Promise<AgentRun> {
   if (options.model.wire !== AGENT_WIRE[agent]) throw new Error(`${agent} speaks ${AGENT_WIRE[agent]}, the fake model given speaks ${options.model.wire}`);
   const traceProblem = options.traceConnections === true ? straceProblem() : undefined;
   if (traceProblem !== undefined) throw new Error(`traceConnections needs a working strace: ${traceProblem}`);
@@ -419,6 +432,7 @@ export async function runAgent(agent: AgentName, options: AgentRunOptions): Prom
     const traceLog = join(home, 'connect.strace');
     const argv = options.traceConnections === true ? ['strace', '-f', '-qq', '-e', 'trace=connect', '-o', traceLog, ...launch.argv] : launch.argv;
     const result = await spawnBounded(argv, { cwd: options.cwd, env, timeoutMs: options.timeoutMs ?? 60_000 });
+    await options.afterRun?.(home);
     const connections = options.traceConnections === true ? parseConnections(existsSync(traceLog) ? readFileSync(traceLog, 'utf8') : '') : undefined;
     options.inspectHome?.(home);
     const expected = new Set([options.model.port, trap.port]);

@@ -1,13 +1,14 @@
-// Scripted fake model servers for the three agent CLIs' wire formats (Claude
-// Messages SSE, OpenAI Responses SSE, Gemini streamGenerateContent SSE), on
+// Scripted fake model servers for the agent CLIs' wire formats (Claude
+// Messages SSE, OpenAI Responses SSE, Gemini streamGenerateContent SSE, and
+// OpenAI Chat Completions SSE for OpenCode, Kilo, Copilot CLI and Qwen Code), on
 // 127.0.0.1 port 0. Each turn request gets the next step of a script; every
 // request body is recorded so a test can read what the CLI sent back.
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** Which wire a fake model speaks: Claude Code, Codex, Gemini CLI respectively. */
-export type ModelWire = 'anthropic' | 'openai' | 'gemini';
+/** Which wire a fake model speaks: Claude Code, Codex, Gemini CLI, and the Chat Completions CLIs respectively. */
+export type ModelWire = 'anthropic' | 'openai' | 'gemini' | 'chat';
 
 /** A model turn that calls one tool. `namespace` is the Responses API namespace Codex offers MCP tools in (`mcp__<server>`). */
 export interface ToolCallStep {
@@ -257,6 +258,55 @@ function geminiToolResults(body: Json): ToolResult[] {
   return results;
 }
 
+// --- OpenAI Chat Completions -------------------------------------------------
+
+/** Whether a Chat Completions message list is the subagent conversation of a script (its first user message carries the marker). */
+function chatTurnScript(script: readonly ModelStep[], messages: Json[], subagents: Readonly<Record<string, readonly ModelStep[]>>): readonly ModelStep[] {
+  const firstUser = messages.find((m) => m['role'] === 'user');
+  const text = typeof firstUser?.['content'] === 'string' ? firstUser['content'] : JSON.stringify(firstUser?.['content'] ?? '');
+  for (const [marker, steps] of Object.entries(subagents)) if (text.includes(marker)) return steps;
+  return script;
+}
+
+function serveChat(script: readonly ModelStep[], path: string, body: Json, res: ServerResponse, id: string, subagents: Readonly<Record<string, readonly ModelStep[]>>): RecordedRequest['kind'] {
+  if (!path.startsWith('/v1/chat/completions') && !path.startsWith('/chat/completions')) return 'unknown';
+  const messages = asObjects(body['messages']);
+  // A call without tools (a title, a memory pass) is a side call: plain text, no step used.
+  const isTurn = asArray(body['tools']).length > 0;
+  const step = isTurn ? stepAt(chatTurnScript(script, messages, subagents), messages.filter((m) => m['role'] === 'assistant').length) : { text: 'ok' };
+  const base = { id: `chatcmpl-${id}`, created: 1_700_000_000, model: body['model'] ?? 'fake-model' };
+  const toolCall = 'tool' in step ? { id: `call_${id}`, type: 'function', function: { name: step.tool, arguments: JSON.stringify(step.input) } } : undefined;
+  const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
+  if (body['stream'] !== true) {
+    const message = toolCall === undefined ? { role: 'assistant', content: 'text' in step ? step.text : '' } : { role: 'assistant', content: null, tool_calls: [toolCall] };
+    json(res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: toolCall === undefined ? 'stop' : 'tool_calls' }], usage });
+    return isTurn ? 'turn' : 'side';
+  }
+  const chunk = (delta: Json, finish: string | null, extra: Json = {}): { data: Json } => ({ data: { ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }], ...extra } });
+  const events =
+    toolCall === undefined
+      ? [chunk({ role: 'assistant', content: '' }, null), chunk({ content: 'text' in step ? step.text : '' }, null), chunk({}, 'stop', { usage })]
+      : [chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, ...toolCall }] }, null), chunk({}, 'tool_calls', { usage })];
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const event of events) res.write(`data: ${JSON.stringify(event.data)}\n\n`);
+  res.end('data: [DONE]\n\n');
+  return isTurn ? 'turn' : 'side';
+}
+
+function chatToolResults(body: Json): ToolResult[] {
+  const messages = asObjects(body['messages']);
+  const names = new Map<string, string>();
+  for (const m of messages) for (const call of asObjects(m['tool_calls'])) names.set(String(call['id']), String((call['function'] as Json | undefined)?.['name']));
+  return messages
+    .filter((m) => m['role'] === 'tool')
+    .map((m) => {
+      const content = m['content'];
+      const output = typeof content === 'string' ? content : asObjects(content).map((c) => (typeof c['text'] === 'string' ? c['text'] : JSON.stringify(c))).join('\n');
+      const callId = String(m['tool_call_id']);
+      return { callId, name: names.get(callId), output, isError: false };
+    });
+}
+
 // --- Server ------------------------------------------------------------------
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -277,17 +327,24 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+export interface FakeModelOptions {
+  /** Awaited before each request is answered: a test may hold the model's next turn until something else happened. */
+  beforeReply?: (request: RecordedRequest) => Promise<void>;
+  /**
+   * Chat wire: conversations whose first user message contains a key play that
+   * key's script instead (a subagent's conversation, started with the prompt the
+   * main script gave it).
+   */
+  subagents?: Readonly<Record<string, readonly ModelStep[]>>;
+}
+
 /**
  * Starts a fake model for `wire` on 127.0.0.1 (port 0) that plays `script`: the
  * n-th model turn of a conversation (counted from the history the CLI sends)
  * gets `script[n]`, so a retried request gets the same answer.
  */
-export interface FakeModelOptions {
-  /** Awaited before each request is answered: a test may hold the model's next turn until something else happened. */
-  beforeReply?: (request: RecordedRequest) => Promise<void>;
-}
-
 export async function startFakeModel(wire: ModelWire, script: readonly ModelStep[], options: FakeModelOptions = {}): Promise<FakeModel> {
+  const subagents = options.subagents ?? {};
   const requests: RecordedRequest[] = [];
   let served = 0;
   const server = createServer((req, res) => {
@@ -315,6 +372,7 @@ export async function startFakeModel(wire: ModelWire, script: readonly ModelStep
         if (req.method === 'POST') {
           if (wire === 'anthropic') record.kind = serveAnthropic(script, path, fields, res, id);
           else if (wire === 'openai') record.kind = serveOpenAi(script, path, fields, res, id);
+          else if (wire === 'chat') record.kind = serveChat(script, path, fields, res, id, subagents);
           else record.kind = serveGemini(script, path, fields, res);
         }
         if (record.kind === 'unknown') json(res, 404, { error: { message: `fake ${wire} model does not serve ${req.method ?? ''} ${path}` } });
@@ -346,6 +404,7 @@ export async function startFakeModel(wire: ModelWire, script: readonly ModelStep
       if (last === undefined || !isObject(last.body)) return [];
       if (wire === 'anthropic') return anthropicToolResults(last.body);
       if (wire === 'openai') return openAiToolResults(last.body);
+      if (wire === 'chat') return chatToolResults(last.body);
       return geminiToolResults(last.body);
     },
     close,

@@ -1,23 +1,40 @@
 // Where each agent CLI reads its hooks and MCP servers, and the shape and units
 // of its hook entries (SPEC §17, docs/agents-testing.md: observed with Claude
-// Code 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0).
+// Code 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, OpenCode 1.18.33, Kilo Code
+// 7.7.7, Copilot CLI 1.0.102, Qwen Code 0.24.4).
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AssentError } from '../../core/errors.js';
 
-export type AgentId = 'claude-code' | 'codex' | 'gemini';
+export type AgentId = 'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen';
 export type InstallScope = 'user' | 'project';
 
-export const AGENT_IDS: readonly AgentId[] = ['claude-code', 'codex', 'gemini'];
+export const AGENT_IDS: readonly AgentId[] = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen'];
 
 /** Names of the agent as people see them in messages. */
-export const AGENT_TITLES: Record<AgentId, string> = { 'claude-code': 'Claude Code', codex: 'Codex', gemini: 'Gemini CLI' };
+export const AGENT_TITLES: Record<AgentId, string> = {
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  gemini: 'Gemini CLI',
+  opencode: 'OpenCode',
+  kilo: 'Kilo Code',
+  copilot: 'Copilot CLI',
+  qwen: 'Qwen Code',
+};
+
+/** The agents' names as `install`, `uninstall` and `hook` take them, for help and messages. */
+export const AGENT_LIST_TEXT = 'claude-code (or claude), codex, gemini, opencode, kilo, copilot or qwen';
 
 /** R-SH-0: the hook name, with `claude` accepted for `claude-code`. */
 export function parseAgent(name: string): AgentId {
   if (name === 'claude') return 'claude-code';
   if ((AGENT_IDS as readonly string[]).includes(name)) return name as AgentId;
-  throw new AssentError('usage', `unknown agent ${JSON.stringify(name)}; use claude-code (or claude), codex or gemini`, { details: { agent: name } });
+  throw new AssentError('usage', `unknown agent ${JSON.stringify(name)}; use ${AGENT_LIST_TEXT}`, { details: { agent: name } });
+}
+
+/** Agents reached through a plugin file that `install` writes (R-HOOK-14), not through hook entries in a settings file. */
+export function isPluginAgent(agent: AgentId): agent is 'opencode' | 'kilo' {
+  return agent === 'opencode' || agent === 'kilo';
 }
 
 export function parseScope(value: string | undefined): InstallScope {
@@ -32,8 +49,13 @@ export type McpLocation = { format: 'json'; file: string } | { format: 'toml'; f
 export interface AgentTarget {
   agent: AgentId;
   scope: InstallScope;
-  /** The JSON file whose `hooks` object holds the agent's hook entries. */
+  /** The JSON file whose `hooks` object holds the agent's hook entries; for OpenCode and Kilo, the plugin file. */
   hooksFile: string;
+  /**
+   * How entries sit in an event's list: `grouped` `{matcher, hooks:[{type, command, timeout}]}`
+   * (Claude Code's shape), or `flat` `{type, bash, timeoutSec}` (Copilot CLI's own).
+   */
+  entryStyle: 'grouped' | 'flat';
   /** Event names of the before-tool and after-tool hooks. */
   events: { before: string; after: string };
   /** The matcher that selects every tool. */
@@ -77,6 +99,7 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         agent,
         scope,
         hooksFile: scope === 'user' ? path.join(configDir ?? path.join(where.homedir, '.claude'), 'settings.json') : path.join(project, '.claude', 'settings.json'),
+        entryStyle: 'grouped',
         events: { before: 'PreToolUse', after: 'PostToolUse' },
         matcher: '*',
         allToolsMatchers: ['*', ''],
@@ -91,6 +114,7 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         agent,
         scope,
         hooksFile: path.join(codexHome, 'hooks.json'),
+        entryStyle: 'grouped',
         events: { before: 'PreToolUse', after: 'PostToolUse' },
         matcher: '*',
         allToolsMatchers: ['*', ''],
@@ -106,6 +130,7 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         agent,
         scope,
         hooksFile: settings,
+        entryStyle: 'grouped',
         events: { before: 'BeforeTool', after: 'AfterTool' },
         matcher: '.*',
         allToolsMatchers: ['.*', ''],
@@ -114,7 +139,71 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         mcp: { format: 'json', file: settings },
       };
     }
+    case 'opencode':
+    case 'kilo': {
+      // The engine's config dir: $XDG_CONFIG_HOME/<name> (~/.config/<name>), or .<name> in the project; plugins in plugin/.
+      const configHome = dirFromEnv(where, 'XDG_CONFIG_HOME') ?? path.join(where.homedir, '.config');
+      const dir = scope === 'user' ? path.join(configHome, agent) : path.join(project, `.${agent}`);
+      return {
+        agent,
+        scope,
+        hooksFile: path.join(dir, 'plugin', PLUGIN_FILE_NAME),
+        entryStyle: 'grouped',
+        events: { before: 'tool.execute.before', after: 'tool.execute.after' },
+        matcher: '*',
+        allToolsMatchers: ['*'],
+        timeoutUnit: 'seconds',
+        // The agent has no timeout at all: the plugin brings its own (R-HOOK-14).
+        defaultTimeoutSeconds: Number.POSITIVE_INFINITY,
+        mcp: { format: 'json', file: path.join(dir, `${agent}.json`) },
+      };
+    }
+    case 'copilot': {
+      if (scope === 'project') {
+        throw new AssentError(
+          'usage',
+          'Copilot CLI reads repository hooks (.github/hooks/*.json) only in a folder it trusts, so assent installs into your user settings only: run `assent install copilot` without --scope',
+          { details: { agent, scope } },
+        );
+      }
+      const dir = dirFromEnv(where, 'COPILOT_HOME') ?? path.join(where.homedir, '.copilot');
+      return {
+        agent,
+        scope,
+        hooksFile: path.join(dir, 'settings.json'),
+        entryStyle: 'flat',
+        events: { before: 'preToolUse', after: 'postToolUse' },
+        matcher: '*',
+        allToolsMatchers: ['*'],
+        timeoutUnit: 'seconds',
+        defaultTimeoutSeconds: 30,
+        mcp: { format: 'json', file: path.join(dir, 'mcp-config.json') },
+      };
+    }
+    case 'qwen': {
+      const settings = scope === 'user' ? path.join(where.homedir, '.qwen', 'settings.json') : path.join(project, '.qwen', 'settings.json');
+      return {
+        agent,
+        scope,
+        hooksFile: settings,
+        entryStyle: 'grouped',
+        events: { before: 'PreToolUse', after: 'PostToolUse' },
+        matcher: '.*',
+        allToolsMatchers: ['.*', '*', ''],
+        timeoutUnit: 'seconds',
+        defaultTimeoutSeconds: 60,
+        mcp: { format: 'json', file: settings },
+      };
+    }
   }
+}
+
+/** The plugin file assent writes into OpenCode's and Kilo's plugin dirs. */
+export const PLUGIN_FILE_NAME = 'assent.js';
+
+/** Agents whose `--mcp` entry assent does not write: their MCP settings take another shape (docs/agents.md says how to add it by hand). */
+export function supportsMcpInstall(agent: AgentId): boolean {
+  return agent === 'claude-code' || agent === 'codex' || agent === 'gemini' || agent === 'qwen';
 }
 
 /** What a person should know after installing into this target: the agent's own switches that keep hooks from running. */
@@ -129,5 +218,16 @@ export function installNotes(target: AgentTarget, mcp: boolean): string[] {
       ];
     case 'gemini':
       return ['Gemini CLI runs no hook in a folder it does not trust (security.folderTrust); trust the folder when it asks.'];
+    case 'opencode':
+    case 'kilo': {
+      const title = AGENT_TITLES[target.agent];
+      return [
+        `${title} loads the plugin at its next start. It skips a plugin that fails to load without saying so, and \`--pure\` (or ${target.agent === 'opencode' ? 'OPENCODE_PURE' : 'KILO_PURE'}) runs it without plugins: then nothing is gated. \`assent doctor\` shows whether the last run loaded it.`,
+      ];
+    }
+    case 'copilot':
+      return ['Copilot CLI runs the call when a hook times out; the hook answers before its timeoutSec. Hooks in .github/hooks load only in a folder Copilot trusts; assent installs into ~/.copilot/settings.json, which always loads.'];
+    case 'qwen':
+      return ['Qwen Code runs the call when a hook times out, exits 1 or prints nothing; assent\'s hook answers deny (exit 2) before its timeout on every failure.'];
   }
 }

@@ -11,9 +11,10 @@ import { isJsonObject, type JsonObject } from './settingsFiles.js';
 export const MCP_SERVER_NAME = 'assent';
 
 /**
- * One hook entry as the agents read it: `{"type":"command","command":…,"timeout":…}`,
- * with the line the agent shows while the hook runs where it has one (Claude
- * Code and Codex `statusMessage`, Gemini CLI `name`; docs/agents.md).
+ * One hook entry: `{"type":"command","command":…,"timeout":…}` as most agents
+ * read it (see hookElement for Copilot's), with the line the agent shows while
+ * the hook runs where it has one (Claude Code and Codex `statusMessage`, Gemini
+ * CLI `name`; docs/agents.md).
  */
 export interface HookEntry {
   type: 'command';
@@ -21,6 +22,20 @@ export interface HookEntry {
   timeout: number;
   statusMessage?: string;
   name?: string;
+}
+
+/**
+ * What assent appends to an event's list: a group `{matcher, hooks:[entry]}`,
+ * or for Copilot CLI's own style the entry itself, spelled `{type, bash, timeoutSec}`.
+ */
+export function hookElement(target: Pick<AgentTarget, 'entryStyle' | 'matcher'>, entry: HookEntry): JsonObject {
+  if (target.entryStyle === 'flat') return { type: entry.type, bash: entry.command, timeoutSec: entry.timeout };
+  return { matcher: target.matcher, hooks: [{ ...entry }] };
+}
+
+/** The command of an entry: `command`, or Copilot's `bash`. */
+function commandOf(entry: JsonObject): unknown {
+  return entry['command'] ?? entry['bash'];
 }
 
 /** The two commands assent installs, with the timeout in the agent's unit. */
@@ -72,7 +87,9 @@ function entriesOf(group: unknown): unknown[] | undefined {
 
 /** Whether one hook entry is assent's (its command is one `assent install` writes). */
 export function isAssentEntry(entry: unknown): boolean {
-  return isJsonObject(entry) && typeof entry['command'] === 'string' && isAssentHookCommand(entry['command']);
+  if (!isJsonObject(entry)) return false;
+  const command = commandOf(entry);
+  return typeof command === 'string' && isAssentHookCommand(command);
 }
 
 /** Every assent hook entry in the settings, under any event. */
@@ -83,10 +100,16 @@ export function findAssentHooks(settings: JsonObject): FoundHook[] {
   for (const [event, groups] of Object.entries(events)) {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
+      // A flat entry (Copilot CLI's style) sits in the list itself, with no matcher.
+      if (entriesOf(group) === undefined && isAssentEntry(group)) {
+        const e = group as JsonObject;
+        found.push({ event, matcher: undefined, command: commandOf(e) as string, timeout: e['timeoutSec'] ?? e['timeout'] });
+        continue;
+      }
       for (const entry of entriesOf(group) ?? []) {
         if (isAssentEntry(entry)) {
           const e = entry as JsonObject;
-          found.push({ event, matcher: (group as JsonObject)['matcher'], command: e['command'] as string, timeout: e['timeout'], ...(e['name'] === undefined ? {} : { name: e['name'] }) });
+          found.push({ event, matcher: (group as JsonObject)['matcher'], command: commandOf(e) as string, timeout: e['timeout'], ...(e['name'] === undefined ? {} : { name: e['name'] }) });
         }
       }
     }
@@ -109,6 +132,10 @@ export function withoutAssentHooks(settings: JsonObject): JsonObject {
     let touched = false;
     const kept = groups.filter((group) => {
       const entries = entriesOf(group);
+      if (entries === undefined && isAssentEntry(group)) {
+        touched = true;
+        return false;
+      }
       if (entries === undefined || !entries.some(isAssentEntry)) return true;
       touched = true;
       const others = entries.filter((entry) => !isAssentEntry(entry));
@@ -125,7 +152,12 @@ export function withoutAssentHooks(settings: JsonObject): JsonObject {
   return result;
 }
 
-function hasExactly(groups: unknown[], matcher: string, entry: HookEntry): boolean {
+function hasExactly(groups: unknown[], target: AgentTarget, entry: HookEntry): boolean {
+  const matcher = target.matcher;
+  if (target.entryStyle === 'flat') {
+    const wanted = JSON.stringify(hookElement(target, entry));
+    return groups.some((group) => JSON.stringify(group) === wanted);
+  }
   return groups.some((group) => {
     const entries = entriesOf(group);
     return (
@@ -154,7 +186,7 @@ export function withAssentHooks(settings: JsonObject, target: AgentTarget, desir
   const events = hookEvents(settings, file);
   const before = events === undefined ? [] : groupsOf(events, target.events.before, file);
   const after = events === undefined ? [] : groupsOf(events, target.events.after, file);
-  if (findAssentHooks(settings).length === 2 && hasExactly(before, target.matcher, desired.before) && hasExactly(after, target.matcher, desired.after)) {
+  if (findAssentHooks(settings).length === 2 && hasExactly(before, target, desired.before) && hasExactly(after, target, desired.after)) {
     return settings;
   }
   const result = withoutAssentHooks(settings);
@@ -165,7 +197,7 @@ export function withAssentHooks(settings: JsonObject, target: AgentTarget, desir
     [target.events.after, desired.after],
   ] as const) {
     const groups = groupsOf(resultEvents, event, file);
-    resultEvents[event] = [...groups, { matcher: target.matcher, hooks: [{ ...entry }] }];
+    resultEvents[event] = [...groups, hookElement(target, entry)];
   }
   return result;
 }

@@ -4,7 +4,9 @@
 // `sh -c` with a canary event the daemon always denies, running nothing.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import { AGENT_TITLES, agentTarget, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
+import * as path from 'node:path';
+import { checkPluginAgent } from './pluginDoctor.js';
+import { AGENT_TITLES, agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import { findAssentHooks, findAssentMcpServer, isAssentEntry, type FoundHook } from './assentEntries.js';
 import { codexHookTrust, codexTrustKeys } from './codexHookTrust.js';
 import { findCodexMcpBlock } from './codexToml.js';
@@ -79,6 +81,23 @@ export function canaryEvent(agent: AgentId, cwd: string, now: Date): JsonObject 
       return { ...common, turn_id: 'assent-doctor', hook_event_name: 'PreToolUse', model: 'assent-doctor', permission_mode: 'default', tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
     case 'gemini':
       return { ...common, hook_event_name: 'BeforeTool', timestamp: now.toISOString(), tool_name: CANARY_TOOL, tool_input: {} };
+    case 'qwen':
+      return {
+        ...common,
+        hook_event_name: 'PreToolUse',
+        timestamp: now.toISOString(),
+        permission_mode: 'default',
+        prompt_id: 'assent-doctor',
+        tool_name: CANARY_TOOL,
+        tool_input: {},
+        tool_use_id: 'assent-doctor-canary',
+        tool_call_id: 'assent-doctor-canary',
+      };
+    case 'copilot':
+      return { sessionId: 'assent-doctor', timestamp: now.getTime(), cwd, toolName: CANARY_TOOL, toolArgs: {} };
+    case 'opencode':
+    case 'kilo':
+      return { hook_event_name: 'tool.execute.before', session_id: 'assent-doctor', cwd, tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
   }
 }
 
@@ -112,9 +131,13 @@ export function judgeCanaryAnswer(agent: AgentId, run: ShellRun): CanaryVerdict 
   const specific = isJsonObject(json?.['hookSpecificOutput']) ? (json['hookSpecificOutput'] as JsonObject) : undefined;
   let reason: string;
   let denied: boolean;
-  if (agent === 'gemini') {
+  if (agent === 'gemini' || agent === 'opencode' || agent === 'kilo') {
     denied = json?.['decision'] === 'deny';
     reason = typeof json?.['reason'] === 'string' ? json['reason'] : '';
+  } else if (agent === 'copilot') {
+    // Copilot's own hook style reads the flat fields only.
+    denied = json?.['permissionDecision'] === 'deny';
+    reason = typeof json?.['permissionDecisionReason'] === 'string' ? json['permissionDecisionReason'] : '';
   } else {
     const modern = specific?.['permissionDecision'] === 'deny';
     const legacy = json?.['decision'] === 'block';
@@ -280,9 +303,20 @@ function checkCodexTrust(report: AgentReport, settings: JsonObject, target: Agen
   }
 }
 
+function notesFor(target: AgentTarget, cwd: string): string[] {
+  if (target.agent === 'copilot') {
+    const repoHooks = path.join(cwd, '.github', 'hooks');
+    return [
+      `Copilot CLI always loads the hooks in ${target.hooksFile}; hooks in a repository's .github/hooks load only in a folder it trusts (or with --trust-folder), and doctor does not check those${fs.existsSync(repoHooks) ? ` (this folder has ${repoHooks})` : ''}.`,
+    ];
+  }
+  return [];
+}
+
 /** Checks one agent in one scope; never throws for what it finds, only reports it. */
 export async function checkAgent(agent: AgentId, scope: InstallScope, deps: DoctorDependencies): Promise<AgentReport> {
   const target = agentTarget(agent, scope, deps.where);
+  if (isPluginAgent(agent)) return checkPluginAgent(target, deps);
   const file = resolveSettingsPath(target.hooksFile);
   const report: AgentReport = { agent, scope, installed: false, settingsPath: file, command: null, timeoutOk: false, blocksCanary: false, mcp: hasMcp(target), problems: [], notes: [] };
   const recorded = deps.records[file]?.kinds.includes('hooks') === true;
@@ -309,6 +343,7 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
     return report;
   }
   if (agent === 'codex') checkCodexTrust(report, settings, target, deps.where);
+  report.notes.push(...notesFor(target, deps.where.cwd));
   report.command = before[0]?.command ?? null;
   if (before.length === 0) report.problems.push(`no ${target.events.before} hook: ${AGENT_TITLES[agent]} runs every tool call without asking assent; ${again}`);
   if (after.length === 0) report.problems.push(`no ${target.events.after} hook: the outcome of allowed calls is not recorded in the audit log; ${again}`);
@@ -344,6 +379,8 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
 
 /** The scopes doctor looks at: the user's, and the project's in the cwd when its settings file exists and is another file. */
 export function scopesToCheck(agent: AgentId, where: TargetEnvironment): InstallScope[] {
+  // Copilot CLI has no project scope assent installs into (its repository hooks need a trusted folder).
+  if (agent === 'copilot') return ['user'];
   const user = resolveSettingsPath(agentTarget(agent, 'user', where).hooksFile);
   const project = resolveSettingsPath(agentTarget(agent, 'project', where).hooksFile);
   return project !== user && fs.existsSync(project) ? ['user', 'project'] : ['user'];

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { AssentError } from '../../core/errors.js';
 import { requiredAgentTimeoutSeconds } from '../../core/hookDeadline.js';
 import type { StatePaths } from '../../journal/statePaths.js';
-import { agentTarget, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
+import { agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import {
   findAssentHooks,
   findAssentMcpServer,
@@ -37,6 +37,7 @@ import {
   type JsonObject,
 } from './settingsFiles.js';
 import { addAssentHooksText, removeAssentHooksText, removeAssentMcpServerText, setAssentMcpServerText } from './settingsTextEdits.js';
+import { planPluginInstall, planPluginUninstall } from './pluginPlan.js';
 import { unifiedDiff } from './textDiff.js';
 
 export type EntryKind = 'hooks' | 'mcp';
@@ -57,6 +58,8 @@ export interface FileChange {
   textKept?: boolean;
   /** Uninstall: the record this change came from, to clean up after it. */
   record?: InstallRecord;
+  /** Uninstall: files that go with this one (the plugin's load marker), removed after it. */
+  alsoRemove?: string[];
 }
 
 export interface AgentPlan {
@@ -91,7 +94,9 @@ export function desiredHooks(target: AgentTarget, installation: AssentInstallati
   const before: HookEntry = { type: 'command', command: hookCommand(installation, target.agent, false, seconds), timeout };
   const after: HookEntry = { type: 'command', command: hookCommand(installation, target.agent, true, seconds), timeout };
   if (target.agent === 'gemini') return { before: { ...before, name: GEMINI_HOOK_NAMES.before }, after: { ...after, name: GEMINI_HOOK_NAMES.after } };
-  return { before: { ...before, statusMessage: HOOK_STATUS_MESSAGE }, after };
+  // Claude Code and Codex show `statusMessage` while the hook runs; the other agents have no such key (docs/agents.md).
+  if (target.agent === 'claude-code' || target.agent === 'codex') return { before: { ...before, statusMessage: HOOK_STATUS_MESSAGE }, after };
+  return { before, after };
 }
 
 function textOf(state: FileState): string {
@@ -151,6 +156,7 @@ function jsonChange(file: string, kinds: EntryKind[], edit: (settings: JsonObjec
 /** Computes what `assent install` would write; throws (changing nothing) when a file cannot be merged. */
 export function planInstall(request: InstallRequest): AgentPlan {
   const target = agentTarget(request.agent, request.scope, request.where);
+  if (isPluginAgent(target.agent)) return planPluginInstall(target, request, (file, kinds, before, afterText) => change(file, kinds, before, afterText));
   const hooks = desiredHooks(target, request.installation, request.hookTimeoutSeconds);
   const server = mcpServerCommand(request.installation);
   const hooksFile = resolveSettingsPath(target.hooksFile);
@@ -226,6 +232,7 @@ export interface UninstallRequest {
 /** Computes what `assent uninstall` would write; files without assent entries are left out. */
 export function planUninstall(request: UninstallRequest): AgentPlan {
   const target = agentTarget(request.agent, request.scope, request.where);
+  if (isPluginAgent(target.agent)) return planPluginUninstall(target, request.records, (file, kinds, before, afterText) => change(file, kinds, before, afterText));
   const hooksFile = resolveSettingsPath(target.hooksFile);
   const mcpFile = resolveSettingsPath(target.mcp.file);
   const sameFile = target.mcp.format === 'json' && mcpFile === hooksFile;
@@ -303,7 +310,8 @@ export function applyInstall(plan: AgentPlan, options: ApplyOptions): Backups {
           scope: plan.target.scope,
           kinds: file.kinds,
           afterDigest: digestText(afterText),
-          createdDirs,
+          // Dirs an earlier install created stay assent's to remove (only while they are empty) after the file was deleted by hand.
+          createdDirs: [...new Set([...(previous?.createdDirs ?? []), ...createdDirs])],
           installedAt: options.now.toISOString(),
           ...(file.before.exists ? { beforeDigest: digestText(file.before.text), backup: backups[file.file] as string } : {}),
         };
@@ -330,6 +338,7 @@ export function applyUninstall(plan: AgentPlan, options: ApplyOptions): Backups 
         throw new AssentError('conflict', `${file.file} changed while assent was editing it (the agent may have written it); nothing was changed, run this again`, { details: { path: file.file } });
       }
       fs.rmSync(file.file);
+      for (const extra of file.alsoRemove ?? []) fs.rmSync(extra, { force: true });
       removeEmptyDirs(file.record?.createdDirs ?? []);
     } else replaceFile(file.file, file.afterText, file.before);
     const previous = records[file.file];

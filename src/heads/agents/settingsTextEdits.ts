@@ -1,7 +1,7 @@
 // assent's entries edited in the settings file's own text (see jsonTextEdit.ts):
 // the same changes assentEntries.ts makes to the parsed object, made as small
 // insertions and removals so every other byte of the file stays as it was.
-import { MCP_SERVER_NAME, type DesiredHooks } from './assentEntries.js';
+import { hookElement, MCP_SERVER_NAME, type DesiredHooks } from './assentEntries.js';
 import type { AgentTarget } from './agentTargets.js';
 import { isAssentHookCommand } from './hookCommand.js';
 import { appendElement, insertMember, memberOf, parseJsonTree, removeChild, replaceValue, type JsonNode, type TextFormat } from './jsonTextEdit.js';
@@ -16,7 +16,7 @@ function scalarValue(text: string, node: JsonNode): unknown {
 }
 
 function isAssentEntryNode(text: string, node: JsonNode): boolean {
-  const command = memberOf(node, 'command');
+  const command = memberOf(node, 'command') ?? memberOf(node, 'bash');
   if (command === undefined) return false;
   const value = scalarValue(text, command.value);
   return typeof value === 'string' && isAssentHookCommand(value);
@@ -34,6 +34,12 @@ function removeOneAssentHook(text: string): string | undefined {
     if (event.value.kind !== 'array') continue;
     for (const [groupIndex, group] of event.value.elements.entries()) {
       const entries = memberOf(group, 'hooks')?.value;
+      // A flat entry (Copilot CLI's style) is itself the element of the event's list.
+      if (entries === undefined && isAssentEntryNode(text, group)) {
+        if (event.value.elements.length > 1) return removeChild(text, event.value, groupIndex);
+        if (hooks.value.members.length > 1) return removeChild(text, hooks.value, eventIndex);
+        return removeChild(text, root, root.members.indexOf(hooks));
+      }
       if (entries?.kind !== 'array') continue;
       const entryIndex = entries.elements.findIndex((entry) => isAssentEntryNode(text, entry));
       if (entryIndex < 0) continue;
@@ -59,8 +65,8 @@ export function removeAssentHooksText(text: string): string {
 /** The text with assent's two groups appended to the agent's before-tool and after-tool lists (no assent entry may be there). */
 export function addAssentHooksText(text: string, target: AgentTarget, desired: DesiredHooks, format: TextFormat): string {
   const groups: [string, unknown][] = [
-    [target.events.before, { matcher: target.matcher, hooks: [desired.before] }],
-    [target.events.after, { matcher: target.matcher, hooks: [desired.after] }],
+    [target.events.before, hookElement(target, desired.before)],
+    [target.events.after, hookElement(target, desired.after)],
   ];
   let current = text;
   const root = parseJsonTree(current);

@@ -16,19 +16,28 @@ export function oneLine(text: string): string {
 }
 
 /**
- * The before-tool answer. Claude Code and Codex:
+ * The before-tool answer. Claude Code, Codex and Qwen Code:
  * `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,"permissionDecisionReason":…}}`;
- * Gemini CLI: `{"decision":…,"reason":…}`. Never `ask`, never `updatedInput`:
- * what runs is exactly what was decided (R-HOOK-2). Codex's allow is empty:
- * Codex shows a hook that answers `permissionDecision: "allow"` as failed on
- * every allowed call, and one that exits 0 with no output as completed
- * (docs/agents-testing.md); the caller exits 0 with it.
+ * Gemini CLI and assent's OpenCode/Kilo plugin: `{"decision":…,"reason":…}`;
+ * Copilot CLI: `{"permissionDecision":…,"permissionDecisionReason":…}` (its
+ * own hook style reads no `hookSpecificOutput`). Never `ask`, never
+ * `updatedInput`: what runs is exactly what was decided (R-HOOK-2).
  */
 export function beforeAnswer(agent: AgentName, decision: HookDecision, reason: string): string {
   const text = oneLine(reason);
-  if (agent === 'gemini') return JSON.stringify({ decision, reason: text });
-  if (agent === 'codex' && decision === 'allow') return '';
-  return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: text } });
+  switch (agent) {
+    case 'gemini':
+    case 'opencode':
+    case 'kilo':
+      return JSON.stringify({ decision, reason: text });
+    case 'codex':
+      if (decision === 'allow') return '';
+      return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: text } });
+    case 'copilot':
+      return JSON.stringify({ permissionDecision: decision, permissionDecisionReason: text });
+    default:
+      return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: text } });
+  }
 }
 
 /** The after-tool answer: an empty object, which changes nothing the agent does (the call already ran). */

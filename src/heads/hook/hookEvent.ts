@@ -8,12 +8,41 @@ export const MAX_EVENT_BYTES = 1_048_576;
 
 export type HookMode = 'before' | 'after';
 
-/** The event names each agent sends its before-tool and after-tool hooks. */
+/**
+ * The event names each agent sends its before-tool and after-tool hooks.
+ * OpenCode's and Kilo's are the plugin hook names assent's plugin file sends;
+ * Copilot CLI's events carry no name, so the hook's mode names them.
+ */
 export const HOOK_EVENTS: Readonly<Record<AgentName, { before: readonly string[]; after: readonly string[] }>> = Object.freeze({
   'claude-code': { before: ['PreToolUse'], after: ['PostToolUse', 'PostToolUseFailure'] },
   codex: { before: ['PreToolUse'], after: ['PostToolUse'] },
   gemini: { before: ['BeforeTool'], after: ['AfterTool'] },
+  opencode: { before: ['tool.execute.before'], after: ['tool.execute.after'] },
+  kilo: { before: ['tool.execute.before'], after: ['tool.execute.after'] },
+  copilot: { before: ['preToolUse'], after: ['postToolUse'] },
+  qwen: { before: ['PreToolUse'], after: ['PostToolUse', 'PostToolUseFailure'] },
 });
+
+/**
+ * Copilot CLI's own hook input (`{sessionId, timestamp, cwd, toolName,
+ * toolArgs, toolResult?}`, AGENT-CLIS.md) in the field names the other agents
+ * use. Anything but that shape is left as it is, and refused further on.
+ */
+export function copilotEventFields(value: Record<string, unknown>, mode: HookMode): Record<string, unknown> {
+  if ('hook_event_name' in value || 'tool_name' in value) return value;
+  let input = value['toolArgs'];
+  // Some Copilot versions send the arguments as a JSON string; one that does not parse stays a string and is refused.
+  if (typeof input === 'string') {
+    try {
+      input = JSON.parse(input) as unknown;
+    } catch {
+      // Refused below: tool_input is not an object.
+    }
+  }
+  const fields: Record<string, unknown> = { hook_event_name: HOOK_EVENTS.copilot[mode][0], session_id: value['sessionId'], cwd: value['cwd'], tool_name: value['toolName'], tool_input: input };
+  if (value['toolResult'] !== undefined) fields['tool_response'] = value['toolResult'];
+  return fields;
+}
 
 /** The end of a call, from an after-event (R-HOOK-6). */
 export interface AgentActionEndEvent {
@@ -49,7 +78,10 @@ function shortString(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_CHARS ? value : undefined;
 }
 
-/** The MCP server the agent names beside an MCP tool: Claude Code's `mcp_server.name`, Gemini CLI's `mcp_context.server_name`. */
+/**
+ * The MCP server the agent names beside an MCP tool: Claude Code's (and assent's
+ * OpenCode plugin's) `mcp_server.name`, Gemini CLI's `mcp_context.server_name`.
+ */
 function reportedMcpServer(event: Record<string, unknown>): string | undefined {
   const claude = event['mcp_server'];
   if (isObject(claude)) return shortString(claude['name']);
@@ -67,6 +99,8 @@ export function outcomeOf(eventName: string, response: unknown): 'ok' | 'error' 
   if (eventName === 'PostToolUseFailure') return 'error';
   if (!isObject(response)) return 'ok';
   if (response['is_error'] === true || response['isError'] === true || response['interrupted'] === true || response['success'] === false) return 'error';
+  // Copilot CLI: `toolResult.resultType` is "success" for a call that worked.
+  if (typeof response['resultType'] === 'string' && response['resultType'] !== 'success') return 'error';
   const error = response['error'];
   return error !== undefined && error !== null && error !== false && error !== '' ? 'error' : 'ok';
 }
@@ -77,13 +111,14 @@ export function outcomeOf(eventName: string, response: unknown): 'ok' | 'error' 
  * `cwd` that is there must be an absolute path.
  */
 export function parseHookEvent(agent: AgentName, mode: HookMode, text: string, fallbackCwd: string): ParsedEvent {
-  let value: unknown;
+  let raw: unknown;
   try {
-    value = JSON.parse(text);
+    raw = JSON.parse(text);
   } catch {
     return { ok: false, problem: text.trim() === '' ? 'the hook event on stdin was empty' : 'the hook event on stdin is not valid JSON' };
   }
-  if (!isObject(value)) return { ok: false, problem: 'the hook event on stdin is not a JSON object' };
+  if (!isObject(raw)) return { ok: false, problem: 'the hook event on stdin is not a JSON object' };
+  const value = agent === 'copilot' ? copilotEventFields(raw, mode) : raw;
   const eventName = typeof value['hook_event_name'] === 'string' ? value['hook_event_name'] : undefined;
   const tool = shortString(value['tool_name']);
   const known = HOOK_EVENTS[agent];

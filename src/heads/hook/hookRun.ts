@@ -1,4 +1,4 @@
-// `assent hook claude-code|codex|gemini [--after]` (SPEC §17): one event in, one
+// `assent hook AGENT [--after] [--timeout SECONDS]` (SPEC §17): one event in, one
 // answer out. Before a call the answer is the daemon's decision; every failure
 // blocks the call (R-HOOK-4): the agent's deny JSON, the same one-line reason on
 // stderr, exit 2. After a call the event is reported for audit (R-HOOK-6).
@@ -41,7 +41,8 @@ export interface HookDeps {
   writeStderr?(text: string): void;
 }
 
-export const USAGE = 'usage: assent hook claude-code|codex|gemini [--after] [--timeout SECONDS]   (reads one hook event on stdin; see docs/agents.md)';
+export const USAGE =
+  'usage: assent hook claude-code|codex|gemini|opencode|kilo|copilot|qwen [--after] [--timeout SECONDS]   (reads one hook event on stdin; see docs/agents.md)';
 
 const DEFAULT_FIRST_ANSWER_MS = 20_000;
 const DEFAULT_EXPIRY_GRACE_MS = 5_000;
@@ -62,7 +63,7 @@ function parseTimeoutValue(text: string | undefined): number | undefined {
   return seconds <= MAX_AGENT_TIMEOUT_SECONDS ? seconds : undefined;
 }
 
-/** `claude-code|claude|codex|gemini`, an optional `--after` and `--timeout SECONDS`; anything else is a problem, named. */
+/** `claude-code|claude|codex|gemini|opencode|kilo|copilot|qwen`, an optional `--after` and `--timeout SECONDS`; anything else is a problem, named. */
 export function parseHookArgs(argv: readonly string[]): HookArgs | { problem: string; agent?: AgentName } {
   const positional: string[] = [];
   const flags: string[] = [];

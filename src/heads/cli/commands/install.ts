@@ -7,10 +7,11 @@ import type { Command } from 'commander';
 import { AssentError } from '../../../core/errors.js';
 import { escapeText } from '../../../core/escape.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
-import { AGENT_TITLES, currentEnvironment, installNotes, parseAgent, parseScope } from '../../agents/agentTargets.js';
+import { AGENT_LIST_TEXT, AGENT_TITLES, currentEnvironment, installNotes, isPluginAgent, parseAgent, parseScope, supportsMcpInstall } from '../../agents/agentTargets.js';
 import { thisInstallation } from '../../agents/hookCommand.js';
 import { pinnedHookTimeout, unconfirmedTimeoutNote } from '../../agents/hookTimeout.js';
 import { applyInstall, desiredHooks, planInstall, type FileChange } from '../../agents/installPlan.js';
+import { verifyPluginText } from '../../agents/pluginFile.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
 
 interface InstallOptions {
@@ -52,12 +53,19 @@ async function runInstall(agentName: string, options: InstallOptions): Promise<v
       { details: { path: installation.hookEntry } },
     );
   }
+  if (options.mcp === true && !supportsMcpInstall(agent)) {
+    throw new AssentError('usage', `--mcp is not supported for ${AGENT_TITLES[agent]}: its MCP settings take another shape; add \`assent mcp\` there by hand (docs/agents.md shows how). Nothing was changed`, {
+      details: { agent },
+    });
+  }
   const paths = resolveStatePaths();
   // The daemon's pinned value, not an unconfirmed edit of config.json (R-HOOK-11).
   const pinned = pinnedHookTimeout(paths);
   const hookTimeoutSeconds = pinned.seconds;
   const plan = planInstall({ agent, scope, where: currentEnvironment(), installation, hookTimeoutSeconds, mcp: options.mcp === true });
   const changed = plan.files.some((f) => f.changed);
+  // A plugin that fails to load is skipped by the agent without a word: never write one (R-HOOK-14).
+  if (isPluginAgent(agent)) for (const file of plan.files) if (file.afterText !== undefined) await verifyPluginText(file.afterText);
   const backups = changed && options.dryRun !== true ? applyInstall(plan, { paths, now: new Date() }) : {};
   const hooks = desiredHooks(plan.target, installation, hookTimeoutSeconds);
   const notes = installNotes(plan.target, options.mcp === true);
@@ -91,6 +99,7 @@ async function runInstall(agentName: string, options: InstallOptions): Promise<v
   }
   const timeoutText = plan.target.timeoutUnit === 'milliseconds' ? `${hooks.before.timeout} ms` : `${hooks.before.timeout} s`;
   if (options.dryRun === true) out(`Dry run: nothing was written. \`assent install ${agent}${scope === 'project' ? ' --scope project' : ''}${options.mcp ? ' --mcp' : ''}\` would make the changes above.`);
+  else if (isPluginAgent(agent)) out(`Installed assent's plugin for ${title} (its deadline ${timeoutText}). Check it with \`assent doctor\`.`);
   else out(`Installed assent's hooks for ${title}${options.mcp ? ' and its MCP server' : ''} (hook timeout ${timeoutText}). Check it with \`assent doctor\`.`);
   for (const note of notes) out(`note: ${note}`);
 }
@@ -98,7 +107,9 @@ async function runInstall(agentName: string, options: InstallOptions): Promise<v
 export function registerInstallCommand(program: Command): void {
   program
     .command('install <agent>')
-    .description("Add assent's hooks to an agent's settings (claude-code, codex or gemini): every tool call then meets assent's policy. Shows the diff, writes a backup, applies without asking.")
+    .description(
+      `Add assent's hooks to an agent's settings, or for OpenCode and Kilo its plugin file (${AGENT_LIST_TEXT}): every tool call then meets assent's policy. Shows the diff, writes a backup, applies without asking.`,
+    )
     .option('--scope <scope>', 'user (the default: the agent\'s settings in your home) or project (the settings in the current directory)')
     .option('--dry-run', 'print the diff and write nothing')
     .option('--mcp', 'also register `assent mcp` as the agent\'s MCP server named "assent"')

@@ -51,9 +51,13 @@ process.stdin.on('data', (c) => (input += c)).on('end', () => {
   const agent = process.argv[2];
   require('node:fs').writeFileSync(process.env.STAND_IN_LOG, JSON.stringify({ argv: process.argv.slice(2), event }));
   if (mode === 'exit1') process.exit(1);
-  const reason = mode === 'deny' ? 'assent doctor canary: ' + event.tool_name + ' is always denied' : 'no daemon';
+  const reason = mode === 'deny' ? 'assent doctor canary: ' + (event.tool_name ?? event.toolName) + ' is always denied' : 'no daemon';
   const decision = mode === 'allow' ? 'allow' : 'deny';
-  process.stdout.write(JSON.stringify(agent === 'gemini' ? { decision, reason } : { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } }));
+  const flat = ['gemini', 'opencode', 'kilo'].includes(agent);
+  process.stdout.write(JSON.stringify(
+    agent === 'copilot' ? { permissionDecision: decision, permissionDecisionReason: reason }
+      : flat ? { decision, reason } : { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } },
+  ));
   if (mode === 'failclosed') { process.stderr.write(reason + '\\n'); process.exit(2); }
 });
 `;
@@ -105,7 +109,7 @@ describe('R-HOOK-7 doctor checks an installed agent', () => {
       expect(report.command).toContain(installation.hookEntry);
       const seen = JSON.parse(readFileSync(log, 'utf8')) as { argv: string[]; event: Record<string, unknown> };
       expect(seen.argv).toEqual([agent, '--timeout', '136']);
-      expect(seen.event['tool_name']).toBe('AssentDoctorCanary');
+      expect(seen.event[agent === 'copilot' ? 'toolName' : 'tool_name']).toBe('AssentDoctorCanary');
     });
   }
 
