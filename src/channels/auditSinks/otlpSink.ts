@@ -31,7 +31,8 @@ class CollectingProcessor implements LogRecordProcessor {
 
 /** The attribute names of a record: `assent.<field>`, e.g. `assent.decidedHow`; lists stay lists. */
 export function otlpAttributesOf(record: ExportRecord): Record<string, string | number | string[]> {
-  const attributes: Record<string, string | number | string[]> = {};
+  // `event.name` as an attribute too: receivers on OTLP definitions older than the log record's own event_name field still see it.
+  const attributes: Record<string, string | number | string[]> = { 'event.name': OTLP_EVENT_NAME };
   for (const [key, value] of exportFields(record)) attributes[`assent.${key}`] = value;
   if (record.approvedBy !== undefined) attributes['assent.approvedBy'] = record.approvedBy;
   return attributes;
