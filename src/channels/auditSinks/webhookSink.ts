@@ -32,8 +32,8 @@ export function readWebhookKey(file: string): string {
   return text;
 }
 
-export function createWebhookSink(name: string, config: WebhookSink, options: { now?: () => number } = {}): AuditSink {
-  const key = readWebhookKey(config.secretFile);
+export function createWebhookSink(name: string, config: WebhookSink, options: { now?: () => number; key?: string } = {}): AuditSink {
+  const key = options.key ?? readWebhookKey(config.secretFile);
   const ca = config.ca === undefined ? undefined : readFileSync(config.ca);
   const now = options.now ?? Date.now;
   return {

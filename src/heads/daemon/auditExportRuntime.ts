@@ -7,7 +7,7 @@ import { sinkNameOf, sinkSecrets, type ExportSink } from '../../core/auditExport
 import { failureText, type AuditSink } from '../../channels/auditSinks/auditSink.js';
 import { createOtlpSink } from '../../channels/auditSinks/otlpSink.js';
 import { createCefSink, createSyslogSink } from '../../channels/auditSinks/syslogSinks.js';
-import { createWebhookSink } from '../../channels/auditSinks/webhookSink.js';
+import { createWebhookSink, readWebhookKey } from '../../channels/auditSinks/webhookSink.js';
 import type { WrittenLine } from '../../journal/auditLog.js';
 import { AuditTail } from '../../journal/auditTail.js';
 import { AuditExporter, type ExportCursors } from '../../service/auditExport.js';
@@ -54,8 +54,12 @@ function buildSink(name: string, sink: ExportSink, host: { id: string; name: str
       return createCefSink(name, sink, { version: VERSION, procId });
     case 'otlp':
       return createOtlpSink(name, sink, { version: VERSION, host });
-    case 'webhook':
-      return createWebhookSink(name, sink);
+    case 'webhook': {
+      // Masked by the logger from here on, like the team database's password.
+      const key = readWebhookKey(sink.secretFile);
+      registerSecret(key);
+      return createWebhookSink(name, sink, { key });
+    }
   }
 }
 
