@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { escapedJson, escapeText } from './escape.js';
 
+import { AuditSchema, diffAuditExport } from './auditExportConfig.js';
 import { CommandsSchema, PathsSchema, UrlsSchema, diffAgentPolicy } from './agentPolicyConfig.js';
 import { NotificationsSchema, diffNotifications } from './notificationsConfig.js';
 import { HostSchema } from './hostConfig.js';
@@ -165,6 +166,8 @@ export const ConfigSchema = z.object(
     host: HostSchema.prefault({}),
     journal: JournalSchema.prefault({}),
     auditRetentionDays: intRange(1, 3650).default(30),
+    /** Where audit lines are exported besides the day files (R-AUD-4). */
+    audit: AuditSchema.prefault({}),
   },
   { error: 'a JSON object' },
 );
@@ -270,6 +273,18 @@ function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], ou
       if (Array.isArray(value)) return;
       for (const [key, item] of Object.entries(value)) unknownKeys(def['valueType'] as SchemaNode, item, [...path, key], out);
       return;
+    case 'union': {
+      // A discriminated union (audit.export sinks): judge the keys against the option its "kind" names.
+      const kind = (value as Record<string, unknown>)['kind'];
+      const options = (def['options'] ?? []) as SchemaNode[];
+      const chosen = options.find((option) => {
+        const inner = option._zod.def.type === 'pipe' ? ((option._zod.def as unknown as { in: SchemaNode }).in) : option;
+        const shape = (inner._zod.def as unknown as { shape?: Record<string, z.ZodType> }).shape;
+        return shape?.['kind']?.safeParse(kind).success === true;
+      });
+      if (chosen !== undefined) unknownKeys(chosen, value, path, out);
+      return;
+    }
     case 'array':
       if (!Array.isArray(value)) return;
       (value as unknown[]).forEach((item, index) => unknownKeys(def['element'] as SchemaNode, item, [...path, index], out));
@@ -453,6 +468,7 @@ export function diffPolicy(a: Config, b: Config): string[] {
   lines.push(...diffNotifications(a.notifications, b.notifications));
   lines.push(...diffWebConfig(a.web, b.web));
   scalar('auditRetentionDays', a.auditRetentionDays, b.auditRetentionDays);
+  lines.push(...diffAuditExport(a.audit, b.audit));
   lines.push(...diffTeamConfig(a, b), ...diffJournalConfig(a, b));
   return lines.map(markFromNextStart);
 }

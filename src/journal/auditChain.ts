@@ -116,6 +116,12 @@ function seqOf(line: string | undefined): number | undefined {
   }
 }
 
+/** The seq of a day file's last line, or undefined when it has none readable. */
+export function lastSeqOfFile(file: string): number | undefined {
+  const tail = readLastLines(file);
+  return seqOf(tail.last) ?? seqOf(tail.before);
+}
+
 /** Reads where the chain continues: the last line of the newest file, else the anchor, else genesis. */
 export function loadChainState(dir: string): { state: ChainState; lastDay: string; tornTail: boolean } {
   const files = listLogFiles(dir);

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Clock } from '../core/clock.js';
-import { dayOf, lineDigest, listLogFiles, loadChainState, NEWLINE, readFirstLine, writeAnchor, type ChainState } from './auditChain.js';
+import { dayOf, lastSeqOfFile, lineDigest, listLogFiles, loadChainState, NEWLINE, readFirstLine, writeAnchor, type ChainState } from './auditChain.js';
 import { copyAuditFields, type AuditRecord } from './auditRecords.js';
 
 // Where the tests have always found them; the code imports each from its own module.
@@ -35,6 +35,11 @@ export interface AuditLogOptions {
   openFile?: (file: string) => Promise<AuditFile>;
   /** Told the lines of each batch once they are on disk (team mode copies them to the database, R-TEAM-4); must not throw. */
   onWritten?: (lines: readonly WrittenLine[]) => void;
+  /**
+   * The lowest seq some reader still needs (an export sink's cursor + 1, R-AUD-5): pruning keeps
+   * every file holding a line at or above it, however old, so a sink that is far behind loses nothing.
+   */
+  neededFrom?: () => number;
 }
 
 /** One line as written to the day file: its place in the chain and its exact text. */
@@ -88,6 +93,7 @@ export class AuditLog {
   private readonly onFailure: (error: unknown) => void;
   private readonly openFile: (file: string) => Promise<AuditFile>;
   private readonly onWritten: ((lines: readonly WrittenLine[]) => void) | undefined;
+  private readonly neededFrom: (() => number) | undefined;
   private queue: PendingLine[] = [];
   private draining: Promise<void> | undefined;
   /** Where the chain continues; undefined until read from disk, and again after a failed write (the disk is the truth). */
@@ -106,6 +112,7 @@ export class AuditLog {
     this.onFailure = options.onFailure ?? (() => undefined);
     this.openFile = options.openFile ?? openAuditFile;
     this.onWritten = options.onWritten;
+    this.neededFrom = options.neededFrom;
   }
 
   /** Records that failed to be written (R-AUD-3), for daemon.status. */
@@ -148,9 +155,15 @@ export class AuditLog {
     try {
       const cutoff = dayOf(this.clock.now() - this.retentionDays * DAY_MS);
       const files = listLogFiles(this.dir);
-      const doomed = files.filter((name) => name.slice(0, 10) < cutoff);
+      const needed = this.neededFrom?.() ?? Number.POSITIVE_INFINITY;
+      // Oldest first, and stop at the first file a reader still needs: the retained chain stays contiguous.
+      const doomed: string[] = [];
+      for (const name of files) {
+        if (name.slice(0, 10) >= cutoff || (lastSeqOfFile(path.join(this.dir, name)) ?? 0) >= needed) break;
+        doomed.push(name);
+      }
       if (doomed.length === 0) return;
-      const kept = files.filter((name) => name.slice(0, 10) >= cutoff);
+      const kept = files.slice(doomed.length);
       let anchor: ChainState | undefined;
       const firstKept = kept[0];
       if (firstKept !== undefined) {

@@ -61,6 +61,8 @@ export interface AuditRecord {
   /** `passkey` when the approval was confirmed by a passkey's assertion (R-REM-6), with the credential that made it. */
   presence?: 'passkey';
   credentialId?: string;
+  /** The call's risk level (R-POL-10): what its approval showed, or would have shown (R-AUD-4). */
+  risk?: 'low' | 'elevated' | 'high';
 }
 
 /** The order fields are written in; anything else a caller passes is dropped. */
@@ -90,6 +92,7 @@ export const AUDIT_FIELDS = [
   'approvedBy',
   'presence',
   'credentialId',
+  'risk',
 ] as const satisfies readonly (keyof AuditRecord)[];
 
 /** Copies the R-AUD-1 fields into `out` in their order and drops everything else, so a stray `args` never reaches disk. */

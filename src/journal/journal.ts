@@ -344,6 +344,17 @@ export class Journal {
     this.db.prepare('INSERT INTO daemon_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
   }
 
+  /** The seq of the last audit line export sink `sink` took from host `hostId`'s files (0: none yet; R-AUD-5). */
+  exportCursor(sink: string, hostId: string): number {
+    return this.db.prepare<[string, string], { seq: number }>('SELECT seq FROM export_cursors WHERE sink = ? AND host_id = ?').get(sink, hostId)?.seq ?? 0;
+  }
+
+  /** Moves a sink's cursor forward (never back: a late acknowledgement of an earlier batch changes nothing). */
+  advanceExportCursor(sink: string, hostId: string, seq: number, at: number): void {
+    const upsert = 'INSERT INTO export_cursors (sink, host_id, seq, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(sink, host_id) DO UPDATE SET seq = max(seq, excluded.seq), updated_at = excluded.updated_at';
+    this.db.prepare(upsert).run(sink, hostId, seq, at);
+  }
+
   /** This journal's random instance id, drawn once at creation: the audience bearer tokens are bound to (R-WEB-4). */
   instanceId(): string {
     const row = this.db.prepare<[], { value: string }>("SELECT value FROM daemon_meta WHERE key = 'instance_id'").get();

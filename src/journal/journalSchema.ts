@@ -120,6 +120,15 @@ const MIGRATIONS: readonly string[] = [
   // a later reload or a restart judges it from here, never from the configuration in force. NULL: none
   // (and for approvals filed before this column: the requirement was not recorded).
   `ALTER TABLE approvals ADD COLUMN presence TEXT;`,
+  // Export sinks' cursors (R-AUD-5): per sink and host, the seq of the last audit line the sink took, so
+  // delivery resumes there after a restart and the files stay the only copy of the lines themselves.
+  `CREATE TABLE IF NOT EXISTS export_cursors (
+     sink TEXT NOT NULL,
+     host_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (sink, host_id)
+   );`,
 ];
 
 export const JOURNAL_SCHEMA_VERSION = MIGRATIONS.length;

@@ -213,6 +213,14 @@ export class SqliteStore implements Store {
     return Promise.resolve([]);
   }
 
+  exportCursor(sink: string): Promise<number> {
+    return settle(() => this.journal.exportCursor(sink, this.hostId));
+  }
+
+  advanceExportCursor(sink: string, seq: number, at: number): Promise<void> {
+    return settle(() => this.journal.advanceExportCursor(sink, this.hostId, seq, at));
+  }
+
   watch(_listener: (change: StoreChange) => void): () => void {
     return () => undefined;
   }

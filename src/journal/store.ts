@@ -175,6 +175,11 @@ export interface Store {
   /** Audit rows, each host's in seq order; `hostId` narrows to one host. */
   listAuditRows(filter?: { hostId?: string }): Promise<AuditRow[]>;
 
+  // Export cursors (R-AUD-5): per sink, the seq of this host's last audit line the sink took.
+  exportCursor(sink: string): Promise<number>;
+  /** Moves the cursor forward only; durable when it resolves. */
+  advanceExportCursor(sink: string, seq: number, at: number): Promise<void>;
+
   /** Subscribes to other hosts' events and connection changes; returns the unsubscribe. */
   watch(listener: (change: StoreChange) => void): () => void;
   close(): Promise<void>;

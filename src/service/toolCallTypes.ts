@@ -1,5 +1,6 @@
 // What a gated tool call is to the service (R-D-5): what the gateway sends, what
 // an admitted call gets back, and what the service keeps of it until it ends.
+import type { RiskLevel } from '../core/approvalRisk.js';
 import type { ToolPolicyResult } from '../core/toolPolicy.js';
 import type { ApprovalView } from './approvalViews.js';
 import type { DecidedBy, WatchRequest } from './pendingApproval.js';
@@ -85,6 +86,8 @@ export interface CallRecord {
   effectId?: string;
   /** Who decided its approval (R-AUD-1, R-TEAM-3), copied onto its audit lines. */
   decision?: DecidedBy;
+  /** The risk level every view of its approval shows (R-POL-10), copied onto its audit lines for export (R-AUD-4). */
+  risk?: RiskLevel;
 }
 
 /** What identifies a call in its audit line and call record. */

@@ -2,7 +2,7 @@
 // (R-D-5): policy, rules and session grants decide; `prompt` files an approval
 // and the call waits for it; an admitted call is durable until its end is
 // reported, and every outcome is one audit line (R-AUD-1).
-import { toolCallRisk } from '../core/approvalRisk.js';
+import { readApprovalRisk, toolCallRisk } from '../core/approvalRisk.js';
 import { nativeDigestOf } from '../journal/nativeHash.js';
 import { AssentError } from '../core/errors.js';
 import { presenceFor } from '../core/presencePolicy.js';
@@ -118,6 +118,8 @@ export class ToolCalls {
       );
     const base: CallBase = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller: agent?.auditCaller ?? caller };
     if (agent !== undefined) base.agent = agent.agent;
+    const risk = agent !== undefined ? readApprovalRisk(caller['risk'])?.level : toolCallRisk(isDestructive(params.annotations)).level;
+    if (risk !== undefined) base.risk = risk;
 
     if (evaluation.decision === 'deny') {
       writeAudit(ctx, { ...base, outcome: 'denied', deniedReason: 'policy' });
@@ -292,6 +294,7 @@ export class ToolCalls {
       authorizedAtMono: ctx.clock.monotonic(),
     };
     if (base.agent !== undefined) call.agent = base.agent;
+    if (base.risk !== undefined) call.risk = base.risk;
     if (effectId !== undefined) call.effectId = effectId;
     else if (base.agent !== undefined) {
       // R-HOOK-10: an agent action's start is its own audit line; its end comes, if ever,
@@ -376,6 +379,7 @@ export class ToolCalls {
       record.agent = call.agent;
       record.callId = params.callId;
     }
+    if (call.risk !== undefined) record.risk = call.risk;
     if (call.consent !== undefined) {
       record.channel = call.consent.channel as NonNullable<AuditRecord['channel']>;
       if (call.consent.approvalId !== undefined) record.approvalId = call.consent.approvalId;

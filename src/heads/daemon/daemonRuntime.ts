@@ -27,7 +27,7 @@ import { daemonOperations } from '../../operations/daemonOperations.js';
 import { createHttpApp } from '../http/httpApp.js';
 import { isWildcardHost, machineAddresses, startHttpHead, type HttpHead } from '../http/httpServer.js';
 import { loadTlsMaterial, type TlsMaterial } from '../http/tlsCertificate.js';
-import { parseListen } from '../../core/webConfig.js';
+import { isLoopbackListen, parseListen } from '../../core/webConfig.js';
 import { WebAuth } from '../../service/webAuth.js';
 import { agentOperations } from '../../operations/agentOperations.js';
 import { approvalOperations, eventMatches } from '../../operations/approvalOperations.js';
@@ -43,6 +43,7 @@ import { AgentJudge } from '../../shell/agentJudge.js';
 import { ProofService } from '../../service/proofService.js';
 import { ApprovalService, realTimers, type PinnedConfig, type Timers } from '../../service/approvalService.js';
 import { AuditMirror } from '../../service/auditMirror.js';
+import { createAuditExportRuntime } from './auditExportRuntime.js';
 import { EventBus } from '../../service/eventBus.js';
 import { registerSecret } from '../../service/logger.js';
 import { pageUrlOf } from '../../service/pushLinks.js';
@@ -177,13 +178,30 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   ctx.status['journal'] = () => ({ ...store.describe(), available: store.available() });
   // R-TEAM-4: in team mode every line of this host's chain is also a row of the shared `audit` table.
   const mirror = store.shared ? new AuditMirror({ store, timers: options.timers ?? realTimers, logger: ctx.logger.child({ component: 'audit-mirror' }) }) : undefined;
+  // R-AUD-4..6: export sinks read the day files forward from their cursors; metrics count each line written.
+  let pendingApprovals = (): number => 0;
+  const exports = createAuditExportRuntime({
+    sinks: pinned.config.audit.export,
+    auditDir: ctx.paths.auditDir,
+    cursors: store,
+    host: { id: host.hostId, name: host.name },
+    timers: options.timers ?? realTimers,
+    now: () => clock.now(),
+    logger: ctx.logger.child({ component: 'audit-export' }),
+    pending: () => pendingApprovals(),
+  });
   const audit = new AuditLog({
     dir: ctx.paths.auditDir,
     clock,
     retentionDays: pinned.config.auditRetentionDays,
     onFailure: (error) => ctx.logger.warn('audit write failed', { error }),
-    ...(mirror === undefined ? {} : { onWritten: (lines: readonly WrittenLine[]) => mirror.add(lines) }),
+    onWritten: (lines: readonly WrittenLine[]) => {
+      mirror?.add(lines);
+      exports.written(lines);
+    },
+    neededFrom: () => exports.exporter.neededFrom(),
   });
+  ctx.status['export'] = () => exports.exporter.status();
   const unwatchMirror = mirror === undefined ? undefined : store.watch((change) => {
     if (change.kind === 'connection' && change.state === 'restored') mirror.kick();
   });
@@ -230,6 +248,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   };
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
   const service = new ApprovalService(serviceOptions);
+  pendingApprovals = () => Number(service.status()['pendingApprovals'] ?? 0);
   // R-J-5: before any call is served, effects a crash left without an outcome become uncertain (this host's only, R-TEAM-6).
   // R-TEAM-6: the team learns which revision this host runs, which its proofs bind.
   const announce = (revision: string): Promise<void> => store.announceHost({ name: host.name, revision, at: clock.now() });
@@ -240,7 +259,9 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   const ready = announce(pinned.revision)
     .then(catchUpAudit)
     .then(() => proofs.reconcile())
-    .then(() => service.start());
+    .then(() => service.start())
+    // Not awaited by calls: delivery runs beside them from here on.
+    .then(() => void exports.exporter.start());
   const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
   // The bash grammar loads now, so the first shell action pays nothing for it (SPEC §14).
   judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
@@ -383,6 +404,12 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
           logger: httpLogger,
           webRoot: WEB_ROOT,
           eventMatches,
+          metrics: {
+            render: () => exports.metrics.render(),
+            contentType: exports.metrics.contentType,
+            // Without a token only on loopback, and not behind a proxy, whose requests come from loopback too.
+            open: () => isLoopbackListen(service.config.config.web.listen) && service.config.config.web.publicUrl === undefined,
+          },
         }),
       material === undefined ? { logger: httpLogger } : { logger: httpLogger, tls: { cert: material.cert, key: material.key } },
     );
@@ -447,6 +474,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     watcher?.close();
     await service.shutdown();
     await audit.close();
+    await exports.exporter.close();
     unwatchMirror?.();
     await mirror?.flush();
     await store.close();

@@ -37,6 +37,11 @@ export interface HttpAppOptions {
   webRoot: string;
   /** Same filtering as events.subscribe. */
   eventMatches(event: BusEvent, kinds: readonly string[] | undefined, selector: string | undefined): boolean;
+  /**
+   * `/metrics` (R-AUD-6): the OpenMetrics text, and whether it is served without a bearer token
+   * (only when the head listens on loopback and no proxy fronts it, since a proxy's requests come from loopback too).
+   */
+  metrics?: { render(): Promise<string>; contentType: string; open(): boolean };
   /** Interval of SSE keep-alive comments. */
   keepAliveMs?: number;
   monotonic?: () => number;
@@ -411,6 +416,21 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   });
 
   app.all('/api/*', (c) => fail(c, new AssentError('not_found', 'Unknown API route. Operations are POST /api/v1/<operation name>; events are GET /api/v1/events.')));
+
+  app.get('/metrics', async (c) => {
+    const metrics = options.metrics;
+    if (metrics === undefined) return fail(c, new AssentError('not_found', 'This daemon serves no metrics.'));
+    if (!metrics.open()) {
+      const authorization = c.req.header('authorization');
+      const match = authorization === undefined ? null : /^Bearer\s+(\S+)$/i.exec(authorization);
+      const record = match?.[1] === undefined ? undefined : await options.auth.authenticateToken(match[1]);
+      if (record === undefined) {
+        return fail(c, new AssentError('unauthorized', 'This head is reachable off this machine, so /metrics needs "Authorization: Bearer <token>" (create one with `assent token create --name metrics --out FILE`).'));
+      }
+      c.set('callerKind' as never, 'token' as never);
+    }
+    return c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType });
+  });
 
   app.get('*', (c) => {
     const entry = STATIC_FILES[c.req.path];

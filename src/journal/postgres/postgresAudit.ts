@@ -39,3 +39,19 @@ export async function listAuditRows(db: PgContext, filter: { hostId?: string } =
       : await db.query<{ host_id: string; seq: number; ts: string; line: string }>('SELECT host_id, seq, ts, line FROM audit WHERE host_id = $1 ORDER BY seq', [filter.hostId]);
   return result.rows.map((row) => ({ hostId: row.host_id, seq: row.seq, ts: row.ts, line: row.line }));
 }
+
+// ------------------------------------------------------------ export cursors (R-AUD-5)
+
+export async function exportCursor(db: PgContext, sink: string): Promise<number> {
+  const rows = (await db.query<{ seq: string | number }>('SELECT seq FROM export_cursors WHERE sink = $1 AND host_id = $2', [sink, db.hostId])).rows;
+  return Number(rows[0]?.seq ?? 0);
+}
+
+/** Forward only: a late acknowledgement of an earlier batch changes nothing. */
+export async function advanceExportCursor(db: PgContext, sink: string, seq: number, at: number): Promise<void> {
+  await db.query(
+    `INSERT INTO export_cursors (sink, host_id, seq, updated_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (sink, host_id) DO UPDATE SET seq = GREATEST(export_cursors.seq, excluded.seq), updated_at = excluded.updated_at`,
+    [sink, db.hostId, seq, at],
+  );
+}

@@ -155,6 +155,15 @@ const MIGRATIONS: readonly string[] = [
   // 2: the passkey requirement an approval was filed under (R-REM-6), so that every host judges it from the
   // row (inside the deciding transaction), never from its own configuration. NULL: none.
   `ALTER TABLE approvals ADD COLUMN presence TEXT;`,
+  // 3: export sinks' cursors (R-AUD-5), per sink and host: each host exports its own lines and resumes
+  // from here after a restart; the lines themselves stay in the host's files (and the audit table).
+  `CREATE TABLE IF NOT EXISTS export_cursors (
+     sink TEXT NOT NULL,
+     host_id TEXT NOT NULL,
+     seq BIGINT NOT NULL,
+     updated_at BIGINT NOT NULL,
+     PRIMARY KEY (sink, host_id)
+   );`,
 ];
 
 export const POSTGRES_SCHEMA_VERSION = MIGRATIONS.length;

@@ -428,6 +428,14 @@ export class PostgresStore implements Store {
     return audit.listAuditRows(this.db, filter);
   }
 
+  async exportCursor(sink: string): Promise<number> {
+    return audit.exportCursor(this.db, sink);
+  }
+
+  async advanceExportCursor(sink: string, seq: number, at: number): Promise<void> {
+    return audit.advanceExportCursor(this.db, sink, seq, at);
+  }
+
   // ------------------------------------------------------------ lifecycle
 
   watch(listener: (change: StoreChange) => void): () => void {

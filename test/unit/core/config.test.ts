@@ -87,6 +87,7 @@ describe('R-CFG-1..3 config validation', () => {
       host: {},
       journal: { kind: 'sqlite' },
       auditRetentionDays: 30,
+      audit: { export: [] },
     });
     expect(validateConfig({ policy: { consentTimeoutSeconds: 1500 } }).config?.policy.consentTimeoutSeconds).toBe(1500);
   });

@@ -573,7 +573,7 @@ describe('R-TEAM-1 R-TEAM-6 what only a shared store does (postgres)', () => {
     expect(await upgraded.getApproval('abcde')).toEqual(approval({ hostId: HOST_A }));
     await upgraded.insertApproval(approval({ id: 'bbbbb', hostId: HOST_A, presence: 'passkey' }));
     expect((await upgraded.getApproval('bbbbb'))?.presence).toBe('passkey');
-    expect(await server.query<{ version: number }>('SELECT version FROM schema_version', [], database)).toEqual([{ version: 2 }]);
+    expect(await server.query<{ version: number }>('SELECT version FROM schema_version', [], database)).toEqual([{ version: 3 }]);
     await upgraded.close();
   });
 

@@ -235,7 +235,16 @@ export function registerApprovalCommands(program: Command): void {
     .option('--json', 'print one JSON document')
     .option('--csv', 'print CSV')
     .option('--all-hosts', 'team mode: every host\u2019s records from the team database, each with its host')
-    .action(async (options: JsonFlag & { since?: string; csv?: boolean; allHosts?: boolean }) => {
+    .option('--follow', 'keep printing records as they are written, from the audit files, across new days and daemon restarts (NDJSON with --json)')
+    .action(async (options: JsonFlag & { since?: string; csv?: boolean; allHosts?: boolean; follow?: boolean }) => {
+      if (options.follow === true) {
+        const since = parseSince(options.since);
+        const { followAudit } = await import('./auditFollow.js');
+        const stop = new AbortController();
+        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+        await followAudit({ dir: resolveStatePaths().auditDir, json: options.json === true, signal: stop.signal, ...(since === undefined ? {} : { since }) });
+        return;
+      }
       await withDaemon(options, async (client) => {
         const since = parseSince(options.since);
         const params: Record<string, unknown> = since === undefined ? {} : { since };

@@ -1,0 +1,24 @@
+// What every export sink is to the exporter (R-AUD-4, R-AUD-5): a named thing
+// that takes a batch of records and resolves once the receiver took them (or
+// the transport did, where the protocol has no acknowledgement), else rejects.
+import type { ExportRecord } from '../../core/auditExportRecord.js';
+
+export interface AuditSink {
+  /** The key of its cursor (`name`, or `<kind>-<position>`). */
+  readonly name: string;
+  readonly kind: 'syslog' | 'cef' | 'otlp' | 'webhook';
+  /** Where it sends, as status may show it: never a secret. */
+  readonly description: string;
+  /** Sends one batch, oldest first; rejects when any of it may not have arrived (then the whole batch is sent again). */
+  send(records: readonly ExportRecord[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A short reason for status and logs: the error's code and message, without a stack. */
+export function failureText(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return (code !== undefined ? `${code}: ${error.message}` : error.message).slice(0, 300);
+  }
+  return String(error).slice(0, 300);
+}

@@ -1,0 +1,79 @@
+// What /metrics counts (R-AUD-6), with prom-client, rendered in the OpenMetrics
+// text format: decisions by outcome and channel, hook decisions, consent-wait
+// and decision-latency histograms (all from the audit lines as they are
+// written), pending approvals and export lag (read when scraped).
+import { Counter, Gauge, Histogram, Registry, type OpenMetricsContentType } from 'prom-client';
+import type { WrittenLine } from '../journal/auditLog.js';
+
+/** Seconds: from an instant policy answer to the 1500 s cap of a consent wait (R-CFG-3). */
+const BUCKETS = [0.005, 0.05, 0.25, 1, 5, 15, 30, 60, 120, 300, 900, 1500];
+
+export interface AuditMetricsOptions {
+  pending: () => number;
+  exportLag: () => readonly { sink: string; lag: number }[];
+}
+
+export class AuditMetrics {
+  readonly registry = new Registry<OpenMetricsContentType>();
+  private readonly decisions: Counter<'outcome' | 'channel'>;
+  private readonly hookDecisions: Counter<'agent' | 'outcome'>;
+  private readonly consentWait: Histogram;
+  private readonly decisionLatency: Histogram;
+
+  constructor(options: AuditMetricsOptions) {
+    this.registry.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+    const registers = [this.registry];
+    this.decisions = new Counter({ name: 'assent_decisions', help: 'Audited calls by outcome and by the channel that decided them (none: policy).', labelNames: ['outcome', 'channel'], registers });
+    this.hookDecisions = new Counter({ name: 'assent_hook_decisions', help: "Audited agent actions (an agent's own tools, seen through its hook) by agent and outcome.", labelNames: ['agent', 'outcome'], registers });
+    this.consentWait = new Histogram({ name: 'assent_consent_wait_seconds', help: 'How long calls that asked a person waited for the decision.', buckets: BUCKETS, registers });
+    this.decisionLatency = new Histogram({ name: 'assent_decision_latency_seconds', help: 'Time from a call reaching assent to its decision, every call (policy answers count as their wait, about 0).', buckets: BUCKETS, registers });
+    new Gauge({
+      name: 'assent_pending_approvals',
+      help: 'Approvals waiting for a decision.',
+      registers,
+      collect() {
+        this.set(options.pending());
+      },
+    });
+    new Gauge({
+      name: 'assent_export_lag_records',
+      help: 'Audit lines each export sink has not taken yet.',
+      labelNames: ['sink'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { sink, lag } of options.exportLag()) this.set({ sink }, lag);
+      },
+    });
+  }
+
+  /** The audit log's `onWritten`: counts each line's decision. Never throws. */
+  observe(lines: readonly WrittenLine[]): void {
+    for (const { line } of lines) {
+      try {
+        const record = JSON.parse(line) as { outcome?: unknown; channel?: unknown; agent?: unknown; waitedForConsentMs?: unknown; approvalId?: unknown };
+        const outcome = typeof record.outcome === 'string' ? record.outcome : 'unknown';
+        // An agent action's `started` line is its decision; its end line repeats it.
+        const ending = typeof record.agent === 'string' && outcome !== 'started' && outcome !== 'denied' && outcome !== 'consent_denied' && outcome !== 'consent_timeout';
+        if (ending) continue;
+        const channel = typeof record.channel === 'string' ? record.channel : 'none';
+        this.decisions.inc({ outcome, channel });
+        if (typeof record.agent === 'string') this.hookDecisions.inc({ agent: record.agent, outcome });
+        const waited = typeof record.waitedForConsentMs === 'number' ? record.waitedForConsentMs / 1000 : 0;
+        this.decisionLatency.observe(waited);
+        if (typeof record.approvalId === 'string' && typeof record.waitedForConsentMs === 'number') this.consentWait.observe(waited);
+      } catch {
+        // A line that does not parse is not counted.
+      }
+    }
+  }
+
+  /** The OpenMetrics text (ends with `# EOF`). */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
