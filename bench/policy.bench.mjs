@@ -1,7 +1,7 @@
 // R-POL-5 / SPEC §14: tool policy evaluation with 1,000 tool entries and
 // 1,000 rules must cost at most 5 µs per call. Runs against the built dist/.
-import { DEFAULT_CONFIG } from '../dist/core/config.js';
-import { compilePolicy, evaluateToolPolicy } from '../dist/core/toolPolicy.js';
+import { DEFAULT_CONFIG } from '../dist/core/config/config.js';
+import { compilePolicy, evaluateToolPolicy } from '../dist/core/policy/toolPolicy.js';
 
 const TOOLS = 1000;
 const RULES = 1000;

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 
 const [dist, dbPath, effectsFile] = process.argv.slice(2);
 const { ProofStore } = await import(`${dist}/journal/proofs.js`);
-const { newEffectId, proofHash } = await import(`${dist}/core/proof.js`);
+const { newEffectId, proofHash } = await import(`${dist}/core/approval/proof.js`);
 
 const store = ProofStore.open(dbPath, { busyTimeoutMs: 30_000 });
 const random = (n) => randomBytes(n);

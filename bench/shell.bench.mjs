@@ -4,8 +4,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileAgentPolicy } from '../dist/core/agentPolicyConfig.js';
-import { DEFAULT_CONFIG } from '../dist/core/config.js';
+import { compileAgentPolicy } from '../dist/core/policy/agentPolicyConfig.js';
+import { DEFAULT_CONFIG } from '../dist/core/config/config.js';
 import { judgeShell } from '../dist/shell/judgeAction.js';
 import { hostPathVars } from '../dist/shell/resolvePaths.js';
 import { loadShellParser } from '../dist/shell/shellParser.js';

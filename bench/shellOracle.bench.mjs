@@ -6,8 +6,8 @@
 // generator are test helpers in TypeScript; vite's runnerImport loads them.
 // ORACLE_BENCH_RUNS / ORACLE_BENCH_SEED override the count and the seed.
 import { runnerImport } from 'vite';
-import { compileAgentPolicy } from '../dist/core/agentPolicyConfig.js';
-import { DEFAULT_CONFIG } from '../dist/core/config.js';
+import { compileAgentPolicy } from '../dist/core/policy/agentPolicyConfig.js';
+import { DEFAULT_CONFIG } from '../dist/core/config/config.js';
 import { judgeShell } from '../dist/shell/judgeAction.js';
 import { hostPathVars } from '../dist/shell/resolvePaths.js';
 import { loadShellParser } from '../dist/shell/shellParser.js';

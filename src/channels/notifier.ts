@@ -5,7 +5,7 @@
 // most one starts per window; requests that arrive meanwhile are announced
 // together by one summary naming their count and the newest ids.
 import { spawn as nodeSpawn } from 'node:child_process';
-import type { RiskFlag, RiskLevel } from '../core/approvalRisk.js';
+import type { RiskFlag, RiskLevel } from '../core/approval/approvalRisk.js';
 
 export interface Notification {
   title: string;

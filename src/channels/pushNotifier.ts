@@ -1,14 +1,14 @@
 // Push notifications for new approvals (R-REM-4, R-REM-7): an ntfy publish and
 // a webhook post naming who asks, the tool, the approval id, the host and a
-// link to the page — never an argument, preview or credential (core/pushMessage.ts
+// link to the page — never an argument, preview or credential (core/approval/pushMessage.ts
 // builds the bodies from those fields alone). Best-effort like the OS notifier:
 // notify() only queues; sending happens later on a timer, each request is
 // aborted after 5 s, and per target at most one request is in flight and at most
 // one starts per 2 s, so a burst becomes one push naming every id. Failures are
 // counted per target for daemon status; nothing here throws.
 import { readFile as fsReadFile } from 'node:fs/promises';
-import type { NtfyTarget, WebhookTarget } from '../core/notificationsConfig.js';
-import { ntfyPublishBody, slackWebhookBody, webhookJsonBody, type PushItem } from '../core/pushMessage.js';
+import type { NtfyTarget, WebhookTarget } from '../core/config/notificationsConfig.js';
+import { ntfyPublishBody, slackWebhookBody, webhookJsonBody, type PushItem } from '../core/approval/pushMessage.js';
 import type { Notifier, NotifierTargetStatus, NotifierTimers } from './notifier.js';
 
 export type PushTargetName = 'ntfy' | 'webhook';

@@ -5,8 +5,8 @@
 // terminal: the channel is simply absent.
 import { openSync } from 'node:fs';
 import { ReadStream, WriteStream } from 'node:tty';
-import type { RandomBytes } from '../core/ids.js';
-import { newChallenge } from '../core/ids.js';
+import type { RandomBytes } from '../core/base/ids.js';
+import { newChallenge } from '../core/base/ids.js';
 import { TerminalConfirmation, type SignalSource } from './ttyChallenge.js';
 
 export interface TtyApprovalOptions {

@@ -3,16 +3,16 @@
 // CLI head only prints it and maps it to an exit code.
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import type { Clock } from '../core/clock.js';
-import { AssentError } from '../core/errors.js';
-import { parseExecPolicy, parseExecRequest } from '../core/execFiles.js';
-import type { ExecPolicy, ExecRequest } from '../core/execFiles.js';
-import { evaluateExecPolicy } from '../core/execPolicy.js';
-import { GrantOwner } from '../core/grant.js';
-import type { LaunchOutcome, RevisionBinding } from '../core/grant.js';
-import { newChallenge } from '../core/ids.js';
-import type { RandomBytes } from '../core/ids.js';
-import { renderExecPreview } from '../core/preview.js';
+import type { Clock } from '../core/base/clock.js';
+import { AssentError } from '../core/base/errors.js';
+import { parseExecPolicy, parseExecRequest } from '../core/exec/execFiles.js';
+import type { ExecPolicy, ExecRequest } from '../core/exec/execFiles.js';
+import { evaluateExecPolicy } from '../core/exec/execPolicy.js';
+import { GrantOwner } from '../core/approval/grant.js';
+import type { LaunchOutcome, RevisionBinding } from '../core/approval/grant.js';
+import { newChallenge } from '../core/base/ids.js';
+import type { RandomBytes } from '../core/base/ids.js';
+import { renderExecPreview } from '../core/approval/preview.js';
 import { describeRefusal, isInteractiveTerminal, TerminalConfirmation } from '../channels/ttyChallenge.js';
 import type { SignalSource, TerminalInput, TerminalOutput } from '../channels/ttyChallenge.js';
 import { effectiveExecAction } from './environment.js';

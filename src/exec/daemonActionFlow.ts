@@ -5,10 +5,10 @@
 // `assent approve ID --export-proof` can be presented instead of waiting.
 import { hash } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { AssentError } from '../core/errors.js';
-import type { ExecAction } from '../core/action.js';
-import { parseExecPolicy, parseExecRequest } from '../core/execFiles.js';
-import { evaluateExecPolicy } from '../core/execPolicy.js';
+import { AssentError } from '../core/base/errors.js';
+import type { ExecAction } from '../core/exec/action.js';
+import { parseExecPolicy, parseExecRequest } from '../core/exec/execFiles.js';
+import { evaluateExecPolicy } from '../core/exec/execPolicy.js';
 import type { SignalSource } from '../channels/ttyChallenge.js';
 import { effectiveExecAction } from './environment.js';
 import { readLimitedFile, UNREADABLE } from './readLimitedFile.js';

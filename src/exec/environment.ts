@@ -1,6 +1,6 @@
 // The child's environment (R-EXEC-2): never inherited, deterministic defaults
 // first, then exactly the request's env. The preview shows this same object.
-import type { ExecAction } from '../core/action.js';
+import type { ExecAction } from '../core/exec/action.js';
 
 /**
  * Defaults every child gets unless the request sets the same name. PATH lets

@@ -2,9 +2,9 @@
 // file reached without symlinks, at most 64 KiB, unchanged while it was read.
 import { constants, promises as fsPromises } from 'node:fs';
 import type { BigIntStats } from 'node:fs';
-import { AssentError } from '../core/errors.js';
-import { MAX_EXEC_FILE_BYTES } from '../core/execFiles.js';
-import type { ExecFileLabel } from '../core/execFiles.js';
+import { AssentError } from '../core/base/errors.js';
+import { MAX_EXEC_FILE_BYTES } from '../core/exec/execFiles.js';
+import type { ExecFileLabel } from '../core/exec/execFiles.js';
 
 /** What identifies one version of a file; compared before/after a read and between reads. */
 export interface FileIdentity {

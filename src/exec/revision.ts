@@ -2,11 +2,11 @@
 // keyed hash of the exact bytes that were evaluated, plus each file's identity,
 // so a change — even one restored before the answer — is seen on re-read.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { AssentError } from '../core/errors.js';
-import type { RandomBytes } from '../core/ids.js';
+import { AssentError } from '../core/base/errors.js';
+import type { RandomBytes } from '../core/base/ids.js';
 import { readLimitedFile, sameIdentity, UNREADABLE } from './readLimitedFile.js';
 import type { LimitedFile } from './readLimitedFile.js';
-import type { ExecFileLabel } from '../core/execFiles.js';
+import type { ExecFileLabel } from '../core/exec/execFiles.js';
 
 export type ReadActionFile = (path: string, file: ExecFileLabel) => Promise<LimitedFile>;
 

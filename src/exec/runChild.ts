@@ -3,7 +3,7 @@
 // wait for the kill to be confirmed. Only the direct child is controlled.
 import { spawn as nodeSpawn } from 'node:child_process';
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import type { ExecAction } from '../core/action.js';
+import type { ExecAction } from '../core/exec/action.js';
 import type { ExecReason, ExecutionSummary, ExecState, Termination } from './report.js';
 
 export interface ExecLimits {

@@ -4,7 +4,7 @@
 // stays open for appending; each batch leaves in one write, then an fsync.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../core/base/clock.js';
 import { dayOf, lastSeqOfFile, lineDigest, listLogFiles, loadChainState, NEWLINE, readFirstLine, writeAnchor, type ChainState } from './auditChain.js';
 import { copyAuditFields, type AuditRecord } from './auditRecords.js';
 

@@ -2,8 +2,8 @@
 // the digest of the exact text, so a changed file is noticed and never applied silently.
 import * as fs from 'node:fs';
 import { nativeDigestOf } from './nativeHash.js';
-import { DEFAULT_CONFIG, validateConfig, type Config, type ConfigProblem } from '../core/config.js';
-import { AssentError } from '../core/errors.js';
+import { DEFAULT_CONFIG, validateConfig, type Config, type ConfigProblem } from '../core/config/config.js';
+import { AssentError } from '../core/base/errors.js';
 
 /** config.json larger than this is refused rather than parsed. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;

@@ -2,8 +2,8 @@
 // in the journal's meta table. The daemon writes it; a gateway that finds no
 // daemon reads it read-only, so an unconfirmed edit of config.json never decides.
 import { nativeDigestOf } from './nativeHash.js';
-import { DEFAULT_CONFIG, type Config, type ConfigProblem } from '../core/config.js';
-import { AssentError } from '../core/errors.js';
+import { DEFAULT_CONFIG, type Config, type ConfigProblem } from '../core/config/config.js';
+import { AssentError } from '../core/base/errors.js';
 import { inspectConfigText } from './configFile.js';
 import { readJournalMeta } from './journal.js';
 

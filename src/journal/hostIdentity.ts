@@ -2,8 +2,8 @@
 // directory (identity.json), its label `host.name` (config; default the OS host
 // name) and the principal of decisions made on it, `<os user>@<host name>`.
 import { hostname, userInfo } from 'node:os';
-import type { Config } from '../core/config.js';
-import { localPrincipal } from '../core/hostConfig.js';
+import type { Config } from '../core/config/config.js';
+import { localPrincipal } from '../core/config/hostConfig.js';
 import { readIdentity, type StatePaths } from './statePaths.js';
 
 export interface HostIdentity {

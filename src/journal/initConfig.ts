@@ -2,7 +2,7 @@
 // never over an existing file unless forced, and then only after keeping a backup.
 import * as fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { AssentError } from '../core/errors.js';
+import { AssentError } from '../core/base/errors.js';
 import { ensureStateDir, writeFileNew, type StatePaths } from './statePaths.js';
 
 export interface InitConfigOptions {

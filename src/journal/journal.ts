@@ -3,9 +3,9 @@
 // synchronous=FULL, so a decision that returned is on disk before anyone acts on it.
 import * as fs from 'node:fs';
 import Database from 'better-sqlite3';
-import type { Clock } from '../core/clock.js';
-import { AssentError } from '../core/errors.js';
-import type { Rule } from '../core/toolPolicy.js';
+import type { Clock } from '../core/base/clock.js';
+import { AssentError } from '../core/base/errors.js';
+import type { Rule } from '../core/policy/toolPolicy.js';
 import {
   APPROVAL_COLUMNS,
   rowToApproval,

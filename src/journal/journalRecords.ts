@@ -1,8 +1,8 @@
 // The records the journal stores, and how its rows map to them: approvals,
 // events, rules, calls in progress and bearer tokens. Rows are read as SQLite
 // returns them; these functions are the only place that knows both shapes.
-import { parseAgentName } from '../core/agentAction.js';
-import type { ArgMatcher, Rule } from '../core/toolPolicy.js';
+import { parseAgentName } from '../core/agent/agentAction.js';
+import type { ArgMatcher, Rule } from '../core/policy/toolPolicy.js';
 
 export type ApprovalState = 'pending' | 'approved' | 'denied' | 'expired';
 

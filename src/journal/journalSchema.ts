@@ -2,7 +2,7 @@
 // BEGIN IMMEDIATE transaction when a journal is opened. A journal written by a
 // newer assent is refused, never downgraded.
 import type Database from 'better-sqlite3';
-import { AssentError } from '../core/errors.js';
+import { AssentError } from '../core/base/errors.js';
 
 /** Each entry upgrades the schema by one version; never edit a shipped entry, append a new one. */
 const MIGRATIONS: readonly string[] = [

@@ -2,9 +2,9 @@
 // connection to the same WAL database and creates its two tables idempotently,
 // so it needs nothing from the Journal class; every write is synchronous=FULL.
 import Database from 'better-sqlite3';
-import { AssentError } from '../core/errors.js';
-import { decideConsumption, PROOF_REFUSAL_HELP } from '../core/proof.js';
-import type { ConsumptionRequest, EffectRecord, EffectState, ProofAudience, ProofRecord, ProofState } from '../core/proof.js';
+import { AssentError } from '../core/base/errors.js';
+import { decideConsumption, PROOF_REFUSAL_HELP } from '../core/approval/proof.js';
+import type { ConsumptionRequest, EffectRecord, EffectState, ProofAudience, ProofRecord, ProofState } from '../core/approval/proof.js';
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS proofs (

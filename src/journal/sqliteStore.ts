@@ -3,10 +3,10 @@
 // uses it, so nothing arrives from elsewhere and there are no audit rows (the
 // host's own audit files are the whole log). Each method runs its statement
 // before it returns, so the order of writes is the order of calls.
-import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/proof.js';
-import type { Rule } from '../core/toolPolicy.js';
+import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/approval/proof.js';
+import type { Rule } from '../core/policy/toolPolicy.js';
 import type { Journal } from './journal.js';
-import { AssentError } from '../core/errors.js';
+import { AssentError } from '../core/base/errors.js';
 import type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord } from './journalRecords.js';
 import { ProofStore, type ConsumptionOutcome } from './proofs.js';
 import type { AuditRow, DecisionJudge, EventInput, HostRecord, Store, StoreChange } from './store.js';

@@ -1,6 +1,6 @@
 // Where assent keeps its state (SPEC §3) and the checks that the directory is
 // private to its owner before anything is read from or written to it.
-import { AssentError } from '../core/errors.js';
+import { AssentError } from '../core/base/errors.js';
 
 // Builtins through process.getBuiltinModule rather than `import`: an ESM import of
 // node:fs builds its ESM facade, which loads fs/promises and the stream modules

@@ -5,8 +5,8 @@
 // default) and postgres/postgresStore.ts (one database shared by several hosts).
 // Every method is asynchronous because a database server answers over a socket;
 // the SQLite one runs its statement before returning an already settled promise.
-import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/proof.js';
-import type { Rule } from '../core/toolPolicy.js';
+import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/approval/proof.js';
+import type { Rule } from '../core/policy/toolPolicy.js';
 import type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord } from './journalRecords.js';
 import type { ConsumptionOutcome } from './proofs.js';
 

@@ -2,8 +2,8 @@
 // runs (R-HOOK-3) and one report after it ran (R-HOOK-6). Thin: validate by
 // schema, hand the action to the agent-action service.
 import { z } from 'zod';
-import { AGENT_ACTION_KINDS, AGENT_NAMES } from '../core/agentAction.js';
-import { portableJson } from '../core/jsonLimits.js';
+import { AGENT_ACTION_KINDS, AGENT_NAMES } from '../core/agent/agentAction.js';
+import { portableJson } from '../core/base/jsonLimits.js';
 import type { AgentActionService } from '../service/agentActions.js';
 import { watchRequest } from './approvalOperations.js';
 import { defineOperation, type Operation } from './operation.js';

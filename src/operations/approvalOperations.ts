@@ -2,11 +2,11 @@
 // for every head (R-OPS-1). Handlers are thin: validate (by schema), call the
 // approval service, return its data.
 import { z } from 'zod';
-import { AssentError } from '../core/errors.js';
-import { portableJson } from '../core/jsonLimits.js';
-import { newApprovalId, type RandomBytes } from '../core/ids.js';
-import { MAX_RULE_PATTERN_LENGTH } from '../core/autoApproval.js';
-import type { Rule } from '../core/toolPolicy.js';
+import { AssentError } from '../core/base/errors.js';
+import { portableJson } from '../core/base/jsonLimits.js';
+import { newApprovalId, type RandomBytes } from '../core/base/ids.js';
+import { MAX_RULE_PATTERN_LENGTH } from '../core/policy/autoApproval.js';
+import type { Rule } from '../core/policy/toolPolicy.js';
 import { exportAudit, verifyAudit, verifyAuditRows } from '../journal/auditReaders.js';
 import { sanitizeAuditRecord, type AuditRecord } from '../journal/auditRecords.js';
 import type { Store } from '../journal/store.js';

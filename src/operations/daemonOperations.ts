@@ -1,7 +1,7 @@
 // The daemon's own operations: the version handshake every client makes first
 // (R-D-3), the status view and a graceful stop (R-D-1).
 import { z } from 'zod';
-import { AssentError } from '../core/errors.js';
+import { AssentError } from '../core/base/errors.js';
 import type { DaemonContext } from './daemonContext.js';
 import { VERSION } from '../version.js';
 import { defineOperation } from './operation.js';

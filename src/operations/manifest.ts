@@ -2,7 +2,7 @@
 // and docs/operations.json (R-OPS-2). Each family is built with inert
 // dependencies: declarations only read them inside handlers, and a handler
 // called here fails loudly instead of touching state.
-import { AssentError } from '../core/errors.js';
+import { AssentError } from '../core/base/errors.js';
 import type { DaemonContext } from './daemonContext.js';
 import { agentOperations, type AgentOperationDeps } from './agentOperations.js';
 import { approvalOperations, type ApprovalOperationDeps } from './approvalOperations.js';

@@ -2,8 +2,8 @@
 // page enrols and asserts (HTTP, paired session only); the terminal confirms
 // an enrolment, lists and removes passkeys (CLI). Nothing here reaches MCP.
 import { z } from 'zod';
-import { AssentError } from '../core/errors.js';
-import { portableJson } from '../core/jsonLimits.js';
+import { AssentError } from '../core/base/errors.js';
+import { portableJson } from '../core/base/jsonLimits.js';
 import type { PasskeyService } from '../service/passkeys.js';
 import { ApprovalViewSchema } from './approvalOperations.js';
 import { defineOperation, type CallContext, type Operation } from './operation.js';

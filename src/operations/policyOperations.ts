@@ -3,7 +3,7 @@
 // with the same pure evaluation, and reports those calls here for audit. Only
 // `prompt` waits on the daemon. A gateway never re-reads config.json.
 import { z } from 'zod';
-import { findJsonProblem, portableJson } from '../core/jsonLimits.js';
+import { findJsonProblem, portableJson } from '../core/base/jsonLimits.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalService } from '../service/approvalService.js';

@@ -3,9 +3,9 @@
 // private socket; they are never put in events, logs or error messages.
 import { z } from 'zod';
 import { nativeDigestOf } from '../journal/nativeHash.js';
-import { portableJson } from '../core/jsonLimits.js';
-import { isProofShaped } from '../core/proof.js';
-import { AssentError } from '../core/errors.js';
+import { portableJson } from '../core/base/jsonLimits.js';
+import { isProofShaped } from '../core/approval/proof.js';
+import { AssentError } from '../core/base/errors.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import type { ProofService } from '../service/proofService.js';
 import type { Store } from '../journal/store.js';
@@ -62,7 +62,7 @@ const EffectSchema = z.object({
 /**
  * Exactly the exec action shape of SPEC §6 (the effective action, defaults included).
  * Checked as it arrived, so an env key "__proto__" or a lone surrogate is refused
- * rather than dropped from the digest (core/jsonLimits.ts).
+ * rather than dropped from the digest (core/base/jsonLimits.ts).
  */
 const ExecActionSchema = portableJson(
   z.strictObject({

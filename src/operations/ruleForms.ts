@@ -2,10 +2,10 @@
 // R-POL-6): a tool rule with argument matchers, or one of the command, path and
 // URL forms for agent actions; and the `--ttl` durations rules and tokens take.
 import { z } from 'zod';
-import { AGENT_NAMES } from '../core/agentAction.js';
-import { checkAutoRule } from '../core/autoApproval.js';
-import { AssentError } from '../core/errors.js';
-import { parseRuleArg, type Rule, type RuleAccess } from '../core/toolPolicy.js';
+import { AGENT_NAMES } from '../core/agent/agentAction.js';
+import { checkAutoRule } from '../core/policy/autoApproval.js';
+import { AssentError } from '../core/base/errors.js';
+import { parseRuleArg, type Rule, type RuleAccess } from '../core/policy/toolPolicy.js';
 
 export const RuleSchema = z.object({
   id: z.string(),

@@ -4,7 +4,7 @@
 // none of them is reachable from the MCP head (R-OPS-3).
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { AssentError } from '../core/errors.js';
+import { AssentError } from '../core/base/errors.js';
 import type { WebAuth } from '../service/webAuth.js';
 import { writeFileNew } from '../journal/statePaths.js';
 import { parseTtl } from './ruleForms.js';

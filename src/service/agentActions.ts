@@ -13,16 +13,16 @@ import {
   gatewayToolCandidate,
   type AgentAction,
   type AgentName,
-} from '../core/agentAction.js';
-import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult } from '../core/agentPolicy.js';
-import { isBuiltInRuleKey } from '../core/agentPolicyConfig.js';
-import { sessionGrantSubject } from '../core/agentTargets.js';
-import { agentActionRisk } from '../core/approvalRisk.js';
+} from '../core/agent/agentAction.js';
+import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult } from '../core/policy/agentPolicy.js';
+import { isBuiltInRuleKey } from '../core/policy/agentPolicyConfig.js';
+import { sessionGrantSubject } from '../core/agent/agentTargets.js';
+import { agentActionRisk } from '../core/approval/approvalRisk.js';
 import { nativeDigestOf } from '../journal/nativeHash.js';
-import type { Clock } from '../core/clock.js';
-import { AssentError } from '../core/errors.js';
+import type { Clock } from '../core/base/clock.js';
+import { AssentError } from '../core/base/errors.js';
 import { AgentJudge } from '../shell/agentJudge.js';
-import type { PolicySnapshot } from '../core/toolPolicy.js';
+import type { PolicySnapshot } from '../core/policy/toolPolicy.js';
 import type { ApprovalService, CallOutcome, PinnedConfig } from './approvalService.js';
 import type { Logger } from './logger.js';
 import { realTimers, type Timers } from './timers.js';

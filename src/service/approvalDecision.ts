@@ -3,12 +3,12 @@
 // the judgement inside the store's deciding transaction, the resolution it
 // writes and the audit of a four-eyes refusal. The queue runs it and does the
 // side effects once the transaction committed.
-import { countedApprovals, judgeDecision, type DecisionRules, type DecisionVerdict } from '../core/approvalRules.js';
-import type { Config } from '../core/config.js';
-import { AssentError } from '../core/errors.js';
-import { escapeText } from '../core/escape.js';
-import type { Presence } from '../core/presencePolicy.js';
-import { quorumFor } from '../core/teamConfig.js';
+import { countedApprovals, judgeDecision, type DecisionRules, type DecisionVerdict } from '../core/policy/approvalRules.js';
+import type { Config } from '../core/config/config.js';
+import { AssentError } from '../core/base/errors.js';
+import { escapeText } from '../core/base/escape.js';
+import type { Presence } from '../core/policy/presencePolicy.js';
+import { quorumFor } from '../core/config/teamConfig.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalRecord, ApprovalResolution, ApprovalVote } from '../journal/journal.js';
 import type { DecisionJudge, DecisionWrites } from '../journal/store.js';

@@ -1,6 +1,6 @@
 // Listing approvals (SPEC §14): the pending ones as views or as ready JSON
 // text joined in pieces, and the selection a list asks for.
-import { JsonText } from '../core/jsonText.js';
+import { JsonText } from '../core/base/jsonText.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 import { matchesSelector, type ApprovalView } from './approvalViews.js';
 import type { PendingApproval } from './pendingApproval.js';

@@ -1,7 +1,7 @@
 // Handoff mode and the proofs an approval issues (R-MCP-8, R-J-3..7): a prompt
 // call that never waits, the proof an allow leaves for the agent's identical
 // retry (kept inside the daemon), and the proof an operator exports to a file.
-import { AssentError } from '../core/errors.js';
+import { AssentError } from '../core/base/errors.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 import type { ApprovalQueue, DecideParams } from './approvalQueue.js';

@@ -6,12 +6,12 @@
 // In a store shared by several hosts (R-TEAM-2) it also holds the other hosts'
 // pending approvals, taken up and settled as their events arrive.
 import type { Notification } from '../channels/notifier.js';
-import { pushRisk, readApprovalRisk } from '../core/approvalRisk.js';
-import { AssentError } from '../core/errors.js';
-import { newApprovalId } from '../core/ids.js';
-import type { JsonText } from '../core/jsonText.js';
-import { presenceFor } from '../core/presencePolicy.js';
-import { quorumFor } from '../core/teamConfig.js';
+import { pushRisk, readApprovalRisk } from '../core/approval/approvalRisk.js';
+import { AssentError } from '../core/base/errors.js';
+import { newApprovalId } from '../core/base/ids.js';
+import type { JsonText } from '../core/base/jsonText.js';
+import { presenceFor } from '../core/policy/presencePolicy.js';
+import { quorumFor } from '../core/config/teamConfig.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 import type { RemoteEvent } from '../journal/store.js';
 import { auditRefusal, decisionLog, fourEyesRefusal, judgeInTransaction, outcomeOf, resolutionEventData, resolutionForWaiters, resolutionOfData } from './approvalDecision.js';

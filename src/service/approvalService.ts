@@ -5,14 +5,14 @@
 // call seam), sessions (sessions and grants), approvalProofs (handoff and
 // proofs), execApprovals (commands the CLI wants to start).
 import type { Notifier } from '../channels/notifier.js';
-import { AGENT_NAMES } from '../core/agentAction.js';
-import { describeRuleForm } from '../core/autoApproval.js';
-import type { Clock } from '../core/clock.js';
-import { AssentError } from '../core/errors.js';
-import type { RandomBytes } from '../core/ids.js';
-import type { JsonText } from '../core/jsonText.js';
-import { compilePresence, presenceFor, presenceMarkedToolsOfRule, type CompiledPresence, type Presence } from '../core/presencePolicy.js';
-import { compilePolicy, type PolicySnapshot, type Rule } from '../core/toolPolicy.js';
+import { AGENT_NAMES } from '../core/agent/agentAction.js';
+import { describeRuleForm } from '../core/policy/autoApproval.js';
+import type { Clock } from '../core/base/clock.js';
+import { AssentError } from '../core/base/errors.js';
+import type { RandomBytes } from '../core/base/ids.js';
+import type { JsonText } from '../core/base/jsonText.js';
+import { compilePresence, presenceFor, presenceMarkedToolsOfRule, type CompiledPresence, type Presence } from '../core/policy/presencePolicy.js';
+import { compilePolicy, type PolicySnapshot, type Rule } from '../core/policy/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { RemoteEvent, Store, StoreChange } from '../journal/store.js';
 import { ApprovalProofs } from './approvalProofs.js';

@@ -1,7 +1,7 @@
 // What an approval looks like outside the journal (R-D-4): the view that lists,
 // events and every head show, and the selector that narrows a list of them.
 import type { AuditPeer } from '../journal/auditRecords.js';
-import type { Presence } from '../core/presencePolicy.js';
+import type { Presence } from '../core/policy/presencePolicy.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 
 /** The process that sent a decision, as the head found it (R-D-4b); see docs/daemon.md for how far to trust it. */

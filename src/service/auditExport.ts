@@ -4,8 +4,8 @@
 // failed batch is sent again after a capped backoff; a crash between sending and
 // moving the cursor sends it again, so receivers de-duplicate by (hostId, seq).
 // Nothing here is on a call's path: the audit log only tells it a seq exists.
-import type { ExportRecord } from '../core/auditExportRecord.js';
-import { toExportRecord } from '../core/auditExportRecord.js';
+import type { ExportRecord } from '../core/audit/auditExportRecord.js';
+import { toExportRecord } from '../core/audit/auditExportRecord.js';
 import type { AuditSink } from '../channels/auditSinks/auditSink.js';
 import { failureText } from '../channels/auditSinks/auditSink.js';
 import type { TailLine } from '../journal/auditTail.js';

@@ -3,7 +3,7 @@
 // issues the one proof (audience `cli`) the waiting CLI consumes right before it
 // spawns (R-J-3, R-J-6).
 import { nativeDigestOf } from '../journal/nativeHash.js';
-import { AssentError } from '../core/errors.js';
+import { AssentError } from '../core/base/errors.js';
 import { DENIAL_HELP, type ApprovalQueue } from './approvalQueue.js';
 import { decidedByOf, recordDecidedBy, type WatchRequest } from './pendingApproval.js';
 import { refuseWhileStopping, requireProofs, writeAudit, type ServiceContext } from './serviceContext.js';

@@ -10,10 +10,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Notifier } from '../channels/notifier.js';
-import type { Clock } from '../core/clock.js';
-import { AssentError, errorText } from '../core/errors.js';
-import { ID_ALPHABET, newApprovalId, randomString, type RandomBytes } from '../core/ids.js';
-import { approvalChallenge, isNonceShaped, newNonce } from '../core/passkeyChallenge.js';
+import type { Clock } from '../core/base/clock.js';
+import { AssentError, errorText } from '../core/base/errors.js';
+import { ID_ALPHABET, newApprovalId, randomString, type RandomBytes } from '../core/base/ids.js';
+import { approvalChallenge, isNonceShaped, newNonce } from '../core/approval/passkeyChallenge.js';
 import type { PasskeyRecord } from '../journal/journal.js';
 import type { DecideParams } from './approvalQueue.js';
 import type { ApprovalView } from './approvalViews.js';

@@ -1,7 +1,7 @@
 // One approval between filing and resolution, as the service holds it, and the
 // parties that wait on it. Ten thousand may be pending at once (SPEC §14), so
 // each keeps only what selectors match on, its view as JSON text and its waiters.
-import type { Presence } from '../core/presencePolicy.js';
+import type { Presence } from '../core/policy/presencePolicy.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 import type { ApprovalView, DecisionPeer } from './approvalViews.js';
 

@@ -3,13 +3,13 @@
 // effect's outcome, reconcile unfinished intents at start, revoke. Every head
 // that runs an approved effect goes through here; the raw token never reaches
 // an event, a log line or an error.
-import { canonicalJson } from '../core/canonical.js';
+import { canonicalJson } from '../core/base/canonical.js';
 import { nativeDigestOf, nativeSha256Hex } from '../journal/nativeHash.js';
-import type { Clock } from '../core/clock.js';
-import { AssentError } from '../core/errors.js';
-import type { RandomBytes } from '../core/ids.js';
-import { newEffectId, newProof, newProofId, proofHash } from '../core/proof.js';
-import type { EffectRecord, ProofAudience, ProofRecord } from '../core/proof.js';
+import type { Clock } from '../core/base/clock.js';
+import { AssentError } from '../core/base/errors.js';
+import type { RandomBytes } from '../core/base/ids.js';
+import { newEffectId, newProof, newProofId, proofHash } from '../core/approval/proof.js';
+import type { EffectRecord, ProofAudience, ProofRecord } from '../core/approval/proof.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalRecord } from '../journal/journal.js';

@@ -2,12 +2,12 @@
 // (R-ARCH-2), the configuration in force, and the one way they write an audit
 // line. The facade (approvalService.ts) builds it once and owns what it reads.
 import type { Notifier } from '../channels/notifier.js';
-import type { Clock } from '../core/clock.js';
-import type { Config } from '../core/config.js';
-import { AssentError } from '../core/errors.js';
-import type { RandomBytes } from '../core/ids.js';
-import type { CompiledPresence } from '../core/presencePolicy.js';
-import type { PolicySnapshot } from '../core/toolPolicy.js';
+import type { Clock } from '../core/base/clock.js';
+import type { Config } from '../core/config/config.js';
+import { AssentError } from '../core/base/errors.js';
+import type { RandomBytes } from '../core/base/ids.js';
+import type { CompiledPresence } from '../core/policy/presencePolicy.js';
+import type { PolicySnapshot } from '../core/policy/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { Store } from '../journal/store.js';

@@ -3,7 +3,7 @@
 // a gateway's report of policy keys its upstream does not list, and the tool
 // names each live gateway lists to its client (how a hook tells the gateway's
 // own tools from any other MCP tool, R-HOOK-13).
-import type { Clock } from '../core/clock.js';
+import type { Clock } from '../core/base/clock.js';
 
 export interface SessionInfo {
   sessionId: string;

@@ -1,7 +1,7 @@
 // What a gated tool call is to the service (R-D-5): what the gateway sends, what
 // an admitted call gets back, and what the service keeps of it until it ends.
-import type { RiskLevel } from '../core/approvalRisk.js';
-import type { ToolPolicyResult } from '../core/toolPolicy.js';
+import type { RiskLevel } from '../core/approval/approvalRisk.js';
+import type { ToolPolicyResult } from '../core/policy/toolPolicy.js';
 import type { ApprovalView } from './approvalViews.js';
 import type { DecidedBy, WatchRequest } from './pendingApproval.js';
 

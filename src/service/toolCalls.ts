@@ -2,11 +2,11 @@
 // (R-D-5): policy, rules and session grants decide; `prompt` files an approval
 // and the call waits for it; an admitted call is durable until its end is
 // reported, and every outcome is one audit line (R-AUD-1).
-import { readApprovalRisk, toolCallRisk } from '../core/approvalRisk.js';
+import { readApprovalRisk, toolCallRisk } from '../core/approval/approvalRisk.js';
 import { nativeDigestOf } from '../journal/nativeHash.js';
-import { AssentError } from '../core/errors.js';
-import { presenceFor } from '../core/presencePolicy.js';
-import { evaluateToolPolicy, isDestructive } from '../core/toolPolicy.js';
+import { AssentError } from '../core/base/errors.js';
+import { presenceFor } from '../core/policy/presencePolicy.js';
+import { evaluateToolPolicy, isDestructive } from '../core/policy/toolPolicy.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { CallInProgressRecord } from '../journal/journal.js';
 import type { ApprovalProofs } from './approvalProofs.js';

@@ -3,9 +3,9 @@
 // bearer tokens for scripts. Only SHA-256 hashes of cookies and tokens are kept;
 // pairing codes live in memory.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../core/clock.js';
-import { AssentError } from '../core/errors.js';
-import { ID_ALPHABET, newApprovalId, randomString, type RandomBytes } from '../core/ids.js';
+import type { Clock } from '../core/base/clock.js';
+import { AssentError } from '../core/base/errors.js';
+import { ID_ALPHABET, newApprovalId, randomString, type RandomBytes } from '../core/base/ids.js';
 import type { TokenRecord, WebDeviceRecord } from '../journal/journal.js';
 import { WebSessions, type DeviceInfo, type DeviceStore, type WebSession } from './webSessions.js';
 

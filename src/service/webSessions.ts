@@ -4,10 +4,10 @@
 // Revoking one ends it at once and tells listeners (the HTTP head closes its
 // open event streams); the cookie itself is never stored.
 import { createHash } from 'node:crypto';
-import type { Clock } from '../core/clock.js';
-import { deviceNameFrom } from '../core/deviceName.js';
-import { AssentError } from '../core/errors.js';
-import { newApprovalId, type RandomBytes } from '../core/ids.js';
+import type { Clock } from '../core/base/clock.js';
+import { deviceNameFrom } from '../core/approval/deviceName.js';
+import { AssentError } from '../core/base/errors.js';
+import { newApprovalId, type RandomBytes } from '../core/base/ids.js';
 import type { WebDeviceRecord } from '../journal/journal.js';
 
 /** The part of the journal remembered devices need; the real Journal satisfies it. */

@@ -2,15 +2,15 @@
 // command through the bash parser, a read or write action's paths, a fetch's URL.
 // Runs in the daemon (and `assent policy explain` without one), never in the hook.
 // The compiled policy is kept per configuration revision.
-import type { ActionVerdict } from '../core/actionPlan.js';
-import type { AgentAction } from '../core/agentAction.js';
-import { atLeastPrompt, mostRestrictive } from '../core/decisions.js';
-import { AssentError } from '../core/errors.js';
-import { compileAgentPolicy, type AgentPolicyConfig, type AgentPolicySnapshot } from '../core/agentPolicyConfig.js';
-import { actionCommand, actionPaths, actionUrl } from '../core/agentTargets.js';
-import { autoApprovalsFor, compileAutoRules, NO_AUTO_APPROVALS, type AutoApprovals, type CompiledAutoRules } from '../core/autoApproval.js';
-import type { PathVars } from '../core/pathPolicy.js';
-import type { Rule } from '../core/toolPolicy.js';
+import type { ActionVerdict } from '../core/policy/actionPlan.js';
+import type { AgentAction } from '../core/agent/agentAction.js';
+import { atLeastPrompt, mostRestrictive } from '../core/policy/decisions.js';
+import { AssentError } from '../core/base/errors.js';
+import { compileAgentPolicy, type AgentPolicyConfig, type AgentPolicySnapshot } from '../core/policy/agentPolicyConfig.js';
+import { actionCommand, actionPaths, actionUrl } from '../core/agent/agentTargets.js';
+import { autoApprovalsFor, compileAutoRules, NO_AUTO_APPROVALS, type AutoApprovals, type CompiledAutoRules } from '../core/policy/autoApproval.js';
+import type { PathVars } from '../core/policy/pathPolicy.js';
+import type { Rule } from '../core/policy/toolPolicy.js';
 import { judgePaths, judgeShell, judgeUrl } from './judgeAction.js';
 import { hostPathVars } from './resolvePaths.js';
 import { loadedShellParser, loadShellParser, type ShellParser } from './shellParser.js';

@@ -1,11 +1,11 @@
 // The edge step of deciding an agent action (SPEC §18): parse the command line,
 // plan in core, resolve the planned paths on this host, decide in core.
-import { autoApprovedPart, decidePlan, type ActionPlan, type ActionVerdict, type PolicyPart, type ResolvedChecks, type ResolvedPaths, type ResolvedTree } from '../core/actionPlan.js';
-import type { AgentPolicySnapshot } from '../core/agentPolicyConfig.js';
-import { approveUrl, NO_AUTO_APPROVALS, type AutoApprovals } from '../core/autoApproval.js';
-import type { PathAccess } from '../core/pathPolicy.js';
-import { planShell } from '../core/shellPolicy.js';
-import { evaluateUrl } from '../core/urlPolicy.js';
+import { autoApprovedPart, decidePlan, type ActionPlan, type ActionVerdict, type PolicyPart, type ResolvedChecks, type ResolvedPaths, type ResolvedTree } from '../core/policy/actionPlan.js';
+import type { AgentPolicySnapshot } from '../core/policy/agentPolicyConfig.js';
+import { approveUrl, NO_AUTO_APPROVALS, type AutoApprovals } from '../core/policy/autoApproval.js';
+import type { PathAccess } from '../core/policy/pathPolicy.js';
+import { planShell } from '../core/policy/shellPolicy.js';
+import { evaluateUrl } from '../core/policy/urlPolicy.js';
 import { gitExecutionKeys } from './gitRepository.js';
 import { cwdForms, resolvePathRequests } from './resolvePaths.js';
 import { scanTree } from './treeScan.js';

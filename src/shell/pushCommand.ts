@@ -2,8 +2,8 @@
 // command holding its substitution, its pipeline stage) and what it assigns,
 // then what it runs besides itself — wrappers (`sudo`, `env`, `find -exec`…),
 // `-c`/`eval` strings and a shell's script given on its input, parsed again.
-import { MAX_SHELL_DEPTH, commandBaseName, joinWords, type ShellAssignment, type ShellWord, type SimpleCommand } from '../core/shellCommand.js';
-import { findExecCommands, unwrapCommand } from '../core/shellWrappers.js';
+import { MAX_SHELL_DEPTH, commandBaseName, joinWords, type ShellAssignment, type ShellWord, type SimpleCommand } from '../core/policy/shellCommand.js';
+import { findExecCommands, unwrapCommand } from '../core/policy/shellWrappers.js';
 import { builtinEffects } from './shellBuiltins.js';
 import type { Context } from './shellContext.js';
 import type { WordSink } from './shellWords.js';

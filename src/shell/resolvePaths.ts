@@ -5,8 +5,8 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { PathRequest, ResolvedPaths } from '../core/actionPlan.js';
-import { normalizePathText, type PathVars } from '../core/pathPolicy.js';
+import type { PathRequest, ResolvedPaths } from '../core/policy/actionPlan.js';
+import { normalizePathText, type PathVars } from '../core/policy/pathPolicy.js';
 
 /** Symlinks the kernel follows while resolving one path (Linux MAXSYMLINKS); one more and open() fails with ELOOP. */
 export const SYMLINK_HOPS = 40;

@@ -2,7 +2,7 @@
 // the names it assigns (`'*'` when a name is not statically known) and why it
 // may run code no part shows (an array subscript in a name, `mapfile -C`).
 // Pure, over words after quote removal; the parser calls it for every command.
-import type { ShellWord } from '../core/shellCommand.js';
+import type { ShellWord } from '../core/policy/shellCommand.js';
 import { arithmeticAssigns } from './shellWords.js';
 
 export interface BuiltinEffects {

@@ -3,7 +3,7 @@
 // case headers, function definitions, redirections and here-documents. What a
 // statement contains is handed back to the walk (ctx.walk) once the command
 // holding it has its index, so substitutions know their `inside`.
-import type { ShellAssignment, ShellRedirect, ShellWord, SimpleCommand } from '../core/shellCommand.js';
+import type { ShellAssignment, ShellRedirect, ShellWord, SimpleCommand } from '../core/policy/shellCommand.js';
 import { hereDocString, readHereDocument, stringMatches } from './hereDocuments.js';
 import { nodeRule, unmodelledNode } from './nodeTypes.js';
 import { reportError, type Context, type Node, type ParsedText } from './shellContext.js';

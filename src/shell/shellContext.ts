@@ -3,7 +3,7 @@
 // stage) and the walk itself, handed to the builders in shellCommands.ts so
 // they decompose what they contain without importing the walker.
 import type * as TreeSitter from 'web-tree-sitter';
-import type { ParsedShell, PipelineStage, SimpleCommand } from '../core/shellCommand.js';
+import type { ParsedShell, PipelineStage, SimpleCommand } from '../core/policy/shellCommand.js';
 import type { KeywordHeader } from './shellKeywords.js';
 import type { WordSink } from './shellWords.js';
 

@@ -3,7 +3,7 @@
 // them), `-c`/`eval` strings and wrappers. Each node type is handled as
 // nodeTypes.ts lists it; one it does not list, or lists as refused, is an error.
 import type * as TreeSitter from 'web-tree-sitter';
-import type { ParsedShell } from '../core/shellCommand.js';
+import type { ParsedShell } from '../core/policy/shellCommand.js';
 import { backtickEnd, unescapeBackticks } from './hereDocuments.js';
 import { nodeRule, unmodelledNode } from './nodeTypes.js';
 import { pushCommand } from './pushCommand.js';

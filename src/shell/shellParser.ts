@@ -1,13 +1,13 @@
 // Parses a shell command line (bash dialect) with tree-sitter's bash grammar
 // (web-tree-sitter with the tree-sitter-bash package's own wasm) and
-// turns it into plain data (core/shellCommand.ts): every simple command it would
+// turns it into plain data (core/policy/shellCommand.ts): every simple command it would
 // run, with `-c`/`eval` strings parsed again and wrappers unwrapped (R-SH-1). The
 // walk itself is shellDecompose.ts; this file loads the grammar, once, in the
 // daemon, never in the hook (R-HOOK-8).
 import { createRequire } from 'node:module';
 import type * as TreeSitter from 'web-tree-sitter';
-import { AssentError } from '../core/errors.js';
-import type { ParsedShell } from '../core/shellCommand.js';
+import { AssentError } from '../core/base/errors.js';
+import type { ParsedShell } from '../core/policy/shellCommand.js';
 import { MAX_COMMAND_CHARS, decomposeShell } from './shellDecompose.js';
 
 export { MAX_COMMAND_CHARS };

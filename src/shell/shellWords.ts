@@ -4,7 +4,7 @@
 // part shows (arithmetic, subscripts, `${x@P}`, `${!x}`) are reported to a sink
 // so the command holding the word is not statically known.
 import type * as TreeSitter from 'web-tree-sitter';
-import type { ShellAssignment, ShellWord } from '../core/shellCommand.js';
+import type { ShellAssignment, ShellWord } from '../core/policy/shellCommand.js';
 
 type Node = TreeSitter.Node;
 

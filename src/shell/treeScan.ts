@@ -2,7 +2,7 @@
 // directory, found on the file system at decision time and bounded, so
 // `grep -r KEY ~` is judged by the credential files it would read.
 import { readdirSync, statSync, type Dirent } from 'node:fs';
-import { normalizePathText } from '../core/pathPolicy.js';
+import { normalizePathText } from '../core/policy/pathPolicy.js';
 import { physicalPath } from './resolvePaths.js';
 
 /** Entries a decision looks at before it gives up (then the read is at least prompt). */

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExecAction } from '../../src/core/action.js';
+import type { ExecAction } from '../../src/core/exec/action.js';
 import type { ExecReport } from '../../src/exec/report.js';
 import { CLI_ENTRY, ptyEnv } from '../helpers/pty.js';
 

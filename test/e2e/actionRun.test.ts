@@ -2,7 +2,7 @@
 import { existsSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ExecAction } from '../../src/core/action.js';
+import type { ExecAction } from '../../src/core/exec/action.js';
 import { CLI_ENTRY } from '../helpers/pty.js';
 import { EXECUTION_KEYS, makeActionDir, onlyReport, REPORT_KEYS, runPiped, sentinelAction, writePolicy, writeRequest } from './actionFixtures.js';
 import type { ActionDir } from './actionFixtures.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { digestOf } from '../../src/core/canonical.js';
+import { digestOf } from '../../src/core/base/canonical.js';
 import { daemonsForHome, type TempHome, auditLines } from '../helpers/daemon.js';
 import { startFsStack, type Cleanups } from '../helpers/fsStack.js';
 import { runInTerminal } from '../helpers/pty.js';

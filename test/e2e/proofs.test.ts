@@ -9,7 +9,7 @@ import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { CLI_ENTRY, makeTempHome, processesForHome, type CliResult, type TempHome, auditLines } from '../helpers/daemon.js';
 import { PtySession } from '../helpers/pty.js';
 import { makeActionDir, writePolicy, writeRequest, type ActionDir } from './actionFixtures.js';
-import type { ExecAction } from '../../src/core/action.js';
+import type { ExecAction } from '../../src/core/exec/action.js';
 
 const homes: TempHome[] = [];
 const dirs: ActionDir[] = [];
@@ -119,7 +119,7 @@ async function fileExecApproval(home: TempHome, dir: ActionDir): Promise<string>
   const waiter = await connect(home);
   const action = JSON.parse(readFileSync(dir.request, 'utf8')).action as ExecAction;
   const { effectiveExecAction } = await import('../../src/exec/environment.js');
-  const { sha256Hex } = await import('../../src/core/canonical.js');
+  const { sha256Hex } = await import('../../src/core/base/canonical.js');
   const revision = `v1:sha256:${sha256Hex(readFileSync(dir.policy))}`;
   waiter.call('actions.request', { action: effectiveExecAction(action), revision }).catch(() => undefined);
   const operator = await connect(home);

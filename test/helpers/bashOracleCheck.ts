@@ -2,8 +2,8 @@
 // wrote (the sandbox before and after) and read (credential canaries, atimes, fds),
 // set against the parts the policy judged. Pure but for resolving paths in the sandbox.
 import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import type { ActionVerdict, PolicyPart } from '../../src/core/actionPlan.js';
-import type { ParsedShell, ShellWord, SimpleCommand } from '../../src/core/shellCommand.js';
+import type { ActionVerdict, PolicyPart } from '../../src/core/policy/actionPlan.js';
+import type { ParsedShell, ShellWord, SimpleCommand } from '../../src/core/policy/shellCommand.js';
 import type { BashRun, Execution } from './bashOracle.js';
 import { programEffects } from './bashOracleModels.js';
 
@@ -64,7 +64,7 @@ export interface JudgedCommand {
 /**
  * Pairs the parser's simple commands with the verdict's command parts. A part's
  * text is the command as written, with `  (run by …)` for what a wrapper or a
- * substitution runs (src/core/shellPolicy.ts); parts keep the parser's order.
+ * substitution runs (src/core/policy/shellPolicy.ts); parts keep the parser's order.
  */
 export function pairParts(parsed: ParsedShell, verdict: ActionVerdict): JudgedCommand[] {
   const parts = verdict.parts.filter((p) => p.kind === 'command');

@@ -1,7 +1,7 @@
 // What the shims stand in for: the paths a program would read or write and the
 // programs it would run, given its argv as bash passed it. The shims do nothing, so
 // for the programs the default policy may allow, the oracle has to know this itself.
-// Deliberately small and independent of src/core/programs: GNU option parsing
+// Deliberately small and independent of src/core/policy/programs: GNU option parsing
 // (long options by unambiguous prefix, bundled short options) and each operand's role.
 
 export interface ProgramEffects {

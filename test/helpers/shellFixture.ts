@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compileAgentPolicy, type AgentPolicyConfig, type AgentPolicySnapshot } from '../../src/core/agentPolicyConfig.js';
+import { compileAgentPolicy, type AgentPolicyConfig, type AgentPolicySnapshot } from '../../src/core/policy/agentPolicyConfig.js';
 import { hostPathVars } from '../../src/shell/resolvePaths.js';
 
 export interface ShellHost {

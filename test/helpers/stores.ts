@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Clock } from '../../src/core/clock.js';
+import type { Clock } from '../../src/core/base/clock.js';
 import { Journal } from '../../src/journal/journal.js';
 import { resolveDatabaseUrl } from '../../src/journal/postgres/databaseUrl.js';
 import { PostgresStore } from '../../src/journal/postgres/postgresStore.js';

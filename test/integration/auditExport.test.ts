@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseCef } from '../../src/core/auditExportFormats.js';
+import { parseCef } from '../../src/core/audit/auditExportFormats.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { makeLoopbackCertificate, startOtlpReceiver, startRsyslog, startWebhookReceiver, verifyWebhookSignature, type OtlpReceiver, type Rsyslog, type WebhookReceiver } from '../helpers/auditReceivers.js';
 import { auditLines, makeTempHome, type TempHome } from '../helpers/daemon.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/core/clock.js';
+import { FakeClock } from '../../src/core/base/clock.js';
 import type { DaemonContext } from '../../src/heads/daemon/daemonMain.js';
 import { CONTENT_SECURITY_POLICY, createHttpApp, type HttpApp } from '../../src/heads/http/httpApp.js';
 import { WebAuth } from '../../src/service/webAuth.js';

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AssentError } from '../../src/core/errors.js';
+import { AssentError } from '../../src/core/base/errors.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { VERSION } from '../../src/version.js';
 

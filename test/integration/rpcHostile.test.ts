@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_TYPES } from '../../src/core/errors.js';
+import { ERROR_TYPES } from '../../src/core/base/errors.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { VERSION } from '../../src/version.js';
 import { daemonsForHome, makeTempHome } from '../helpers/daemon.js';

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AssentError } from '../../src/core/errors.js';
+import { AssentError } from '../../src/core/base/errors.js';
 import type { DaemonContext } from '../../src/heads/daemon/daemonMain.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { startRpcServer } from '../../src/heads/daemon/rpcServer.js';

@@ -3,7 +3,7 @@
 // it starts again — once, never silently dropped, never "ok".
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { digestOf } from '../../src/core/canonical.js';
+import { digestOf } from '../../src/core/base/canonical.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { makeTempHome, type TempHome, auditLines } from '../helpers/daemon.js';
 import { runInTerminal } from '../helpers/pty.js';

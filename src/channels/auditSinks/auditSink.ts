@@ -1,7 +1,7 @@
 // What every export sink is to the exporter (R-AUD-4, R-AUD-5): a named thing
 // that takes a batch of records and resolves once the receiver took them (or
 // the transport did, where the protocol has no acknowledgement), else rejects.
-import type { ExportRecord } from '../../core/auditExportRecord.js';
+import type { ExportRecord } from '../../core/audit/auditExportRecord.js';
 
 export interface AuditSink {
   /** The key of its cursor (`name`, or `<kind>-<position>`). */

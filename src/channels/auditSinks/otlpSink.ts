@@ -7,9 +7,9 @@ import { SeverityNumber } from '@opentelemetry/api-logs';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { LoggerProvider, type LogRecordProcessor, type ReadableLogRecord, type SdkLogRecord } from '@opentelemetry/sdk-logs';
-import { describeSink, type OtlpSink } from '../../core/auditExportConfig.js';
-import { severityOf } from '../../core/auditExportFormats.js';
-import { exportFields, summaryOf, type ExportRecord } from '../../core/auditExportRecord.js';
+import { describeSink, type OtlpSink } from '../../core/config/auditExportConfig.js';
+import { severityOf } from '../../core/audit/auditExportFormats.js';
+import { exportFields, summaryOf, type ExportRecord } from '../../core/audit/auditExportRecord.js';
 import type { AuditSink } from './auditSink.js';
 
 /** The event name of every exported record, and the prefix of its attributes. */

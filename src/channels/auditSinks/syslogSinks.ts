@@ -2,9 +2,9 @@
 // assent's fields as structured data, or a CEF line per record, carried over
 // syslog or appended to a 0600 file (synced before the batch counts as sent).
 import { chmod, open } from 'node:fs/promises';
-import { describeSink, type CefSink, type SyslogSink } from '../../core/auditExportConfig.js';
-import { formatCef, formatSyslog } from '../../core/auditExportFormats.js';
-import type { ExportRecord } from '../../core/auditExportRecord.js';
+import { describeSink, type CefSink, type SyslogSink } from '../../core/config/auditExportConfig.js';
+import { formatCef, formatSyslog } from '../../core/audit/auditExportFormats.js';
+import type { ExportRecord } from '../../core/audit/auditExportRecord.js';
 import type { AuditSink } from './auditSink.js';
 import { createSyslogTransport, type SyslogTransport } from './syslogTransport.js';
 

@@ -8,7 +8,7 @@ import * as dgram from 'node:dgram';
 import { readFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import { octetCounted } from '../../core/auditExportFormats.js';
+import { octetCounted } from '../../core/audit/auditExportFormats.js';
 
 export interface SyslogTarget {
   transport: 'udp' | 'tcp' | 'tls' | 'unix';

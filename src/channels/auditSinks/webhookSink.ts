@@ -5,8 +5,8 @@
 import { createHmac } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { request } from 'node:https';
-import { describeSink, type WebhookSink } from '../../core/auditExportConfig.js';
-import { AssentError } from '../../core/errors.js';
+import { describeSink, type WebhookSink } from '../../core/config/auditExportConfig.js';
+import { AssentError } from '../../core/base/errors.js';
 import type { AuditSink } from './auditSink.js';
 
 export const SIGNATURE_HEADER = 'x-assent-signature';

@@ -5,8 +5,8 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, fstatSync, lstatSync, openSync, readSync, unlinkSync, writeSync, constants as fsConstants } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { AssentError } from '../../core/errors.js';
-import type { RandomBytes } from '../../core/ids.js';
+import { AssentError } from '../../core/base/errors.js';
+import type { RandomBytes } from '../../core/base/ids.js';
 
 export interface Endpoint {
   schemaVersion: 1;

@@ -3,7 +3,7 @@
 // it never parses or changes the JSON-RPC lines it carries.
 import { connect } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import type { Endpoint } from './endpointFile.js';
 
 export interface RelayStreams {

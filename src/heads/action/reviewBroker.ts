@@ -8,7 +8,7 @@ import type { AddressInfo, Server, Socket } from 'node:net';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { SignalSource } from '../../channels/ttyChallenge.js';
-import type { RandomBytes } from '../../core/ids.js';
+import type { RandomBytes } from '../../core/base/ids.js';
 import { newEndpointToken, removeEndpointIfUnchanged, tokenMatches, writeEndpointFile } from './endpointFile.js';
 import type { WrittenEndpoint } from './endpointFile.js';
 

@@ -4,7 +4,7 @@
 // 7.7.7, Copilot CLI 1.0.102, Qwen Code 0.24.4).
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 
 export type AgentId = 'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen';
 export type InstallScope = 'user' | 'project';

@@ -2,7 +2,7 @@
 // after-tool hook groups and the `assent` MCP server. Pure edits over parsed
 // JSON that add, find or remove only what is assent's and keep every other key
 // and hook where it was.
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import type { AgentTarget } from './agentTargets.js';
 import { isAssentHookCommand } from './hookCommand.js';
 import { isJsonObject, type JsonObject } from './settingsFiles.js';

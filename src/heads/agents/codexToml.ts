@@ -2,7 +2,7 @@
 // two marker comments, appended at the end, replaced or removed in place. The
 // rest of the file is never parsed or rewritten, so its comments and layout
 // stay exactly as they were.
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import { MCP_SERVER_NAME } from './assentEntries.js';
 
 export const TOML_BEGIN = '# >>> assent: MCP gateway (written by `assent install codex --mcp`; `assent uninstall codex --mcp` removes it)';

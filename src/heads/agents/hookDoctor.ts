@@ -10,7 +10,7 @@ import { AGENT_TITLES, agentTarget, isPluginAgent, type AgentId, type AgentTarge
 import { findAssentHooks, findAssentMcpServer, isAssentEntry, type FoundHook } from './assentEntries.js';
 import { codexHookTrust, codexTrustKeys } from './codexHookTrust.js';
 import { findCodexMcpBlock } from './codexToml.js';
-import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds, requiredAgentTimeoutSeconds } from '../../core/hookDeadline.js';
+import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds, requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
 import { parseHookCommand, type AssentInstallation } from './hookCommand.js';
 import type { InstallRecords } from './installRecords.js';
 import { isJsonObject, parseSettings, readFileState, resolveSettingsPath, type JsonObject } from './settingsFiles.js';

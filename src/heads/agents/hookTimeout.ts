@@ -2,7 +2,7 @@
 // configuration the daemon pinned (R-CFG-4, R-HOOK-11), not an unconfirmed edit
 // of config.json: install and doctor size the agent's timeout by what the
 // daemon really runs. An invalid config.json is refused rather than guessed around.
-import type { Config } from '../../core/config.js';
+import type { Config } from '../../core/config/config.js';
 import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { FAIL_CLOSED_CONFIG, readConfirmedConfig } from '../../journal/confirmedConfig.js';
 import type { StatePaths } from '../../journal/statePaths.js';

@@ -5,8 +5,8 @@
 // uninstall can restore the bytes that were there before.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AssentError } from '../../core/errors.js';
-import { requiredAgentTimeoutSeconds } from '../../core/hookDeadline.js';
+import { AssentError } from '../../core/base/errors.js';
+import { requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
 import type { StatePaths } from '../../journal/statePaths.js';
 import { agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import {

@@ -6,12 +6,12 @@
 // the load marker only hints at; the report says so.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CANARY_TOOL } from '../../core/agentAction.js';
+import { CANARY_TOOL } from '../../core/agent/agentAction.js';
 import { AGENT_TITLES, type AgentTarget } from './agentTargets.js';
 import { doubleQuote } from './hookCommand.js';
 import type { AgentReport, DoctorDependencies } from './hookDoctor.js';
 import { digestText } from './installRecords.js';
-import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds } from '../../core/hookDeadline.js';
+import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds } from '../../core/agent/hookDeadline.js';
 import { isAssentPlugin, LOAD_MARKER_NAME, readPluginSettings } from './pluginFile.js';
 import { readFileState, resolveSettingsPath } from './settingsFiles.js';
 

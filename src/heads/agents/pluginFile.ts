@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import type { AssentInstallation } from './hookCommand.js';
 
 /** The first line of every plugin file assent writes: how assent tells its own file from anyone else's. */

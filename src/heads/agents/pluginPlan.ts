@@ -3,11 +3,11 @@
 // writes it (refusing a file of that name that is not assent's); uninstall
 // removes it with its load marker, so the dir is as it was before install.
 import * as path from 'node:path';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import { AGENT_TITLES, type AgentTarget } from './agentTargets.js';
 import type { InstallRecords } from './installRecords.js';
 import type { AgentPlan, EntryKind, FileChange, InstallRequest } from './installPlan.js';
-import { requiredAgentTimeoutSeconds } from '../../core/hookDeadline.js';
+import { requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
 import { isAssentPlugin, LOAD_MARKER_NAME, pluginText } from './pluginFile.js';
 import { readFileState, resolveSettingsPath, type FileState } from './settingsFiles.js';
 

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import { locateJsonError } from '../../journal/configFile.js';
 import { writeFileNew } from '../../journal/statePaths.js';
 

@@ -1,6 +1,6 @@
 // What an allow did, in words for the operator (R-TEAM-3): approved, one more
 // approval of a quorum ("k of N, still pending"), or a repeat that changed nothing.
-import { escapeText } from '../../core/escape.js';
+import { escapeText } from '../../core/base/escape.js';
 import type { DecidedView } from '../../service/approvalService.js';
 
 /** The line `assent approve` and the watch view print after an allow; `scopeText` is e.g. " once" or " for the session". */

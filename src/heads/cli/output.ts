@@ -1,6 +1,6 @@
 // How every command speaks: one JSON document under --json (R-CLI-4), human text
 // otherwise, exit codes from the error registry (R-CLI-5).
-import { AssentError, exitCodeFor, toAssentError } from '../../core/errors.js';
+import { AssentError, exitCodeFor, toAssentError } from '../../core/base/errors.js';
 
 export interface OutputOptions {
   json?: boolean;

@@ -2,8 +2,8 @@
 // by `--export-proof`, or stdin / a file read by `--approval-proof[-file]`.
 // Never argv, never the environment, never printed.
 import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { AssentError } from '../../core/errors.js';
-import { isProofShaped } from '../../core/proof.js';
+import { AssentError } from '../../core/base/errors.js';
+import { isProofShaped } from '../../core/approval/proof.js';
 
 /**
  * Creates the export file before anything is decided: O_EXCL so an existing

@@ -1,6 +1,6 @@
 // Small terminal helpers for the operator-facing commands (approve, watch,
 // config reload): the interactive-terminal gate and a bounded one-line read.
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 
 /** R-CLI-2: a decision that widens what an agent may do needs stdin and stderr to be TTYs. */
 export function requireInteractiveTerminal(what: string): void {

@@ -3,7 +3,7 @@
 // audit files, the exporter over the store's cursors, and the metrics registry.
 // A sink that cannot be built (an unreadable key file) still appears in status,
 // failing with the reason, so a mistake never stops the daemon or a call.
-import { sinkNameOf, sinkSecrets, type ExportSink } from '../../core/auditExportConfig.js';
+import { sinkNameOf, sinkSecrets, type ExportSink } from '../../core/config/auditExportConfig.js';
 import { failureText, type AuditSink } from '../../channels/auditSinks/auditSink.js';
 import { createOtlpSink } from '../../channels/auditSinks/otlpSink.js';
 import { createCefSink, createSyslogSink } from '../../channels/auditSinks/syslogSinks.js';

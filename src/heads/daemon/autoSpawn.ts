@@ -6,7 +6,7 @@ import { spawn as spawnProcess } from 'node:child_process';
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 
 /** The state files auto-spawn touches; `StatePaths` from the journal satisfies it. */
 export interface SpawnPaths {

@@ -2,7 +2,7 @@
 // single-instance pid file, the RPC server, signals, and a graceful stop that
 // runs every registered shutdown hook before the socket disappears.
 import { chmodSync, closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import { hostIdentityOf } from '../../journal/hostIdentity.js';
 import { ensureStateDir } from '../../journal/statePaths.js';
 import type { StatePaths } from '../../journal/statePaths.js';

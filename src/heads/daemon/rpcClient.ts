@@ -4,7 +4,7 @@
 import { lstatSync, type Stats } from 'node:fs';
 import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
-import { AssentError, isErrorType } from '../../core/errors.js';
+import { AssentError, isErrorType } from '../../core/base/errors.js';
 import { VERSION } from '../../version.js';
 import { ensureDaemonRunning } from './autoSpawn.js';
 import type { AutoSpawnOptions } from './autoSpawn.js';

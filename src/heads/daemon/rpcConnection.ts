@@ -6,9 +6,9 @@
 // including parse and framing errors, so a client needs one rule only (R-D-3);
 // the standard -327xx codes are deliberately not used.
 import type { Socket } from 'node:net';
-import { AssentError } from '../../core/errors.js';
-import type { ErrorType } from '../../core/errors.js';
-import { JsonText } from '../../core/jsonText.js';
+import { AssentError } from '../../core/base/errors.js';
+import type { ErrorType } from '../../core/base/errors.js';
+import { JsonText } from '../../core/base/jsonText.js';
 import type { CallContext, ConnectionHandle, Operation } from '../../operations/operation.js';
 import type { DecisionPeer } from '../../service/approvalService.js';
 import type { Logger } from '../../service/logger.js';

@@ -1,6 +1,6 @@
 // One running request on a daemon socket connection, which is also its call
 // context: what its reply, a cancel or a disconnect needs, and nothing else.
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import type { CallContext, ConnectionHandle } from '../../operations/operation.js';
 import type { DecisionPeer, RequestEnd, RequestEndListener } from '../../service/approvalService.js';
 

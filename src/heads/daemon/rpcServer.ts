@@ -8,7 +8,7 @@
 import { chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import type { CallContext, ConnectionHandle, Operation } from '../../operations/operation.js';
 import type { Logger } from '../../service/logger.js';
 import { MAX_FRAME_BYTES, encodeFrame } from './framing.js';

@@ -1,7 +1,7 @@
 // The answer a hook prints, in exactly the shape its agent reads (R-HOOK-1):
 // mixing shapes makes Claude Code ignore the answer and Codex run the call
 // (docs/agents-testing.md), so each agent gets its own and nothing else.
-import type { AgentName } from '../../core/agentAction.js';
+import type { AgentName } from '../../core/agent/agentAction.js';
 
 export type HookDecision = 'allow' | 'deny';
 

@@ -2,7 +2,7 @@
 // and the request in one write, read the two answers. No handshake round trip
 // of its own and nothing of the CLI loaded: the hook runs before every tool call
 // an agent makes (SPEC §14). Auto-spawn (R-D-1) is loaded only when no daemon answers.
-import { AssentError, isErrorType } from '../../core/errors.js';
+import { AssentError, isErrorType } from '../../core/base/errors.js';
 import { VERSION } from '../../version.js';
 import { CANCEL_METHOD, encodeFrame, HELLO_METHOD, LineDecoder } from '../daemon/framing.js';
 

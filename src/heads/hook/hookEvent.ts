@@ -1,7 +1,7 @@
 // Reading one hook event (R-HOOK-1, R-HOOK-2): the JSON an agent writes to its
 // hook's stdin becomes an agent action (before a call) or an action end (after
 // it). Anything unexpected is a refusal with a reason; nothing here decides policy.
-import { agentActionKind, type AgentAction, type AgentName } from '../../core/agentAction.js';
+import { agentActionKind, type AgentAction, type AgentName } from '../../core/agent/agentAction.js';
 
 /** The largest event read (R-HOOK-1). */
 export const MAX_EVENT_BYTES = 1_048_576;

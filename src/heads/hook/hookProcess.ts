@@ -1,8 +1,8 @@
 // The hook as a process: stdin read with a cap and a deadline, one answer
 // written once, exit 0 or 2 — also on a signal or a crash, which block the call
 // (R-HOOK-4). Kept apart from hookRun so the flow is testable without a process.
-import { parseAgentName, type AgentName } from '../../core/agentAction.js';
-import { AssentError } from '../../core/errors.js';
+import { parseAgentName, type AgentName } from '../../core/agent/agentAction.js';
+import { AssentError } from '../../core/base/errors.js';
 import { deadlineMessage, failClosed, hookAnswerBy, notRecorded, parseHookArgs, runHook, type HookOutcome, type StdinRead } from './hookRun.js';
 import { MAX_EVENT_BYTES } from './hookEvent.js';
 

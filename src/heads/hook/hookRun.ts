@@ -2,9 +2,9 @@
 // answer out. Before a call the answer is the daemon's decision; every failure
 // blocks the call (R-HOOK-4): the agent's deny JSON, the same one-line reason on
 // stderr, exit 2. After a call the event is reported for audit (R-HOOK-6).
-import { agentToolId, parseAgentName, type AgentName } from '../../core/agentAction.js';
-import { AssentError } from '../../core/errors.js';
-import { AGENT_DEFAULT_TIMEOUT_SECONDS, hookDeadlineMs, MAX_AGENT_TIMEOUT_SECONDS } from '../../core/hookDeadline.js';
+import { agentToolId, parseAgentName, type AgentName } from '../../core/agent/agentAction.js';
+import { AssentError } from '../../core/base/errors.js';
+import { AGENT_DEFAULT_TIMEOUT_SECONDS, hookDeadlineMs, MAX_AGENT_TIMEOUT_SECONDS } from '../../core/agent/hookDeadline.js';
 import { checkPrivateDir, resolveStatePaths, type StatePaths } from '../../journal/statePaths.js';
 import { afterAnswer, beforeAnswer, oneLine } from './hookAnswer.js';
 import { isNotRunning, requestOnce } from './hookClient.js';

@@ -4,16 +4,16 @@
 // stream and the static approval page (R-WEB-1..5). It owns no policy: every
 // API call is an Operation with `exposure.http === true`. The names it answers
 // to beyond its bound address come from web.publicUrl and web.allowedHosts
-// (R-REM-1, core/webOrigins.ts).
+// (R-REM-1, core/config/webOrigins.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
-import { AssentError, ERROR_TYPES, toAssentError } from '../../core/errors.js';
-import { JsonText } from '../../core/jsonText.js';
-import type { WebConfig } from '../../core/webConfig.js';
-import { webAccess, type WebAccess } from '../../core/webOrigins.js';
+import { AssentError, ERROR_TYPES, toAssentError } from '../../core/base/errors.js';
+import { JsonText } from '../../core/base/jsonText.js';
+import type { WebConfig } from '../../core/config/webConfig.js';
+import { webAccess, type WebAccess } from '../../core/config/webOrigins.js';
 import type { CallContext, Operation } from '../../operations/operation.js';
 import { EVENT_KINDS, type BusEvent, type EventBus, type EventKind } from '../../service/eventBus.js';
 import type { Logger } from '../../service/logger.js';

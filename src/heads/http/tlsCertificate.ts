@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isIP } from 'node:net';
-import { AssentError, errorText } from '../../core/errors.js';
-import type { WebTls } from '../../core/webConfig.js';
+import { AssentError, errorText } from '../../core/base/errors.js';
+import type { WebTls } from '../../core/config/webConfig.js';
 import { writeFileNew } from '../../journal/statePaths.js';
 
 export interface TlsMaterial {

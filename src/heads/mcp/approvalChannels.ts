@@ -2,9 +2,9 @@
 // elicitation form (R-MCP-6) and the controlling terminal (R-MCP-7).
 import { randomBytes } from 'node:crypto';
 import { askOnControllingTerminal } from '../../channels/ttyApproval.js';
-import { renderApprovalPreview } from '../../core/approvalPreview.js';
-import { errorText } from '../../core/errors.js';
-import { escapedJson, escapeText } from '../../core/escape.js';
+import { renderApprovalPreview } from '../../core/approval/approvalPreview.js';
+import { errorText } from '../../core/base/errors.js';
+import { escapedJson, escapeText } from '../../core/base/escape.js';
 import type { Logger } from '../../service/logger.js';
 import type { GateCall } from './gate.js';
 

@@ -2,7 +2,7 @@
 // on a short timer, a refused batch retried record by record, a bounded backlog while no daemon listens.
 // While calls are in flight the records wait (at most about a second): a burst of calls
 // is not slowed by its own audit, which then goes in a few large batches once it is over.
-import { errorText } from '../../core/errors.js';
+import { errorText } from '../../core/base/errors.js';
 import { nativeDigestOf } from '../../journal/nativeHash.js';
 import type { Logger } from '../../service/logger.js';
 import type { Timers } from '../../service/timers.js';

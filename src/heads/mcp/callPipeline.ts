@@ -3,8 +3,8 @@
 // annotations, keeps the client from timing out while a human decides
 // (R-MCP-4), offers the elicitation channel (R-MCP-6), and only then forwards
 // the call; its outcome goes back to the gate for audit.
-import { toAssentError } from '../../core/errors.js';
-import { findJsonProblem, hasLoneSurrogate, jsonPointerOf, MAX_JSON_DEPTH } from '../../core/jsonLimits.js';
+import { toAssentError } from '../../core/base/errors.js';
+import { findJsonProblem, hasLoneSurrogate, jsonPointerOf, MAX_JSON_DEPTH } from '../../core/base/jsonLimits.js';
 import { describeDenial, type CallGate, type GateCall, type GateDecision, type ToolAnnotationHints } from './gate.js';
 import type { OperationToolHost } from './operationTools.js';
 import type { ClientInflight, GatewayRelay } from './relay.js';

@@ -1,6 +1,6 @@
 // How the daemon's answers to a `prompt` call become gate decisions: the refusals
 // it sends, the replay of a call that already ran, and the refusal of a call with no daemon.
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import { describeDenial, type DenialReason, type GateCall, type GateDecision } from './gate.js';
 
 /** The daemon's answer to `calls.authorize` and `calls.resume`. */

@@ -1,8 +1,8 @@
 // The gate's attachment to the daemon: one connection at a time with its pinned
 // config and policy snapshot (kept current by pushes), and the reconnect loop with backoff.
-import type { Config } from '../../core/config.js';
-import { AssentError, errorText } from '../../core/errors.js';
-import { compilePolicy, type PolicySnapshot } from '../../core/toolPolicy.js';
+import type { Config } from '../../core/config/config.js';
+import { AssentError, errorText } from '../../core/base/errors.js';
+import { compilePolicy, type PolicySnapshot } from '../../core/policy/toolPolicy.js';
 import type { PolicySnapshotData } from '../../operations/policyOperations.js';
 import type { Logger } from '../../service/logger.js';
 import type { Timers } from '../../service/timers.js';

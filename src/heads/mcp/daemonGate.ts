@@ -10,8 +10,8 @@
 // fallback decides until the same loop attaches it to a daemon.
 // This file is the facade (authorize, finish, close); beside it: the attachment loop
 // (daemonAttachment.ts), the audit queue (auditQueue.ts), the approval channels (approvalChannels.ts).
-import { AssentError, errorText } from '../../core/errors.js';
-import { evaluateToolPolicy } from '../../core/toolPolicy.js';
+import { AssentError, errorText } from '../../core/base/errors.js';
+import { evaluateToolPolicy } from '../../core/policy/toolPolicy.js';
 import type { Logger } from '../../service/logger.js';
 import { realTimers, type Timers } from '../../service/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';

@@ -1,8 +1,8 @@
 // The seam between the MCP gateway and whoever decides a tool call: the
 // daemon's `calls.authorize` (R-D-5), or the local policy snapshot when no
 // daemon is reachable (R-MCP-5: `prompt` then fails closed).
-import { toolId } from '../../core/action.js';
-import { evaluateToolPolicy, type PolicySnapshot } from '../../core/toolPolicy.js';
+import { toolId } from '../../core/exec/action.js';
+import { evaluateToolPolicy, type PolicySnapshot } from '../../core/policy/toolPolicy.js';
 
 /**
  * Reasons a call is refused; the agent sees the reason by name (R-MCP-3).

@@ -7,8 +7,8 @@
 // read, every call is refused (R-CFG-4: an unconfirmed edit never decides).
 // Either way it keeps trying to attach to a daemon in the background (the
 // reconnect loop of the daemon gate) and switches to the daemon gate once one runs.
-import type { Config } from '../../core/config.js';
-import { compilePolicy } from '../../core/toolPolicy.js';
+import type { Config } from '../../core/config/config.js';
+import { compilePolicy } from '../../core/policy/toolPolicy.js';
 import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { readConfirmedConfig } from '../../journal/confirmedConfig.js';
 import type { StatePaths } from '../../journal/statePaths.js';

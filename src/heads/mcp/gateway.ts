@@ -14,7 +14,7 @@
 // upstreams, callPipeline.ts the tools/call gate pipeline, upstream.ts one
 // upstream link, wire.ts the message shapes; this file checks the options and starts them.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import type { Logger } from '../../service/logger.js';
 import type { CallGate } from './gate.js';
 import type { MessageLink } from './messageLink.js';

@@ -5,7 +5,7 @@
 // write an unchanged message on as the same text, and everything queued in one
 // event-loop turn leaves in a single write.
 import type { Readable, Writable } from 'node:stream';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import { LineDecoder } from '../daemon/framing.js';
 import { MESSAGE_LINK, type MessageLink } from './messageLink.js';
 import { wireShapeProblem, type WireMessage } from './wire.js';

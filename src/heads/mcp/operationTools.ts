@@ -4,7 +4,7 @@
 // exposure says, so a model cannot approve its own calls through this door, and
 // approvals are shown only for the calling session (another session's
 // arguments are not this agent's to read).
-import { AssentError, toAssentError } from '../../core/errors.js';
+import { AssentError, toAssentError } from '../../core/base/errors.js';
 import type { ManifestEntry } from '../../operations/index.js';
 import { declaredManifest } from '../../operations/manifest.js';
 import { matchesSelector } from '../../service/approvalService.js';

@@ -7,8 +7,8 @@
 // upstream, every message with a method is written from what the gateway read,
 // so an upstream never reads a method or params the gateway did not see.
 import { randomUUID } from 'node:crypto';
-import { AssentError, toAssentError } from '../../core/errors.js';
-import { toWellFormed } from '../../core/jsonLimits.js';
+import { AssentError, toAssentError } from '../../core/base/errors.js';
+import { toWellFormed } from '../../core/base/jsonLimits.js';
 import type { Logger } from '../../service/logger.js';
 import { ToolCallPipeline } from './callPipeline.js';
 import type { CallGate } from './gate.js';

@@ -3,7 +3,7 @@
 // and every request that names a resource, prompt or task routed to the
 // upstream that listed it. With one upstream none of this runs.
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { toAssentError } from '../../core/errors.js';
+import { toAssentError } from '../../core/base/errors.js';
 import { VERSION } from '../../version.js';
 import type { Logger } from '../../service/logger.js';
 import type { GatewayRelay } from './relay.js';

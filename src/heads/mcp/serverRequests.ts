@@ -3,7 +3,7 @@
 // under the upstream's id (a gateway-chosen one only when that id is taken) and
 // answered back under the upstream's, and the gateway's own
 // `elicitation/create` for the elicitation channel (R-MCP-6).
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import type { UpstreamLink } from './upstream.js';
 import { GATEWAY_ID_PREFIX, isGatewayId, isRecord, type RpcId, type WireMessage, type WireRequest } from './wire.js';
 

@@ -3,7 +3,7 @@
 // (its stderr goes to the gateway's stderr). Stopping it follows the MCP stdio
 // convention the SDK uses: close stdin, then SIGTERM, then SIGKILL.
 import { spawn as nodeSpawn, type ChildProcess } from 'node:child_process';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import { LineLink } from './lineLink.js';
 import { MESSAGE_LINK, type MessageLink } from './messageLink.js';
 import type { WireMessage } from './wire.js';

@@ -2,7 +2,7 @@
 // changes: policy keys that name a tool no upstream lists (hardening 5; each also
 // warned once on stderr), and the tool names the gateway lists to its client, by
 // which the daemon knows a hook call to this gateway from any other MCP call (R-HOOK-13).
-import { errorText } from '../../core/errors.js';
+import { errorText } from '../../core/base/errors.js';
 import type { Logger } from '../../service/logger.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
 import type { Attachment } from './daemonAttachment.js';

@@ -5,7 +5,7 @@
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import { asMessageLink, type MessageLink } from './messageLink.js';
 import { StdioUpstreamLink, type SpawnChild } from './stdioUpstream.js';
 import { GATEWAY_ID_PREFIX, isGatewayId, isRecord, type RpcErrorBody, type RpcId, type WireMessage } from './wire.js';

@@ -2,10 +2,10 @@
 // pinned configuration, or the first line of `journal.urlFile`, a file that must
 // be the user's own and 0600 because the URL may carry a password. What is shown
 // of it anywhere (status, logs, errors) is the URL without its passwords, in
-// whichever form libpq accepts them (core/journalConfig.ts).
+// whichever form libpq accepts them (core/config/journalConfig.ts).
 import * as fs from 'node:fs';
-import { AssentError } from '../../core/errors.js';
-import { databaseUrlSecrets, maskUrlPassword, type JournalConfig } from '../../core/journalConfig.js';
+import { AssentError } from '../../core/base/errors.js';
+import { databaseUrlSecrets, maskUrlPassword, type JournalConfig } from '../../core/config/journalConfig.js';
 
 export interface DatabaseUrl {
   /** The URL to connect with; never logged, shown or put in an error. */

@@ -1,6 +1,6 @@
 // Part of the team store (postgresStore.ts): approvals, their votes and the shared event log.
 import type pg from 'pg';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 import {
   rowToApprovalVote,
   rowToEvent,

@@ -1,6 +1,6 @@
 // Part of the team store (postgresStore.ts): approval proofs and the effects their consumption records.
-import { AssentError } from '../../core/errors.js';
-import { decideConsumption, PROOF_REFUSAL_HELP, type ConsumptionRequest, type EffectRecord, type ProofAudience, type ProofRecord } from '../../core/proof.js';
+import { AssentError } from '../../core/base/errors.js';
+import { decideConsumption, PROOF_REFUSAL_HELP, type ConsumptionRequest, type EffectRecord, type ProofAudience, type ProofRecord } from '../../core/approval/proof.js';
 import { rowToEffect, rowToProof, type ConsumptionOutcome, type EffectRow, type ProofRow } from '../proofs.js';
 import { isUniqueViolation, type PgContext } from './postgresQuery.js';
 

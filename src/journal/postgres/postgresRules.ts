@@ -1,6 +1,6 @@
 // Part of the team store (postgresStore.ts): rules, this host's calls in progress and tokens.
-import { AssentError } from '../../core/errors.js';
-import type { Rule } from '../../core/toolPolicy.js';
+import { AssentError } from '../../core/base/errors.js';
+import type { Rule } from '../../core/policy/toolPolicy.js';
 import {
   rowToCallInProgress,
   rowToRule,

@@ -4,7 +4,7 @@
 // assent is refused, never downgraded. JSON is kept as text, byte for byte as
 // written, like the embedded journal; times are epoch milliseconds (BIGINT).
 import type pg from 'pg';
-import { AssentError } from '../../core/errors.js';
+import { AssentError } from '../../core/base/errors.js';
 
 /** Each entry upgrades the schema by one version; never edit a shipped entry, append a new one. */
 const MIGRATIONS: readonly string[] = [

@@ -6,9 +6,9 @@
 // the store reports itself unavailable, so no new prompt call is filed (R-TEAM-7).
 // Nothing it logs, reports or throws contains the database password.
 import pg from 'pg';
-import { AssentError } from '../../core/errors.js';
-import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../../core/proof.js';
-import type { Rule } from '../../core/toolPolicy.js';
+import { AssentError } from '../../core/base/errors.js';
+import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../../core/approval/proof.js';
+import type { Rule } from '../../core/policy/toolPolicy.js';
 import {
   rowToEvent,
   type ApprovalRecord,

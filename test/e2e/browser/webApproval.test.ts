@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { escapedJson } from '../../../src/core/escape.js';
+import { escapedJson } from '../../../src/core/base/escape.js';
 import { DaemonClient } from '../../../src/heads/daemon/rpcClient.js';
 import { REPO_ROOT, type TempHome } from '../../helpers/daemon.js';
 import { connectGateway, startFsStack } from '../../helpers/fsStack.js';

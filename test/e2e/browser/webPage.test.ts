@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { escapedJson } from '../../../src/core/escape.js';
+import { escapedJson } from '../../../src/core/base/escape.js';
 import { haveChromium, horizontalOverflow, launchBrowser, screenshotPath } from '../../helpers/browser.js';
 import type { TempHome } from '../../helpers/daemon.js';
 import { connectGateway, startFsStack } from '../../helpers/fsStack.js';

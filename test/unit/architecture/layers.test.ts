@@ -8,7 +8,7 @@
 // may use the daemon's socket client (rpcClient, autoSpawn, framing,
 // clientConnection in heads/daemon); the daemon's composition root starts the
 // HTTP head.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importsOf, listTs } from '../../helpers/imports.js';
@@ -113,7 +113,7 @@ describe('SPEC §2 import directions (structure A)', () => {
   it('the check itself catches journal → service, journal → heads, core → journal, operations → heads and a head importing another head', () => {
     expect(layerViolations('journal/x.ts', "import type { Logger } from '../service/logger.js';")).toHaveLength(1);
     expect(layerViolations('journal/x.ts', "import { x } from '../heads/daemon/rpcClient.js';")).toHaveLength(1);
-    expect(layerViolations('core/x.ts', "import { x } from '../journal/journal.js';")).toHaveLength(1);
+    expect(layerViolations('core/base/x.ts', "import { x } from '../../journal/journal.js';")).toHaveLength(1);
     expect(layerViolations('operations/x.ts', "import type { DaemonContext } from '../heads/daemon/daemonMain.js';")).toHaveLength(1);
     for (const [file, spec] of [
       ['heads/http/x.ts', '../mcp/gateway.js'],
@@ -135,3 +135,25 @@ describe('SPEC §2 import directions (structure A)', () => {
     expect(layerViolations('operations/x.ts', "import type { ApprovalService } from '../service/approvalService.js';")).toEqual([]);
   });
 });
+
+/** src/core's concern folders (issue 21 item 4), each named in docs/architecture.md with a README of its own. */
+const CORE_FOLDERS = ['agent', 'approval', 'audit', 'base', 'config', 'exec', 'policy'] as const;
+
+/** What is wrong with src/core's layout: a file directly in it, a folder not in the list, a folder without its README. */
+export function coreLayoutProblems(coreDir: string): string[] {
+  const problems: string[] = [];
+  for (const entry of readdirSync(coreDir)) {
+    const path = join(coreDir, entry);
+    if (!statSync(path).isDirectory()) problems.push(`src/core/${entry} sits directly in src/core; move it into the concern folder that owns it (${CORE_FOLDERS.join(', ')})`);
+    else if (!(CORE_FOLDERS as readonly string[]).includes(entry)) problems.push(`src/core/${entry}/ is not a known concern folder; add it to CORE_FOLDERS and docs/architecture.md`);
+    else if (!existsSync(join(path, 'README.md'))) problems.push(`src/core/${entry}/ has no README.md naming what it owns`);
+  }
+  return problems;
+}
+
+describe('src/core in folders by concern (issue 21 item 4)', () => {
+  it('every file of src/core is in a concern folder, and each folder has a README naming what it owns', () => {
+    expect(coreLayoutProblems(join(srcDir, 'core'))).toEqual([]);
+  });
+});
+

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOsNotifier, type SpawnLike } from '../../../src/channels/notifier.js';
-import { FakeClock } from '../../../src/core/clock.js';
+import { FakeClock } from '../../../src/core/base/clock.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
 import { ensureStateDir, resolveStatePaths } from '../../../src/journal/statePaths.js';
 import { createApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';

@@ -1,6 +1,6 @@
 // R-HOOK-2, R-SH-0: agent names, tool kinds and MCP tool names, per agent.
 import { describe, expect, it } from 'vitest';
-import { agentActionKind, agentToolId, gatewayToolCandidate, mcpToolOf, parseAgentName } from '../../../src/core/agentAction.js';
+import { agentActionKind, agentToolId, gatewayToolCandidate, mcpToolOf, parseAgentName } from '../../../src/core/agent/agentAction.js';
 
 describe('agent actions (R-HOOK-2)', () => {
   it('R-SH-0 hook names are claude-code, codex and gemini; claude is accepted for claude-code; tool ids use the short alias', () => {

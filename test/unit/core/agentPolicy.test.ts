@@ -1,7 +1,7 @@
 // R-POL-6 (without shell, path and URL rules): which key decides an agent action.
 import { describe, expect, it } from 'vitest';
-import { evaluateAgentPolicy } from '../../../src/core/agentPolicy.js';
-import { compilePolicy, type Rule } from '../../../src/core/toolPolicy.js';
+import { evaluateAgentPolicy } from '../../../src/core/policy/agentPolicy.js';
+import { compilePolicy, type Rule } from '../../../src/core/policy/toolPolicy.js';
 import { FAIL_CLOSED_CONFIG } from '../../../src/journal/confirmedConfig.js';
 
 const NOW = 1_000_000;

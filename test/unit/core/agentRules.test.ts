@@ -1,10 +1,10 @@
 // R-SH-2, R-URL-1, R-PATH-1: word patterns, URL globs and path globs as
 // docs/policy.md describes them.
 import { describe, expect, it } from 'vitest';
-import { compilePaths, evaluatePath } from '../../../src/core/pathPolicy.js';
-import { literalWord } from '../../../src/core/shellCommand.js';
-import { compileUrls, evaluateUrl } from '../../../src/core/urlPolicy.js';
-import { compileWordPattern, patternMatches } from '../../../src/core/wordPattern.js';
+import { compilePaths, evaluatePath } from '../../../src/core/policy/pathPolicy.js';
+import { literalWord } from '../../../src/core/policy/shellCommand.js';
+import { compileUrls, evaluateUrl } from '../../../src/core/policy/urlPolicy.js';
+import { compileWordPattern, patternMatches } from '../../../src/core/policy/wordPattern.js';
 
 const words = (...texts: string[]) => texts.map(literalWord);
 

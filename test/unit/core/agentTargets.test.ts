@@ -1,7 +1,7 @@
 // What an agent action touches, read from its tool_input (R-PATH-1, R-POL-6),
 // and what "approve for session" remembers of it (R-POL-7).
 import { describe, expect, it } from 'vitest';
-import { actionPaths, patchPaths, sessionGrantSubject } from '../../../src/core/agentTargets.js';
+import { actionPaths, patchPaths, sessionGrantSubject } from '../../../src/core/agent/agentTargets.js';
 
 describe('agent action targets', () => {
   it('R-PATH-1 paths per tool: Claude file_path/notebook_path/path, Gemini absolute_path and paths, every file a Codex patch names; none → unknown', () => {

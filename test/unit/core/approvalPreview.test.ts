@@ -1,7 +1,7 @@
 // R-CLI-1 R-TTY-3 for agent actions: the preview names agent, tool id, cwd and
 // session, and shows a shell command's text itself, escaped; complete input below.
 import { describe, expect, it } from 'vitest';
-import { renderApprovalPreview } from '../../../src/core/approvalPreview.js';
+import { renderApprovalPreview } from '../../../src/core/approval/approvalPreview.js';
 
 const base = {
   id: 'abcde',

@@ -1,6 +1,6 @@
 // R-TEAM-3: the pure judgement of one decision under four-eyes and quorum.
 import { describe, expect, it } from 'vitest';
-import { countedApprovals, judgeDecision, type DecisionRules } from '../../../src/core/approvalRules.js';
+import { countedApprovals, judgeDecision, type DecisionRules } from '../../../src/core/policy/approvalRules.js';
 
 const plain: DecisionRules = { owner: 'me@a', fourEyes: false, quorum: 1 };
 const fourEyes: DecisionRules = { owner: 'me@a', fourEyes: true, quorum: 1 };

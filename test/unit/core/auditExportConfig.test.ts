@@ -1,8 +1,8 @@
 // R-AUD-4 R-CFG-1: audit.export is validated like every other key, and what may
 // be shown of a sink (status, logs, reload diffs) never holds a secret.
 import { describe, expect, it } from 'vitest';
-import { describeSink, diffAuditExport, sinkNameOf, type AuditConfig } from '../../../src/core/auditExportConfig.js';
-import { diffPolicy, validateConfig } from '../../../src/core/config.js';
+import { describeSink, diffAuditExport, sinkNameOf, type AuditConfig } from '../../../src/core/config/auditExportConfig.js';
+import { diffPolicy, validateConfig } from '../../../src/core/config/config.js';
 
 const HEADER_SECRET = 'hdr-SECRET-value-42';
 

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatCef, formatSyslog, octetCounted, parseCef, SD_ID } from '../../../src/core/auditExportFormats.js';
-import { toExportRecord, type ExportRecord } from '../../../src/core/auditExportRecord.js';
+import { formatCef, formatSyslog, octetCounted, parseCef, SD_ID } from '../../../src/core/audit/auditExportFormats.js';
+import { toExportRecord, type ExportRecord } from '../../../src/core/audit/auditExportRecord.js';
 
 const HOST = { id: 'h0123456789abcdef', name: 'laptop' };
 const DIGEST = `v1:sha256:${'a'.repeat(64)}`;

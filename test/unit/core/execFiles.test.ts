@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecAction } from '../../../src/core/action.js';
-import { AssentError } from '../../../src/core/errors.js';
-import { decodeLimitedJson, parseExecPolicy, parseExecRequest } from '../../../src/core/execFiles.js';
+import type { ExecAction } from '../../../src/core/exec/action.js';
+import { AssentError } from '../../../src/core/base/errors.js';
+import { decodeLimitedJson, parseExecPolicy, parseExecRequest } from '../../../src/core/exec/execFiles.js';
 
 const action: ExecAction = { executable: '/usr/bin/git', cwd: '/home/me/repo', args: ['status', '--short'], env: { LANG: 'C.UTF-8' } };
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecAction } from '../../../src/core/action.js';
-import type { ExecPolicy } from '../../../src/core/execFiles.js';
-import { evaluateExecPolicy } from '../../../src/core/execPolicy.js';
+import type { ExecAction } from '../../../src/core/exec/action.js';
+import type { ExecPolicy } from '../../../src/core/exec/execFiles.js';
+import { evaluateExecPolicy } from '../../../src/core/exec/execPolicy.js';
 
 const action: ExecAction = { executable: '/usr/bin/git', cwd: '/repo', args: ['status'], env: { A: '1' } };
 const policy = (rules: ExecPolicy['rules'], defaultDecision: 'ask' | 'deny' = 'deny'): ExecPolicy => ({ schemaVersion: 2, defaultDecision, rules });

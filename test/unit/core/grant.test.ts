@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../src/core/clock.js';
-import { GRANT_TTL_MS, GrantOwner } from '../../../src/core/grant.js';
-import type { Grant } from '../../../src/core/grant.js';
+import { FakeClock } from '../../../src/core/base/clock.js';
+import { GRANT_TTL_MS, GrantOwner } from '../../../src/core/approval/grant.js';
+import type { Grant } from '../../../src/core/approval/grant.js';
 
 function setup() {
   const clock = new FakeClock();

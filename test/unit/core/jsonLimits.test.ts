@@ -3,9 +3,9 @@
 // encoder's typed refusal of what it cannot encode.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { canonicalJson, digestOf } from '../../../src/core/canonical.js';
-import { AssentError } from '../../../src/core/errors.js';
-import { findJsonProblem, hasLoneSurrogate, jsonPointerOf, MAX_JSON_DEPTH, portableJson, toWellFormed } from '../../../src/core/jsonLimits.js';
+import { canonicalJson, digestOf } from '../../../src/core/base/canonical.js';
+import { AssentError } from '../../../src/core/base/errors.js';
+import { findJsonProblem, hasLoneSurrogate, jsonPointerOf, MAX_JSON_DEPTH, portableJson, toWellFormed } from '../../../src/core/base/jsonLimits.js';
 
 function nested(depth: number): unknown {
   let value: unknown = 1;

@@ -2,7 +2,7 @@
 // id, the action digest and the nonce: change any one and it is another
 // challenge, so an assertion over one verifies for none of the others.
 import { describe, expect, it } from 'vitest';
-import { approvalChallenge, isNonceShaped, newNonce } from '../../../src/core/passkeyChallenge.js';
+import { approvalChallenge, isNonceShaped, newNonce } from '../../../src/core/approval/passkeyChallenge.js';
 
 const DIGEST = `v1:sha256:${'a'.repeat(64)}`;
 

@@ -1,7 +1,7 @@
 // `policy.presence` matching (R-REM-6): exact tool ids and globs over them,
 // with `*` inside one half of the id and `**` across.
 import { describe, expect, it } from 'vitest';
-import { compilePresence, presenceFor, presenceKeyProblem } from '../../../src/core/presencePolicy.js';
+import { compilePresence, presenceFor, presenceKeyProblem } from '../../../src/core/policy/presencePolicy.js';
 
 describe('R-REM-6 presenceFor', () => {
   it('R-REM-6 an exact id matches only itself; globs match within the alias or tool half like the rest of policy', () => {

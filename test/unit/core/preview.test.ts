@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecAction } from '../../../src/core/action.js';
-import { AssentError } from '../../../src/core/errors.js';
-import { MAX_PREVIEW_BYTES, renderExecPreview } from '../../../src/core/preview.js';
+import type { ExecAction } from '../../../src/core/exec/action.js';
+import { AssentError } from '../../../src/core/base/errors.js';
+import { MAX_PREVIEW_BYTES, renderExecPreview } from '../../../src/core/approval/preview.js';
 
 const action: ExecAction = { executable: '/bin/echo', cwd: '/tmp', args: ['hello'], env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' } };
 const render = (a: ExecAction): string => renderExecPreview({ action: a, challenge: '0a1b2c3d', deadlineSeconds: 60, policyDecision: 'ask' });

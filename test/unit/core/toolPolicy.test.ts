@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, type Config } from '../../../src/core/config.js';
-import { AssentError } from '../../../src/core/errors.js';
+import { DEFAULT_CONFIG, type Config } from '../../../src/core/config/config.js';
+import { AssentError } from '../../../src/core/base/errors.js';
 import {
   compilePolicy,
   evaluateToolPolicy,
@@ -9,7 +9,7 @@ import {
   parseRuleArg,
   type Rule,
   type ToolCall,
-} from '../../../src/core/toolPolicy.js';
+} from '../../../src/core/policy/toolPolicy.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 

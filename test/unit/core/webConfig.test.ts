@@ -1,8 +1,8 @@
 // The `web` section of config.json (R-REM-1, R-REM-2, R-REM-3, R-REM-7): every
 // bad value is reported with its key path, its type and what is allowed.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, diffPolicy, validateConfig, type Config } from '../../../src/core/config.js';
-import { isLoopbackListen, parseHostEntry, parsePublicUrl } from '../../../src/core/webConfig.js';
+import { DEFAULT_CONFIG, diffPolicy, validateConfig, type Config } from '../../../src/core/config/config.js';
+import { isLoopbackListen, parseHostEntry, parsePublicUrl } from '../../../src/core/config/webConfig.js';
 
 function problemsOf(web: unknown): { path: string; message: string; severity: string }[] {
   return validateConfig({ web }).problems;

@@ -1,7 +1,7 @@
 // The names the HTTP head answers to (R-WEB-1, R-REM-1, R-REM-7): the bound
 // address, the host of web.publicUrl and web.allowedHosts — exactly those.
 import { describe, expect, it } from 'vitest';
-import { webAccess } from '../../../src/core/webOrigins.js';
+import { webAccess } from '../../../src/core/config/webOrigins.js';
 
 const LOOPBACK = { listenAddress: '127.0.0.1:7788', scheme: 'http' as const };
 

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AssentError } from '../../../src/core/errors.js';
+import { AssentError } from '../../../src/core/base/errors.js';
 import { runActionViaDaemon, type DaemonCaller } from '../../../src/exec/daemonActionFlow.js';
 import type { SpawnFn } from '../../../src/exec/runChild.js';
 

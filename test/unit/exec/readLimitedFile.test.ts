@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AssentError } from '../../../src/core/errors.js';
+import { AssentError } from '../../../src/core/base/errors.js';
 import { readLimitedFile } from '../../../src/exec/readLimitedFile.js';
 import type { LimitedFs } from '../../../src/exec/readLimitedFile.js';
 import { promises as fsPromises } from 'node:fs';

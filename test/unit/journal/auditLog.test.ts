@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../src/core/clock.js';
+import { FakeClock } from '../../../src/core/base/clock.js';
 import {
   AUDIT_GENESIS,
   AuditLog,

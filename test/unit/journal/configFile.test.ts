@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { digestOf } from '../../../src/core/canonical.js';
-import { DEFAULT_CONFIG } from '../../../src/core/config.js';
-import { AssentError } from '../../../src/core/errors.js';
+import { digestOf } from '../../../src/core/base/canonical.js';
+import { DEFAULT_CONFIG } from '../../../src/core/config/config.js';
+import { AssentError } from '../../../src/core/base/errors.js';
 import { inspectConfigFile, loadConfigFile } from '../../../src/journal/configFile.js';
 
 describe('R-CFG-1/R-CFG-4 config file', () => {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodePin, FAIL_CLOSED_CONFIG, pinFromJournal, PINNED_CONFIG_KEY, readConfirmedConfig } from '../../../src/journal/confirmedConfig.js';
-import { compilePolicy, evaluateToolPolicy } from '../../../src/core/toolPolicy.js';
+import { compilePolicy, evaluateToolPolicy } from '../../../src/core/policy/toolPolicy.js';
 import { Journal } from '../../../src/journal/journal.js';
 
 let tmp: string;

@@ -2,7 +2,7 @@
 // digests core's pure one gives: the `v1:sha256:` format over RFC 8785 bytes is
 // what proofs, handoff retries and the audit chain compare across processes.
 import { describe, expect, it } from 'vitest';
-import { digestOf, sha256Hex } from '../../../src/core/canonical.js';
+import { digestOf, sha256Hex } from '../../../src/core/base/canonical.js';
 import { nativeDigestOf, nativeSha256Hex } from '../../../src/journal/nativeHash.js';
 
 const VALUES: unknown[] = [

@@ -2,10 +2,10 @@
 // one-transaction consumption, replay, every refusal reason, reconciliation;
 // against each store (R-TEAM-1).
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { digestOf } from '../../../src/core/canonical.js';
-import { FakeClock } from '../../../src/core/clock.js';
-import { AssentError } from '../../../src/core/errors.js';
-import { isProofShaped, newProof, proofHash } from '../../../src/core/proof.js';
+import { digestOf } from '../../../src/core/base/canonical.js';
+import { FakeClock } from '../../../src/core/base/clock.js';
+import { AssentError } from '../../../src/core/base/errors.js';
+import { isProofShaped, newProof, proofHash } from '../../../src/core/approval/proof.js';
 import type { AuditLog, AuditRecord } from '../../../src/journal/auditLog.js';
 import type { ApprovalRecord } from '../../../src/journal/journal.js';
 import type { Store } from '../../../src/journal/store.js';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AssentError } from '../../../src/core/errors.js';
+import { AssentError } from '../../../src/core/base/errors.js';
 import {
   checkPrivateDir,
   ensureStateDir,

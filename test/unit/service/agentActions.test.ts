@@ -5,8 +5,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentAction } from '../../../src/core/agentAction.js';
-import { FakeClock } from '../../../src/core/clock.js';
+import type { AgentAction } from '../../../src/core/agent/agentAction.js';
+import { FakeClock } from '../../../src/core/base/clock.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
 import { ensureStateDir, resolveStatePaths, type StatePaths } from '../../../src/journal/statePaths.js';
 import { AgentActionService } from '../../../src/service/agentActions.js';

@@ -2,7 +2,7 @@
 // cursor only after a batch was taken, retries with a capped backoff, reports
 // lag, last success and last error, and flags a sink beyond its maxLag.
 import { describe, expect, it } from 'vitest';
-import type { ExportRecord } from '../../../src/core/auditExportRecord.js';
+import type { ExportRecord } from '../../../src/core/audit/auditExportRecord.js';
 import type { AuditSink } from '../../../src/channels/auditSinks/auditSink.js';
 import type { TailLine } from '../../../src/journal/auditTail.js';
 import { AuditExporter } from '../../../src/service/auditExport.js';

@@ -1,7 +1,7 @@
 // R-J-7: the logger is the last line of defence; anything shaped like a proof
 // is redacted before a line is written, wherever it hides in the fields.
 import { describe, expect, it } from 'vitest';
-import { newProof } from '../../../src/core/proof.js';
+import { newProof } from '../../../src/core/approval/proof.js';
 import { createLogger, redactSecrets } from '../../../src/service/logger.js';
 
 const random = (n: number): Uint8Array => Uint8Array.from({ length: n }, (_, i) => (i * 97 + 5) & 0xff);

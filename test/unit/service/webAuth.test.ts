@@ -1,6 +1,6 @@
 // Pairing codes, sessions and bearer tokens on a fake clock (R-WEB-2, R-WEB-4).
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../src/core/clock.js';
+import { FakeClock } from '../../../src/core/base/clock.js';
 import { WebAuth, type TokenStore } from '../../../src/service/webAuth.js';
 import type { TokenRecord } from '../../../src/journal/journal.js';
 import { browserOpener, pairingUrl } from '../../../src/heads/cli/commands/web.js';

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../src/core/clock.js';
-import { deviceNameFrom } from '../../../src/core/deviceName.js';
+import { FakeClock } from '../../../src/core/base/clock.js';
+import { deviceNameFrom } from '../../../src/core/approval/deviceName.js';
 import { Journal } from '../../../src/journal/journal.js';
 import { WebAuth } from '../../../src/service/webAuth.js';
 

@@ -2,13 +2,13 @@
 // and its reasons, judged on the parsed command words and on where the paths
 // land, beside the policy decision and never changing it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decidePlan } from '../../../src/core/actionPlan.js';
-import { agentActionRisk, describeRisk, pushRisk, readApprovalRisk, riskLevel, toolCallRisk, type ApprovalRisk } from '../../../src/core/approvalRisk.js';
-import { lineRisks } from '../../../src/core/commandRisks.js';
-import { type AgentPolicySnapshot } from '../../../src/core/agentPolicyConfig.js';
-import { DEFAULT_CONFIG } from '../../../src/core/config.js';
-import { literalWord, type ParsedShell, type SimpleCommand } from '../../../src/core/shellCommand.js';
-import { planShell } from '../../../src/core/shellPolicy.js';
+import { decidePlan } from '../../../src/core/policy/actionPlan.js';
+import { agentActionRisk, describeRisk, pushRisk, readApprovalRisk, riskLevel, toolCallRisk, type ApprovalRisk } from '../../../src/core/approval/approvalRisk.js';
+import { lineRisks } from '../../../src/core/policy/commandRisks.js';
+import { type AgentPolicySnapshot } from '../../../src/core/policy/agentPolicyConfig.js';
+import { DEFAULT_CONFIG } from '../../../src/core/config/config.js';
+import { literalWord, type ParsedShell, type SimpleCommand } from '../../../src/core/policy/shellCommand.js';
+import { planShell } from '../../../src/core/policy/shellPolicy.js';
 import { judgePaths, judgeShell } from '../../../src/shell/judgeAction.js';
 import { cwdForms, resolvePathRequests } from '../../../src/shell/resolvePaths.js';
 import { loadShellParser, type ShellParser } from '../../../src/shell/shellParser.js';

@@ -5,12 +5,12 @@
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentName } from '../../../src/core/agentAction.js';
-import type { AgentPolicyConfig, AgentPolicySnapshot } from '../../../src/core/agentPolicyConfig.js';
-import { explainAgentPolicy } from '../../../src/core/agentPolicy.js';
-import { autoApprovalsFor, checkAutoRule, compileAutoRules, type AutoApprovals } from '../../../src/core/autoApproval.js';
-import { DEFAULT_CONFIG, type Config } from '../../../src/core/config.js';
-import { compilePolicy, evaluateToolPolicy, type Rule } from '../../../src/core/toolPolicy.js';
+import type { AgentName } from '../../../src/core/agent/agentAction.js';
+import type { AgentPolicyConfig, AgentPolicySnapshot } from '../../../src/core/policy/agentPolicyConfig.js';
+import { explainAgentPolicy } from '../../../src/core/policy/agentPolicy.js';
+import { autoApprovalsFor, checkAutoRule, compileAutoRules, type AutoApprovals } from '../../../src/core/policy/autoApproval.js';
+import { DEFAULT_CONFIG, type Config } from '../../../src/core/config/config.js';
+import { compilePolicy, evaluateToolPolicy, type Rule } from '../../../src/core/policy/toolPolicy.js';
 import { evaluateAgentAction } from '../../../src/service/agentActions.js';
 import { AgentJudge } from '../../../src/shell/agentJudge.js';
 import { judgePaths, judgeShell, judgeUrl } from '../../../src/shell/judgeAction.js';

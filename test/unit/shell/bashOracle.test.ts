@@ -5,9 +5,9 @@
 // the cwd or to a gate file and no credential read. ORACLE_SEED / ORACLE_RUNS override.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActionVerdict } from '../../../src/core/actionPlan.js';
-import { compileAgentPolicy } from '../../../src/core/agentPolicyConfig.js';
-import { DEFAULT_CONFIG } from '../../../src/core/config.js';
+import type { ActionVerdict } from '../../../src/core/policy/actionPlan.js';
+import { compileAgentPolicy } from '../../../src/core/policy/agentPolicyConfig.js';
+import { DEFAULT_CONFIG } from '../../../src/core/config/config.js';
 import { judgeShell } from '../../../src/shell/judgeAction.js';
 import { hostPathVars } from '../../../src/shell/resolvePaths.js';
 import { loadShellParser, type ShellParser } from '../../../src/shell/shellParser.js';

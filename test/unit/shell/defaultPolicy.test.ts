@@ -2,8 +2,8 @@
 // read-only basics and never allows credential reads, startup-file writes, piped
 // installers, code strings, wrappers of destructive commands or non-static ones.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AgentPolicySnapshot } from '../../../src/core/agentPolicyConfig.js';
-import { DEFAULT_CONFIG, validateConfig } from '../../../src/core/config.js';
+import { type AgentPolicySnapshot } from '../../../src/core/policy/agentPolicyConfig.js';
+import { DEFAULT_CONFIG, validateConfig } from '../../../src/core/config/config.js';
 import { AgentJudge } from '../../../src/shell/agentJudge.js';
 import { judgePaths, judgeShell, judgeUrl } from '../../../src/shell/judgeAction.js';
 import { loadShellParser, type ShellParser } from '../../../src/shell/shellParser.js';

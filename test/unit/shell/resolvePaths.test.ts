@@ -5,9 +5,9 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decidePlan, type ActionPlan } from '../../../src/core/actionPlan.js';
-import { DEFAULT_CONFIG } from '../../../src/core/config.js';
-import { compilePaths } from '../../../src/core/pathPolicy.js';
+import { decidePlan, type ActionPlan } from '../../../src/core/policy/actionPlan.js';
+import { DEFAULT_CONFIG } from '../../../src/core/config/config.js';
+import { compilePaths } from '../../../src/core/policy/pathPolicy.js';
 import { judgePaths, judgeShell } from '../../../src/shell/judgeAction.js';
 import { physicalPath, resolvePathRequest, resolvePathRequests, SYMLINK_HOPS } from '../../../src/shell/resolvePaths.js';
 import { loadShellParser } from '../../../src/shell/shellParser.js';

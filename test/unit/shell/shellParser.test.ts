@@ -5,7 +5,7 @@
 // fields pipeline, inside and assigns. The completeness table is generated:
 // each construct, and each construct nested in each other, around `rm -rf /`.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ParsedShell, ShellWord, SimpleCommand } from '../../../src/core/shellCommand.js';
+import type { ParsedShell, ShellWord, SimpleCommand } from '../../../src/core/policy/shellCommand.js';
 import { loadShellParser, type ShellParser } from '../../../src/shell/shellParser.js';
 
 let parser: ShellParser;

@@ -3,8 +3,8 @@
 // wrapper, every non-static case of R-SH-3, every redirection of R-SH-4, and
 // compound commands whose last, middle or substituted part is the destructive one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAgentPolicyDocument, type AgentPolicySnapshot } from '../../../src/core/agentPolicyConfig.js';
-import type { PolicyValue } from '../../../src/core/policyValue.js';
+import { defaultAgentPolicyDocument, type AgentPolicySnapshot } from '../../../src/core/policy/agentPolicyConfig.js';
+import type { PolicyValue } from '../../../src/core/policy/policyValue.js';
 import { judgeShell } from '../../../src/shell/judgeAction.js';
 import { loadShellParser, type ShellParser } from '../../../src/shell/shellParser.js';
 import { makeShellHost, type ShellHost } from '../../helpers/shellFixture.js';

@@ -7,8 +7,8 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentPolicySnapshot } from '../../../src/core/agentPolicyConfig.js';
-import { DEFAULT_CONFIG } from '../../../src/core/config.js';
+import type { AgentPolicySnapshot } from '../../../src/core/policy/agentPolicyConfig.js';
+import { DEFAULT_CONFIG } from '../../../src/core/config/config.js';
 import { judgePaths, judgeShell } from '../../../src/shell/judgeAction.js';
 import { loadShellParser, type ShellParser } from '../../../src/shell/shellParser.js';
 import { makeShellHost, type ShellHost } from '../../helpers/shellFixture.js';

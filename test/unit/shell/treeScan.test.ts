@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compilePaths, evaluatePath } from '../../../src/core/pathPolicy.js';
-import { DEFAULT_CONFIG } from '../../../src/core/config.js';
+import { compilePaths, evaluatePath } from '../../../src/core/policy/pathPolicy.js';
+import { DEFAULT_CONFIG } from '../../../src/core/config/config.js';
 import { scanTree, TREE_SCAN_LIMIT } from '../../../src/shell/treeScan.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-tree-')));

@@ -3,8 +3,8 @@
 // rule's "match" for an allow — so `x=--output=../.bashrc; git log $x` is not
 // allowed by `git log *` unless `--output*`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateConfig } from '../../../src/core/config.js';
-import type { AgentPolicySnapshot } from '../../../src/core/agentPolicyConfig.js';
+import { validateConfig } from '../../../src/core/config/config.js';
+import type { AgentPolicySnapshot } from '../../../src/core/policy/agentPolicyConfig.js';
 import { judgeShell } from '../../../src/shell/judgeAction.js';
 import { loadShellParser, type ShellParser } from '../../../src/shell/shellParser.js';
 import { makeShellHost, type ShellHost } from '../../helpers/shellFixture.js';

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { BAD_ARGUMENTS_LINE, exitCodeForReport, refusalReport } from '../../../exec/report.js';
 import type { ExecReport } from '../../../exec/report.js';
-import { AssentError } from '../../../core/errors.js';
+import { AssentError } from '../../../core/base/errors.js';
 import { ExitWith } from '../output.js';
 
 const systemClock = { now: () => Date.now(), monotonic: () => performance.now() };

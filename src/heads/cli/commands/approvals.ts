@@ -3,10 +3,10 @@
 // calls and renders the answer; the decisions themselves live in the daemon.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { renderApprovalPreview } from '../../../core/approvalPreview.js';
-import { AssentError } from '../../../core/errors.js';
-import { escapeText } from '../../../core/escape.js';
-import { newApprovalCode } from '../../../core/ids.js';
+import { renderApprovalPreview } from '../../../core/approval/approvalPreview.js';
+import { AssentError } from '../../../core/base/errors.js';
+import { escapeText } from '../../../core/base/escape.js';
+import { newApprovalCode } from '../../../core/base/ids.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import type { ApprovalView, DecidedView } from '../../../service/approvalService.js';
 import type { BusEvent } from '../../../service/eventBus.js';

@@ -3,7 +3,7 @@
 // across a new day's file and across daemon restarts alike. NDJSON under --json
 // (each line as written, with its seq and prev); a short line per record otherwise.
 import { watch, type FSWatcher } from 'node:fs';
-import { escapeText } from '../../../core/escape.js';
+import { escapeText } from '../../../core/base/escape.js';
 import { AuditTail } from '../../../journal/auditTail.js';
 
 export interface FollowOptions {

@@ -1,12 +1,12 @@
 // The `config` command family: `assent config check` (R-CFG-5).
 import type { Command } from 'commander';
-import type { ConfigProblem } from '../../../core/config.js';
-import { AssentError, exitCodeFor } from '../../../core/errors.js';
+import type { ConfigProblem } from '../../../core/config/config.js';
+import { AssentError, exitCodeFor } from '../../../core/base/errors.js';
 import { inspectConfigFile } from '../../../journal/configFile.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { ExitWith, printJsonError, printJsonOk, reportFailure } from '../output.js';
 import { registerConfigReload } from './configReload.js';
-import { escapeText } from '../../../core/escape.js';
+import { escapeText } from '../../../core/base/escape.js';
 import { fetchUnconfirmedChange, unconfirmedChangeNote } from '../pinnedConfig.js';
 import * as path from 'node:path';
 

@@ -4,9 +4,9 @@
 // policy unnoticed.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { AssentError } from '../../../core/errors.js';
-import { escapeText } from '../../../core/escape.js';
-import { newApprovalCode } from '../../../core/ids.js';
+import { AssentError } from '../../../core/base/errors.js';
+import { escapeText } from '../../../core/base/escape.js';
+import { newApprovalCode } from '../../../core/base/ids.js';
 import { connectForCli } from '../../daemon/clientConnection.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
 import { requireInteractiveTerminal, requireTypedCode } from '../terminal.js';

@@ -1,8 +1,8 @@
 // `assent daemon run|status|stop` (R-D-1). `stop` with no daemon running is not a
 // failure: the wanted state (no daemon) holds, so it says so and exits 0.
 import type { Command } from 'commander';
-import { AssentError } from '../../../core/errors.js';
-import { escapedJson, escapeText } from '../../../core/escape.js';
+import { AssentError } from '../../../core/base/errors.js';
+import { escapedJson, escapeText } from '../../../core/base/escape.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import type { StatePaths } from '../../../journal/statePaths.js';
 import type { DaemonStatus } from '../../../operations/daemonOperations.js';

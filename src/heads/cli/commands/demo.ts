@@ -7,7 +7,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { AssentError } from '../../../core/errors.js';
+import { AssentError } from '../../../core/base/errors.js';
 import { ensureStateDir, resolveStatePaths } from '../../../journal/statePaths.js';
 import type { StatePaths } from '../../../journal/statePaths.js';
 import { ExitWith, printJsonOk, shellQuote } from '../output.js';

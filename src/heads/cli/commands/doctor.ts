@@ -2,8 +2,8 @@
 // installed, point at this assent, have time enough, and really block (the
 // canary). Exit 0 when every installed agent is fine, 65 otherwise.
 import type { Command } from 'commander';
-import { AssentError, exitCodeFor } from '../../../core/errors.js';
-import { escapeText } from '../../../core/escape.js';
+import { AssentError, exitCodeFor } from '../../../core/base/errors.js';
+import { escapeText } from '../../../core/base/escape.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { AGENT_IDS, AGENT_TITLES, currentEnvironment } from '../../agents/agentTargets.js';
 import { checkAgent, CODEX_TRUST_CAVEAT, reportIsFine, runThroughShell, scopesToCheck, type AgentReport } from '../../agents/hookDoctor.js';

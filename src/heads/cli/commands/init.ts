@@ -6,11 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { Command } from 'commander';
-import { defaultAgentPolicyDocument } from '../../../core/agentPolicyConfig.js';
-import { DEFAULT_CONFIG } from '../../../core/config.js';
-import { discardedByDefaults, mergeConfigDefaults } from '../../../core/configMerge.js';
-import { AssentError } from '../../../core/errors.js';
-import { newApprovalCode } from '../../../core/ids.js';
+import { defaultAgentPolicyDocument } from '../../../core/policy/agentPolicyConfig.js';
+import { DEFAULT_CONFIG } from '../../../core/config/config.js';
+import { discardedByDefaults, mergeConfigDefaults } from '../../../core/config/configMerge.js';
+import { AssentError } from '../../../core/base/errors.js';
+import { newApprovalCode } from '../../../core/base/ids.js';
 import { locateJsonError } from '../../../journal/configFile.js';
 import { writeInitialConfig } from '../../../journal/initConfig.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';

@@ -3,8 +3,8 @@
 // every message for people goes to stderr.
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import type { Config } from '../../../core/config.js';
-import { AssentError } from '../../../core/errors.js';
+import type { Config } from '../../../core/config/config.js';
+import { AssentError } from '../../../core/base/errors.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { createGateForCli } from '../../mcp/gateFactory.js';
 import { startGateway } from '../../mcp/gateway.js';
@@ -12,7 +12,7 @@ import { LineLink } from '../../mcp/lineLink.js';
 import { connectOperationTools } from '../../mcp/operationTools.js';
 import { createLevelLogger, logLevelFrom } from '../../mcp/stderrLogger.js';
 import type { UpstreamSpec } from '../../mcp/upstream.js';
-import { escapeText } from '../../../core/escape.js';
+import { escapeText } from '../../../core/base/escape.js';
 import { shellQuote } from '../output.js';
 import { fetchUnconfirmedChange, unconfirmedChangeNote } from '../pinnedConfig.js';
 

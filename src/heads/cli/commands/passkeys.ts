@@ -3,8 +3,8 @@
 // page started (its code typed here), and remove one at once — removing works
 // anywhere, since it only takes a way of approving away.
 import type { Command } from 'commander';
-import { AssentError } from '../../../core/errors.js';
-import { escapeText } from '../../../core/escape.js';
+import { AssentError } from '../../../core/base/errors.js';
+import { escapeText } from '../../../core/base/escape.js';
 import type { EnrolmentConfirmation } from '../../../operations/passkeyOperations.js';
 import type { PasskeyInfo } from '../../../service/passkeys.js';
 import { withDaemon, type JsonFlag } from '../daemonConnection.js';

@@ -2,7 +2,7 @@
 // because it is the command operators and scripts run most: main.ts calls it
 // without loading the argument parser, so it starts about as fast as
 // `node -e 0` (SPEC §14).
-import { renderApprovalPreview } from '../../../core/approvalPreview.js';
+import { renderApprovalPreview } from '../../../core/approval/approvalPreview.js';
 import type { ApprovalView } from '../../../service/approvalService.js';
 import { connectForCli } from '../../daemon/clientConnection.js';
 import { printJsonOk, reportFailure } from '../output.js';

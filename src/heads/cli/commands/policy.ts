@@ -3,10 +3,10 @@
 // filing anything. With a running daemon, its pinned policy answers; without
 // one, the current config.json (never a daemon started for the question).
 import type { Command } from 'commander';
-import { parseAgentName, type AgentName } from '../../../core/agentAction.js';
-import type { AgentPolicyExplanation } from '../../../core/agentPolicy.js';
-import { AssentError } from '../../../core/errors.js';
-import { escapeText } from '../../../core/escape.js';
+import { parseAgentName, type AgentName } from '../../../core/agent/agentAction.js';
+import type { AgentPolicyExplanation } from '../../../core/policy/agentPolicy.js';
+import { AssentError } from '../../../core/base/errors.js';
+import { escapeText } from '../../../core/base/escape.js';
 import { connectForCli } from '../../daemon/clientConnection.js';
 import type { DaemonClient } from '../../daemon/rpcClient.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
@@ -44,11 +44,11 @@ async function explainLocally(params: { agent: AgentName; tool: string; input: R
   const [{ resolveStatePaths }, { loadConfigFile }, { compilePolicy }, { AgentJudge }, { evaluateAgentAction }, { agentActionKind, agentToolId }, { explainAgentPolicy }] = await Promise.all([
     import('../../../journal/statePaths.js'),
     import('../../../journal/configFile.js'),
-    import('../../../core/toolPolicy.js'),
+    import('../../../core/policy/toolPolicy.js'),
     import('../../../shell/agentJudge.js'),
     import('../../../service/agentActions.js'),
-    import('../../../core/agentAction.js'),
-    import('../../../core/agentPolicy.js'),
+    import('../../../core/agent/agentAction.js'),
+    import('../../../core/policy/agentPolicy.js'),
   ]);
   const paths = resolveStatePaths(process.env);
   const loaded = loadConfigFile(paths.config);

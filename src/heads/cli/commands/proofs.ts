@@ -3,8 +3,8 @@
 // Tokens never appear here.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { escapeText } from '../../../core/escape.js';
-import { newApprovalCode } from '../../../core/ids.js';
+import { escapeText } from '../../../core/base/escape.js';
+import { newApprovalCode } from '../../../core/base/ids.js';
 import type { ProofView } from '../../../journal/proofs.js';
 import { withDaemon, type JsonFlag } from '../daemonConnection.js';
 import { printJsonOk } from '../output.js';

@@ -3,10 +3,10 @@
 // without asking, so adding one needs a fresh code typed at a real terminal.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { AssentError } from '../../../core/errors.js';
-import { escapeText } from '../../../core/escape.js';
-import { newApprovalCode } from '../../../core/ids.js';
-import type { Rule } from '../../../core/toolPolicy.js';
+import { AssentError } from '../../../core/base/errors.js';
+import { escapeText } from '../../../core/base/escape.js';
+import { newApprovalCode } from '../../../core/base/ids.js';
+import type { Rule } from '../../../core/policy/toolPolicy.js';
 import { withDaemon, type JsonFlag } from '../daemonConnection.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
 import { readTerminalLine, requireInteractiveTerminal } from '../terminal.js';
@@ -40,8 +40,8 @@ function usage(flag: string, message: string): AssentError {
  * throws `usage`.
  */
 async function validateRuleFlags(options: RuleFlags): Promise<Form> {
-  const { parseRuleArg } = await import('../../../core/toolPolicy.js');
-  const { checkAutoRule } = await import('../../../core/autoApproval.js');
+  const { parseRuleArg } = await import('../../../core/policy/toolPolicy.js');
+  const { checkAutoRule } = await import('../../../core/policy/autoApproval.js');
   const { parseTtl } = await import('../../../operations/ruleForms.js');
   const flag = (name: string, check: () => unknown): void => {
     try {
@@ -169,7 +169,7 @@ export function registerRuleCommands(program: Command): void {
         const list = await client.call<Rule[]>('rules.list', { includeInactive: options.all === true });
         if (options.json) return printJsonOk(list);
         if (list.length === 0) return out('No rules.');
-        const { describeRuleForm } = await import('../../../core/autoApproval.js');
+        const { describeRuleForm } = await import('../../../core/policy/autoApproval.js');
         for (const r of list) {
           const what =
             r.tool !== undefined

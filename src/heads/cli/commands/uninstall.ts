@@ -3,8 +3,8 @@
 // a fresh code; an agent's shell cannot take its own gate away.
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { escapeText } from '../../../core/escape.js';
-import { newApprovalCode } from '../../../core/ids.js';
+import { escapeText } from '../../../core/base/escape.js';
+import { newApprovalCode } from '../../../core/base/ids.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { AGENT_TITLES, currentEnvironment, parseAgent, parseScope } from '../../agents/agentTargets.js';
 import { readInstallRecords } from '../../agents/installRecords.js';

@@ -2,9 +2,9 @@
 // request is shown with its complete escaped preview; the oldest one is the
 // current item: `n` denies it at once, approving needs its fresh code typed.
 import { randomBytes } from 'node:crypto';
-import { approvalSubject, renderApprovalPreview } from '../../../core/approvalPreview.js';
-import { readApprovalRisk } from '../../../core/approvalRisk.js';
-import { newApprovalCode } from '../../../core/ids.js';
+import { approvalSubject, renderApprovalPreview } from '../../../core/approval/approvalPreview.js';
+import { readApprovalRisk } from '../../../core/approval/approvalRisk.js';
+import { newApprovalCode } from '../../../core/base/ids.js';
 import type { ApprovalView, DecidedView } from '../../../service/approvalService.js';
 import type { BusEvent } from '../../../service/eventBus.js';
 import type { DaemonClient } from '../../daemon/rpcClient.js';

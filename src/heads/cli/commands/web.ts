@@ -6,8 +6,8 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { AssentError } from '../../../core/errors.js';
-import { escapeText } from '../../../core/escape.js';
+import { AssentError } from '../../../core/base/errors.js';
+import { escapeText } from '../../../core/base/escape.js';
 import type { DeviceInfo, TokenInfo } from '../../../service/webAuth.js';
 import type { PairingResult } from '../../../operations/webOperations.js';
 import { withDaemon, type JsonFlag } from '../daemonConnection.js';

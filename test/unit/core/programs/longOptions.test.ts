@@ -4,9 +4,9 @@
 // negations; exact-name parsers: the name only), and every refused option is
 // refused under each prefix that reaches it (`sort --outp=F`).
 import { describe, expect, it } from 'vitest';
-import { judgeProgram, PROGRAM_MODELS } from '../../../../src/core/programs/index.js';
-import { resolveLong, type LongResolution } from '../../../../src/core/programs/optionParser.js';
-import { optionName, type OptionSpec, type ProgramModel } from '../../../../src/core/programs/programModel.js';
+import { judgeProgram, PROGRAM_MODELS } from '../../../../src/core/policy/programs/index.js';
+import { resolveLong, type LongResolution } from '../../../../src/core/policy/programs/optionParser.js';
+import { optionName, type OptionSpec, type ProgramModel } from '../../../../src/core/policy/programs/programModel.js';
 import { words } from './programTable.js';
 
 interface Meaning {

@@ -2,8 +2,8 @@
 // parser's mechanics on small option tables; the long-option enumeration and
 // the comparison with the real programs are in their own files.
 import { describe, expect, it } from 'vitest';
-import { parseOptions, resolveLong } from '../../../../src/core/programs/optionParser.js';
-import { opt, type OptionSyntax } from '../../../../src/core/programs/programModel.js';
+import { parseOptions, resolveLong } from '../../../../src/core/policy/programs/optionParser.js';
+import { opt, type OptionSyntax } from '../../../../src/core/policy/programs/programModel.js';
 import { substitution, variable, words } from './programTable.js';
 
 const GETOPT: OptionSyntax = { long: 'getopt', permute: true };

@@ -1,8 +1,8 @@
 // Helpers for the program model tables: words from a command line, and
 // expectations on what a model says of it.
 import { expect } from 'vitest';
-import { judgeProgram, type ProgramVerdict } from '../../../../src/core/programs/index.js';
-import type { ShellWord } from '../../../../src/core/shellCommand.js';
+import { judgeProgram, type ProgramVerdict } from '../../../../src/core/policy/programs/index.js';
+import type { ShellWord } from '../../../../src/core/policy/shellCommand.js';
 
 /** A plain `$NAME` word, quoted or not. */
 export function variable(name: string, quoted = true): ShellWord {

@@ -2,7 +2,7 @@
 // wc, file, stat). Each row: a form accepted with what it reads, or refused
 // with the option that decided it.
 import { describe, expect, it } from 'vitest';
-import { judgeProgram } from '../../../../src/core/programs/index.js';
+import { judgeProgram } from '../../../../src/core/policy/programs/index.js';
 import { expectAccepted, expectRefused, substitution, variable, words } from './programTable.js';
 
 describe('R-SH-6 ls', () => {

@@ -11,10 +11,10 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROGRAM_MODELS } from '../../../../src/core/programs/index.js';
-import { resolveLong } from '../../../../src/core/programs/optionParser.js';
-import type { ProgramModel } from '../../../../src/core/programs/programModel.js';
-import { checkSedScript } from '../../../../src/core/programs/sedScript.js';
+import { PROGRAM_MODELS } from '../../../../src/core/policy/programs/index.js';
+import { resolveLong } from '../../../../src/core/policy/programs/optionParser.js';
+import type { ProgramModel } from '../../../../src/core/policy/programs/programModel.js';
+import { checkSedScript } from '../../../../src/core/policy/programs/sedScript.js';
 import { judge } from './programTable.js';
 
 let dir = '';

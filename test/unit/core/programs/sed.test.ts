@@ -1,7 +1,7 @@
 // R-POL-8: `sed -n` with a script that has no w, W, e, r or R command (and no
 // w or e flag of s) and no -i. The script is parsed, not matched as text.
 import { describe, expect, it } from 'vitest';
-import { checkSedScript } from '../../../../src/core/programs/sedScript.js';
+import { checkSedScript } from '../../../../src/core/policy/programs/sedScript.js';
 import { expectAccepted, expectRefused, variable, words } from './programTable.js';
 
 describe('R-POL-8 sed', () => {

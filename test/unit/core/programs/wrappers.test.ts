@@ -1,7 +1,7 @@
 // R-SH-1/R-POL-8 tables: wrappers judged as a layer of their own, the
 // `--version` model, and assent's read-only subcommands.
 import { describe, expect, it } from 'vitest';
-import { judgeProgram, judgeVersion, MODELLED_PROGRAMS } from '../../../../src/core/programs/index.js';
+import { judgeProgram, judgeVersion, MODELLED_PROGRAMS } from '../../../../src/core/policy/programs/index.js';
 import { expectAccepted, expectRefused, variable, words } from './programTable.js';
 
 describe('R-SH-1 wrappers: only their own options; the command they run is judged apart', () => {

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, s
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AssentError } from '../../../../src/core/errors.js';
+import { AssentError } from '../../../../src/core/base/errors.js';
 import {
   newEndpointToken,
   readEndpointFile,

@@ -8,11 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentTarget, type AgentId, type InstallScope } from '../../../../src/heads/agents/agentTargets.js';
 import { findAssentHooks } from '../../../../src/heads/agents/assentEntries.js';
 import { hookTimeoutSecondsOf } from '../../../../src/heads/agents/hookTimeout.js';
-import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookDeadlineMs, requiredAgentTimeoutSeconds } from '../../../../src/core/hookDeadline.js';
+import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookDeadlineMs, requiredAgentTimeoutSeconds } from '../../../../src/core/agent/hookDeadline.js';
 import { readInstallRecords, recordsPath } from '../../../../src/heads/agents/installRecords.js';
 import { applyInstall, applyUninstall, planInstall, planUninstall } from '../../../../src/heads/agents/installPlan.js';
 import { parseSettings } from '../../../../src/heads/agents/settingsFiles.js';
-import { DEFAULT_CONFIG, type Config } from '../../../../src/core/config.js';
+import { DEFAULT_CONFIG, type Config } from '../../../../src/core/config/config.js';
 import { resolveStatePaths, type StatePaths } from '../../../../src/journal/statePaths.js';
 
 let root: string;

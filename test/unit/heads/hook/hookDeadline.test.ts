@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hookDeadlineMs, hookMarginSeconds } from '../../../../src/core/hookDeadline.js';
+import { hookDeadlineMs, hookMarginSeconds } from '../../../../src/core/agent/hookDeadline.js';
 import { hookAnswerBy, parseHookArgs, runHook, type HookDeps } from '../../../../src/heads/hook/hookRun.js';
 
 const cleanups: (() => unknown)[] = [];

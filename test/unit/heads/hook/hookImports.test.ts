@@ -38,9 +38,9 @@ describe('the hook is a thin client (R-HOOK-8)', () => {
     const graph = [...staticGraph(join(srcDir, 'bin', 'assent-hook.ts'))].sort();
     expect(graph).toEqual([
       'bin/assent-hook.ts',
-      'core/agentAction.ts',
-      'core/errors.ts',
-      'core/hookDeadline.ts',
+      'core/agent/agentAction.ts',
+      'core/agent/hookDeadline.ts',
+      'core/base/errors.ts',
       'heads/daemon/framing.ts',
       'heads/hook/hookAnswer.ts',
       'heads/hook/hookClient.ts',

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { agentActionKind, agentToolId, isBookkeepingTool, mcpToolOf, parseAgentName } from '../../../../src/core/agentAction.js';
+import { agentActionKind, agentToolId, isBookkeepingTool, mcpToolOf, parseAgentName } from '../../../../src/core/agent/agentAction.js';
 import { beforeAnswer } from '../../../../src/heads/hook/hookAnswer.js';
 import { parseHookEvent } from '../../../../src/heads/hook/hookEvent.js';
 import { parseHookArgs, runHook } from '../../../../src/heads/hook/hookRun.js';

@@ -3,12 +3,12 @@
 // (hardening 1, R-D-5: no decision from an old snapshot, a kept backlog).
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { digestOf } from '../../../../src/core/canonical.js';
-import { AssentError } from '../../../../src/core/errors.js';
+import { digestOf } from '../../../../src/core/base/canonical.js';
+import { AssentError } from '../../../../src/core/base/errors.js';
 import type { DaemonClient } from '../../../../src/heads/daemon/rpcClient.js';
 import { connectDaemonGate, type DaemonGate, type DaemonGateOptions } from '../../../../src/heads/mcp/daemonGate.js';
-import { DEFAULT_CONFIG } from '../../../../src/core/config.js';
-import { compilePolicy } from '../../../../src/core/toolPolicy.js';
+import { DEFAULT_CONFIG } from '../../../../src/core/config/config.js';
+import { compilePolicy } from '../../../../src/core/policy/toolPolicy.js';
 import { localPolicyGate, type GateCall } from '../../../../src/heads/mcp/gate.js';
 import { startGateway } from '../../../../src/heads/mcp/gateway.js';
 import { LineLink } from '../../../../src/heads/mcp/lineLink.js';

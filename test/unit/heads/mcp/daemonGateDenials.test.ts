@@ -2,7 +2,7 @@
 // call (R-MCP-3): a lifecycle ending (shutdown, session_ended, a lost daemon) is
 // never worded as the operator's refusal (hardening 1).
 import { describe, expect, it } from 'vitest';
-import { AssentError } from '../../../../src/core/errors.js';
+import { AssentError } from '../../../../src/core/base/errors.js';
 import type { DaemonClient } from '../../../../src/heads/daemon/rpcClient.js';
 import { connectDaemonGate } from '../../../../src/heads/mcp/daemonGate.js';
 import type { GateCall } from '../../../../src/heads/mcp/gate.js';

@@ -1,7 +1,7 @@
 // The local policy gate (R-MCP-5) and the denial texts every gate shares (R-MCP-3).
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../../../src/core/config.js';
-import { compilePolicy } from '../../../../src/core/toolPolicy.js';
+import { DEFAULT_CONFIG } from '../../../../src/core/config/config.js';
+import { compilePolicy } from '../../../../src/core/policy/toolPolicy.js';
 import { describeDenial, localPolicyGate, type GateCall } from '../../../../src/heads/mcp/gate.js';
 
 function call(overrides: Partial<GateCall> = {}): GateCall {

@@ -2,7 +2,7 @@
 // manifest, the daemon's result as the tool's text, no human decision listed
 // even if a declaration wrongly exposed one.
 import { describe, expect, it } from 'vitest';
-import { AssentError } from '../../../../src/core/errors.js';
+import { AssentError } from '../../../../src/core/base/errors.js';
 import { createOperationTools, operationToolName } from '../../../../src/heads/mcp/operationTools.js';
 import type { ManifestEntry } from '../../../../src/operations/index.js';
 import { declaredManifest } from '../../../../src/operations/manifest.js';

@@ -1,0 +1,61 @@
+// The team keys of config.json (SPEC §20, R-TEAM-3) beside the host section:
+// `policy.quorum` (how many distinct principals must approve a tool) and how a
+// reload shows changes of these keys and of `approvals.fourEyes`, so a change of
+// who counts as a distinct approver is reviewed like any other policy change (R-CFG-4).
+import { z } from 'zod';
+import type { Config } from './config.js';
+import { escapedJson, escapeText } from '../base/escape.js';
+
+/** Most distinct approvers a quorum may ask for. */
+export const MAX_QUORUM = 16;
+
+const QUORUM_ALLOWED = `an integer from 1 to ${MAX_QUORUM} (the number of distinct principals that must approve)`;
+
+/** `policy.quorum`: `{"<server alias>/<tool>": N}`; keys are checked like `policy.tools` keys (R-CFG-1). */
+export const QuorumSchema = z
+  .record(
+    z.string(),
+    z.number({ error: QUORUM_ALLOWED }).int({ error: QUORUM_ALLOWED }).min(1, { error: QUORUM_ALLOWED }).max(MAX_QUORUM, { error: QUORUM_ALLOWED }),
+    { error: 'an object mapping "<server>/<tool>" to a number of distinct approvers' },
+  )
+  .superRefine((quorum, ctx) => {
+    for (const id of Object.keys(quorum)) {
+      const slash = id.indexOf('/');
+      if (slash <= 0 || slash === id.length - 1) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [id],
+          message: `the key ${JSON.stringify(id)} is not a tool id; expected "<server alias>/<tool name>", e.g. "fs/write_file"`,
+        });
+      }
+    }
+  });
+export type Quorum = z.infer<typeof QuorumSchema>;
+
+/** How many distinct principals must approve a call of this tool: its `policy.quorum` entry, else 1. Exec actions have no tool id. */
+export function quorumFor(quorum: Quorum, server: string | undefined, tool: string | undefined): number {
+  if (server === undefined || tool === undefined) return 1;
+  return quorum[`${server}/${tool}`] ?? 1;
+}
+
+function show(value: unknown): string {
+  return value === undefined ? '(unset)' : escapedJson(value);
+}
+
+/** Reload diff lines for `host.name`, `approvals.fourEyes` and `policy.quorum`. */
+export function diffTeamConfig(a: Config, b: Config): string[] {
+  const lines: string[] = [];
+  if (a.approvals.fourEyes !== b.approvals.fourEyes) lines.push(`approvals.fourEyes: ${show(a.approvals.fourEyes)} → ${show(b.approvals.fourEyes)}`);
+  const ids = [...new Set([...Object.keys(a.policy.quorum), ...Object.keys(b.policy.quorum)])].sort();
+  for (const id of ids) {
+    const before = a.policy.quorum[id];
+    const after = b.policy.quorum[id];
+    if (before === after) continue;
+    const key = `policy.quorum.${escapeText(id)}`;
+    if (before === undefined) lines.push(`${key}: added ${show(after)}`);
+    else if (after === undefined) lines.push(`${key}: removed (was ${show(before)})`);
+    else lines.push(`${key}: ${show(before)} → ${show(after)}`);
+  }
+  if (a.host.name !== b.host.name) lines.push(`host.name: ${show(a.host.name)} → ${show(b.host.name)}`);
+  return lines;
+}
