@@ -4,6 +4,7 @@
 // coalesced (hardening 3): at most one notifier process runs at a time and at
 // most one starts per window; requests that arrive meanwhile are announced
 // together by one summary naming their count and the newest ids.
+import { realTimers, type Timers } from '../core/base/timers.js';
 import { spawn as nodeSpawn } from 'node:child_process';
 import type { RiskFlag, RiskLevel } from '../core/approval/approvalRisk.js';
 
@@ -41,10 +42,7 @@ export interface Notifier {
 export type SpawnLike = typeof nodeSpawn;
 
 /** The timers the notifier waits with (the approval service's Timers fit). */
-export interface NotifierTimers {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+export type NotifierTimers = Timers;
 
 export interface OsNotifierOptions {
   platform?: NodeJS.Platform;
@@ -60,15 +58,6 @@ export interface OsNotifierOptions {
 
 /** Ids a summary names, newest first; the rest are only counted, so the text stays short. */
 export const SUMMARY_IDS = 5;
-
-const realTimers: NotifierTimers = {
-  setTimeout: (callback, ms) => {
-    const handle = setTimeout(callback, ms);
-    handle.unref();
-    return handle;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 /** What one notifier process announces: the request itself, or a count and the newest ids. */
 export function summarizeBurst(first: Notification, count: number, newestIds: readonly string[]): Notification {

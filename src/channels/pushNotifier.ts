@@ -6,6 +6,7 @@
 // aborted after 5 s, and per target at most one request is in flight and at most
 // one starts per 2 s, so a burst becomes one push naming every id. Failures are
 // counted per target for daemon status; nothing here throws.
+import { realTimers } from '../core/base/timers.js';
 import { readFile as fsReadFile } from 'node:fs/promises';
 import type { NtfyTarget, WebhookTarget } from '../core/config/notificationsConfig.js';
 import { ntfyPublishBody, slackWebhookBody, webhookJsonBody, type PushItem } from '../core/approval/pushMessage.js';
@@ -41,15 +42,6 @@ export interface PushNotifierOptions {
 
 /** Approvals a queued push names; more in one burst are counted, not named, so a push stays small. */
 export const MAX_NAMED = 100;
-
-const realTimers: NotifierTimers = {
-  setTimeout: (callback, ms) => {
-    const handle = setTimeout(callback, ms);
-    handle.unref();
-    return handle;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 const realFetch: FetchLike = (url, init) => fetch(url, init);
 

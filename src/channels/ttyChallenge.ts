@@ -2,6 +2,7 @@
 // Owns the terminal while it is open: raw byte reading, the challenge answer,
 // and the cancel signal (Ctrl+C, EOF, terminal error, SIGINT/SIGTERM/SIGHUP)
 // that stays connected through the execution that may follow.
+import { keepAliveTimers, type Timers } from '../core/base/timers.js';
 
 /** Shipped answer deadline (R-TTY-5). */
 export const CONFIRM_DEADLINE_MS = 60_000;
@@ -44,10 +45,7 @@ export interface SignalSource {
   off(signal: NodeJS.Signals, listener: () => void): unknown;
 }
 
-export interface ChallengeTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+export type ChallengeTimers = Timers;
 
 export type ConfirmationRefusalReason = 'confirmation-denied' | 'confirmation-unavailable' | 'action-cancelled';
 
@@ -112,11 +110,6 @@ export interface TerminalConfirmationOptions {
   drainMs?: number;
 }
 
-const realTimers: ChallengeTimers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
-
 const CR = 0x0d;
 const LF = 0x0a;
 const CTRL_C = 0x03;
@@ -148,7 +141,7 @@ export class TerminalConfirmation {
   private readonly onSignal = (): void => this.cancel('signal');
 
   constructor(private readonly options: TerminalConfirmationOptions) {
-    this.timers = options.timers ?? realTimers;
+    this.timers = options.timers ?? keepAliveTimers;
     for (const signal of HANDLED_SIGNALS) options.signals.on(signal, this.onSignal);
     options.input.on('data', this.onData);
     options.input.on('end', this.onEnd);

@@ -1,6 +1,7 @@
 // Direct child execution with the limits of R-EXEC-3: no shell, stdin ignored,
 // stdout/stderr counted and dropped, bounded runtime and output, and a bounded
 // wait for the kill to be confirmed. Only the direct child is controlled.
+import { keepAliveTimers, type Timers } from '../core/base/timers.js';
 import { spawn as nodeSpawn } from 'node:child_process';
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import type { ExecAction } from '../core/exec/action.js';
@@ -23,15 +24,6 @@ export const DEFAULT_EXEC_LIMITS: Readonly<ExecLimits> = Object.freeze({
 
 export type SpawnFn = (command: string, args: readonly string[], options: SpawnOptions) => ChildProcess;
 
-export interface Timers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const realTimers: Timers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
 
 export interface ChildOutcome {
   reason: ExecReason;
@@ -64,7 +56,7 @@ export interface SuperviseOptions {
 /** Watches a launched child until it is accounted for; never rejects. */
 export function superviseChild(child: ChildProcess, options: SuperviseOptions = {}): Promise<ChildOutcome> {
   const limits = options.limits ?? DEFAULT_EXEC_LIMITS;
-  const timers = options.timers ?? realTimers;
+  const timers = options.timers ?? keepAliveTimers;
   return new Promise<ChildOutcome>((resolve) => {
     let stdoutBytes = 0;
     let stderrBytes = 0;

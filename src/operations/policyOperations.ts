@@ -47,7 +47,7 @@ export const CallsRecordParamsSchema = z.strictObject({ records: z.array(Settled
 
 const text = (value: unknown, min: number, max: number): boolean => typeof value === 'string' && value.length >= min && value.length <= max;
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isObjectLiteral(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype;
@@ -55,7 +55,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** One record as the schema reads it, field by field; any key the schema does not name makes it false. */
 function isSettledCall(value: unknown): boolean {
-  if (!isPlainObject(value)) return false;
+  if (!isObjectLiteral(value)) return false;
   let required = 0;
   for (const key in value) {
     if (!Object.prototype.hasOwnProperty.call(value, key)) return false;
@@ -83,7 +83,7 @@ function isSettledCall(value: unknown): boolean {
         if (typeof field !== 'number' || !Number.isFinite(field) || !(field >= 0)) return false;
         break;
       case 'caller':
-        if (!isPlainObject(field) || findJsonProblem(field) !== undefined) return false;
+        if (!isObjectLiteral(field) || findJsonProblem(field) !== undefined) return false;
         break;
       default:
         return false;

@@ -25,7 +25,7 @@ import { AgentJudge } from '../shell/agentJudge.js';
 import type { PolicySnapshot } from '../core/policy/toolPolicy.js';
 import type { ApprovalService, CallOutcome, PinnedConfig } from './approvalService.js';
 import type { Logger } from './logger.js';
-import { realTimers, type Timers } from './timers.js';
+import { realTimers, type Timers } from '../core/base/timers.js';
 
 /** Allowed calls remembered for their after-event; beyond this the oldest is dropped (its audit line stays `started`). */
 export const MAX_OPEN_AGENT_CALLS = 10_000;

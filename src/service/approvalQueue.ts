@@ -27,6 +27,9 @@ export type { ListOptions } from './approvalLists.js';
 export { DENIAL_HELP } from './approvalDecision.js';
 
 /** What a filed approval carries; the queue adds its id, times and state. */
+/** How long an expiry waits for the store before its waiting calls are told anyway. */
+export const EXPIRY_STORE_WAIT_MS = 2_000;
+
 export type ApprovalFiling = Omit<ApprovalRecord, 'id' | 'requestedAt' | 'expiresAt' | 'state' | 'handoff'> & { handoff?: boolean };
 
 /** `approvals.wait` and exec requests: they want the resolution itself; a cancel leaves the approval alone. */
@@ -90,11 +93,20 @@ export class ApprovalQueue {
     for (const id of [...this.pending.keys()]) if (!stillPending.has(id)) await this.settleFromStore(id);
   }
 
-  /** A deadline passed: expire it; while the store cannot be reached the local waiters are told at once, and the store catches up later. */
+  /**
+   * A deadline passed: expire it. While the store cannot be reached the local
+   * waiters are told anyway, and the store catches up later; a store that does
+   * not answer at all (a database going away mid-query) is waited for at most
+   * EXPIRY_STORE_WAIT_MS, so a deadline is never held past by an outage.
+   */
   private expire(id: string): void {
     const resolution: ResolutionInput = { state: 'expired', reason: 'consent_timeout', decidedAt: this.ctx.clock.now() };
     if (this.ctx.store.shared && this.ctx.hostId !== undefined) resolution.decidedHost = this.ctx.hostId;
-    this.resolveQuietly(id, resolution);
+    const tellAnyway = this.ctx.timers.setTimeout(() => {
+      this.ctx.logger.warn('the store did not record an expiry in time; its waiting calls are told anyway', { approvalId: id });
+      this.settleLocally(id, resolutionOfData(resolution as unknown as Record<string, unknown>));
+    }, EXPIRY_STORE_WAIT_MS);
+    this.resolveQuietly(id, resolution, () => this.ctx.timers.clearTimeout(tellAnyway));
   }
 
   /** Files an approval: durable first, then its deadline, the event with its arguments for live subscribers, and the notification. */
@@ -181,11 +193,13 @@ export class ApprovalQueue {
   }
 
   /** A lifecycle resolution from a callback or timer: never throws; one the store refused settles the local waiters anyway (R-TEAM-7). */
-  private resolveQuietly(id: string, resolution: ResolutionInput): void {
-    this.resolve(id, resolution).catch((error: unknown) => {
-      this.ctx.logger.warn('could not record the resolution of an approval; its waiting calls are told anyway', { approvalId: id, reason: resolution.reason, error });
-      this.settleLocally(id, resolutionOfData(resolution as unknown as Record<string, unknown>));
-    });
+  private resolveQuietly(id: string, resolution: ResolutionInput, settled?: () => void): void {
+    this.resolve(id, resolution)
+      .catch((error: unknown) => {
+        this.ctx.logger.warn('could not record the resolution of an approval; its waiting calls are told anyway', { approvalId: id, reason: resolution.reason, error });
+        this.settleLocally(id, resolutionOfData(resolution as unknown as Record<string, unknown>));
+      })
+      .finally(() => settled?.());
   }
 
   /** Ends the local life of a resolved approval: out of the pending list, no deadline, every waiter woken once. */

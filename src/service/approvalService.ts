@@ -25,7 +25,7 @@ import type { WatchRequest } from './pendingApproval.js';
 import type { ProofService } from './proofService.js';
 import type { PinnedConfig, ServiceContext } from './serviceContext.js';
 import { Sessions, type SessionInfo, type UnlistedPolicyToolReport } from './sessions.js';
-import { realTimers, type Timers } from './timers.js';
+import { realTimers, type Timers } from '../core/base/timers.js';
 import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallOutcome } from './toolCallTypes.js';
 import { ToolCalls } from './toolCalls.js';
 
@@ -37,7 +37,7 @@ export type { ExecApprovalGrant, ExecApprovalRequest } from './execApprovals.js'
 export type { RequestEnd, RequestEndListener, WatchRequest } from './pendingApproval.js';
 export type { PinnedConfig } from './serviceContext.js';
 export type { SessionInfo, UnlistedPolicyToolReport } from './sessions.js';
-export { realTimers, type Timers } from './timers.js';
+export { realTimers, type Timers } from '../core/base/timers.js';
 export type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallOutcome, Consent, ToolAnnotations } from './toolCallTypes.js';
 
 /** An approval as a decision left it, with what that decision did (R-TEAM-3: "k of N, still pending", or a repeat). */

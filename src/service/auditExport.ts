@@ -10,7 +10,7 @@ import type { AuditSink } from '../channels/auditSinks/auditSink.js';
 import { failureText } from '../channels/auditSinks/auditSink.js';
 import type { TailLine } from '../journal/auditTail.js';
 import type { Logger } from './logger.js';
-import type { Timers } from './timers.js';
+import type { Timers } from '../core/base/timers.js';
 
 /** Where cursors are kept: the journal (SQLite) or the team database (PostgreSQL). */
 export interface ExportCursors {

@@ -6,7 +6,7 @@
 import type { WrittenLine } from '../journal/auditLog.js';
 import type { AuditRow, Store } from '../journal/store.js';
 import type { Logger } from './logger.js';
-import type { Timers } from './timers.js';
+import type { Timers } from '../core/base/timers.js';
 
 /** Rows sent in one statement. */
 const BATCH = 500;

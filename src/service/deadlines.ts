@@ -1,7 +1,7 @@
 // Many deadlines, one timer. Thousands of pending approvals each expire at their
 // own time; instead of a timer per approval, a min-heap keeps them ordered and a
 // single timer waits for the earliest (SPEC §14: 10,000 pending within budget).
-import type { Timers } from './timers.js';
+import type { Timers } from '../core/base/timers.js';
 
 export class Deadlines {
   /** [deadline, id] ordered by deadline; entries whose id was dropped or re-set are skipped lazily. */

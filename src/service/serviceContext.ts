@@ -14,7 +14,7 @@ import type { Store } from '../journal/store.js';
 import type { EventBus } from './eventBus.js';
 import type { Logger } from './logger.js';
 import type { ProofService } from './proofService.js';
-import type { Timers } from './timers.js';
+import type { Timers } from '../core/base/timers.js';
 
 /** The configuration the daemon loaded and pinned (R-CFG-4). */
 export interface PinnedConfig {

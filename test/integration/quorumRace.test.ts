@@ -28,7 +28,7 @@ const [{ Journal }, { SqliteStore }, { PostgresStore }, { resolveDatabaseUrl }, 
   import(${JSON.stringify(join(DIST, 'journal', 'postgres', 'databaseUrl.js'))}),
   import(${JSON.stringify(join(DIST, 'service', 'approvalQueue.js'))}),
   import(${JSON.stringify(join(DIST, 'core', 'config.js'))}),
-  import(${JSON.stringify(join(DIST, 'service', 'timers.js'))}),
+  import(${JSON.stringify(join(DIST, 'core', 'base', 'timers.js'))}),
   import(${JSON.stringify(join(DIST, 'service', 'logger.js'))}),
 ]);
 const { createInterface } = await import('node:readline');

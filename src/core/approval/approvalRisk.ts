@@ -3,6 +3,7 @@
 // reviewer, never a policy input: what runs is decided by the rules alone.
 // Findings come from the parsed words (core/policy/commandRisks.ts) and from where
 // the planned paths land (writes, recursive deletes); this file levels them.
+import { isPlainObject } from '../base/plainObject.js';
 import { isUnderAny } from '../policy/pathPolicy.js';
 
 export type RiskLevel = 'low' | 'elevated' | 'high';
@@ -206,7 +207,6 @@ export function deleteRisks(deletes: readonly PlannedDelete[], resolved: readonl
   return signals;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isFlag = (value: unknown): value is RiskFlag => typeof value === 'string' && (RISK_ORDER as readonly string[]).includes(value);
 
 /**
@@ -216,7 +216,7 @@ const isFlag = (value: unknown): value is RiskFlag => typeof value === 'string' 
  */
 export function readApprovalRisk(value: unknown): ApprovalRisk | undefined {
   if (Array.isArray(value)) return riskLevel(value.filter(isFlag).map((flag) => ({ flag })));
-  if (!isRecord(value) || typeof value['level'] !== 'string' || !(RISK_LEVELS as readonly string[]).includes(value['level'])) return undefined;
+  if (!isPlainObject(value) || typeof value['level'] !== 'string' || !(RISK_LEVELS as readonly string[]).includes(value['level'])) return undefined;
   const reasons = Array.isArray(value['reasons']) ? value['reasons'].filter((reason): reason is string => typeof reason === 'string') : [];
   const flags = Array.isArray(value['flags']) ? value['flags'].filter(isFlag) : [];
   return { level: value['level'] as RiskLevel, reasons, flags };

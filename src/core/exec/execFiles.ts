@@ -1,6 +1,7 @@
 // Parsing of the two exec action files (SPEC §6): request schema 1 and policy
 // schema 2, from raw bytes, with every limit of R-EXEC-1. Pure: the bytes come
 // from src/exec/readLimitedFile, which owns the file-system checks.
+import { isPlainObject } from '../base/plainObject.js';
 import type { ExecAction } from './action.js';
 import { canonicalJson } from '../base/canonical.js';
 import { AssentError } from '../base/errors.js';
@@ -45,10 +46,6 @@ export function execFileError(file: ExecFileLabel, field: string, reason: string
     `The ${file} file is refused: ${field} ${problem} (${reason}). Fix the ${file} file and run the command again.`,
     { details: { reason, field, file } },
   );
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Decodes strict UTF-8 JSON within the size, depth and node limits shared by both files. */

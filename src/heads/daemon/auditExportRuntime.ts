@@ -14,7 +14,7 @@ import { AuditExporter, type ExportCursors } from '../../service/auditExport.js'
 import { AuditMetrics } from '../../service/auditMetrics.js';
 import type { Logger } from '../../service/logger.js';
 import { registerSecret } from '../../service/logger.js';
-import type { Timers } from '../../service/timers.js';
+import type { Timers } from '../../core/base/timers.js';
 import { VERSION } from '../../version.js';
 
 export interface AuditExportRuntimeOptions {

@@ -5,6 +5,7 @@
 // Error encoding: every error uses code -32000 with `data: { type, details }`,
 // including parse and framing errors, so a client needs one rule only (R-D-3);
 // the standard -327xx codes are deliberately not used.
+import { isPlainObject } from '../../core/base/plainObject.js';
 import type { Socket } from 'node:net';
 import { AssentError } from '../../core/base/errors.js';
 import type { ErrorType } from '../../core/base/errors.js';
@@ -53,10 +54,6 @@ export function rpcErrorBody(error: AssentError): RpcErrorBody {
 function isValidId(id: unknown): id is RequestId {
   if (typeof id === 'string') return id.length <= MAX_ID_LENGTH;
   return typeof id === 'number' && Number.isSafeInteger(id);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Lists an operation's zod issues as `{ path, message }` with a dotted path a person can find. */

@@ -5,6 +5,7 @@
 // API call is an Operation with `exposure.http === true`. The names it answers
 // to beyond its bound address come from web.publicUrl and web.allowedHosts
 // (R-REM-1, core/config/webOrigins.ts).
+import { isPlainObject } from '../../core/base/plainObject.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hono, type Context } from 'hono';
@@ -135,10 +136,6 @@ export function errorBody(error: AssentError): { statusCode: number; code: strin
   const statusCode = httpStatusOf(error);
   // Last line of defence (R-J-7): a credential echoed by some message never leaves in an error body.
   return { statusCode, code: error.type, error: STATUS_TEXT[statusCode] ?? 'Error', message: error.message.replace(SECRET_SHAPE, '$1_[redacted]') };
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function publicEvent(event: BusEvent): BusEvent {

@@ -5,7 +5,7 @@
 import { errorText } from '../../core/base/errors.js';
 import { nativeDigestOf } from '../../journal/nativeHash.js';
 import type { Logger } from '../../service/logger.js';
-import type { Timers } from '../../service/timers.js';
+import type { Timers } from '../../core/base/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
 import { isConnectionLoss } from './daemonAnswers.js';
 

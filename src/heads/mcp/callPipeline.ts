@@ -3,6 +3,7 @@
 // annotations, keeps the client from timing out while a human decides
 // (R-MCP-4), offers the elicitation channel (R-MCP-6), and only then forwards
 // the call; its outcome goes back to the gate for audit.
+import { isPlainObject } from '../../core/base/plainObject.js';
 import { toAssentError } from '../../core/base/errors.js';
 import { findJsonProblem, hasLoneSurrogate, jsonPointerOf, MAX_JSON_DEPTH } from '../../core/base/jsonLimits.js';
 import { describeDenial, type CallGate, type GateCall, type GateDecision, type ToolAnnotationHints } from './gate.js';
@@ -10,7 +11,7 @@ import type { OperationToolHost } from './operationTools.js';
 import type { ClientInflight, GatewayRelay } from './relay.js';
 import { TOOL_NAME_SEPARATOR, type MultiUpstreamRouter } from './routing.js';
 import { UPSTREAM_UNAVAILABLE_CODE, type KnownTool, type UpstreamLink } from './upstream.js';
-import { isRecord, RPC_INVALID_PARAMS, type RpcErrorBody, type WireMessage, type WireRequest } from './wire.js';
+import { RPC_INVALID_PARAMS, type RpcErrorBody, type WireMessage, type WireRequest } from './wire.js';
 
 export interface ToolCallPipelineOptions {
   gate: CallGate;
@@ -38,7 +39,7 @@ export class ToolCallPipeline {
   /** An `assent__*` tool: answered from the daemon for this session, never forwarded upstream and never gated (it only exposes non-decision operations). */
   private async callOperationTool(request: WireRequest, host: OperationToolHost): Promise<void> {
     const params = request.params ?? {};
-    const args = isRecord(params['arguments']) ? params['arguments'] : {};
+    const args = isPlainObject(params['arguments']) ? params['arguments'] : {};
     this.relay.reply(request.id, await host.call(String(params['name']), args, { sessionId: this.relay.sessionId }));
   }
 
@@ -70,7 +71,7 @@ export class ToolCallPipeline {
     }
     const { link, tool } = target;
     const rawArgs = params['arguments'];
-    if (rawArgs !== undefined && !isRecord(rawArgs)) {
+    if (rawArgs !== undefined && !isPlainObject(rawArgs)) {
       // What the gate decides must be exactly what the upstream receives.
       relay.fail(request.id, { code: RPC_INVALID_PARAMS, message: 'tools/call params.arguments must be an object when present; the call was not forwarded.' });
       return;
@@ -208,7 +209,7 @@ class ToolCallRun {
       return;
     }
     const meta = this.request.params?.['_meta'];
-    const progressToken = isRecord(meta) ? meta['progressToken'] : undefined;
+    const progressToken = isPlainObject(meta) ? meta['progressToken'] : undefined;
     if (progressToken !== undefined) this.keepAlive = this.pipeline.startKeepAlive(progressToken, this.link.alias, this.tool);
     const call = new GateCallView(this, relay.sessionId, this.link.alias, this.tool, relay.caller);
     if (annotations !== undefined) call.annotations = annotations;

@@ -5,7 +5,7 @@ import { AssentError, errorText } from '../../core/base/errors.js';
 import { compilePolicy, type PolicySnapshot } from '../../core/policy/toolPolicy.js';
 import type { PolicySnapshotData } from '../../operations/policyOperations.js';
 import type { Logger } from '../../service/logger.js';
-import type { Timers } from '../../service/timers.js';
+import type { Timers } from '../../core/base/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
 
 /** The pinned configuration a daemon answers `config.get` with. */

@@ -13,7 +13,7 @@
 import { AssentError, errorText } from '../../core/base/errors.js';
 import { evaluateToolPolicy } from '../../core/policy/toolPolicy.js';
 import type { Logger } from '../../service/logger.js';
-import { realTimers, type Timers } from '../../service/timers.js';
+import { realTimers, type Timers } from '../../core/base/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
 import { createApprovalChannels } from './approvalChannels.js';
 import { createAuditQueue, type SettledCall } from './auditQueue.js';

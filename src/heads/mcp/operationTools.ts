@@ -4,6 +4,7 @@
 // exposure says, so a model cannot approve its own calls through this door, and
 // approvals are shown only for the calling session (another session's
 // arguments are not this agent's to read).
+import { isPlainObject } from '../../core/base/plainObject.js';
 import { AssentError, toAssentError } from '../../core/base/errors.js';
 import type { ManifestEntry } from '../../operations/index.js';
 import { declaredManifest } from '../../operations/manifest.js';
@@ -41,10 +42,6 @@ function inputSchemaOf(entry: ManifestEntry): Record<string, unknown> {
   return schema;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * `approvals.list` and `approvals.get` for one session (hardening 4): the
  * daemon is asked for that session's approvals only, and whatever comes back
@@ -68,7 +65,7 @@ async function callInSession(
     const listed = await callDaemon(operation, { ...rest, selector: sessionId });
     const own = (Array.isArray(listed) ? listed : []).filter(
       (view): view is Record<string, unknown> =>
-        isRecord(view) &&
+        isPlainObject(view) &&
         view['sessionId'] === sessionId &&
         matchesSelector(view as Parameters<typeof matchesSelector>[0], selector),
     );
@@ -76,7 +73,7 @@ async function callInSession(
   }
   if (operation === 'approvals.get') {
     const view = await callDaemon(operation, args);
-    if (!isRecord(view) || view['sessionId'] !== sessionId) {
+    if (!isPlainObject(view) || view['sessionId'] !== sessionId) {
       throw new AssentError('not_found', `no approval ${JSON.stringify(String(args['id']).slice(0, 64))} in this MCP session; assent__approvals_list shows the approvals this session filed.`);
     }
     return view;

@@ -6,6 +6,7 @@
 // gateway does not change goes on as the upstream's own line; towards an
 // upstream, every message with a method is written from what the gateway read,
 // so an upstream never reads a method or params the gateway did not see.
+import { isPlainObject } from '../../core/base/plainObject.js';
 import { randomUUID } from 'node:crypto';
 import { AssentError, toAssentError } from '../../core/base/errors.js';
 import { toWellFormed } from '../../core/base/jsonLimits.js';
@@ -22,7 +23,6 @@ import { createUpstreamTransport, UpstreamLink } from './upstream.js';
 import {
   errorMessage,
   gatedLookalikeOf,
-  isRecord,
   isRequest,
   resultMessage,
   RPC_METHOD_NOT_FOUND,
@@ -265,9 +265,9 @@ export class GatewayRelay implements Gateway {
 
   private rememberCaller(request: WireRequest): void {
     const capabilities = request.params?.['capabilities'];
-    this.clientCanElicit = isRecord(capabilities) && capabilities['elicitation'] !== undefined;
+    this.clientCanElicit = isPlainObject(capabilities) && capabilities['elicitation'] !== undefined;
     const info = request.params?.['clientInfo'];
-    if (isRecord(info)) {
+    if (isPlainObject(info)) {
       // Informative only, but it travels with every audited call: kept short and encodable.
       const field = (value: unknown): string | undefined => (typeof value === 'string' ? toWellFormed(value.slice(0, 200)) : undefined);
       this.caller = { head: 'mcp', clientName: field(info['name']), clientVersion: field(info['version']) };

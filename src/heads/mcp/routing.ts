@@ -2,13 +2,14 @@
 // capabilities merged, list methods aggregated (tools named `<alias>__<tool>`),
 // and every request that names a resource, prompt or task routed to the
 // upstream that listed it. With one upstream none of this runs.
+import { isPlainObject } from '../../core/base/plainObject.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { toAssentError } from '../../core/base/errors.js';
 import { VERSION } from '../../version.js';
 import type { Logger } from '../../service/logger.js';
 import type { GatewayRelay } from './relay.js';
 import { UPSTREAM_UNAVAILABLE_CODE, type ListKey, type UpstreamLink } from './upstream.js';
-import { isRecord, RPC_INVALID_PARAMS, type WireMessage, type WireRequest } from './wire.js';
+import { RPC_INVALID_PARAMS, type WireMessage, type WireRequest } from './wire.js';
 
 /** Separator between alias and tool name when several upstreams share one tool namespace (R-MCP-2). */
 export const TOOL_NAME_SEPARATOR = '__';
@@ -127,7 +128,7 @@ export class MultiUpstreamRouter {
         void this.routeTo(request, () => this.ownerOfPrompt(String(params['name'])), `prompt "${String(params['name'])}"`);
         return;
       case 'completion/complete': {
-        const ref = isRecord(params['ref']) ? params['ref'] : {};
+        const ref = isPlainObject(params['ref']) ? params['ref'] : {};
         if (ref['type'] === 'ref/prompt') {
           void this.routeTo(request, () => this.ownerOfPrompt(String(ref['name'])), `prompt "${String(ref['name'])}"`);
         } else {
@@ -158,7 +159,7 @@ export class MultiUpstreamRouter {
   /** Remembers which upstream created a task, so tasks/get, tasks/result and tasks/cancel reach it. */
   learnTask(link: UpstreamLink, response: WireMessage): void {
     const task = response.result?.['task'];
-    if (isRecord(task) && typeof task['taskId'] === 'string') this.taskOwner.set(task['taskId'], link);
+    if (isPlainObject(task) && typeof task['taskId'] === 'string') this.taskOwner.set(task['taskId'], link);
   }
 
   private async routeTo(request: WireRequest, findOwner: () => Promise<UpstreamLink | undefined>, what: string): Promise<void> {
@@ -216,7 +217,7 @@ export class MultiUpstreamRouter {
         return;
       }
       for (const item of outcome.value) {
-        if (!isRecord(item)) continue;
+        if (!isPlainObject(item)) continue;
         if (key === 'tools') {
           link.learnTool(item);
           items.push({ ...item, name: `${link.alias}${TOOL_NAME_SEPARATOR}${String(item['name'])}` });
@@ -261,8 +262,8 @@ export class MultiUpstreamRouter {
 function mergeCapabilities(into: Record<string, unknown>, from: Record<string, unknown>): void {
   for (const [key, value] of Object.entries(from)) {
     const existing = into[key];
-    if (isRecord(existing) && isRecord(value)) mergeCapabilities(existing, value);
+    if (isPlainObject(existing) && isPlainObject(value)) mergeCapabilities(existing, value);
     else if (typeof existing === 'boolean' && typeof value === 'boolean') into[key] = existing || value;
-    else if (existing === undefined) into[key] = isRecord(value) ? structuredClone(value) : value;
+    else if (existing === undefined) into[key] = isPlainObject(value) ? structuredClone(value) : value;
   }
 }

@@ -3,9 +3,10 @@
 // under the upstream's id (a gateway-chosen one only when that id is taken) and
 // answered back under the upstream's, and the gateway's own
 // `elicitation/create` for the elicitation channel (R-MCP-6).
+import { isPlainObject } from '../../core/base/plainObject.js';
 import { AssentError } from '../../core/base/errors.js';
 import type { UpstreamLink } from './upstream.js';
-import { GATEWAY_ID_PREFIX, isGatewayId, isRecord, type RpcId, type WireMessage, type WireRequest } from './wire.js';
+import { GATEWAY_ID_PREFIX, isGatewayId, type RpcId, type WireMessage, type WireRequest } from './wire.js';
 
 /** A server-to-client request relayed to the client, under its upstream's id or a gateway-chosen one. */
 interface ServerRequestRoute {
@@ -40,7 +41,7 @@ export class ServerRequestRelay {
     const id = keep ? request.id : this.freshId();
     const key = routeKey(link, request.id);
     const meta = request.params?.['_meta'];
-    const progressToken = isRecord(meta) ? meta['progressToken'] : undefined;
+    const progressToken = isPlainObject(meta) ? meta['progressToken'] : undefined;
     this.routes.set(id, { link, upstreamId: request.id, key, ...(progressToken === undefined ? {} : { progressToken }) });
     this.idsByRoute.set(key, id);
     if (keep) this.sendToClient(request, line);

@@ -2,13 +2,14 @@
 // line framing for a stdio child, the SDK's Streamable HTTP client transport
 // for a URL), its request-id space, the requests in flight on it, and what the
 // gateway has learnt from its lists.
+import { isPlainObject } from '../../core/base/plainObject.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AssentError } from '../../core/base/errors.js';
 import { asMessageLink, type MessageLink } from './messageLink.js';
 import { StdioUpstreamLink, type SpawnChild } from './stdioUpstream.js';
-import { GATEWAY_ID_PREFIX, isGatewayId, isRecord, type RpcErrorBody, type RpcId, type WireMessage } from './wire.js';
+import { GATEWAY_ID_PREFIX, isGatewayId, type RpcErrorBody, type RpcId, type WireMessage } from './wire.js';
 
 /** How to reach one configured upstream (config.json `servers.<alias>`): a stdio command or a Streamable HTTP URL. */
 export interface UpstreamSpec {
@@ -212,9 +213,9 @@ export class UpstreamLink {
 
   /** Remembers one tool of a tools/list result, with the annotations policy reads (R-POL-3). */
   learnTool(tool: unknown): void {
-    if (!isRecord(tool) || typeof tool['name'] !== 'string') return;
+    if (!isPlainObject(tool) || typeof tool['name'] !== 'string') return;
     const annotations = tool['annotations'];
-    this.tools.set(tool['name'], isRecord(annotations) ? { annotations } : {});
+    this.tools.set(tool['name'], isPlainObject(annotations) ? { annotations } : {});
   }
 
   /** Learns from one tools/list page the client asked for; the first page starts the list afresh. */
@@ -256,7 +257,7 @@ export class UpstreamLink {
   /** Adopts what initialize answered: the capabilities routing relies on, and the protocol version for the transport. */
   adoptInitializeResult(result: Record<string, unknown> | undefined): void {
     if (!result) return;
-    if (isRecord(result['capabilities'])) this.capabilities = result['capabilities'];
+    if (isPlainObject(result['capabilities'])) this.capabilities = result['capabilities'];
     const version = result['protocolVersion'];
     if (typeof version === 'string') this.transport.setProtocolVersion?.(version);
   }

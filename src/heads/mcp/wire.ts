@@ -1,6 +1,7 @@
 // JSON-RPC 2.0 message shapes as the gateway relays them: loose on purpose, so
 // fields the gateway does not know (future methods, _meta, extensions) pass
 // through untouched instead of being validated or stripped a second time.
+import { isPlainObject } from '../../core/base/plainObject.js';
 
 export type RpcId = string | number;
 
@@ -61,33 +62,28 @@ function isId(value: unknown): value is RpcId {
  * exactly one of `result` (an object) or `error` (`{code, message}`).
  */
 export function wireShapeProblem(value: unknown): string | undefined {
-  if (!isRecord(value)) return 'it is not a JSON object';
+  if (!isPlainObject(value)) return 'it is not a JSON object';
   if (value['jsonrpc'] !== '2.0') return 'its "jsonrpc" is not "2.0"';
   for (const key in value) if (!MESSAGE_KEYS.has(key)) return `it has the unknown member ${JSON.stringify(key.slice(0, 40))}`;
   const id = value['id'];
   if (id !== undefined && !isId(id)) return 'its "id" is neither a string nor an integer';
   if (value['method'] !== undefined) {
     if (typeof value['method'] !== 'string') return 'its "method" is not a string';
-    if (value['params'] !== undefined && !isRecord(value['params'])) return 'its "params" is not an object';
+    if (value['params'] !== undefined && !isPlainObject(value['params'])) return 'its "params" is not an object';
     if (value['result'] !== undefined || value['error'] !== undefined) return 'it has a "method" and also a "result" or "error"';
     return undefined;
   }
   if (value['params'] !== undefined) return 'it has "params" but no "method"';
   const error = value['error'];
   if (value['result'] !== undefined) {
-    if (!isRecord(value['result'])) return 'its "result" is not an object';
+    if (!isPlainObject(value['result'])) return 'its "result" is not an object';
     if (error !== undefined) return 'it has both "result" and "error"';
     if (id === undefined) return 'it is a result without an "id"';
     return undefined;
   }
-  if (!isRecord(error)) return 'it has neither "method", "result" nor an "error" object';
+  if (!isPlainObject(error)) return 'it has neither "method", "result" nor an "error" object';
   if (!Number.isInteger(error['code']) || typeof error['message'] !== 'string') return 'its "error" lacks an integer "code" or a string "message"';
   return undefined;
-}
-
-/** A JSON object (not null, not an array): the only shape params, results and most fields may take. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function resultMessage(id: RpcId, result: Record<string, unknown>): WireMessage {

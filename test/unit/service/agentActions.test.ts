@@ -10,6 +10,7 @@ import { FakeClock } from '../../../src/core/base/clock.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
 import { ensureStateDir, resolveStatePaths, type StatePaths } from '../../../src/journal/statePaths.js';
 import { AgentActionService } from '../../../src/service/agentActions.js';
+import { EXPIRY_STORE_WAIT_MS } from '../../../src/service/approvalQueue.js';
 import type { Timers } from '../../../src/service/approvalService.js';
 import { createApprovalRuntime, type ApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
 import { silentLogger } from '../../../src/service/logger.js';
@@ -154,6 +155,21 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
     expect(decision.message).toMatch(/^assent refused codex\/Bash: policy\. The policy key policy\.tools\.codex\/Bash in .*config\.json says "deny"/);
     expect(await f.runtime.service.list()).toEqual([]);
     await expect.poll(() => f.audit()).toEqual([expect.objectContaining({ agent: 'codex', server: 'codex', tool: 'Bash', outcome: 'denied', deniedReason: 'policy' })]);
+  });
+
+  it('R-TEAM-7 a deadline holds when the store never answers the expiry (a database going away mid-query): the waiting call is told consent_timeout EXPIRY_STORE_WAIT_MS later', async () => {
+    const f = fixture({ hooks: { timeoutSeconds: 2 } });
+    const decision = f.runtime.agents.authorize(bash('make deploy'));
+    const [pending] = await pendingAfterFiling(f);
+    // From here on the store takes the expiry and never answers.
+    f.runtime.store.resolveApproval = () => new Promise<boolean>(() => undefined);
+    let answered = false;
+    void decision.then(() => (answered = true));
+    f.timers.advance(2000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    f.timers.advance(EXPIRY_STORE_WAIT_MS);
+    expect(await decision).toMatchObject({ decision: 'deny', reason: 'consent_timeout', approvalId: pending?.id });
   });
 
   it('R-HOOK-3 R-HOOK-4 prompt files one approval (agent, tool, cwd, exact input) expiring after hooks.timeoutSeconds, not consentTimeoutSeconds; unanswered it ends as consent_timeout', async () => {
