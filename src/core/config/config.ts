@@ -12,6 +12,7 @@ import { diffTeamConfig, QuorumSchema } from './teamConfig.js';
 import { PolicyValueSchema } from '../policy/policyValue.js';
 import { diffPresence, PresenceSchema, unknownPresenceAliases } from '../policy/presencePolicy.js';
 import { markFromNextStart } from './restartSettings.js';
+import { keyedChanges, shownValue } from './diffLines.js';
 import { WebSchema, diffWebConfig } from './webConfig.js';
 
 export { PolicyValueSchema, type PolicyValue } from '../policy/policyValue.js';
@@ -392,10 +393,7 @@ export function validateConfig(value: unknown): { config: Config | undefined; pr
   return { config: valid ? result.data : undefined, problems };
 }
 
-/** A value from the file, rendered terminal-safe (R-TTY-3): the file may have been written by an agent. */
-function show(value: unknown): string {
-  return value === undefined ? '(unset)' : escapedJson(value);
-}
+const show = shownValue;
 
 /** Describes a server without its env or header values, which may hold secrets. */
 function serverSummary(server: Server): string {
@@ -433,16 +431,7 @@ export function diffPolicy(a: Config, b: Config): string[] {
   };
   scalar('policy.default', a.policy.default, b.policy.default);
   scalar('policy.destructive', a.policy.destructive, b.policy.destructive);
-  const toolIds = [...new Set([...Object.keys(a.policy.tools), ...Object.keys(b.policy.tools)])].sort();
-  for (const id of toolIds) {
-    const before = a.policy.tools[id];
-    const after = b.policy.tools[id];
-    if (before === after) continue;
-    const key = `policy.tools.${escapeText(id)}`;
-    if (before === undefined) lines.push(`${key}: added ${show(after)}`);
-    else if (after === undefined) lines.push(`${key}: removed (was ${show(before)})`);
-    else lines.push(`${key}: ${show(before)} → ${show(after)}`);
-  }
+  lines.push(...keyedChanges('policy.tools', a.policy.tools, b.policy.tools));
   scalar('policy.consentTimeoutSeconds', a.policy.consentTimeoutSeconds, b.policy.consentTimeoutSeconds);
   scalar('policy.agents.default', a.policy.agents.default, b.policy.agents.default);
   scalar('policy.agents.bookkeeping', a.policy.agents.bookkeeping, b.policy.agents.bookkeeping);

@@ -4,7 +4,7 @@
 // who counts as a distinct approver is reviewed like any other policy change (R-CFG-4).
 import { z } from 'zod';
 import type { Config } from './config.js';
-import { escapedJson, escapeText } from '../base/escape.js';
+import { keyedChanges, shownValue } from './diffLines.js';
 
 /** Most distinct approvers a quorum may ask for. */
 export const MAX_QUORUM = 16;
@@ -38,24 +38,13 @@ export function quorumFor(quorum: Quorum, server: string | undefined, tool: stri
   return quorum[`${server}/${tool}`] ?? 1;
 }
 
-function show(value: unknown): string {
-  return value === undefined ? '(unset)' : escapedJson(value);
-}
+const show = shownValue;
 
 /** Reload diff lines for `host.name`, `approvals.fourEyes` and `policy.quorum`. */
 export function diffTeamConfig(a: Config, b: Config): string[] {
   const lines: string[] = [];
   if (a.approvals.fourEyes !== b.approvals.fourEyes) lines.push(`approvals.fourEyes: ${show(a.approvals.fourEyes)} → ${show(b.approvals.fourEyes)}`);
-  const ids = [...new Set([...Object.keys(a.policy.quorum), ...Object.keys(b.policy.quorum)])].sort();
-  for (const id of ids) {
-    const before = a.policy.quorum[id];
-    const after = b.policy.quorum[id];
-    if (before === after) continue;
-    const key = `policy.quorum.${escapeText(id)}`;
-    if (before === undefined) lines.push(`${key}: added ${show(after)}`);
-    else if (after === undefined) lines.push(`${key}: removed (was ${show(before)})`);
-    else lines.push(`${key}: ${show(before)} → ${show(after)}`);
-  }
+  lines.push(...keyedChanges('policy.quorum', a.policy.quorum, b.policy.quorum));
   if (a.host.name !== b.host.name) lines.push(`host.name: ${show(a.host.name)} → ${show(b.host.name)}`);
   return lines;
 }
