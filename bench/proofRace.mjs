@@ -48,8 +48,8 @@ export async function runProofRace({ rounds = 200, workers = 8 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'assent-race-'));
   const dbPath = join(dir, 'journal.db');
   const effectsFile = join(dir, 'effects.log');
-  const core = await import(join(DIST, 'core', 'proof.js'));
-  const { digestOf } = await import(join(DIST, 'core', 'canonical.js'));
+  const core = await import(join(DIST, 'core', 'approval', 'proof.js'));
+  const { digestOf } = await import(join(DIST, 'core', 'base', 'canonical.js'));
   const { journal, store } = await openStores(dbPath);
   const children = [];
   try {
@@ -110,8 +110,8 @@ export async function runProofRace({ rounds = 200, workers = 8 } = {}) {
 export async function measureConsumptionRate({ count = 2000 } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'assent-rate-'));
   const dbPath = join(dir, 'journal.db');
-  const core = await import(join(DIST, 'core', 'proof.js'));
-  const { digestOf } = await import(join(DIST, 'core', 'canonical.js'));
+  const core = await import(join(DIST, 'core', 'approval', 'proof.js'));
+  const { digestOf } = await import(join(DIST, 'core', 'base', 'canonical.js'));
   const { journal, store } = await openStores(dbPath);
   try {
     const digest = digestOf({ executable: '/bin/true', cwd: '/', args: [], env: {} });

@@ -57,7 +57,7 @@ export interface PipedResult {
 
 /** Runs the binary with piped stdin/stdout/stderr (no terminal at all). */
 export function runPiped(args: string[], options: { input?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<PipedResult> {
-  const started = Date.now();
+  const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_ENTRY, ...args], { env: ptyEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -70,7 +70,7 @@ export function runPiped(args: string[], options: { input?: string; env?: Record
     }, options.timeoutMs ?? 20_000);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, elapsedMs: Date.now() - started });
+      resolve({ code, stdout, stderr, elapsedMs: performance.now() - started });
     });
     child.stdin.end(options.input ?? '');
   });

@@ -107,8 +107,8 @@ export function processesWith(needle: string): string[] {
 }
 
 export async function waitUntil(condition: () => boolean, timeoutMs = 10_000): Promise<boolean> {
-  const start = Date.now();
-  while (Date.now() - start < timeoutMs) {
+  const start = performance.now();
+  while (performance.now() - start < timeoutMs) {
     if (condition()) return true;
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -40,12 +40,12 @@ describe('tools no upstream lists never reach a person (hardening 19.5)', () => 
   it('R-MCP-3 a tools/call for fs__write_file (one upstream, which lists write_file) is refused -32602 at once: nothing pending, nothing audited, nothing written', async () => {
     const { home, dir } = await startFsStack(cleanups, { policy: { default: 'prompt', consentTimeoutSeconds: 3 } });
     const { client } = await connectGateway(cleanups, home);
-    const started = Date.now();
+    const started = performance.now();
     await expect(client.callTool({ name: 'fs__write_file', arguments: { path: `${dir}/x`, content: 'x' } })).rejects.toMatchObject({
       code: -32602,
       message: expect.stringContaining('does not list it'),
     });
-    expect(Date.now() - started).toBeLessThan(2500);
+    expect(performance.now() - started).toBeLessThan(2500);
     const pending = await home.runCli(['pending', '--json']);
     expect((JSON.parse(pending.stdout) as { data: unknown[] }).data).toEqual([]);
     const audit = await home.runCli(['audit', '--json']);

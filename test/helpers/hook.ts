@@ -27,7 +27,7 @@ export function shellEvent(agent: 'claude-code' | 'codex' | 'gemini', command: s
 /** Runs `assent-hook.js ARGS` with `input` on stdin (a string, or an event serialized as JSON). */
 export function runHook(args: string[], input: string | Record<string, unknown>, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<CliResult & { ms: number }> {
   requireBuiltCli();
-  const started = Date.now();
+  const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [HOOK_ENTRY, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -38,7 +38,7 @@ export function runHook(args: string[], input: string | Record<string, unknown>,
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
+      resolve({ code, signal, stdout, stderr, ms: performance.now() - started });
     });
     // The hook stops reading an oversized event: the rest of our write then fails, which is fine.
     child.stdin.on('error', () => undefined);

@@ -75,12 +75,12 @@ export class PtySession {
 
   /** Waits until the screen matches `pattern`; fails with the screen so far. */
   async waitFor(pattern: RegExp, timeoutMs = 10_000): Promise<RegExpMatchArray> {
-    const started = Date.now();
+    const started = performance.now();
     for (;;) {
       const match = this.screenText.match(pattern);
       if (match) return match;
       if (this.done) throw new Error(`process exited before ${pattern} appeared; screen:\n${this.screenText}`);
-      if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${pattern}; screen:\n${this.screenText}`);
+      if (performance.now() - started > timeoutMs) throw new Error(`timed out waiting for ${pattern}; screen:\n${this.screenText}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }

@@ -336,10 +336,10 @@ describe('R-CLI-3 watch', () => {
     const pty = new PtySession(['watch'], { outFile: join(home.home, 'watch.out'), env: { ASSENT_HOME: home.home } });
     ptys.push(pty);
     await pty.waitFor(/Waiting for requests/);
-    const sentAt = Date.now();
+    const sentAt = performance.now();
     const first = authorize(client, { sessionId: 's', server: 'fs', tool: 'write_file', args: { path: '/tmp/\u001b[2J\u202e\u00e9' } });
     const match = await pty.waitFor(/type ([a-z]{4}) \+ Enter to approve once/, 5000);
-    expect(Date.now() - sentAt).toBeLessThan(1000);
+    expect(performance.now() - sentAt).toBeLessThan(1000);
     expect(pty.screen).toContain('"path": "/tmp/\\u001b[2J\\u202e\\u00e9"');
     expect(pty.screen).not.toContain('\u001b[2J');
     pty.type(`${match[1]}\r`);

@@ -27,7 +27,7 @@ const [{ Journal }, { SqliteStore }, { PostgresStore }, { resolveDatabaseUrl }, 
   import(${JSON.stringify(join(DIST, 'journal', 'postgres', 'postgresStore.js'))}),
   import(${JSON.stringify(join(DIST, 'journal', 'postgres', 'databaseUrl.js'))}),
   import(${JSON.stringify(join(DIST, 'service', 'approvalQueue.js'))}),
-  import(${JSON.stringify(join(DIST, 'core', 'config.js'))}),
+  import(${JSON.stringify(join(DIST, 'core', 'config', 'config.js'))}),
   import(${JSON.stringify(join(DIST, 'core', 'base', 'timers.js'))}),
   import(${JSON.stringify(join(DIST, 'service', 'logger.js'))}),
 ]);

@@ -172,12 +172,12 @@ describe.skipIf(!available)('R-HOOK-14 OpenCode, Kilo Code, Copilot CLI and Qwen
         const refused = await waitForPending(home, COMMANDS.refused, run);
         await decideInTerminal(home, refused.id, 'deny');
         await waitForPending(home, COMMANDS.unanswered, run);
-        const waitingSince = Date.now();
+        const waitingSince = performance.now();
         // The next call's hook finds the state directory open to everyone; the pending one is already past that check.
         chmodSync(home.home, 0o777);
         const turnsBefore = model.turns().length;
         await expect.poll(() => model.turns().length, { timeout: 30_000, interval: 100 }).toBeGreaterThan(turnsBefore);
-        const waited = Date.now() - waitingSince;
+        const waited = performance.now() - waitingSince;
         const finished = await run;
         chmodSync(home.home, 0o700);
 

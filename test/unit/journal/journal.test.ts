@@ -540,12 +540,12 @@ describe('R-TEAM-1 R-TEAM-6 what only a shared store does (postgres)', () => {
 
   it('R-TEAM-7 a database that cannot be reached is `unavailable` at once, named without its password', async () => {
     for (const url of ['postgresql://assent:S3CRET-pw@localhost:5432/none?host=/nonexistent-socket-dir', 'postgresql://assent:S3CRET-pw@127.0.0.1:1/none']) {
-      const started = Date.now();
+      const started = performance.now();
       const error = await openPostgresStore(url, HOST_A).then(
         () => undefined,
         (refusal: unknown) => refusal,
       );
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(performance.now() - started).toBeLessThan(5000);
       expect(error).toMatchObject({ type: 'unavailable', message: expect.stringContaining('postgresql://assent:***@') });
       expect(JSON.stringify({ message: (error as Error).message, details: (error as AssentError).details })).not.toContain('S3CRET');
     }
