@@ -3,9 +3,8 @@
 // audit files, the exporter over the store's cursors, and the metrics registry.
 // A sink that cannot be built (an unreadable key file) still appears in status,
 // failing with the reason, so a mistake never stops the daemon or a call.
-import { sinkNameOf, sinkSecrets, type ExportSink } from '../../core/config/auditExportConfig.js';
+import { describeSink, sinkNameOf, sinkSecrets, type ExportSink } from '../../core/config/auditExportConfig.js';
 import { failureText, type AuditSink } from '../../channels/auditSinks/auditSink.js';
-import { createOtlpSink } from '../../channels/auditSinks/otlpSink.js';
 import { createCefSink, createSyslogSink } from '../../channels/auditSinks/syslogSinks.js';
 import { createWebhookSink, readWebhookKey } from '../../channels/auditSinks/webhookSink.js';
 import type { WrittenLine } from '../../journal/auditLog.js';
@@ -45,6 +44,24 @@ function brokenSink(name: string, sink: ExportSink, reason: string): AuditSink {
   };
 }
 
+/**
+ * The OpenTelemetry SDK costs a daemon about 25 MB resident, so it is loaded
+ * only by a daemon that exports to OTLP, when its first batch goes out.
+ */
+function lazyOtlpSink(name: string, sink: Extract<ExportSink, { kind: 'otlp' }>, host: { id: string; name: string }): AuditSink {
+  let loaded: Promise<AuditSink> | undefined;
+  const real = (): Promise<AuditSink> => (loaded ??= import('../../channels/auditSinks/otlpSink.js').then((otlp) => otlp.createOtlpSink(name, sink, { version: VERSION, host })));
+  return {
+    name,
+    kind: 'otlp',
+    description: describeSink(sink),
+    send: async (records) => (await real()).send(records),
+    close: async () => {
+      if (loaded !== undefined) await (await loaded).close();
+    },
+  };
+}
+
 function buildSink(name: string, sink: ExportSink, host: { id: string; name: string }): AuditSink {
   const procId = String(process.pid);
   switch (sink.kind) {
@@ -53,7 +70,7 @@ function buildSink(name: string, sink: ExportSink, host: { id: string; name: str
     case 'cef':
       return createCefSink(name, sink, { version: VERSION, procId });
     case 'otlp':
-      return createOtlpSink(name, sink, { version: VERSION, host });
+      return lazyOtlpSink(name, sink, host);
     case 'webhook': {
       // Masked by the logger from here on, like the team database's password.
       const key = readWebhookKey(sink.secretFile);
