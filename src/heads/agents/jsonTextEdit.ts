@@ -1,76 +1,87 @@
-// Minimal edits to JSON text: add or remove one object member or array element,
-// or replace one value, leaving every other byte of the file as it was, so a
-// hand-formatted settings file keeps its layout and the diff shows only
-// assent's lines. The text must already be valid JSON (callers parse it first).
+// Minimal edits to a settings file's JSON text: add or remove one object member
+// or array element, or replace one value, leaving every other byte as it was,
+// so a hand-formatted file keeps its layout and comments and the diff shows
+// only assent's lines. Nodes and their offsets come from jsonc-parser; this
+// file only decides where the inserted text goes and which separator and
+// whitespace a removal takes with it. A comment between children is never
+// removed: a removal next to one takes the child and its comma and leaves the
+// comment where it was.
+import { createScanner, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError, type SyntaxKind } from 'jsonc-parser';
 
-export type JsonNode =
-  | { kind: 'object'; start: number; end: number; members: JsonMember[] }
-  | { kind: 'array'; start: number; end: number; elements: JsonNode[] }
-  | { kind: 'scalar'; start: number; end: number };
+/** The scanner's token kinds used here (jsonc-parser declares them as a const enum, which this build cannot import). */
+const COMMA = 5 as SyntaxKind;
+const LINE_COMMENT = 12 as SyntaxKind;
+const BLOCK_COMMENT = 13 as SyntaxKind;
+const LINE_BREAK = 14 as SyntaxKind;
+const WHITESPACE = 15 as SyntaxKind;
+const EOF = 17 as SyntaxKind;
 
-export interface JsonMember {
-  key: string;
-  keyStart: number;
-  value: JsonNode;
-}
-
-/** Parses JSON text into nodes with their offsets; `end` is just past the node. */
-export function parseJsonTree(text: string): JsonNode {
-  let i = 0;
-  const skip = (): void => {
-    while (i < text.length && ' \t\n\r\uFEFF'.includes(text[i] as string)) i += 1;
-  };
-  const stringEnd = (from: number): number => {
-    let j = from + 1;
-    while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
-    return j + 1;
-  };
-  const value = (): JsonNode => {
-    skip();
-    const start = i;
-    const c = text[i];
-    if (c === '{') {
-      i += 1;
-      const members: JsonMember[] = [];
-      skip();
-      while (text[i] !== '}' && i < text.length) {
-        const keyStart = i;
-        i = stringEnd(i);
-        const key = JSON.parse(text.slice(keyStart, i)) as string;
-        skip();
-        i += 1; // ':'
-        members.push({ key, keyStart, value: value() });
-        skip();
-        if (text[i] === ',') i += 1;
-        skip();
-      }
-      i += 1;
-      return { kind: 'object', start, end: i, members };
-    }
-    if (c === '[') {
-      i += 1;
-      const elements: JsonNode[] = [];
-      skip();
-      while (text[i] !== ']' && i < text.length) {
-        elements.push(value());
-        skip();
-        if (text[i] === ',') i += 1;
-        skip();
-      }
-      i += 1;
-      return { kind: 'array', start, end: i, elements };
-    }
-    if (c === '"') i = stringEnd(i);
-    else while (i < text.length && !',}] \t\n\r'.includes(text[i] as string)) i += 1;
-    return { kind: 'scalar', start, end: i };
-  };
-  return value();
-}
+export type JsonNode = Node;
 
 export interface TextFormat {
   /** One indentation step; '' when the file is on one line. */
   indent: string;
   eol: string;
+}
+
+/** The node tree of JSON (or JSON with comments and trailing commas) text; throws on anything else. */
+export function parseJsonTree(text: string): JsonNode {
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (first !== undefined || root === undefined) throw new Error(`not JSON: ${first === undefined ? 'empty' : `${printParseErrorCode(first.error)} at offset ${first.offset}`}`);
+  return root;
+}
+
+/** The value a node stands for (jsonc-parser's reading of it). */
+export function valueOf(node: JsonNode): unknown {
+  return getNodeValue(node);
+}
+
+const end = (node: JsonNode): number => node.offset + node.length;
+const children = (node: JsonNode): JsonNode[] => (node.type === 'object' || node.type === 'array' ? (node.children ?? []) : []);
+
+/** The member `key` of an object node (a property node: key, then value): the last one, as JSON.parse keeps the last of repeated keys. */
+export function memberOf(node: JsonNode | undefined, key: string): JsonNode | undefined {
+  return node?.type === 'object' ? children(node).findLast((member) => member.children?.[0]?.value === key) : undefined;
+}
+
+/** The value node of a member. */
+export function memberValue(member: JsonNode | undefined): JsonNode | undefined {
+  return member?.children?.[1];
+}
+
+interface Token {
+  kind: SyntaxKind;
+  start: number;
+  end: number;
+}
+
+const isComment = (token: Token): boolean => token.kind === LINE_COMMENT || token.kind === BLOCK_COMMENT;
+
+/** The commas and comments in text[from, to) (whitespace left out); between two nodes there is nothing else. */
+function tokensBetween(text: string, from: number, to: number): Token[] {
+  const scanner = createScanner(text.slice(from, to), false);
+  const tokens: Token[] = [];
+  for (let kind = scanner.scan(); kind !== EOF; kind = scanner.scan()) {
+    if (kind === WHITESPACE || kind === LINE_BREAK) continue;
+    const start = from + scanner.getTokenOffset();
+    tokens.push({ kind, start, end: start + scanner.getTokenLength() });
+  }
+  return tokens;
+}
+
+/** The text inside a container's brackets. */
+const inner = (container: JsonNode): { start: number; end: number } => ({ start: container.offset + 1, end: end(container) - 1 });
+
+/** Whether a container holds a comment of its own (between its children, not inside them). */
+export function holdsComments(text: string, container: JsonNode): boolean {
+  const { start, end: stop } = inner(container);
+  const bounds = [start, ...children(container).flatMap((child) => [child.offset, end(child)]), stop];
+  for (let i = 0; i < bounds.length; i += 2) {
+    if (tokensBetween(text, bounds[i] as number, bounds[i + 1] as number).some(isComment)) return true;
+  }
+  return false;
 }
 
 /** The whitespace at the start of the line holding `offset`. */
@@ -91,73 +102,115 @@ function render(value: unknown, format: TextFormat, indent: string, multiline: b
   return JSON.stringify(value, null, format.indent).split('\n').join(`${format.eol}${indent}`);
 }
 
-function splice(text: string, start: number, end: number, insert: string): string {
-  return text.slice(0, start) + insert + text.slice(end);
+/** The text with the ranges [start, end) cut out and `insert` put at the first one (ranges in order, not overlapping). */
+function cut(text: string, ranges: [number, number][], insert = ''): string {
+  let result = text.slice(0, ranges[0]?.[0] ?? text.length) + insert;
+  ranges.forEach(([, stop], i) => {
+    result += text.slice(stop, ranges[i + 1]?.[0] ?? text.length);
+  });
+  return result;
 }
 
 /**
- * Where a new child of `container` goes and how it is laid out: after the last
- * child (or inside an empty container), on a line of its own when the
- * container spans lines, indented like its siblings.
+ * Where a removal that follows `token` starts: at its end, except after a line
+ * comment when what follows the removal is not a line break, which must then
+ * stay to end the comment.
  */
-function insertion(text: string, container: JsonNode & { kind: 'object' | 'array' }, format: TextFormat): { at: number; prefix: string; suffix: string; indent: string; multiline: boolean } {
-  const children = container.kind === 'object' ? container.members.map((m) => ({ start: m.keyStart, end: m.value.end })) : container.elements;
-  const multiline = format.indent !== '' && (text.slice(container.start, container.end).includes('\n') || children.length === 0);
-  const first = children[0];
-  const last = children[children.length - 1];
-  const outer = lineIndent(text, container.start);
-  const indent = first !== undefined && startsLine(text, first.start) ? lineIndent(text, first.start) : `${outer}${format.indent}`;
+function cutFrom(text: string, token: Token, removalEnd: number): number {
+  if (token.kind !== LINE_COMMENT || /^[ \t]*(\r?\n|$)/.test(text.slice(removalEnd))) return token.end;
+  return token.end + (text.startsWith('\r\n', token.end) ? 2 : 1);
+}
+
+/**
+ * Adds a child (laid out by `child`) after the last one, or inside an empty
+ * container: on a line of its own when the container spans lines, indented like
+ * its siblings; after a comment that ends the last child's line, with the comma
+ * right behind that child; followed by a comma when the last child had a trailing one.
+ */
+function insertChild(text: string, container: JsonNode, child: (indent: string, multiline: boolean) => string, format: TextFormat): string {
+  const kids = children(container);
+  const { start, end: stop } = inner(container);
+  const multiline = format.indent !== '' && (text.slice(container.offset, end(container)).includes('\n') || kids.length === 0);
+  const first = kids[0];
+  const last = kids[kids.length - 1];
+  const outer = lineIndent(text, container.offset);
+  const indent = first !== undefined && startsLine(text, first.offset) ? lineIndent(text, first.offset) : `${outer}${format.indent}`;
   if (last === undefined) {
-    // Empty container: replace whatever whitespace is inside it.
-    return multiline
-      ? { at: container.start + 1, prefix: `${format.eol}${indent}`, suffix: `${format.eol}${outer}`, indent, multiline }
-      : { at: container.start + 1, prefix: '', suffix: '', indent, multiline };
+    const comment = tokensBetween(text, start, stop).findLast(isComment);
+    // Comments inside an empty container stay; the child goes after them.
+    if (comment !== undefined) return cut(text, [[comment.end, comment.end]], `${multiline ? `${format.eol}${indent}` : ' '}${child(indent, multiline)}`);
+    // Otherwise whatever whitespace is inside it is replaced.
+    return cut(text, [[start, stop]], multiline ? `${format.eol}${indent}${child(indent, true)}${format.eol}${outer}` : child(indent, false));
   }
-  const separator = multiline && startsLine(text, last.start) ? `,${format.eol}${indent}` : ', ';
-  return { at: last.end, prefix: separator, suffix: '', indent, multiline: multiline && startsLine(text, last.start) };
+  if (!multiline || !startsLine(text, last.offset)) return cut(text, [[end(last), end(last)]], `, ${child(indent, false)}`);
+  const after = tokensBetween(text, end(last), stop);
+  const lineEnd = text.indexOf('\n', end(last));
+  const comma = after.find((token) => token.kind === COMMA);
+  const onItsLine = after.filter((token) => lineEnd < 0 || token.start < lineEnd);
+  const at = Math.max(onItsLine[onItsLine.length - 1]?.end ?? end(last), comma?.end ?? 0);
+  const line = `${format.eol}${indent}${child(indent, true)}`;
+  if (comma !== undefined) return cut(text, [[at, at]], `${line},`);
+  if (at === end(last)) return cut(text, [[at, at]], `,${line}`);
+  return `${text.slice(0, end(last))},${text.slice(end(last), at)}${line}${text.slice(at)}`;
 }
 
 /** Adds `"key": value` as the last member of the object at `node`. */
 export function insertMember(text: string, node: JsonNode, key: string, value: unknown, format: TextFormat): string {
-  if (node.kind !== 'object') return text;
-  const place = insertion(text, node, format);
-  const member = `${JSON.stringify(key)}: ${render(value, format, place.indent, place.multiline)}`;
-  const end = node.members.length === 0 ? node.end - 1 : place.at;
-  return splice(text, place.at, end, `${place.prefix}${member}${place.suffix}`);
+  if (node.type !== 'object') return text;
+  return insertChild(text, node, (indent, multiline) => `${JSON.stringify(key)}: ${render(value, format, indent, multiline)}`, format);
 }
 
 /** Adds `value` as the last element of the array at `node`. */
 export function appendElement(text: string, node: JsonNode, value: unknown, format: TextFormat): string {
-  if (node.kind !== 'array') return text;
-  const place = insertion(text, node, format);
-  const end = node.elements.length === 0 ? node.end - 1 : place.at;
-  return splice(text, place.at, end, `${place.prefix}${render(value, format, place.indent, place.multiline)}${place.suffix}`);
+  if (node.type !== 'array') return text;
+  return insertChild(text, node, (indent, multiline) => render(value, format, indent, multiline), format);
 }
 
 /** Replaces the value at `node` with `value`, laid out from the indentation of its line. */
 export function replaceValue(text: string, node: JsonNode, value: unknown, format: TextFormat): string {
-  const multiline = text.slice(node.start, node.end).includes('\n');
-  return splice(text, node.start, node.end, render(value, format, lineIndent(text, node.start), multiline));
+  const multiline = text.slice(node.offset, end(node)).includes('\n');
+  return cut(text, [[node.offset, end(node)]], render(value, format, lineIndent(text, node.offset), multiline));
 }
 
 /**
  * Removes the `index`-th child of an object or array with its separator: after
- * a previous sibling, from that sibling's end; as the first of several, up to
- * the next one; as the only child, everything between the brackets.
+ * a previous sibling, from that sibling's end (the comma before it, when a
+ * comment sits between them); as the first of several, up to the next one; as
+ * the only child, everything between the brackets that is not a comment.
+ * The inverse of insertChild.
  */
 export function removeChild(text: string, container: JsonNode, index: number): string {
-  const children =
-    container.kind === 'object' ? container.members.map((m) => ({ start: m.keyStart, end: m.value.end })) : container.kind === 'array' ? container.elements : [];
-  const child = children[index];
+  const kids = children(container);
+  const child = kids[index];
   if (child === undefined) return text;
-  const previous = children[index - 1];
-  const next = children[index + 1];
-  if (previous !== undefined) return splice(text, previous.end, child.end, '');
-  if (next !== undefined) return splice(text, child.start, next.start, '');
-  return splice(text, container.start + 1, container.end - 1, '');
-}
-
-/** The member `key` of an object node: the last one, as JSON.parse keeps the last of repeated keys. */
-export function memberOf(node: JsonNode | undefined, key: string): JsonMember | undefined {
-  return node?.kind === 'object' ? node.members.findLast((m) => m.key === key) : undefined;
+  const { start, end: stop } = inner(container);
+  const previous = kids[index - 1];
+  const next = kids[index + 1];
+  const before = tokensBetween(text, previous === undefined ? start : end(previous), child.offset);
+  const after = tokensBetween(text, end(child), next === undefined ? stop : next.offset);
+  const beforeComma = before.find((token) => token.kind === COMMA);
+  const afterComma = after.find((token) => token.kind === COMMA);
+  const lastBefore = before[before.length - 1];
+  if (next === undefined && afterComma !== undefined) {
+    // A trailing comma: the separator before the child becomes the trailing one.
+    return cut(text, [[lastBefore === undefined ? start : cutFrom(text, lastBefore, afterComma.end), afterComma.end]]);
+  }
+  if (previous !== undefined && beforeComma !== undefined) {
+    if (!before.some(isComment)) return cut(text, [[end(previous), end(child)]]);
+    if (lastBefore === beforeComma) return cut(text, [[beforeComma.start, end(child)]]);
+    return cut(text, [
+      [beforeComma.start, beforeComma.end],
+      [cutFrom(text, lastBefore as Token, end(child)), end(child)],
+    ]);
+  }
+  if (next !== undefined && afterComma !== undefined) {
+    if (!after.some(isComment)) return cut(text, [[child.offset, next.offset]]);
+    const following = after[after.indexOf(afterComma) + 1];
+    return cut(text, [
+      [child.offset, end(child)],
+      [afterComma.start, following?.start ?? next.offset],
+    ]);
+  }
+  if (!before.some(isComment) && !after.some(isComment)) return cut(text, [[start, stop]]);
+  return cut(text, [[lastBefore === undefined ? start : cutFrom(text, lastBefore, end(child)), end(child)]]);
 }

@@ -4,22 +4,33 @@
 import { hookElement, MCP_SERVER_NAME, type DesiredHooks } from './assentEntries.js';
 import type { AgentTarget } from './agentTargets.js';
 import { isAssentHookCommand } from './hookCommand.js';
-import { appendElement, insertMember, memberOf, parseJsonTree, removeChild, replaceValue, type JsonNode, type TextFormat } from './jsonTextEdit.js';
+import { appendElement, holdsComments, insertMember, memberOf, memberValue, parseJsonTree, removeChild, replaceValue, valueOf, type JsonNode, type TextFormat } from './jsonTextEdit.js';
 
-function scalarValue(text: string, node: JsonNode): unknown {
-  if (node.kind !== 'scalar') return undefined;
-  try {
-    return JSON.parse(text.slice(node.start, node.end));
-  } catch {
-    return undefined;
-  }
+function isAssentEntryNode(node: JsonNode): boolean {
+  const command = memberValue(memberOf(node, 'command') ?? memberOf(node, 'bash'));
+  if (command === undefined) return false;
+  const value = valueOf(command);
+  return typeof value === 'string' && isAssentHookCommand(value);
 }
 
-function isAssentEntryNode(text: string, node: JsonNode): boolean {
-  const command = memberOf(node, 'command') ?? memberOf(node, 'bash');
-  if (command === undefined) return false;
-  const value = scalarValue(text, command.value);
-  return typeof value === 'string' && isAssentHookCommand(value);
+/** One step from a container down to one of its children. */
+interface Step {
+  container: JsonNode;
+  child: JsonNode;
+}
+
+/**
+ * Removes the innermost child of `path` together with each container it
+ * leaves empty, up to the outermost step: a container that keeps another
+ * child, or a comment of its own, stays.
+ */
+function removeAlong(text: string, path: Step[]): string {
+  for (let i = path.length - 1; i > 0; i -= 1) {
+    const { container, child } = path[i] as Step;
+    if ((container.children?.length ?? 0) > 1 || holdsComments(text, container)) return removeChild(text, container, container.children?.indexOf(child) ?? -1);
+  }
+  const { container, child } = path[0] as Step;
+  return removeChild(text, container, container.children?.indexOf(child) ?? -1);
 }
 
 /**
@@ -28,25 +39,26 @@ function isAssentEntryNode(text: string, node: JsonNode): boolean {
  */
 function removeOneAssentHook(text: string): string | undefined {
   const root = parseJsonTree(text);
-  const hooks = memberOf(root, 'hooks');
-  if (root.kind !== 'object' || hooks?.value.kind !== 'object') return undefined;
-  for (const [eventIndex, event] of hooks.value.members.entries()) {
-    if (event.value.kind !== 'array') continue;
-    for (const [groupIndex, group] of event.value.elements.entries()) {
-      const entries = memberOf(group, 'hooks')?.value;
+  const hooksMember = memberOf(root, 'hooks');
+  const hooks = memberValue(hooksMember);
+  if (root.type !== 'object' || hooksMember === undefined || hooks?.type !== 'object') return undefined;
+  for (const eventMember of hooks.children ?? []) {
+    const event = memberValue(eventMember);
+    if (event?.type !== 'array') continue;
+    const outer: Step[] = [
+      { container: root, child: hooksMember },
+      { container: hooks, child: eventMember },
+    ];
+    for (const group of event.children ?? []) {
+      const entriesMember = memberOf(group, 'hooks');
+      const entries = memberValue(entriesMember);
       // A flat entry (Copilot CLI's style) is itself the element of the event's list.
-      if (entries === undefined && isAssentEntryNode(text, group)) {
-        if (event.value.elements.length > 1) return removeChild(text, event.value, groupIndex);
-        if (hooks.value.members.length > 1) return removeChild(text, hooks.value, eventIndex);
-        return removeChild(text, root, root.members.indexOf(hooks));
-      }
-      if (entries?.kind !== 'array') continue;
-      const entryIndex = entries.elements.findIndex((entry) => isAssentEntryNode(text, entry));
-      if (entryIndex < 0) continue;
-      if (entries.elements.length > 1) return removeChild(text, entries, entryIndex);
-      if (event.value.elements.length > 1) return removeChild(text, event.value, groupIndex);
-      if (hooks.value.members.length > 1) return removeChild(text, hooks.value, eventIndex);
-      return removeChild(text, root, root.members.indexOf(hooks));
+      if (entries === undefined && isAssentEntryNode(group)) return removeAlong(text, [...outer, { container: event, child: group }]);
+      if (entries?.type !== 'array') continue;
+      const entry = entries.children?.find(isAssentEntryNode);
+      if (entry === undefined) continue;
+      // The group goes with its last entry (its matcher and the rest are assent's too).
+      return removeAlong(text, [...outer, { container: event, child: group }, { container: entries, child: entry }]);
     }
   }
   return undefined;
@@ -72,9 +84,9 @@ export function addAssentHooksText(text: string, target: AgentTarget, desired: D
   const root = parseJsonTree(current);
   if (memberOf(root, 'hooks') === undefined) return insertMember(current, root, 'hooks', Object.fromEntries(groups.map(([event, group]) => [event, [group]])), format);
   for (const [event, group] of groups) {
-    const hooks = memberOf(parseJsonTree(current), 'hooks')?.value;
+    const hooks = memberValue(memberOf(parseJsonTree(current), 'hooks'));
     if (hooks === undefined) return current;
-    const list = memberOf(hooks, event)?.value;
+    const list = memberValue(memberOf(hooks, event));
     current = list === undefined ? insertMember(current, hooks, event, [group], format) : appendElement(current, list, group, format);
   }
   return current;
@@ -83,19 +95,21 @@ export function addAssentHooksText(text: string, target: AgentTarget, desired: D
 /** The text with `mcpServers.assent` set to `server`. */
 export function setAssentMcpServerText(text: string, server: { command: string; args: string[] }, format: TextFormat): string {
   const root = parseJsonTree(text);
-  const servers = memberOf(root, 'mcpServers')?.value;
+  const servers = memberValue(memberOf(root, 'mcpServers'));
   if (servers === undefined) return insertMember(text, root, 'mcpServers', { [MCP_SERVER_NAME]: server }, format);
-  const existing = memberOf(servers, MCP_SERVER_NAME);
-  return existing === undefined ? insertMember(text, servers, MCP_SERVER_NAME, server, format) : replaceValue(text, existing.value, server, format);
+  const existing = memberValue(memberOf(servers, MCP_SERVER_NAME));
+  return existing === undefined ? insertMember(text, servers, MCP_SERVER_NAME, server, format) : replaceValue(text, existing, server, format);
 }
 
 /** The text without `mcpServers.assent` (and without `mcpServers` when that was its only server). */
 export function removeAssentMcpServerText(text: string): string {
   const root = parseJsonTree(text);
-  const servers = memberOf(root, 'mcpServers');
-  if (root.kind !== 'object' || servers?.value.kind !== 'object') return text;
-  const index = servers.value.members.findIndex((m) => m.key === MCP_SERVER_NAME);
-  if (index < 0) return text;
-  if (servers.value.members.length === 1) return removeChild(text, root, root.members.indexOf(servers));
-  return removeChild(text, servers.value, index);
+  const serversMember = memberOf(root, 'mcpServers');
+  const servers = memberValue(serversMember);
+  const assent = memberOf(servers, MCP_SERVER_NAME);
+  if (root.type !== 'object' || serversMember === undefined || servers?.type !== 'object' || assent === undefined) return text;
+  return removeAlong(text, [
+    { container: root, child: serversMember },
+    { container: servers, child: assent },
+  ]);
 }
