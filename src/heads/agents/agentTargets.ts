@@ -5,6 +5,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AssentError } from '../../core/base/errors.js';
+import type { JsonDialect } from './settingsFiles.js';
 
 export type AgentId = 'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen';
 export type InstallScope = 'user' | 'project';
@@ -67,6 +68,12 @@ export interface AgentTarget {
   /** The agent's own hook timeout when an entry names none, in seconds. */
   defaultTimeoutSeconds: number;
   mcp: McpLocation;
+  /**
+   * How the agent reads its JSON settings files: Gemini CLI and Qwen Code
+   * blank out comments first (strip-json-comments), so a file there may hold
+   * them and keeps them; the others are read and edited as plain JSON.
+   */
+  jsonDialect: JsonDialect;
 }
 
 export interface TargetEnvironment {
@@ -106,6 +113,7 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         timeoutUnit: 'seconds',
         defaultTimeoutSeconds: 600,
         mcp: { format: 'json', file: scope === 'user' ? path.join(configDir ?? where.homedir, '.claude.json') : path.join(project, '.mcp.json') },
+        jsonDialect: 'json',
       };
     }
     case 'codex': {
@@ -121,6 +129,7 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         timeoutUnit: 'seconds',
         defaultTimeoutSeconds: 600,
         mcp: { format: 'toml', file: path.join(codexHome, 'config.toml') },
+        jsonDialect: 'json',
       };
     }
     case 'gemini': {
@@ -137,6 +146,7 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         timeoutUnit: 'milliseconds',
         defaultTimeoutSeconds: 60,
         mcp: { format: 'json', file: settings },
+        jsonDialect: 'comments',
       };
     }
     case 'opencode':
@@ -156,6 +166,7 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         // The agent has no timeout at all: the plugin brings its own (R-HOOK-14).
         defaultTimeoutSeconds: Number.POSITIVE_INFINITY,
         mcp: { format: 'json', file: path.join(dir, `${agent}.json`) },
+        jsonDialect: 'json',
       };
     }
     case 'copilot': {
@@ -178,6 +189,7 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         timeoutUnit: 'seconds',
         defaultTimeoutSeconds: 30,
         mcp: { format: 'json', file: path.join(dir, 'mcp-config.json') },
+        jsonDialect: 'json',
       };
     }
     case 'qwen': {
@@ -193,6 +205,7 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         timeoutUnit: 'seconds',
         defaultTimeoutSeconds: 60,
         mcp: { format: 'json', file: settings },
+        jsonDialect: 'comments',
       };
     }
   }

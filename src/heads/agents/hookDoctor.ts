@@ -266,7 +266,7 @@ function hasMcp(target: AgentTarget): boolean {
     const state = readFileState(resolveSettingsPath(target.mcp.file));
     if (!state.exists) return false;
     if (target.mcp.format === 'toml') return findCodexMcpBlock(state.text, target.mcp.file) !== undefined;
-    return findAssentMcpServer(parseSettings(target.mcp.file, state.text)) !== undefined;
+    return findAssentMcpServer(parseSettings(target.mcp.file, state.text, target.jsonDialect)) !== undefined;
   } catch {
     return false;
   }
@@ -327,7 +327,7 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
       if (recorded) report.problems.push(`assent install wrote hooks into ${file}, but the file is gone: ${AGENT_TITLES[agent]} runs every tool call without asking assent; run \`assent install ${agent}${scope === 'project' ? ' --scope project' : ''}\` again`);
       return report;
     }
-    settings = parseSettings(file, state.text);
+    settings = parseSettings(file, state.text, target.jsonDialect);
   } catch (error) {
     report.installed = recorded;
     report.problems.push(`${error instanceof Error ? error.message : String(error)}; ${AGENT_TITLES[agent]} skips a settings file it cannot read, so none of its hooks run`);

@@ -28,11 +28,13 @@ import {
   NEW_FILE_FORMAT,
   parseSettings,
   readFileState,
+  readJson,
   replaceFile,
   resolveSettingsPath,
   serializeJson,
   writeBackup,
   type FileState,
+  type JsonDialect,
   type JsonFormat,
   type JsonObject,
 } from './settingsFiles.js';
@@ -115,9 +117,9 @@ function change(file: string, kinds: EntryKind[], before: FileState, afterText: 
   return { file, kinds, before, afterText, changed, diff: changed ? diffFor(file, before, afterText) : [] };
 }
 
-function meansTheSame(text: string, value: JsonObject): boolean {
+function meansTheSame(text: string, value: JsonObject, dialect: JsonDialect): boolean {
   try {
-    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+    return JSON.stringify(readJson(text, dialect)) === JSON.stringify(value);
   } catch {
     return false;
   }
@@ -125,15 +127,25 @@ function meansTheSame(text: string, value: JsonObject): boolean {
 
 type TextEdit = (text: string, format: JsonFormat) => string;
 
+export interface JsonEditOptions {
+  /** How the agent reads the file (default plain JSON). */
+  dialect?: JsonDialect;
+  /** Set to whether the file's own text was kept (false: it was re-serialized). */
+  how?: { textKept?: boolean };
+}
+
 /**
  * The new text of a JSON settings file: `editText` changes the file's own text
  * (every other byte kept); it must mean exactly what `edit` makes of the
- * parsed object, else the object is serialized in the file's format instead.
- * The text stays byte-identical when `edit` returns its input.
+ * parsed object, else the object is serialized in the file's format instead —
+ * unless the file holds comments, which serializing would drop: that is
+ * refused. The text stays byte-identical when `edit` returns its input.
  */
-export function editedJsonText(file: string, text: string, edit: (settings: JsonObject) => JsonObject, editText: TextEdit, how: { textKept?: boolean } = {}): string {
+export function editedJsonText(file: string, text: string, edit: (settings: JsonObject) => JsonObject, editText: TextEdit, options: JsonEditOptions = {}): string {
+  const dialect = options.dialect ?? 'json';
+  const how = options.how ?? {};
   const blank = text.trim() === '';
-  const settings = blank ? {} : parseSettings(file, text);
+  const settings = blank ? {} : parseSettings(file, text, dialect);
   const edited = edit(settings);
   if (edited === settings) return text;
   if (blank) return serializeJson(edited, NEW_FILE_FORMAT);
@@ -144,13 +156,19 @@ export function editedJsonText(file: string, text: string, edit: (settings: Json
   } catch {
     candidate = undefined;
   }
-  how.textKept = candidate !== undefined && meansTheSame(candidate, edited);
-  return how.textKept ? (candidate as string) : serializeJson(edited, format);
+  how.textKept = candidate !== undefined && meansTheSame(candidate, edited, dialect);
+  if (how.textKept) return candidate as string;
+  if (dialect !== 'json' && !meansTheSame(text, settings, 'json')) {
+    throw new AssentError('conflict', `${file} holds comments, and assent could not place its entries in the file's text without rewriting the file, which would drop them; add the entries shown in docs/agents.md by hand, or remove the comments, then run this again. Nothing was changed`, {
+      details: { path: file },
+    });
+  }
+  return serializeJson(edited, format);
 }
 
-function jsonChange(file: string, kinds: EntryKind[], edit: (settings: JsonObject) => JsonObject, editText: TextEdit): FileChange {
+function jsonChange(file: string, kinds: EntryKind[], dialect: JsonDialect, edit: (settings: JsonObject) => JsonObject, editText: TextEdit): FileChange {
   const before = readFileState(file);
-  return change(file, kinds, before, editedJsonText(file, textOf(before), edit, editText));
+  return change(file, kinds, before, editedJsonText(file, textOf(before), edit, editText, { dialect }));
 }
 
 /** Computes what `assent install` would write; throws (changing nothing) when a file cannot be merged. */
@@ -166,6 +184,7 @@ export function planInstall(request: InstallRequest): AgentPlan {
     jsonChange(
       hooksFile,
       sameFile ? ['hooks', 'mcp'] : ['hooks'],
+      target.jsonDialect,
       (settings) => {
         const withHooks = withAssentHooks(settings, target, hooks, hooksFile);
         return sameFile ? withAssentMcpServer(withHooks, server, hooksFile) : withHooks;
@@ -178,7 +197,7 @@ export function planInstall(request: InstallRequest): AgentPlan {
   ];
   if (request.mcp && !sameFile) {
     if (target.mcp.format === 'json') {
-      files.push(jsonChange(mcpFile, ['mcp'], (settings) => withAssentMcpServer(settings, server, mcpFile), (text, format) => setAssentMcpServerText(text, server, format)));
+      files.push(jsonChange(mcpFile, ['mcp'], target.jsonDialect, (settings) => withAssentMcpServer(settings, server, mcpFile), (text, format) => setAssentMcpServerText(text, server, format)));
     }
     else {
       const before = readFileState(mcpFile);
@@ -189,9 +208,9 @@ export function planInstall(request: InstallRequest): AgentPlan {
 }
 
 /** Whether a text still holds any assent entry of the given kinds (a restore candidate must not). */
-function holdsAssentEntries(file: string, text: string, format: 'json' | 'toml', kinds: EntryKind[]): boolean {
+function holdsAssentEntries(file: string, text: string, format: 'json' | 'toml', kinds: EntryKind[], dialect: JsonDialect): boolean {
   if (format === 'toml') return findCodexMcpBlock(text, file) !== undefined;
-  const settings = parseSettings(file, text);
+  const settings = parseSettings(file, text, dialect);
   return (kinds.includes('hooks') && findAssentHooks(settings).length > 0) || (kinds.includes('mcp') && findAssentMcpServer(settings) !== undefined);
 }
 
@@ -201,7 +220,7 @@ function holdsAssentEntries(file: string, text: string, format: 'json' | 'toml',
  * removed: `{ text }`, `{ delete: true }` for a file install created, or
  * undefined when only a structural removal is sound.
  */
-function exactRestore(file: string, current: string, record: InstallRecord | undefined, kinds: EntryKind[], format: 'json' | 'toml'): { text: string } | { delete: true } | undefined {
+function exactRestore(file: string, current: string, record: InstallRecord | undefined, kinds: EntryKind[], format: 'json' | 'toml', dialect: JsonDialect): { text: string } | { delete: true } | undefined {
   if (record === undefined || record.afterDigest !== digestText(current)) return undefined;
   if (!record.kinds.every((kind) => kinds.includes(kind))) return undefined;
   if (record.beforeDigest === undefined) return { delete: true };
@@ -214,7 +233,7 @@ function exactRestore(file: string, current: string, record: InstallRecord | und
   }
   if (digestText(text) !== record.beforeDigest) return undefined;
   try {
-    if (holdsAssentEntries(file, text, format, ['hooks', 'mcp'])) return undefined;
+    if (holdsAssentEntries(file, text, format, ['hooks', 'mcp'], dialect)) return undefined;
   } catch {
     return undefined;
   }
@@ -256,11 +275,11 @@ export function planUninstall(request: UninstallRequest): AgentPlan {
               return JSON.stringify(edited) === JSON.stringify(settings) ? settings : edited;
             },
             (text) => (mcp ? removeAssentMcpServerText(hooks ? removeAssentHooksText(text) : text) : removeAssentHooksText(text)),
-            how,
+            { dialect: target.jsonDialect, how },
           );
     if (structural === before.text) continue;
     const record = request.records[job.file];
-    const exact = exactRestore(job.file, before.text, record, job.kinds, job.format);
+    const exact = exactRestore(job.file, before.text, record, job.kinds, job.format, target.jsonDialect);
     const planned = exact === undefined ? change(job.file, job.kinds, before, structural) : change(job.file, job.kinds, before, 'delete' in exact ? undefined : exact.text);
     planned.restoredExactly = exact !== undefined;
     if (exact === undefined && job.format === 'json') planned.textKept = how.textKept === true;

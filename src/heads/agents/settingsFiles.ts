@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { stripComments } from 'jsonc-parser';
 import { AssentError } from '../../core/base/errors.js';
 import { locateJsonError } from '../../journal/configFile.js';
 import { writeFileNew } from '../../journal/statePaths.js';
@@ -77,18 +78,40 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 /**
+ * How an agent reads its JSON settings: `json`, plain JSON; `comments`, JSON
+ * with `//` and `/* *\/` comments, which are blanked out before JSON.parse
+ * reads the rest (what Gemini CLI and Qwen Code do, with strip-json-comments;
+ * trailing commas stay an error there, and so here).
+ */
+export type JsonDialect = 'json' | 'comments';
+
+/** The text with its comments blanked out (each character but line breaks becomes a space, so offsets, lines and columns stay). */
+function blankComments(text: string): string {
+  return stripComments(text, ' ');
+}
+
+/** The value of settings text read as the agent reads it; throws JSON.parse's error. */
+export function readJson(text: string, dialect: JsonDialect): unknown {
+  const bare = text.replace(/^\uFEFF/, '');
+  return JSON.parse(dialect === 'comments' ? blankComments(bare) : bare);
+}
+
+/**
  * Parses a settings file's text as a JSON object (an empty or blank file is an
  * empty object). Throws `invalid_input` naming the file otherwise: a file the
  * agent itself could not read must not be rewritten from a guess.
  */
-export function parseSettings(file: string, text: string): JsonObject {
+export function parseSettings(file: string, text: string, dialect: JsonDialect = 'json'): JsonObject {
   if (text.trim() === '') return {};
   let value: unknown;
   try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ''));
+    value = readJson(text, dialect);
   } catch (error) {
     // Line and column, as `assent config check` gives them, not V8's character offset.
-    throw new AssentError('invalid_input', `${file} is not valid JSON (${locateJsonError(text.replace(/^\uFEFF/, ''), error)}); fix it or move it away, then run this again. Nothing was changed`, {
+    const bare = text.replace(/^\uFEFF/, '');
+    const where = locateJsonError(dialect === 'comments' ? blankComments(bare) : bare, error);
+    const hint = dialect === 'json' && commentsOnly(bare) ? '; it holds comments, and this agent reads its settings as plain JSON' : '';
+    throw new AssentError('invalid_input', `${file} is not valid JSON (${where}${hint}); fix it or move it away, then run this again. Nothing was changed`, {
       details: { path: file },
     });
   }
@@ -96,6 +119,16 @@ export function parseSettings(file: string, text: string): JsonObject {
     throw new AssentError('invalid_input', `${file} holds JSON that is not an object; fix it or move it away, then run this again. Nothing was changed`, { details: { path: file } });
   }
   return value;
+}
+
+/** Whether plain JSON text fails only for its comments. */
+function commentsOnly(text: string): boolean {
+  try {
+    JSON.parse(blankComments(text));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `<file>.assent-backup-20261201T102649Z`: a UTC timestamp to the second. */
