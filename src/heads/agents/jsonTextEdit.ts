@@ -173,11 +173,12 @@ export function replaceValue(text: string, node: JsonNode, value: unknown, forma
 }
 
 /**
- * Removes the `index`-th child of an object or array with its separator: after
- * a previous sibling, from that sibling's end (the comma before it, when a
- * comment sits between them); as the first of several, up to the next one; as
- * the only child, everything between the brackets that is not a comment.
- * The inverse of insertChild.
+ * Removes the `index`-th child of an object or array with one separator: a
+ * child with a comma right behind it, from what stands before it (a comma or
+ * a comment) through that comma; otherwise after a previous sibling, from that
+ * sibling's end (the comma before it, when a comment sits between them); as
+ * the first of several, up to the next one; as the only child, everything
+ * between the brackets that is not a comment. The inverse of insertChild.
  */
 export function removeChild(text: string, container: JsonNode, index: number): string {
   const kids = children(container);
@@ -191,8 +192,8 @@ export function removeChild(text: string, container: JsonNode, index: number): s
   const beforeComma = before.find((token) => token.kind === COMMA);
   const afterComma = after.find((token) => token.kind === COMMA);
   const lastBefore = before[before.length - 1];
-  if (next === undefined && afterComma !== undefined) {
-    // A trailing comma: the separator before the child becomes the trailing one.
+  if (afterComma?.start === end(child) && (lastBefore !== undefined || next === undefined || after.some(isComment))) {
+    // The child and the comma right behind it go; what stood before it (a comma, a comment) stays.
     return cut(text, [[lastBefore === undefined ? start : cutFrom(text, lastBefore, afterComma.end), afterComma.end]]);
   }
   if (previous !== undefined && beforeComma !== undefined) {
@@ -212,5 +213,7 @@ export function removeChild(text: string, container: JsonNode, index: number): s
     ]);
   }
   if (!before.some(isComment) && !after.some(isComment)) return cut(text, [[start, stop]]);
-  return cut(text, [[lastBefore === undefined ? start : cutFrom(text, lastBefore, end(child)), end(child)]]);
+  // The only child, with comments around it: they stay, and so does the line break a line comment before it needs.
+  const from = lastBefore === undefined ? start : cutFrom(text, lastBefore, end(child));
+  return cut(text, afterComma === undefined ? [[from, end(child)]] : [[from, end(child)], [afterComma.start, afterComma.end]]);
 }
