@@ -113,6 +113,20 @@ describe('R-HOOK-7 doctor checks an installed agent', () => {
     });
   }
 
+  it('a Gemini settings.json with comments is read as Gemini CLI reads it; the same comments in Claude Code\'s file are a problem', async () => {
+    const gemini = join(home, '.gemini', 'settings.json');
+    mkdirSync(dirname(gemini), { recursive: true });
+    writeFileSync(gemini, '{\n  // my theme\n  "theme": "dark" /* for now */\n}\n');
+    const file = install('gemini');
+    expect(readFileSync(file, 'utf8')).toMatch(/^\{\n {2}\/\/ my theme\n {2}"theme": "dark", \/\* for now \*\/\n {2}"hooks": \{/);
+    expect(await checkAgent('gemini', 'user', deps())).toMatchObject({ installed: true, blocksCanary: true, problems: [] });
+    const claude = join(home, '.claude', 'settings.json');
+    mkdirSync(dirname(claude), { recursive: true });
+    writeFileSync(claude, `// mine\n${JSON.stringify({ hooks: {} })}`);
+    const report = await checkAgent('claude-code', 'user', deps());
+    expect(report.problems.join('\n')).toMatch(/settings\.json is not valid JSON \(.*it holds comments, and this agent reads its settings as plain JSON\).*Claude Code skips a settings file it cannot read/s);
+  });
+
   it('not installed is not a problem; a hook that exits 1, allows, or fails closed is', async () => {
     expect(await checkAgent('codex', 'user', deps())).toMatchObject({ installed: false, problems: [] });
     install('codex');
