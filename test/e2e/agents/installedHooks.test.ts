@@ -2,7 +2,7 @@
 // headless against a fake model (R-HOOK-7, R-HOOK-1): the settings install wrote
 // are the ones the CLI reads, and its real hook blocks a shell command the policy
 // denies. `assent doctor` in the same HOME proves the installed hook blocks the canary.
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -49,7 +49,11 @@ describe.skipIf(!available)('R-HOOK-7 assent install into the real agent CLIs', 
           timeoutMs: 45_000,
           prepareHome: async (home) => {
             const env = cleanEnv({ HOME: home, ASSENT_HOME: state.home, CODEX_HOME: join(home, '.codex'), ASSENT_NO_AUTOSPAWN: '1' });
+            // Gemini CLI reads comments in its settings.json: install keeps them, and the CLI still reads the hooks it wrote beside them.
+            const geminiSettings = join(home, '.gemini', 'settings.json');
+            if (agent === 'gemini') writeFileSync(geminiSettings, `// the fake model's settings\n${readFileSync(geminiSettings, 'utf8').replace(/\n}\s*$/, ' /* end */\n}\n')}`);
             installed = await runCli(['install', HOOK_AGENT[agent]], { env });
+            if (agent === 'gemini') expect(readFileSync(geminiSettings, 'utf8')).toMatch(/^\/\/ the fake model's settings\n[^]*"BeforeTool"[^]* \/\* end \*\/\n\}\n$/);
             // What Codex's /hooks review records (`codex exec` here bypasses it); doctor only checks that it is there.
             if (agent === 'codex') appendFileSync(join(home, '.codex', 'config.toml'), `\n[hooks.state.${JSON.stringify(`${join(home, '.codex', 'hooks.json')}:pre_tool_use:0:0`)}]\ntrusted_hash = "sha256:${'0'.repeat(64)}"\n`);
             doctor = await runCli(['doctor', '--json'], { env });
