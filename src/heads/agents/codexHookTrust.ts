@@ -6,6 +6,9 @@
 // Codex runs a hook only when such a record exists and its hash matches the
 // hook as it is now; the hash is Codex's own and not documented, so doctor can
 // tell "never trusted" and "switched off", but not "trusted, then changed".
+// The file is read with smol-toml, as Codex reads it: any TOML form of the
+// same tables counts.
+import { parseCodexConfig } from './codexToml.js';
 import { isJsonObject, type JsonObject } from './settingsFiles.js';
 
 /** What Codex's config.toml says about one hook. */
@@ -31,50 +34,36 @@ export function codexTrustKeys(settings: JsonObject, file: string, event: string
   return keys;
 }
 
-/** A TOML basic string's value (the JSON escapes are a subset of TOML's); undefined for anything else. */
-function basicString(text: string): string | undefined {
-  if (!text.startsWith('"')) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'string' ? value : undefined;
-  } catch {
-    return undefined;
-  }
+/** What Codex keeps about one hook: `trusted_hash` and `enabled`, when they have the right types. */
+export interface CodexHookState {
+  trustedHash?: string;
+  enabled?: boolean;
 }
 
 /**
- * The `[hooks.state."KEY"]` tables of a config.toml, read line by line: the
- * header, then `trusted_hash = "…"` and `enabled = true|false` up to the next
- * header. Anything else in the file is left alone.
+ * The `hooks.state` tables of a config.toml, read with smol-toml (so the
+ * `[hooks.state."KEY"]` headers Codex writes, dotted keys and inline tables
+ * all count). Throws `invalid_input` naming the file and line when it is not
+ * TOML, which Codex cannot read either.
  */
-export function readCodexHookStates(toml: string): Map<string, { trustedHash?: string; enabled?: boolean }> {
-  const states = new Map<string, { trustedHash?: string; enabled?: boolean }>();
-  let current: { trustedHash?: string; enabled?: boolean } | undefined;
-  for (const raw of toml.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line.startsWith('[')) {
-      const header = /^\[\s*hooks\s*\.\s*state\s*\.\s*("(?:[^"\\]|\\.)*")\s*\]$/.exec(line);
-      const key = header?.[1] === undefined ? undefined : basicString(header[1]);
-      current = key === undefined ? undefined : {};
-      if (key !== undefined && current !== undefined) states.set(key, current);
-      continue;
-    }
-    if (current === undefined) continue;
-    const pair = /^([A-Za-z_]+)\s*=\s*(.+?)\s*(#.*)?$/.exec(line);
-    if (pair?.[1] === 'trusted_hash') {
-      const hash = basicString(pair[2] ?? '');
-      if (hash !== undefined) current.trustedHash = hash;
-    } else if (pair?.[1] === 'enabled') {
-      if (pair[2] === 'true') current.enabled = true;
-      if (pair[2] === 'false') current.enabled = false;
-    }
+export function readCodexHookStates(toml: string, file: string): Map<string, CodexHookState> {
+  const hooks = parseCodexConfig(toml, file)['hooks'];
+  const table = isJsonObject(hooks) ? hooks['state'] : undefined;
+  const states = new Map<string, CodexHookState>();
+  if (!isJsonObject(table)) return states;
+  for (const [key, entry] of Object.entries(table)) {
+    if (!isJsonObject(entry)) continue;
+    const state: CodexHookState = {};
+    if (typeof entry['trusted_hash'] === 'string') state.trustedHash = entry['trusted_hash'];
+    if (typeof entry['enabled'] === 'boolean') state.enabled = entry['enabled'];
+    states.set(key, state);
   }
   return states;
 }
 
-/** What config.toml says about the hook with `key`. */
-export function codexHookTrust(toml: string, key: string): CodexHookTrust {
-  const state = readCodexHookStates(toml).get(key);
+/** What the states read from config.toml say about the hook with `key`. */
+export function codexHookTrust(states: Map<string, CodexHookState>, key: string): CodexHookTrust {
+  const state = states.get(key);
   if (state?.enabled === false) return { state: 'disabled' };
   if (state?.trustedHash === undefined) return { state: 'missing' };
   return { state: 'recorded', hash: state.trustedHash };

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { checkPluginAgent } from './pluginDoctor.js';
 import { AGENT_TITLES, agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import { findAssentHooks, findAssentMcpServer, isAssentEntry, type FoundHook } from './assentEntries.js';
-import { codexHookTrust, codexTrustKeys } from './codexHookTrust.js';
+import { codexHookTrust, codexTrustKeys, readCodexHookStates } from './codexHookTrust.js';
 import { findCodexMcpBlock } from './codexToml.js';
 import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds, requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
 import { parseHookCommand, type AssentInstallation } from './hookCommand.js';
@@ -280,16 +280,16 @@ function hasMcp(target: AgentTarget): boolean {
 function checkCodexTrust(report: AgentReport, settings: JsonObject, target: AgentTarget, where: TargetEnvironment): void {
   const configFile = agentTarget('codex', 'user', where).mcp.file;
   const keys = [...new Set([report.settingsPath, target.hooksFile])].flatMap((file) => codexTrustKeys(settings, file, target.events.before, isAssentEntry));
-  let text: string;
+  let states: ReturnType<typeof readCodexHookStates>;
   try {
     const state = readFileState(resolveSettingsPath(configFile));
-    text = state.exists ? state.text : '';
+    states = readCodexHookStates(state.exists ? state.text : '', configFile);
   } catch (error) {
     report.codexTrust = 'unreadable';
     report.notes.push(`${configFile} could not be read (${error instanceof Error ? error.message : String(error)}), so doctor cannot see whether you trusted assent's hook in Codex's /hooks review.`);
     return;
   }
-  const found = keys.map((key) => codexHookTrust(text, key));
+  const found = keys.map((key) => codexHookTrust(states, key));
   const review = "open codex, type /hooks and trust assent's hook (until then Codex runs every call without asking assent, and `codex exec` says nothing about it)";
   if (found.some((trust) => trust.state === 'disabled')) {
     report.codexTrust = 'disabled';

@@ -1,6 +1,7 @@
 // assent's MCP server in Codex's config.toml (R-HOOK-7 --mcp): one marked table,
 // appended, replaced in place, removed, and the rest of the file never rewritten.
 import { describe, expect, it } from 'vitest';
+import { codexHookTrust, readCodexHookStates } from '../../../../src/heads/agents/codexHookTrust.js';
 import { codexMcpBlock, withCodexMcpBlock, withoutCodexMcpBlock } from '../../../../src/heads/agents/codexToml.js';
 
 const server = { command: '/usr/bin/node', args: ['/srv/as "x"/dist/bin/assent.js', 'mcp'] };
@@ -30,5 +31,19 @@ describe('R-HOOK-7 Codex MCP entry in config.toml', () => {
     expect(() => withCodexMcpBlock('[mcp_servers."assent".env]\nA = "1"\n', server, 'config.toml')).toThrow(/already defines/);
     expect(() => withCodexMcpBlock('mcp_servers = { fs = { command = "npx" } }\n', server, 'config.toml')).toThrow(/inline table/);
     expect(() => withCodexMcpBlock(`${codexMcpBlock(server).split('\n')[0]}\n[x]\n`, server, 'config.toml')).toThrow(/marker comment without its partner/);
+  });
+
+  it('Codex\'s hook trust records are read as TOML: table headers, dotted keys and inline tables count, comments do not', () => {
+    const key = '/h/.codex/hooks.json:pre_tool_use:0:0';
+    const forms = [
+      `[hooks.state.${JSON.stringify(key)}] # trusted in /hooks\ntrusted_hash = "sha256:aa"\n`,
+      `[hooks]\nstate.${JSON.stringify(key)}.trusted_hash = "sha256:aa"\n`,
+      `hooks = { state = { ${JSON.stringify(key)} = { trusted_hash = "sha256:aa" } } }\n`,
+      `[hooks.state]\n${JSON.stringify(key)} = { trusted_hash = 'sha256:aa', enabled = true }\n`,
+    ];
+    for (const form of forms) expect(codexHookTrust(readCodexHookStates(form, 'config.toml'), key)).toEqual({ state: 'recorded', hash: 'sha256:aa' });
+    expect(codexHookTrust(readCodexHookStates(`# [hooks.state.${JSON.stringify(key)}]\n# trusted_hash = "sha256:aa"\n`, 'config.toml'), key)).toEqual({ state: 'missing' });
+    expect(codexHookTrust(readCodexHookStates(`[hooks.state.${JSON.stringify(key)}]\ntrusted_hash = "sha256:aa"\nenabled = false\n`, 'config.toml'), key)).toEqual({ state: 'disabled' });
+    expect(() => readCodexHookStates('[hooks.state\n', '/h/.codex/config.toml')).toThrow(/\/h\/\.codex\/config\.toml is not valid TOML \(line 1/);
   });
 });
