@@ -4,7 +4,9 @@
 // run, with `-c`/`eval` strings parsed again and wrappers unwrapped (R-SH-1). The
 // walk itself is shellDecompose.ts; this file loads the grammar, once, in the
 // daemon, never in the hook (R-HOOK-8).
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type * as TreeSitter from 'web-tree-sitter';
 import { AssentError } from '../core/base/errors.js';
 import type { ParsedShell } from '../core/policy/shellCommand.js';
@@ -41,12 +43,22 @@ export async function loadBashLanguage(): Promise<TreeSitter.Language> {
   return language as TreeSitter.Language;
 }
 
+/**
+ * The bash grammar built for the web runtime: the copy the build puts beside
+ * this file (the published package carries only that, not the 20 MB
+ * tree-sitter-bash package with its C sources and native prebuilds), or, run
+ * from the sources, the tree-sitter-bash package's own (it has no exports map).
+ */
+function bashGrammarPath(require: NodeJS.Require): string {
+  const beside = fileURLToPath(new URL('./tree-sitter-bash.wasm', import.meta.url));
+  return existsSync(beside) ? beside : require.resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+}
+
 async function createParser(): Promise<ShellParser> {
   const require = createRequire(import.meta.url);
   const ts = require('web-tree-sitter') as typeof TreeSitter;
   await ts.Parser.init();
-  // tree-sitter-bash's own package ships its grammar built for the web runtime; it has no exports map.
-  language = await ts.Language.load(require.resolve('tree-sitter-bash/tree-sitter-bash.wasm'));
+  language = await ts.Language.load(bashGrammarPath(require));
   const parser = new ts.Parser();
   parser.setLanguage(language);
   return { parse: (source) => decomposeShell(parser, source) };
