@@ -7,6 +7,7 @@
 // removed: a removal next to one takes the child and its comma and leaves the
 // comment where it was.
 import { createScanner, getNodeValue, parseTree, printParseErrorCode, type Node, type ParseError, type SyntaxKind } from 'jsonc-parser';
+import { AssentError } from '../../core/base/errors.js';
 
 /** The scanner's token kinds used here (jsonc-parser declares them as a const enum, which this build cannot import). */
 const COMMA = 5 as SyntaxKind;
@@ -29,7 +30,9 @@ export function parseJsonTree(text: string): JsonNode {
   const errors: ParseError[] = [];
   const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
   const first = errors[0];
-  if (first !== undefined || root === undefined) throw new Error(`not JSON: ${first === undefined ? 'empty' : `${printParseErrorCode(first.error)} at offset ${first.offset}`}`);
+  if (first !== undefined || root === undefined) {
+    throw new AssentError('invalid_input', `the settings text is not JSON (${first === undefined ? 'it is empty' : `${printParseErrorCode(first.error)} at offset ${first.offset}`}); fix the file, then run this again`);
+  }
   return root;
 }
 
