@@ -159,7 +159,7 @@ export function editedJsonText(file: string, text: string, edit: (settings: Json
   how.textKept = candidate !== undefined && meansTheSame(candidate, edited, dialect);
   if (how.textKept) return candidate as string;
   if (dialect !== 'json' && !meansTheSame(text, settings, 'json')) {
-    throw new AssentError('conflict', `${file} holds comments, and assent could not place its entries in the file's text without rewriting the file, which would drop them; add the entries shown in docs/agents.md by hand, or remove the comments, then run this again. Nothing was changed`, {
+    throw new AssentError('conflict', `${file} holds comments, and assent could not place its entries in the file's text without rewriting the file, which would drop them; remove the comments (a backup of the file keeps them), then run this again. Nothing was changed`, {
       details: { path: file },
     });
   }
