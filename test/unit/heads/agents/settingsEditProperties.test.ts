@@ -149,6 +149,11 @@ describe('R-HOOK-7 settings edits on generated files with comments, odd spacing,
           expect(comments(installed)).toEqual(comments(text));
           if (eol === '\r\n') expect(installed).not.toMatch(/[^\r]\n/);
           expect(removeAssentMcpServerText(removeAssentHooksText(installed))).toBe(text);
+          // Hooks of an older assent (another path) are replaced: the same bytes as a first install.
+          const withHooks = addAssentHooksText(text, target, hooks, format);
+          expect(addAssentHooksText(removeAssentHooksText(withHooks.replaceAll('/srv/assent/', '/old/assent/')), target, hooks, format)).toBe(withHooks);
+          // An older server entry is replaced in place.
+          expect(setAssentMcpServerText(installed.replaceAll(installation.cliEntry, '/old/assent/dist/bin/assent.js'), server, format)).toBe(installed);
         }),
         { numRuns: Number(process.env.PROP_RUNS ?? 150) },
       );
