@@ -1,7 +1,8 @@
 // A unified line diff of two texts, for showing what `assent install` and
 // `assent uninstall` change in an agent's settings file before (or as) they do.
-// The edit script is jsdiff's (`diff`); this file only lays it out.
-import { structuredPatch } from 'diff';
+// The edit script and the hunks are jsdiff's (`diff`); this file adds the
+// header and the summary of a change too large to show.
+import { formatPatch, OMIT_HEADERS, structuredPatch } from 'diff';
 
 /** Above this many changed lines the diff is summarised: settings files are small, and the search is O((n+m)·d). */
 const MAX_EDIT_LENGTH = 4000;
@@ -14,9 +15,6 @@ export interface DiffOptions {
   /** Unchanged lines shown around each change (default 3). */
   context?: number;
 }
-
-/** diff(1) numbers an empty side of a hunk from the line before it. */
-const rangeOf = (start: number, count: number): string => `${count === 0 ? start - 1 : start},${count}`;
 
 /**
  * The lines of a unified diff from `before` to `after` (`---`/`+++` header,
@@ -34,9 +32,6 @@ export function unifiedDiff(before: string, after: string, options: DiffOptions)
     const count = (text: string): number => (text.match(/[^\n]*\n|[^\n]+$/g) ?? []).length;
     return [...header, `@@ ${count(before)} lines replaced by ${count(after)} lines (too many changes to show line by line) @@`];
   }
-  const lines = [...header];
-  for (const hunk of patch.hunks) {
-    lines.push(`@@ -${rangeOf(hunk.oldStart, hunk.oldLines)} +${rangeOf(hunk.newStart, hunk.newLines)} @@`, ...hunk.lines);
-  }
-  return lines;
+  // The hunks as jsdiff lays them out; the header is written here, since jsdiff's octal-escapes a non-ASCII path.
+  return [...header, ...formatPatch(patch, OMIT_HEADERS).split('\n').slice(0, -1)];
 }

@@ -49,4 +49,9 @@ describe('R-HOOK-7 install diff', () => {
       '@@ 2500 lines replaced by 2600 lines (too many changes to show line by line) @@',
     ]);
   });
+
+  it('a path with spaces or beyond ASCII is shown as it is, not C-quoted', () => {
+    const file = '/home/José Núñez/.gemini/settings.json';
+    expect(unifiedDiff('a\n', 'b\n', { fromLabel: file, toLabel: file }).slice(0, 3)).toEqual([`--- ${file}`, `+++ ${file}`, '@@ -1,1 +1,1 @@']);
+  });
 });
