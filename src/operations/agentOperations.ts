@@ -68,6 +68,8 @@ export function agentOperations(deps: AgentOperationDeps): Operation[] {
         kind: z.enum(AGENT_ACTION_KINDS),
         /** Epoch ms by which the hook must answer its agent (R-HOOK-11): an approval filed for it expires no later. */
         answerBy: z.number().int().positive().optional(),
+        /** Claude Code's permission_mode: whether its own dialog would show for an `ask` (R-HOOK-9). */
+        permissionMode: z.string().min(1).max(40).optional(),
       }),
       result: AgentDecisionSchema,
       class: 'write',
@@ -83,6 +85,7 @@ export function agentOperations(deps: AgentOperationDeps): Operation[] {
         };
         if (params.toolUseId !== undefined) action.toolUseId = params.toolUseId;
         if (params.mcpServer !== undefined) action.mcpServer = params.mcpServer;
+        if (params.permissionMode !== undefined) action.permissionMode = params.permissionMode;
         const watch = watchRequest(context);
         return deps.agents.authorize(action, {
           ...(watch === undefined ? {} : { watch }),

@@ -108,6 +108,13 @@ export type AgentAuthorizeOptions = AuthorizeOptions & { answerBy?: number };
  */
 export const NATIVE_CLAIM_MS = 30_000;
 
+/**
+ * Claude Code's permission modes in which a before-tool `ask` shows its dialog
+ * (observed with 2.1.328: `auto` is its default, `acceptEdits` still asks for a
+ * write). Not `bypassPermissions`, nor any mode not seen: there the prompt waits in assent.
+ */
+export const DIALOG_PERMISSION_MODES: ReadonlySet<string> = new Set(['default', 'auto', 'acceptEdits', 'plan']);
+
 /** Kept between an approval's expiry and the hook's deadline, so the expiry's answer reaches the hook in time. */
 export const ANSWER_BY_SLACK_MS = 250;
 
@@ -367,6 +374,8 @@ export class AgentActionService {
   private showsNativePrompt(action: AgentAction, toolId: string): boolean {
     const { config } = this.approvals.config;
     if (action.agent !== 'claude-code' || !config.hooks.claudeNativePrompt) return false;
+    // Only where an `ask` is known to show the dialog; any other mode (bypassPermissions, one not seen yet) waits in assent.
+    if (!DIALOG_PERMISSION_MODES.has(action.permissionMode ?? '')) return false;
     if (config.approvals.fourEyes || quorumFor(config.policy.quorum, AGENT_ALIAS[action.agent], action.tool) > 1) return false;
     return this.approvals.presenceFor(toolId) === undefined;
   }

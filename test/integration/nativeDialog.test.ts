@@ -4,7 +4,7 @@
 // whoever gives it; its end before a decision (the dialog's "no") and an
 // after-event (the dialog's "yes") are the person's answer, channel `agent`.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { auditLines, makeTempHome, type TempHome } from '../helpers/daemon.js';
 import { cleanupsAfterEach } from '../helpers/cleanups.js';
@@ -44,6 +44,21 @@ function afterEvent(pre: Record<string, unknown>): Record<string, unknown> {
 interface Running {
   child: ChildProcess;
   done: Promise<{ code: number | null; stdout: string }>;
+}
+
+/** Whether the process holds a socket (the hook's one connection to the daemon). */
+function connected(child: ChildProcess): boolean {
+  try {
+    return readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${child.pid}/fd/${fd}`).startsWith('socket:');
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
 }
 
 function startDialogHook(home: TempHome, event: Record<string, unknown>): Running {
@@ -90,7 +105,9 @@ describe('R-HOOK-9 approving in the agent\'s own dialog (hooks.claudeNativePromp
     const pre = shellEvent('claude-code', 'echo declined-in-dialog');
     const id = await ask(home, pre);
     const dialog = startDialogHook(home, dialogEvent(pre));
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Once its connection to the daemon is open (and its request sent), as the dialog is when a person answers it.
+    await expect.poll(() => connected(dialog.child), { timeout: 10_000 }).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
     dialog.child.kill('SIGTERM');
     await dialog.done;
     await expect.poll(() => linesOf(home, id).map((line) => [line['outcome'], line['channel']])).toEqual([['consent_denied', 'agent']]);
@@ -102,7 +119,8 @@ describe('R-HOOK-9 approving in the agent\'s own dialog (hooks.claudeNativePromp
     const pre = shellEvent('claude-code', 'echo yes-in-dialog');
     const id = await ask(home, pre);
     const dialog = startDialogHook(home, dialogEvent(pre));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expect.poll(() => connected(dialog.child), { timeout: 10_000 }).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 200));
     const after = await runHook(['claude-code', '--after', '--timeout', '60'], afterEvent(pre), home.env);
     expect(after.code).toBe(0);
     expect(after.stderr).toBe('');

@@ -172,6 +172,9 @@ export function parseHookEvent(agent: AgentName, mode: HookMode, text: string, f
     const action: AgentAction = { agent, sessionId, cwd, tool, kind: agentActionKind(agent, tool, mcpServer), input };
     if (toolUseId !== undefined) action.toolUseId = toolUseId;
     if (mcpServer !== undefined) action.mcpServer = mcpServer;
+    // Only Claude Code's: whether its dialog would show for an `ask` (R-HOOK-9).
+    const permissionMode = agent === 'claude-code' ? shortString(value['permission_mode']) : undefined;
+    if (permissionMode !== undefined && permissionMode.length <= 40) action.permissionMode = permissionMode;
     return { ok: true, mode, event: eventName, action };
   }
   const end: AgentActionEndEvent = { agent, sessionId, tool, input, outcome: outcomeOf(eventName, value['tool_response']) };

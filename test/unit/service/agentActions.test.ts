@@ -305,11 +305,12 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
 
 describe('R-HOOK-9 a prompt shown in Claude Code\'s own dialog as well (hooks.claudeNativePrompt)', () => {
   const NATIVE = { hooks: { claudeNativePrompt: true }, policy: { commands: { default: 'prompt', rules: [] } } };
+  const claude = (command: string, permissionMode = 'default'): AgentAction => bash(command, { permissionMode });
   const end = (command: string) => ({ agent: 'claude-code' as const, sessionId: 'sess-1', tool: 'Bash', input: { command }, toolUseId: 'toolu_1', outcome: 'ok' as const });
 
   it('R-HOOK-9 answers ask at once with the approval id, filed and pending; another agent with the same setting waits in assent as before', async () => {
     const f = fixture(NATIVE);
-    const decision = await f.runtime.agents.authorize(bash('echo native'));
+    const decision = await f.runtime.agents.authorize(claude('echo native'));
     expect(decision).toMatchObject({ decision: 'ask', reason: 'prompt' });
     const listed = await f.runtime.service.list();
     expect(listed.map((approval) => approval.id)).toEqual([decision.approvalId]);
@@ -325,9 +326,22 @@ describe('R-HOOK-9 a prompt shown in Claude Code\'s own dialog as well (hooks.cl
     expect((await codex).decision).toBe('deny');
   });
 
+  it('R-HOOK-9 in bypassPermissions (or any permission mode not known to show the dialog) the prompt waits in assent', async () => {
+    const f = fixture(NATIVE);
+    let settled = false;
+    const waiting = f.runtime.agents.authorize(claude('echo bypass', 'bypassPermissions')).then((answer) => {
+      settled = true;
+      return answer;
+    });
+    const [approval] = await pendingAfterFiling(f);
+    expect(settled).toBe(false);
+    await f.runtime.service.decide({ id: approval?.id as string, behavior: 'deny', channel: 'cli' });
+    expect((await waiting).decision).toBe('deny');
+  });
+
   it(`R-HOOK-9 no dialog hook asks within ${NATIVE_CLAIM_MS / 1000} s (claude -p refuses an ask): the approval is withdrawn, one withdrawn line`, async () => {
     const f = fixture(NATIVE);
-    const decision = await f.runtime.agents.authorize(bash('echo unclaimed'));
+    const decision = await f.runtime.agents.authorize(claude('echo unclaimed'));
     f.timers.advance(NATIVE_CLAIM_MS - 1);
     expect(await f.runtime.service.list()).toHaveLength(1);
     f.timers.advance(1);
@@ -337,7 +351,7 @@ describe('R-HOOK-9 a prompt shown in Claude Code\'s own dialog as well (hooks.cl
 
   it('R-HOOK-9 one dialog per filed call: a second PermissionRequest for the same call finds nothing and is refused', async () => {
     const f = fixture(NATIVE);
-    await f.runtime.agents.authorize(bash('echo once'));
+    await f.runtime.agents.authorize(claude('echo once'));
     const first = f.runtime.agents.dialog({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'echo once' } });
     const second = await f.runtime.agents.dialog({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'echo once' } });
     expect(second).toMatchObject({ decision: 'deny', reason: 'unavailable' });
@@ -350,7 +364,7 @@ describe('R-HOOK-9 a prompt shown in Claude Code\'s own dialog as well (hooks.cl
 
   it('R-HOOK-9 a call that ran on the dialog\'s "yes" after its approval was denied in assent is audited as run, channel agent', async () => {
     const f = fixture(NATIVE);
-    const decision = await f.runtime.agents.authorize(bash('echo late-yes'));
+    const decision = await f.runtime.agents.authorize(claude('echo late-yes'));
     await f.runtime.service.decide({ id: decision.approvalId as string, behavior: 'deny', channel: 'cli' });
     const recorded = await f.runtime.agents.finishReported(end('echo late-yes'));
     expect(recorded.recorded).toBe(true);

@@ -28,14 +28,16 @@ const geminiBefore = {
 };
 
 describe('hook events (R-HOOK-2)', () => {
-  it('R-HOOK-2 a Claude Code PreToolUse becomes {agent, sessionId, cwd, tool, kind, input, toolUseId} with the exact tool_input', () => {
+  it('R-HOOK-2 a Claude Code PreToolUse becomes {agent, sessionId, cwd, tool, kind, input, toolUseId, permissionMode} with the exact tool_input', () => {
     const parsed = parseHookEvent('claude-code', 'before', JSON.stringify(claudeBefore), '/elsewhere');
     expect(parsed).toEqual({
       ok: true,
       mode: 'before',
       event: 'PreToolUse',
-      action: { agent: 'claude-code', sessionId: 'sess-1', cwd: '/work/repo', tool: 'Bash', kind: 'shell', input: claudeBefore.tool_input, toolUseId: 'toolu_1' },
+      action: { agent: 'claude-code', sessionId: 'sess-1', cwd: '/work/repo', tool: 'Bash', kind: 'shell', input: claudeBefore.tool_input, toolUseId: 'toolu_1', permissionMode: 'default' },
     });
+    // Another agent's permission_mode is not read: only Claude Code's decides whether an ask shows a dialog (R-HOOK-9).
+    expect(parseHookEvent('codex', 'before', JSON.stringify(codexBefore), '/x')).not.toHaveProperty('action.permissionMode');
   });
 
   it('R-HOOK-2 Codex PreToolUse and Gemini BeforeTool map alike; Gemini has no tool-use id', () => {
