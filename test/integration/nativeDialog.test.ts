@@ -46,10 +46,11 @@ interface Running {
   done: Promise<{ code: number | null; stdout: string }>;
 }
 
-/** Whether the process holds a socket (the hook's one connection to the daemon). */
+/** Whether the process holds a socket beyond its stdio (which Node's spawn makes socket pairs): the hook's one connection to the daemon. */
 function connected(child: ChildProcess): boolean {
   try {
     return readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
+      if (Number(fd) <= 2) return false;
       try {
         return readlinkSync(`/proc/${child.pid}/fd/${fd}`).startsWith('socket:');
       } catch {
@@ -109,8 +110,11 @@ describe('R-HOOK-9 approving in the agent\'s own dialog (hooks.claudeNativePromp
     await expect.poll(() => connected(dialog.child), { timeout: 10_000 }).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 200));
     dialog.child.kill('SIGTERM');
-    await dialog.done;
-    await expect.poll(() => linesOf(home, id).map((line) => [line['outcome'], line['channel']])).toEqual([['consent_denied', 'agent']]);
+    // The hook still answers, a deny in the dialog's form, once its withdrawal reached the daemon.
+    const ended = await dialog.done;
+    expect(ended.code).toBe(0);
+    expect(JSON.parse(ended.stdout)).toMatchObject({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny' } } });
+    await expect.poll(() => linesOf(home, id).map((line) => [line['outcome'], line['channel']]), { timeout: 10_000 }).toEqual([['consent_denied', 'agent']]);
     expect(await pendingIds(home)).toEqual([]);
   });
 
