@@ -38,6 +38,8 @@ async function nextPending(home: TempHome, seen: Set<string>, why: () => string)
   throw new Error(`no approval was filed: ${why()}`);
 }
 
+const readingPause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1000));
+
 describe.skipIf(!available)('R-HOOK-9 approving in Claude Code\'s own dialog (hooks.claudeNativePrompt)', () => {
   it(
     'R-HOOK-9 a prompt shows the dialog and is pending in assent; "yes" there runs it once (channel agent), `assent approve` closes the dialog and runs it once, "no" there runs nothing (denied, channel agent)',
@@ -125,6 +127,8 @@ describe.skipIf(!available)('R-HOOK-9 approving in Claude Code\'s own dialog (ho
       // 1. The dialog opens and the approval is pending in assent at the same time; "yes" in the dialog runs it once.
       const first = await nextPending(home, seen, tail);
       await expect.poll(() => dialogOpen(first), { timeout: 15_000 }).toBe(true);
+      // A person reads the dialog first; by then its PermissionRequest hook is waiting on the daemon.
+      await readingPause();
       pty.write('1');
       await expect.poll(() => linesOf(first).map((line) => line['outcome']), { timeout: 15_000 }).toEqual(['started', 'ok']);
       expect(linesOf(first).map((line) => line['channel'])).toEqual(['agent', 'agent']);
@@ -142,6 +146,7 @@ describe.skipIf(!available)('R-HOOK-9 approving in Claude Code\'s own dialog (ho
       // 3. The next call's dialog is a new one (the approved one did not stay open); "no" there runs nothing.
       const third = await nextPending(home, seen, tail);
       await expect.poll(() => dialogOpen(third), { timeout: 15_000 }).toBe(true);
+      await readingPause();
       pty.write('2');
       await expect.poll(() => linesOf(third).map((line) => line['outcome']), { timeout: 15_000 }).toEqual(['consent_denied']);
       expect(linesOf(third)[0]).toMatchObject({ channel: 'agent', deniedReason: 'consent_denied' });
