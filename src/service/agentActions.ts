@@ -110,10 +110,11 @@ export const NATIVE_CLAIM_MS = 30_000;
 
 /**
  * Claude Code's permission modes in which a before-tool `ask` shows its dialog
- * (observed with 2.1.328: `auto` is its default, `acceptEdits` still asks for a
- * write). Not `bypassPermissions`, nor any mode not seen: there the prompt waits in assent.
+ * (with 2.1.328 in a PTY: `auto`, its default there, and `acceptEdits`, which
+ * still asks for a write; `default` is the mode's documented name). Not
+ * `bypassPermissions`, `plan` nor any other: there the prompt waits in assent.
  */
-export const DIALOG_PERMISSION_MODES: ReadonlySet<string> = new Set(['default', 'auto', 'acceptEdits', 'plan']);
+export const DIALOG_PERMISSION_MODES: ReadonlySet<string> = new Set(['default', 'auto', 'acceptEdits']);
 
 /** Kept between an approval's expiry and the hook's deadline, so the expiry's answer reaches the hook in time. */
 export const ANSWER_BY_SLACK_MS = 250;
