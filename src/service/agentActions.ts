@@ -527,8 +527,9 @@ export class AgentActionService {
   /**
    * `agents.finish`: `finish`, and for a call that was shown in the agent's own
    * dialog (R-HOOK-9) the answer that let it run. An after-event for such a call
-   * whose approval is still open means the person said "yes" in the dialog: that
-   * decides the approval, channel `agent`, and then the end is recorded. One whose
+   * whose approval is still open, with its dialog shown (its PermissionRequest
+   * hook came), means the person said "yes" there: that decides the approval,
+   * channel `agent`, and then the end is recorded. One whose
    * approval ended otherwise (the dialog's "yes" reached assent only now, after a
    * deny or an expiry) still ran: it is audited as run, channel `agent`.
    */
@@ -537,7 +538,13 @@ export class AgentActionService {
     const prompt = this.native.forEnd(end.agent, end.sessionId, end.tool, nativeDigestOf(end.input), end.toolUseId);
     if (prompt === undefined) return { recorded: false };
     this.native.delete(prompt);
-    if (prompt.settled === undefined) await this.decideInDialog(prompt, 'allow');
+    // A "yes" needs a dialog: PermissionRequest runs only when Claude Code shows one. A call that ran
+    // with no dialog asked (its own rules or mode let it through) was approved by nobody: the approval
+    // is withdrawn, and the run is audited as what happened, channel agent.
+    if (prompt.settled === undefined) {
+      if (prompt.claimed) await this.decideInDialog(prompt, 'allow');
+      else prompt.withdraw();
+    }
     const outcome = await prompt.outcome;
     if (outcome.decision === 'allow') return this.finish(end);
     const callId = await this.approvals.admitAgentRun(prompt.base, { channel: 'agent', approvalId: prompt.approvalId });

@@ -362,6 +362,27 @@ describe('R-HOOK-9 a prompt shown in Claude Code\'s own dialog as well (hooks.cl
     expect(await first).toMatchObject({ decision: 'allow' });
   });
 
+  it('R-HOOK-9 a dialog\'s "yes" (an after-event once its PermissionRequest hook waits) approves with channel agent; a call that ran with no dialog shown is no approval: withdrawn, and its run audited', async () => {
+    const f = fixture(NATIVE);
+    const shown = await f.runtime.agents.authorize(claude('echo shown'));
+    const dialog = f.runtime.agents.dialog({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'echo shown' } });
+    expect((await f.runtime.agents.finishReported(end('echo shown'))).recorded).toBe(true);
+    expect(await dialog).toMatchObject({ decision: 'allow' });
+    const unshown = await f.runtime.agents.authorize(claude('echo unshown', 'acceptEdits'));
+    expect((await f.runtime.agents.finishReported({ ...end('echo unshown') })).recorded).toBe(true);
+    const of = (id: string | undefined) => f.audit().filter((line) => line['approvalId'] === id).map((line) => [line['outcome'], line['channel']]);
+    await expect.poll(() => of(shown.approvalId)).toEqual([
+      ['started', 'agent'],
+      ['ok', 'agent'],
+    ]);
+    await expect.poll(() => of(unshown.approvalId)).toEqual([
+      ['withdrawn', undefined],
+      ['started', 'agent'],
+      ['ok', 'agent'],
+    ]);
+    expect(await f.runtime.service.list()).toEqual([]);
+  });
+
   it('R-HOOK-9 a call that ran on the dialog\'s "yes" after its approval was denied in assent is audited as run, channel agent', async () => {
     const f = fixture(NATIVE);
     const decision = await f.runtime.agents.authorize(claude('echo late-yes'));
