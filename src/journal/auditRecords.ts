@@ -8,7 +8,7 @@
  * `refused`: a decision that was not accepted (four-eyes, R-TEAM-3); the approval stays pending and nothing ran.
  */
 export type AuditOutcome = 'ok' | 'error' | 'denied' | 'consent_denied' | 'consent_timeout' | 'cancelled' | 'withdrawn' | 'uncertain' | 'started' | 'no_outcome' | 'refused';
-export type AuditChannel = 'tty' | 'cli' | 'watch' | 'web' | 'elicitation' | 'rule' | 'session';
+export type AuditChannel = 'tty' | 'cli' | 'watch' | 'web' | 'elicitation' | 'agent' | 'rule' | 'session';
 
 /**
  * The process that sent a decision, as the daemon found it (never as the client

@@ -29,7 +29,8 @@ const ActionFields = {
 };
 
 export const AgentDecisionSchema = z.object({
-  decision: z.enum(['allow', 'deny']),
+  /** `ask` (R-HOOK-9, Claude Code with hooks.claudeNativePrompt): the agent shows its own dialog; the approval is filed in assent too. */
+  decision: z.enum(['allow', 'deny', 'ask']),
   reason: z.string(),
   /** What the model reads (a denial says what happened and what it may do instead, R-HOOK-1). */
   message: z.string(),
@@ -67,6 +68,8 @@ export function agentOperations(deps: AgentOperationDeps): Operation[] {
         kind: z.enum(AGENT_ACTION_KINDS),
         /** Epoch ms by which the hook must answer its agent (R-HOOK-11): an approval filed for it expires no later. */
         answerBy: z.number().int().positive().optional(),
+        /** Claude Code's permission_mode: whether its own dialog would show for an `ask` (R-HOOK-9). */
+        permissionMode: z.string().min(1).max(40).optional(),
       }),
       result: AgentDecisionSchema,
       class: 'write',
@@ -82,6 +85,7 @@ export function agentOperations(deps: AgentOperationDeps): Operation[] {
         };
         if (params.toolUseId !== undefined) action.toolUseId = params.toolUseId;
         if (params.mcpServer !== undefined) action.mcpServer = params.mcpServer;
+        if (params.permissionMode !== undefined) action.permissionMode = params.permissionMode;
         const watch = watchRequest(context);
         return deps.agents.authorize(action, {
           ...(watch === undefined ? {} : { watch }),
@@ -92,6 +96,25 @@ export function agentOperations(deps: AgentOperationDeps): Operation[] {
             }
           },
         });
+      },
+    }),
+    defineOperation({
+      name: 'agents.dialog',
+      summary:
+        "Answer an agent's own permission dialog (R-HOOK-9, Claude Code's PermissionRequest hook) with the decision of the approval its call filed, whoever gives it; the request ending first records the dialog's \"no\" as a deny with channel agent.",
+      params: z.strictObject({
+        agent: z.enum(AGENT_NAMES),
+        sessionId: z.string().min(1).max(200),
+        tool: z.string().min(1).max(200),
+        /** The exact tool_input shown in the dialog: the approval it waits for is bound to its digest. */
+        input: portableJson(z.record(z.string(), z.unknown())),
+      }),
+      result: AgentDecisionSchema,
+      class: 'write',
+      exposure: { cli: HOOK_ONLY, rpc: true, http: HOOK_ONLY, mcp: NOT_ON_MCP },
+      handler: async (params, context) => {
+        const watch = watchRequest(context);
+        return deps.agents.dialog({ agent: params.agent, sessionId: params.sessionId, tool: params.tool, input: params.input }, watch);
       },
     }),
     defineOperation({
@@ -142,7 +165,7 @@ export function agentOperations(deps: AgentOperationDeps): Operation[] {
         if (params.toolUseId !== undefined) end.toolUseId = params.toolUseId;
         if (params.mcpServer !== undefined) end.mcpServer = params.mcpServer;
         if (params.durationMs !== undefined) end.durationMs = params.durationMs;
-        return deps.agents.finish(end);
+        return deps.agents.finishReported(end);
       },
     }),
   ];

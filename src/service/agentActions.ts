@@ -17,7 +17,7 @@ import {
 import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult } from '../core/policy/agentPolicy.js';
 import { isBuiltInRuleKey } from '../core/policy/agentPolicyConfig.js';
 import { sessionGrantSubject } from '../core/agent/agentTargets.js';
-import { agentActionRisk } from '../core/approval/approvalRisk.js';
+import { agentActionRisk, readApprovalRisk } from '../core/approval/approvalRisk.js';
 import { nativeDigestOf } from '../journal/nativeHash.js';
 import type { Clock } from '../core/base/clock.js';
 import { AssentError } from '../core/base/errors.js';
@@ -26,6 +26,11 @@ import type { PolicySnapshot } from '../core/policy/toolPolicy.js';
 import type { ApprovalService, CallOutcome, PinnedConfig } from './approvalService.js';
 import type { Logger } from './logger.js';
 import { realTimers, type Timers } from '../core/base/timers.js';
+import { quorumFor } from '../core/config/teamConfig.js';
+import { NativePrompts, type NativeOutcome, type NativePrompt } from './agentNativePrompts.js';
+import type { RequestEndListener, WatchRequest } from './pendingApproval.js';
+import type { ApprovalView } from './approvalViews.js';
+import type { AuthorizeParams, AuthorizeResult, CallBase } from './toolCallTypes.js';
 
 /** Allowed calls remembered for their after-event; beyond this the oldest is dropped (its audit line stays `started`). */
 export const MAX_OPEN_AGENT_CALLS = 10_000;
@@ -44,7 +49,15 @@ export type AgentDecision =
       channel?: string;
       waitedForConsentMs?: number;
     }
-  | { decision: 'deny'; reason: AgentDenialReason; message: string; approvalId?: string };
+  | { decision: 'deny'; reason: AgentDenialReason; message: string; approvalId?: string }
+  /**
+   * R-HOOK-9: the agent shows its own dialog (Claude Code, `hooks.claudeNativePrompt`);
+   * the approval is filed in assent too, and the first answer decides.
+   */
+  | { decision: 'ask'; reason: 'prompt'; message: string; approvalId: string };
+
+/** What a PermissionRequest hook answers the agent's dialog with. */
+export type AgentDialogAnswer = Exclude<AgentDecision, { decision: 'ask' }>;
 
 /** An after-event (PostToolUse, AfterTool): the end of a call the hook let run (R-HOOK-6). */
 export interface AgentActionEnd {
@@ -85,6 +98,23 @@ type AuthorizeOptions = NonNullable<Parameters<ApprovalService['authorize']>[1]>
 
 /** What the hook's request adds: the epoch ms by which it must answer its agent (R-HOOK-11). */
 export type AgentAuthorizeOptions = AuthorizeOptions & { answerBy?: number };
+
+/**
+ * How long a call shown in the agent's dialog waits for its PermissionRequest
+ * hook (which Claude Code starts as the dialog opens, well under a second after
+ * the before-tool answer). None by then: the agent showed no dialog assent can
+ * answer (`-p` mode refuses an `ask`; or no such hook is installed), so the
+ * approval is withdrawn; a "yes" in a dialog is still recorded from the after-event.
+ */
+export const NATIVE_CLAIM_MS = 30_000;
+
+/**
+ * Claude Code's permission modes in which a before-tool `ask` shows its dialog
+ * (with 2.1.328 in a PTY: `auto`, its default there, and `acceptEdits`, which
+ * still asks for a write; `default` is the mode's documented name). Not
+ * `bypassPermissions`, `plan` nor any other: there the prompt waits in assent.
+ */
+export const DIALOG_PERMISSION_MODES: ReadonlySet<string> = new Set(['default', 'auto', 'acceptEdits']);
 
 /** Kept between an approval's expiry and the hook's deadline, so the expiry's answer reaches the hook in time. */
 export const ANSWER_BY_SLACK_MS = 250;
@@ -194,6 +224,8 @@ export class AgentActionService {
   private readonly open = new Map<string, OpenCall>();
   /** `agent \0 session \0 toolUseId` → callId, for agents that send a tool-use id. */
   private readonly byToolUse = new Map<string, string>();
+  /** Calls shown in the agent's own dialog while their approval is filed here too (R-HOOK-9). */
+  private readonly native = new NativePrompts();
 
   constructor(options: AgentActionServiceOptions) {
     this.approvals = options.approvals;
@@ -275,24 +307,21 @@ export class AgentActionService {
     if (grant !== undefined) caller['sessionGrant'] = grant.label;
     // The risk every view shows, level first (R-POL-10, R-REM-5); like the parts, not audited.
     caller['risk'] = agentActionRisk(kind, evaluation.risks);
-    try {
-      const result = await this.approvals.authorize(
-        {
-          sessionId: action.sessionId,
-          server: AGENT_ALIAS[action.agent],
-          tool: action.tool,
-          args: action.input,
-          caller,
-          agentAction: {
-            agent: action.agent,
-            evaluation,
-            consentTimeoutMs,
-            auditCaller,
-            ...(grant === undefined ? {} : { sessionGrant: nativeDigestOf(grant.subject) }),
-          },
-        },
-        options,
-      );
+    const params: AuthorizeParams = {
+      sessionId: action.sessionId,
+      server: AGENT_ALIAS[action.agent],
+      tool: action.tool,
+      args: action.input,
+      caller,
+      agentAction: {
+        agent: action.agent,
+        evaluation,
+        consentTimeoutMs,
+        auditCaller,
+        ...(grant === undefined ? {} : { sessionGrant: nativeDigestOf(grant.subject) }),
+      },
+    };
+    const allowed = (result: AuthorizeResult): AgentDecision => {
       this.remember(action, result.callId);
       const channel = result.consent?.channel;
       const decision: AgentDecision = {
@@ -308,7 +337,8 @@ export class AgentActionService {
       };
       if (result.consent?.approvalId !== undefined) decision.approvalId = result.consent.approvalId;
       return decision;
-    } catch (error) {
+    };
+    const denied = (error: unknown): AgentDecision => {
       if (!(error instanceof AssentError) || error.type !== 'policy_denied') throw error;
       const details = error.details ?? {};
       const raw = typeof details['reason'] === 'string' ? details['reason'] : 'consent_denied';
@@ -326,6 +356,146 @@ export class AgentActionService {
       const denial: AgentDecision = { decision: 'deny', reason, message: describeAgentDenial(reason, context) };
       if (context.approvalId !== undefined) denial.approvalId = context.approvalId;
       return denial;
+    };
+    if (evaluation.decision === 'prompt' && this.showsNativePrompt(action, toolId)) {
+      return this.authorizeNative(action, params, allowed, denied);
+    }
+    try {
+      return allowed(await this.approvals.authorize(params, options));
+    } catch (error) {
+      return denied(error);
+    }
+  }
+
+  /**
+   * R-HOOK-9: whether a `prompt` is shown in the agent's own dialog too: Claude
+   * Code with `hooks.claudeNativePrompt`, and only where one person's answer is
+   * enough: not for an action that needs a passkey (R-REM-6), a quorum or four eyes.
+   */
+  private showsNativePrompt(action: AgentAction, toolId: string): boolean {
+    const { config } = this.approvals.config;
+    if (action.agent !== 'claude-code' || !config.hooks.claudeNativePrompt) return false;
+    // Only where an `ask` is known to show the dialog; any other mode (bypassPermissions, one not seen yet) waits in assent.
+    if (!DIALOG_PERMISSION_MODES.has(action.permissionMode ?? '')) return false;
+    if (config.approvals.fourEyes || quorumFor(config.policy.quorum, AGENT_ALIAS[action.agent], action.tool) > 1) return false;
+    return this.approvals.presenceFor(toolId) === undefined;
+  }
+
+  /**
+   * Files the approval as any prompt, then answers `ask` at once (the agent
+   * shows its dialog) instead of waiting: the approval waits detached from this
+   * request, for the PermissionRequest hook (`dialog`), the after-event or any
+   * of assent's channels. Anything that settles before the approval is filed
+   * (a session grant, a refusal) is the answer, as without the dialog.
+   */
+  private async authorizeNative(
+    action: AgentAction,
+    params: AuthorizeParams,
+    allowed: (result: AuthorizeResult) => AgentDecision,
+    denied: (error: unknown) => AgentDecision,
+  ): Promise<AgentDecision> {
+    let listener: RequestEndListener | undefined;
+    let onFiled: (approval: ApprovalView) => void = () => undefined;
+    const filed = new Promise<{ filed: ApprovalView }>((resolve) => {
+      onFiled = (approval) => resolve({ filed: approval });
+    });
+    const watch: WatchRequest = (end) => {
+      listener = end;
+    };
+    const decided = this.approvals.authorize(params, { watch, onApprovalFiled: onFiled }).then(allowed, denied);
+    const first = await Promise.race([filed, decided.then((decision) => ({ decision }))]);
+    if ('decision' in first) return first.decision;
+    const approvalId = first.filed.id;
+    const toolId = agentToolId(action.agent, action.tool);
+    const outcome = decided.then(
+      (decision): NativeOutcome => (decision.decision === 'allow' && decision.callId !== undefined ? { decision: 'allow', callId: decision.callId } : { decision: 'deny' }),
+      (): NativeOutcome => ({ decision: 'deny' }),
+    );
+    const now = this.clock.now();
+    // Past its expiry and the after-event's window, nothing can answer a prompt any more.
+    this.native.dropOlderThan(now - 2 * this.outcomeWindowMs());
+    const base: CallBase = {
+      sessionId: action.sessionId,
+      server: params.server,
+      tool: action.tool,
+      argsSha256: nativeDigestOf(action.input),
+      caller: params.agentAction?.auditCaller ?? {},
+      agent: action.agent,
+    };
+    const risk = readApprovalRisk(params.caller?.['risk'])?.level;
+    if (risk !== undefined) base.risk = risk;
+    const prompt: NativePrompt = {
+      approvalId,
+      agent: action.agent,
+      sessionId: action.sessionId,
+      tool: action.tool,
+      argsSha256: base.argsSha256,
+      base,
+      filedAt: now,
+      outcome,
+      claimed: false,
+      withdraw: () => listener?.requestEnded('cancelled'),
+    };
+    if (action.toolUseId !== undefined) prompt.toolUseId = action.toolUseId;
+    this.native.add(prompt);
+    const claimTimer = this.timers.setTimeout(() => {
+      if (!prompt.claimed && prompt.settled === undefined) prompt.withdraw();
+    }, NATIVE_CLAIM_MS);
+    void outcome.then(() => this.timers.clearTimeout(claimTimer));
+    return {
+      decision: 'ask',
+      reason: 'prompt',
+      approvalId,
+      message: `assent: ${toolId} waits for approval ${approvalId}: answer here, or with \`assent approve ${approvalId}\`, \`assent watch\` or the web page; the first answer decides.`,
+    };
+  }
+
+  /**
+   * R-HOOK-9: the PermissionRequest hook of an agent's dialog. Waits for the
+   * decision of the approval its call filed, whoever gives it, so an answer from
+   * assent's channels closes the dialog. The hook's request ending first means
+   * the dialog was answered "no" (or dismissed, or the agent quit): that is the
+   * person's answer, recorded as a deny with channel `agent`.
+   */
+  async dialog(action: Pick<AgentAction, 'agent' | 'sessionId' | 'tool' | 'input'>, watch?: WatchRequest): Promise<AgentDialogAnswer> {
+    const toolId = agentToolId(action.agent, action.tool);
+    const prompt = this.native.claim(action.agent, action.sessionId, action.tool, nativeDigestOf(action.input));
+    if (prompt === undefined) {
+      return {
+        decision: 'deny',
+        reason: 'unavailable',
+        message: `assent refused ${toolId} in this dialog: no approval filed by assent waits for this exact call (the daemon restarted, or hooks.claudeNativePrompt was off when the call was checked), so it did not run. Retrying the call is fine.`,
+      };
+    }
+    watch?.({
+      requestEnded: () => {
+        if (prompt.settled === undefined) void this.decideInDialog(prompt, 'deny');
+      },
+    });
+    const outcome = await prompt.outcome;
+    if (outcome.decision === 'allow') return { decision: 'allow', reason: 'approved', message: `assent: ${toolId} allowed (approval ${prompt.approvalId})`, approvalId: prompt.approvalId };
+    const view = await this.approvals.get(prompt.approvalId).catch(() => undefined);
+    const state = view?.state ?? 'denied';
+    return {
+      decision: 'deny',
+      reason: state === 'expired' ? 'consent_timeout' : 'consent_denied',
+      approvalId: prompt.approvalId,
+      message: `assent refused ${toolId}: approval ${prompt.approvalId} ended ${state}, so the call did not run. Do not retry the identical call; ask the operator what to do instead.`,
+    };
+  }
+
+  /** Records the answer given in the agent's own dialog as the approval's decision, channel `agent` (R-HOOK-9). A decision already made elsewhere stays. */
+  private async decideInDialog(prompt: NativePrompt, behavior: 'allow' | 'deny'): Promise<void> {
+    try {
+      await this.approvals.decide({
+        id: prompt.approvalId,
+        behavior,
+        channel: 'agent',
+        ...(behavior === 'deny' ? { reason: "declined in the agent's own dialog" } : {}),
+      });
+    } catch (error) {
+      // Decided, expired or withdrawn already: the first answer stands.
+      this.logger.debug("an answer in the agent's dialog came after the approval was resolved", { approvalId: prompt.approvalId, error });
     }
   }
 
@@ -351,6 +521,37 @@ export class AgentActionService {
     // Forgotten by the approval service already (e.g. dropped as too old): nothing to record.
     if (!this.approvals.hasCall(callId)) return { recorded: false };
     this.approvals.finish(finish).catch((error: unknown) => this.logger.warn('could not record the end of an agent call', { callId, error }));
+    return { recorded: true, callId };
+  }
+
+  /**
+   * `agents.finish`: `finish`, and for a call that was shown in the agent's own
+   * dialog (R-HOOK-9) the answer that let it run. An after-event for such a call
+   * whose approval is still open, with its dialog shown (its PermissionRequest
+   * hook came), means the person said "yes" there: that decides the approval,
+   * channel `agent`, and then the end is recorded. One whose
+   * approval ended otherwise (the dialog's "yes" reached assent only now, after a
+   * deny or an expiry) still ran: it is audited as run, channel `agent`.
+   */
+  async finishReported(end: AgentActionEnd): Promise<{ recorded: boolean; callId?: string }> {
+    if (this.match(end) !== undefined) return this.finish(end);
+    const prompt = this.native.forEnd(end.agent, end.sessionId, end.tool, nativeDigestOf(end.input), end.toolUseId);
+    if (prompt === undefined) return { recorded: false };
+    this.native.delete(prompt);
+    // A "yes" needs a dialog: PermissionRequest runs only when Claude Code shows one. A call that ran
+    // with no dialog asked (its own rules or mode let it through) was approved by nobody: the approval
+    // is withdrawn, and the run is audited as what happened, channel agent.
+    if (prompt.settled === undefined) {
+      if (prompt.claimed) await this.decideInDialog(prompt, 'allow');
+      else prompt.withdraw();
+    }
+    const outcome = await prompt.outcome;
+    if (outcome.decision === 'allow') return this.finish(end);
+    const callId = await this.approvals.admitAgentRun(prompt.base, { channel: 'agent', approvalId: prompt.approvalId });
+    this.logger.warn("a call ran on an answer in the agent's own dialog after its approval had ended in assent", { approvalId: prompt.approvalId, callId });
+    const finish: Parameters<ApprovalService['finish']>[0] = { callId, outcome: end.outcome };
+    if (end.durationMs !== undefined) finish.durationMs = end.durationMs;
+    await this.approvals.finish(finish);
     return { recorded: true, callId };
   }
 

@@ -26,7 +26,7 @@ import type { ProofService } from './proofService.js';
 import type { PinnedConfig, ServiceContext } from './serviceContext.js';
 import { Sessions, type SessionInfo, type UnlistedPolicyToolReport } from './sessions.js';
 import { realTimers, type Timers } from '../core/base/timers.js';
-import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallOutcome } from './toolCallTypes.js';
+import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallBase, CallOutcome, Consent } from './toolCallTypes.js';
 import { ToolCalls } from './toolCalls.js';
 
 // The service's public surface, named here so operations and heads import one module.
@@ -212,6 +212,11 @@ export class ApprovalService {
   /** Records the end of an admitted call and writes its audit line (R-AUD-1). */
   finish(params: { callId: string; outcome: CallOutcome; durationMs?: number; result?: unknown }): Promise<{ recorded: boolean }> {
     return this.calls.finish(params);
+  }
+
+  /** An agent call that ran on an answer in the agent's own dialog after its approval ended (R-HOOK-9); see ToolCalls.admitAgentRun. */
+  admitAgentRun(base: CallBase, consent: Consent): Promise<string> {
+    return this.calls.admitAgentRun(base, consent);
   }
 
   /** Whether an admitted call is still in progress. */

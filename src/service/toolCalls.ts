@@ -340,6 +340,15 @@ export class ToolCalls {
     return result;
   }
 
+  /**
+   * An agent call that ran on an answer given in the agent's own dialog after its
+   * approval had ended here (R-HOOK-9): admitted as it ran, so its start and end
+   * are audited as what happened. Returns the call's id for `finish`.
+   */
+  async admitAgentRun(base: CallBase, consent: Consent): Promise<string> {
+    return (await this.admit(base, consent, 0)).callId;
+  }
+
   /** Records the end of an admitted call and writes its audit line (R-AUD-1). */
   async finish(params: { callId: string; outcome: CallOutcome; durationMs?: number; result?: unknown }): Promise<{ recorded: boolean }> {
     const { ctx } = this;

@@ -97,6 +97,7 @@ describe('SECURITY: the daemon, not the CLI, is what a same-user process talks t
     expect(changing('rpc')).toEqual([
       'actions.request',
       'agents.authorize',
+      'agents.dialog',
       'agents.finish',
       'approvals.decide',
       'calls.authorize',

@@ -238,4 +238,9 @@ export interface AgentAction {
   toolUseId?: string;
   /** For `mcp` actions: the server the agent reported beside the tool name, if any. */
   mcpServer?: string;
+  /**
+   * Claude Code's `permission_mode` (`default`, `acceptEdits`, `plan`, `auto`, …): whether
+   * an `ask` would show its dialog (R-HOOK-9). Decides nothing else.
+   */
+  permissionMode?: string;
 }

@@ -42,7 +42,7 @@ export interface ExportRecord {
   durationMs?: number;
 }
 
-const HUMAN_CHANNELS = new Set(['tty', 'cli', 'watch', 'web', 'elicitation']);
+const HUMAN_CHANNELS = new Set(['tty', 'cli', 'watch', 'web', 'elicitation', 'agent']);
 const WITHDRAWN_REASONS = new Set(['cancelled', 'withdrawn', 'session_ended', 'disconnected']);
 const SYSTEM_REASONS = new Set(['shutdown', 'unavailable', 'handoff_limit', 'approval_pending', 'no_consent_channel']);
 /** A reason code: lower-case words and underscores. Anything else (an operator's text) is not exported. */

@@ -57,8 +57,12 @@ export interface AgentTarget {
    * (Claude Code's shape), or `flat` `{type, bash, timeoutSec}` (Copilot CLI's own).
    */
   entryStyle: 'grouped' | 'flat';
-  /** Event names of the before-tool and after-tool hooks. */
-  events: { before: string; after: string };
+  /**
+   * Event names of the before-tool and after-tool hooks, and of the agent's
+   * permission-dialog hook where assent can answer the dialog (R-HOOK-9: Claude
+   * Code's PermissionRequest, installed with hooks.claudeNativePrompt).
+   */
+  events: { before: string; after: string; dialog?: string };
   /** The matcher that selects every tool. */
   matcher: string;
   /** Matchers the agent treats as "every tool" (an entry with one of these, or none, covers all tools). */
@@ -107,7 +111,7 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         scope,
         hooksFile: scope === 'user' ? path.join(configDir ?? path.join(where.homedir, '.claude'), 'settings.json') : path.join(project, '.claude', 'settings.json'),
         entryStyle: 'grouped',
-        events: { before: 'PreToolUse', after: 'PostToolUse' },
+        events: { before: 'PreToolUse', after: 'PostToolUse', dialog: 'PermissionRequest' },
         matcher: '*',
         allToolsMatchers: ['*', ''],
         timeoutUnit: 'seconds',

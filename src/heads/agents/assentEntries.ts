@@ -38,10 +38,22 @@ function commandOf(entry: JsonObject): unknown {
   return entry['command'] ?? entry['bash'];
 }
 
-/** The two commands assent installs, with the timeout in the agent's unit. */
+/** The commands assent installs, with the timeout in the agent's unit. */
 export interface DesiredHooks {
   before: HookEntry;
   after: HookEntry;
+  /** The permission-dialog hook (R-HOOK-9): the before-tool command again, under `target.events.dialog`. */
+  dialog?: HookEntry;
+}
+
+/** The event and entry of each hook assent installs, in the order they are appended. */
+export function desiredGroups(target: Pick<AgentTarget, 'events'>, desired: DesiredHooks): [string, HookEntry][] {
+  const groups: [string, HookEntry][] = [
+    [target.events.before, desired.before],
+    [target.events.after, desired.after],
+  ];
+  if (desired.dialog !== undefined && target.events.dialog !== undefined) groups.push([target.events.dialog, desired.dialog]);
+  return groups;
 }
 
 /** One assent entry found in a settings object. */
@@ -184,18 +196,14 @@ function hasExactly(groups: unknown[], target: AgentTarget, entry: HookEntry): b
  */
 export function withAssentHooks(settings: JsonObject, target: AgentTarget, desired: DesiredHooks, file: string): JsonObject {
   const events = hookEvents(settings, file);
-  const before = events === undefined ? [] : groupsOf(events, target.events.before, file);
-  const after = events === undefined ? [] : groupsOf(events, target.events.after, file);
-  if (findAssentHooks(settings).length === 2 && hasExactly(before, target, desired.before) && hasExactly(after, target, desired.after)) {
+  const wanted = desiredGroups(target, desired);
+  if (findAssentHooks(settings).length === wanted.length && wanted.every(([event, entry]) => hasExactly(events === undefined ? [] : groupsOf(events, event, file), target, entry))) {
     return settings;
   }
   const result = withoutAssentHooks(settings);
   const resultEvents = isJsonObject(result['hooks']) ? result['hooks'] : {};
   result['hooks'] = resultEvents;
-  for (const [event, entry] of [
-    [target.events.before, desired.before],
-    [target.events.after, desired.after],
-  ] as const) {
+  for (const [event, entry] of wanted) {
     const groups = groupsOf(resultEvents, event, file);
     resultEvents[event] = [...groups, hookElement(target, entry)];
   }

@@ -175,6 +175,8 @@ export interface DoctorDependencies {
   where: TargetEnvironment;
   installation: AssentInstallation;
   hookTimeoutSeconds: number;
+  /** `hooks.claudeNativePrompt` of the daemon's configuration (R-HOOK-9): Claude Code then needs its PermissionRequest hook. */
+  claudeNativePrompt?: boolean;
   records: InstallRecords;
   run: CommandRunner;
   now: () => Date;
@@ -336,6 +338,7 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
   const found = findAssentHooks(settings);
   const before = found.filter((hook) => hook.event === target.events.before);
   const after = found.filter((hook) => hook.event === target.events.after);
+  const dialog = found.filter((hook) => target.events.dialog !== undefined && hook.event === target.events.dialog);
   report.installed = found.length > 0;
   const again = `run \`assent install ${agent}${scope === 'project' ? ' --scope project' : ''}\``;
   if (!report.installed) {
@@ -347,7 +350,15 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
   report.command = before[0]?.command ?? null;
   if (before.length === 0) report.problems.push(`no ${target.events.before} hook: ${AGENT_TITLES[agent]} runs every tool call without asking assent; ${again}`);
   if (after.length === 0) report.problems.push(`no ${target.events.after} hook: the outcome of allowed calls is not recorded in the audit log; ${again}`);
-  for (const hook of found.filter((h) => h.event !== target.events.before && h.event !== target.events.after)) {
+  if (target.events.dialog !== undefined) {
+    if (deps.claudeNativePrompt === true && dialog.length === 0 && before.length > 0) {
+      report.problems.push(`hooks.claudeNativePrompt is on, but there is no ${target.events.dialog} hook: an answer given in \`assent approve\`, \`assent watch\` or the web page cannot close ${AGENT_TITLES[agent]}'s own dialog; ${again}`);
+    }
+    if (deps.claudeNativePrompt !== true && dialog.length > 0) {
+      report.problems.push(`a ${target.events.dialog} hook of assent is installed, but hooks.claudeNativePrompt is off: it would refuse every dialog ${AGENT_TITLES[agent]} opens on its own; ${again} to remove it`);
+    }
+  }
+  for (const hook of found.filter((h) => h.event !== target.events.before && h.event !== target.events.after && h.event !== target.events.dialog)) {
     report.problems.push(`an assent hook sits under ${JSON.stringify(hook.event)}, an event assent does not install; ${again}`);
   }
   for (const hook of before) {
@@ -355,8 +366,8 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
       report.problems.push(`the ${target.events.before} hook matches only ${JSON.stringify(hook.matcher)}, so other tools run without asking assent; ${again}`);
     }
   }
-  for (const hook of [...before, ...after]) report.problems.push(...commandProblems(target, hook, deps.installation, hook.event === target.events.after));
-  const timeoutProblems = [...before, ...after].flatMap((hook) => timeoutProblemsOf(target, hook, deps.hookTimeoutSeconds, again));
+  for (const hook of [...before, ...after, ...dialog]) report.problems.push(...commandProblems(target, hook, deps.installation, hook.event === target.events.after));
+  const timeoutProblems = [...before, ...after, ...dialog].flatMap((hook) => timeoutProblemsOf(target, hook, deps.hookTimeoutSeconds, again));
   report.timeoutOk = before.length + after.length > 0 && timeoutProblems.length === 0;
   report.problems.push(...timeoutProblems);
   report.problems.push(...disabledProblems(target, settings, found.flatMap((hook) => (typeof hook.name === 'string' ? [hook.name, hook.command] : [hook.command]))));

@@ -23,6 +23,12 @@ export interface PinnedHookTimeout {
   source: 'pinned' | 'file' | 'fail-closed';
   /** Set when config.json says another value that is not confirmed yet: what applies after `assent config reload`. */
   unconfirmedSeconds?: number;
+  /** `hooks.claudeNativePrompt` of the same configuration (R-HOOK-9): install then writes Claude Code's PermissionRequest hook. */
+  claudeNativePrompt: boolean;
+}
+
+function claudeNativePromptOf(config: Config): boolean {
+  return (config as Config & { hooks?: { claudeNativePrompt?: unknown } }).hooks?.claudeNativePrompt === true;
 }
 
 function fileSeconds(paths: StatePaths): number | undefined {
@@ -43,9 +49,12 @@ function fileSeconds(paths: StatePaths): number | undefined {
 export function pinnedHookTimeout(paths: StatePaths): PinnedHookTimeout {
   const confirmed = readConfirmedConfig(paths.journal, paths.config);
   let result: PinnedHookTimeout;
-  if (confirmed.ok) result = { seconds: hookTimeoutSecondsOf(confirmed.config), source: 'pinned' };
-  else if (confirmed.invalid === true) result = { seconds: hookTimeoutSecondsOf(FAIL_CLOSED_CONFIG), source: 'fail-closed' };
-  else return { seconds: hookTimeoutSecondsOf(loadConfigFile(paths.config).config), source: 'file' };
+  if (confirmed.ok) result = { seconds: hookTimeoutSecondsOf(confirmed.config), source: 'pinned', claudeNativePrompt: claudeNativePromptOf(confirmed.config) };
+  else if (confirmed.invalid === true) result = { seconds: hookTimeoutSecondsOf(FAIL_CLOSED_CONFIG), source: 'fail-closed', claudeNativePrompt: false };
+  else {
+    const config = loadConfigFile(paths.config).config;
+    return { seconds: hookTimeoutSecondsOf(config), source: 'file', claudeNativePrompt: claudeNativePromptOf(config) };
+  }
   const onDisk = fileSeconds(paths);
   if (onDisk !== undefined && onDisk !== result.seconds) result.unconfirmedSeconds = onDisk;
   return result;

@@ -76,6 +76,8 @@ export interface InstallRequest {
   installation: AssentInstallation;
   /** `hooks.timeoutSeconds` of the config. */
   hookTimeoutSeconds: number;
+  /** `hooks.claudeNativePrompt` of the config: Claude Code also gets the PermissionRequest hook (R-HOOK-9). */
+  claudeNativePrompt?: boolean;
   mcp: boolean;
 }
 
@@ -87,16 +89,20 @@ export interface InstallRequest {
 
 /** What an agent shows while assent's before-tool hook runs: it may be waiting for a person, so it says where to decide. */
 export const HOOK_STATUS_MESSAGE = 'assent: checking this call; if it waits for approval, decide with `assent watch` or the web page';
+/** What Claude Code shows while the PermissionRequest hook waits beside its dialog (R-HOOK-9). */
+export const HOOK_DIALOG_STATUS_MESSAGE = 'assent: this call also waits in `assent watch` and the web page; the first answer decides';
 /** Gemini CLI shows a hook's name ("Executing Hook: …") while it runs. */
 export const GEMINI_HOOK_NAMES = { before: 'assent (if it waits: `assent watch` or the web page)', after: 'assent (audit)' } as const;
 
-export function desiredHooks(target: AgentTarget, installation: AssentInstallation, hookTimeoutSeconds: number): DesiredHooks {
+export function desiredHooks(target: AgentTarget, installation: AssentInstallation, hookTimeoutSeconds: number, claudeNativePrompt = false): DesiredHooks {
   const seconds = requiredAgentTimeoutSeconds(hookTimeoutSeconds);
   const timeout = target.timeoutUnit === 'milliseconds' ? seconds * 1000 : seconds;
   const before: HookEntry = { type: 'command', command: hookCommand(installation, target.agent, false, seconds), timeout };
   const after: HookEntry = { type: 'command', command: hookCommand(installation, target.agent, true, seconds), timeout };
   if (target.agent === 'gemini') return { before: { ...before, name: GEMINI_HOOK_NAMES.before }, after: { ...after, name: GEMINI_HOOK_NAMES.after } };
   // Claude Code and Codex show `statusMessage` while the hook runs; the other agents have no such key (docs/agents.md).
+  // R-HOOK-9: the PermissionRequest hook is the before-tool command itself (it tells the events apart), waiting as long.
+  if (target.agent === 'claude-code' && claudeNativePrompt) return { before: { ...before, statusMessage: HOOK_STATUS_MESSAGE }, after, dialog: { ...before, statusMessage: HOOK_DIALOG_STATUS_MESSAGE } };
   if (target.agent === 'claude-code' || target.agent === 'codex') return { before: { ...before, statusMessage: HOOK_STATUS_MESSAGE }, after };
   return { before, after };
 }
@@ -175,7 +181,7 @@ function jsonChange(file: string, kinds: EntryKind[], dialect: JsonDialect, edit
 export function planInstall(request: InstallRequest): AgentPlan {
   const target = agentTarget(request.agent, request.scope, request.where);
   if (isPluginAgent(target.agent)) return planPluginInstall(target, request, (file, kinds, before, afterText) => change(file, kinds, before, afterText));
-  const hooks = desiredHooks(target, request.installation, request.hookTimeoutSeconds);
+  const hooks = desiredHooks(target, request.installation, request.hookTimeoutSeconds, request.claudeNativePrompt === true);
   const server = mcpServerCommand(request.installation);
   const hooksFile = resolveSettingsPath(target.hooksFile);
   const mcpFile = resolveSettingsPath(target.mcp.file);

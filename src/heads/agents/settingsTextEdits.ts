@@ -1,7 +1,7 @@
 // assent's entries edited in the settings file's own text (see jsonTextEdit.ts):
 // the same changes assentEntries.ts makes to the parsed object, made as small
 // insertions and removals so every other byte of the file stays as it was.
-import { hookElement, MCP_SERVER_NAME, type DesiredHooks } from './assentEntries.js';
+import { desiredGroups, hookElement, MCP_SERVER_NAME, type DesiredHooks } from './assentEntries.js';
 import type { AgentTarget } from './agentTargets.js';
 import { isAssentHookCommand } from './hookCommand.js';
 import { appendElement, holdsComments, insertMember, memberOf, memberValue, parseJsonTree, removeChild, replaceValue, valueOf, type JsonNode, type TextFormat } from './jsonTextEdit.js';
@@ -76,10 +76,7 @@ export function removeAssentHooksText(text: string): string {
 
 /** The text with assent's two groups appended to the agent's before-tool and after-tool lists (no assent entry may be there). */
 export function addAssentHooksText(text: string, target: AgentTarget, desired: DesiredHooks, format: TextFormat): string {
-  const groups: [string, unknown][] = [
-    [target.events.before, hookElement(target, desired.before)],
-    [target.events.after, hookElement(target, desired.after)],
-  ];
+  const groups: [string, unknown][] = desiredGroups(target, desired).map(([event, entry]) => [event, hookElement(target, entry)]);
   let current = text;
   const root = parseJsonTree(current);
   if (memberOf(root, 'hooks') === undefined) return insertMember(current, root, 'hooks', Object.fromEntries(groups.map(([event, group]) => [event, [group]])), format);

@@ -4,6 +4,8 @@
 import type { AgentName } from '../../core/agent/agentAction.js';
 
 export type HookDecision = 'allow' | 'deny';
+/** What a before-tool hook may answer: `ask` only for Claude Code with hooks.claudeNativePrompt (R-HOOK-9), which shows its own dialog then. */
+export type BeforeDecision = HookDecision | 'ask';
 
 /** Longest reason written; a reason is one line a model and a person can read. */
 const MAX_REASON_CHARS = 4000;
@@ -20,11 +22,13 @@ export function oneLine(text: string): string {
  * `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,"permissionDecisionReason":…}}`;
  * Gemini CLI and assent's OpenCode/Kilo plugin: `{"decision":…,"reason":…}`;
  * Copilot CLI: `{"permissionDecision":…,"permissionDecisionReason":…}` (its
- * own hook style reads no `hookSpecificOutput`). Never `ask`, never
- * `updatedInput`: what runs is exactly what was decided (R-HOOK-2).
+ * own hook style reads no `hookSpecificOutput`). Never `updatedInput`: what
+ * runs is exactly what was decided (R-HOOK-2). `ask` is Claude Code's alone
+ * (R-HOOK-9); asked of another agent's answer it is a deny, which fails closed.
  */
-export function beforeAnswer(agent: AgentName, decision: HookDecision, reason: string): string {
+export function beforeAnswer(agent: AgentName, asked: BeforeDecision, reason: string): string {
   const text = oneLine(reason);
+  const decision: BeforeDecision = asked === 'ask' && agent !== 'claude-code' ? 'deny' : asked;
   switch (agent) {
     case 'gemini':
     case 'opencode':
@@ -38,6 +42,16 @@ export function beforeAnswer(agent: AgentName, decision: HookDecision, reason: s
     default:
       return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: text } });
   }
+}
+
+/**
+ * The answer to Claude Code's PermissionRequest (R-HOOK-9), which closes its
+ * dialog: `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":…,"message"?:…}}}`.
+ * Never `updatedInput` or `updatedPermissions`: an allow lets this one call run as shown.
+ */
+export function dialogAnswer(decision: HookDecision, reason: string): string {
+  const behavior = decision === 'allow' ? { behavior: 'allow' } : { behavior: 'deny', message: oneLine(reason) };
+  return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: behavior } });
 }
 
 /** The after-tool answer: an empty object, which changes nothing the agent does (the call already ran). */

@@ -56,8 +56,24 @@ export interface AgentActionEndEvent {
   durationMs?: number;
 }
 
+/**
+ * Claude Code's PermissionRequest event, sent as its own permission dialog opens
+ * (R-HOOK-9): the call it asks about, without a tool-use id. The before-tool
+ * hook command handles it too, so one installed command serves both.
+ */
+export const DIALOG_EVENTS: Readonly<Partial<Record<AgentName, string>>> = Object.freeze({ 'claude-code': 'PermissionRequest' });
+
+/** The call an agent's own dialog asks about. */
+export interface DialogEvent {
+  agent: AgentName;
+  sessionId: string;
+  tool: string;
+  input: Record<string, unknown>;
+}
+
 export type ParsedEvent =
   | { ok: true; mode: 'before'; event: string; action: AgentAction }
+  | { ok: true; mode: 'dialog'; event: string; dialog: DialogEvent }
   | { ok: true; mode: 'after'; event: string; end: AgentActionEndEvent }
   | { ok: false; problem: string; event?: string; tool?: string };
 
@@ -129,7 +145,8 @@ export function parseHookEvent(agent: AgentName, mode: HookMode, text: string, f
     return result;
   };
   if (eventName === undefined) return failed('the hook event has no hook_event_name');
-  if (!known[mode].includes(eventName)) {
+  const dialog = mode === 'before' && DIALOG_EVENTS[agent] === eventName;
+  if (!known[mode].includes(eventName) && !dialog) {
     const expected = known[mode].join(' or ');
     return failed(
       `the hook event ${JSON.stringify(eventName.slice(0, 60))} is not one this hook handles (assent hook ${agent}${mode === 'after' ? ' --after' : ''} expects ${expected})`,
@@ -144,6 +161,7 @@ export function parseHookEvent(agent: AgentName, mode: HookMode, text: string, f
   const toolUseId = value['tool_use_id'] === undefined ? undefined : shortString(value['tool_use_id']);
   if (value['tool_use_id'] !== undefined && toolUseId === undefined) return failed(`the ${eventName} event's tool_use_id is not a string of 1 to ${MAX_ID_CHARS} characters`);
   const mcpServer = reportedMcpServer(value);
+  if (dialog) return { ok: true, mode: 'dialog', event: eventName, dialog: { agent, sessionId, tool, input } };
   if (mode === 'before') {
     // Paths in the call are resolved against cwd: a relative, empty or odd one could make them mean another file.
     const rawCwd = value['cwd'];
@@ -154,6 +172,9 @@ export function parseHookEvent(agent: AgentName, mode: HookMode, text: string, f
     const action: AgentAction = { agent, sessionId, cwd, tool, kind: agentActionKind(agent, tool, mcpServer), input };
     if (toolUseId !== undefined) action.toolUseId = toolUseId;
     if (mcpServer !== undefined) action.mcpServer = mcpServer;
+    // Only Claude Code's: whether its dialog would show for an `ask` (R-HOOK-9).
+    const permissionMode = agent === 'claude-code' ? shortString(value['permission_mode']) : undefined;
+    if (permissionMode !== undefined && permissionMode.length <= 40) action.permissionMode = permissionMode;
     return { ok: true, mode, event: eventName, action };
   }
   const end: AgentActionEndEvent = { agent, sessionId, tool, input, outcome: outcomeOf(eventName, value['tool_response']) };

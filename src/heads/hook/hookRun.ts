@@ -6,9 +6,9 @@ import { agentToolId, parseAgentName, type AgentName } from '../../core/agent/ag
 import { AssentError } from '../../core/base/errors.js';
 import { AGENT_DEFAULT_TIMEOUT_SECONDS, hookDeadlineMs, MAX_AGENT_TIMEOUT_SECONDS } from '../../core/agent/hookDeadline.js';
 import { checkPrivateDir, resolveStatePaths, type StatePaths } from '../../journal/statePaths.js';
-import { afterAnswer, beforeAnswer, oneLine } from './hookAnswer.js';
+import { afterAnswer, beforeAnswer, dialogAnswer, oneLine } from './hookAnswer.js';
 import { isNotRunning, requestOnce } from './hookClient.js';
-import { MAX_EVENT_BYTES, parseHookEvent, type HookMode } from './hookEvent.js';
+import { MAX_EVENT_BYTES, parseHookEvent, type DialogEvent, type HookMode } from './hookEvent.js';
 
 /** What the hook prints and how it exits. Only 0 and 2: Codex and Gemini CLI run the call on any other code (R-HOOK-4). */
 export interface HookOutcome {
@@ -266,13 +266,14 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
     const paths = resolveStatePaths(deps.env);
     checkStateDir(paths);
     if (parsed.mode === 'after') return await reportEnd(paths, parsed.end, answerBy, hardMessage);
+    if (parsed.mode === 'dialog') return await answerDialog(paths, parsed.dialog, answerBy, hardMessage, deps.withdraw);
     const subject = agentToolId(agent, parsed.action.tool);
     const firstAnswerMs = deps.firstAnswerMs ?? DEFAULT_FIRST_ANSWER_MS;
     const wait = deadline(firstAnswerMs, answerBy, hardMessage);
     const grace = deps.expiryGraceMs ?? DEFAULT_EXPIRY_GRACE_MS;
     // The daemon files the approval to expire by then, so an unanswered prompt ends as its consent_timeout (R-HOOK-11).
     const params = { ...parsed.action, answerBy };
-    const ask = (): Promise<{ decision: 'allow' | 'deny'; message: string }> =>
+    const ask = (): Promise<{ decision: 'allow' | 'deny' | 'ask'; message: string }> =>
       requestOnce({
         socketPath: paths.socket,
         method: 'agents.authorize',
@@ -286,7 +287,7 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
         },
       });
     try {
-      let answer: { decision: 'allow' | 'deny'; message: string };
+      let answer: { decision: 'allow' | 'deny' | 'ask'; message: string };
       try {
         answer = await ask();
       } catch (error) {
@@ -302,7 +303,8 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
         wait.extend(firstAnswerMs);
         answer = await ask();
       }
-      if (answer.decision !== 'allow' && answer.decision !== 'deny') throw new AssentError('internal', 'the daemon answered neither allow nor deny');
+      // `ask` is the daemon's only for Claude Code (R-HOOK-9); beforeAnswer turns it into a deny for any other agent.
+      if (answer.decision !== 'allow' && answer.decision !== 'deny' && answer.decision !== 'ask') throw new AssentError('internal', 'the daemon answered neither allow, deny nor ask');
       // A decision (allow, or a policy or human deny) is an answer, not a failure: exit 0 (R-HOOK-4).
       const text = beforeAnswer(agent, answer.decision, answer.message);
       return { stdout: text === '' ? '' : `${text}\n`, exitCode: 0 };
@@ -314,6 +316,37 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
   } catch (error) {
     if (mode === 'after') return notRecorded(error instanceof Error ? error.message : String(error));
     return failClosed(agent, failureReason('this tool call', error));
+  }
+}
+
+/**
+ * Claude Code's PermissionRequest (R-HOOK-9): its dialog is open for a call the
+ * before-tool hook answered `ask`. Waits for that approval's decision, whoever
+ * gives it, up to the hook's hard deadline, and answers it so the dialog closes.
+ * Every failure is a deny in the dialog's own form with exit 0 (Claude Code
+ * ignores the stdout of any other exit code and would leave the dialog open).
+ * No daemon is started: a new one has no approval for this dialog.
+ */
+async function answerDialog(paths: StatePaths, dialog: DialogEvent, answerBy: number, hardMessage: string, withdraw: AbortSignal | undefined): Promise<HookOutcome> {
+  const subject = agentToolId(dialog.agent, dialog.tool);
+  const wait = deadline(answerBy - Date.now(), answerBy, hardMessage);
+  const refuse = (reason: string): HookOutcome => ({ stdout: `${dialogAnswer('deny', reason)}\n`, stderr: `${oneLine(reason)}\n`, exitCode: 0 });
+  try {
+    const answer = await requestOnce<{ decision?: unknown; message?: unknown }>({
+      socketPath: paths.socket,
+      method: 'agents.dialog',
+      params: dialog,
+      signal: wait.signal,
+      ...(withdraw === undefined ? {} : { withdraw }),
+    });
+    const message = typeof answer.message === 'string' ? answer.message : '';
+    if (answer.decision === 'allow') return { stdout: `${dialogAnswer('allow', message)}\n`, exitCode: 0 };
+    if (answer.decision === 'deny') return { stdout: `${dialogAnswer('deny', message)}\n`, exitCode: 0 };
+    return refuse(failureReason(subject, new AssentError('internal', 'the daemon answered neither allow nor deny')));
+  } catch (error) {
+    return refuse(failureReason(subject, error));
+  } finally {
+    wait.clear();
   }
 }
 

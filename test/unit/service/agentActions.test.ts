@@ -9,7 +9,7 @@ import type { AgentAction } from '../../../src/core/agent/agentAction.js';
 import { FakeClock } from '../../../src/core/base/clock.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
 import { ensureStateDir, resolveStatePaths, type StatePaths } from '../../../src/journal/statePaths.js';
-import { AgentActionService } from '../../../src/service/agentActions.js';
+import { AgentActionService, NATIVE_CLAIM_MS } from '../../../src/service/agentActions.js';
 import { EXPIRY_STORE_WAIT_MS } from '../../../src/service/approvalQueue.js';
 import type { Timers } from '../../../src/service/approvalService.js';
 import { createApprovalRuntime, type ApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
@@ -300,5 +300,101 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
     expect(end('b')).toBe(true);
     expect(end('c')).toBe(true);
     expect(agents.status()).toEqual({ openAgentCalls: 0 });
+  });
+});
+
+describe('R-HOOK-9 a prompt shown in Claude Code\'s own dialog as well (hooks.claudeNativePrompt)', () => {
+  const NATIVE = { hooks: { claudeNativePrompt: true }, policy: { commands: { default: 'prompt', rules: [] } } };
+  const claude = (command: string, permissionMode = 'default'): AgentAction => bash(command, { permissionMode });
+  const end = (command: string) => ({ agent: 'claude-code' as const, sessionId: 'sess-1', tool: 'Bash', input: { command }, toolUseId: 'toolu_1', outcome: 'ok' as const });
+
+  it('R-HOOK-9 answers ask at once with the approval id, filed and pending; another agent with the same setting waits in assent as before', async () => {
+    const f = fixture(NATIVE);
+    const decision = await f.runtime.agents.authorize(claude('echo native'));
+    expect(decision).toMatchObject({ decision: 'ask', reason: 'prompt' });
+    const listed = await f.runtime.service.list();
+    expect(listed.map((approval) => approval.id)).toEqual([decision.approvalId]);
+    let settled = false;
+    const codex = f.runtime.agents.authorize(bash('echo codex', { agent: 'codex', toolUseId: 'call_1' })).then((answer) => {
+      settled = true;
+      return answer;
+    });
+    expect(await pendingAfterFiling(f, 2)).toHaveLength(2);
+    expect(settled).toBe(false);
+    const codexId = (await f.runtime.service.list()).find((approval) => approval.id !== decision.approvalId)?.id as string;
+    await f.runtime.service.decide({ id: codexId, behavior: 'deny', channel: 'cli' });
+    expect((await codex).decision).toBe('deny');
+  });
+
+  it('R-HOOK-9 in bypassPermissions (or any permission mode not known to show the dialog) the prompt waits in assent', async () => {
+    const f = fixture(NATIVE);
+    let settled = false;
+    const waiting = f.runtime.agents.authorize(claude('echo bypass', 'bypassPermissions')).then((answer) => {
+      settled = true;
+      return answer;
+    });
+    const [approval] = await pendingAfterFiling(f);
+    expect(settled).toBe(false);
+    await f.runtime.service.decide({ id: approval?.id as string, behavior: 'deny', channel: 'cli' });
+    expect((await waiting).decision).toBe('deny');
+  });
+
+  it(`R-HOOK-9 no dialog hook asks within ${NATIVE_CLAIM_MS / 1000} s (claude -p refuses an ask): the approval is withdrawn, one withdrawn line`, async () => {
+    const f = fixture(NATIVE);
+    const decision = await f.runtime.agents.authorize(claude('echo unclaimed'));
+    f.timers.advance(NATIVE_CLAIM_MS - 1);
+    expect(await f.runtime.service.list()).toHaveLength(1);
+    f.timers.advance(1);
+    await expect.poll(() => f.runtime.service.list()).toEqual([]);
+    await expect.poll(() => f.audit().filter((line) => line['approvalId'] === decision.approvalId).map((line) => line['outcome'])).toEqual(['withdrawn']);
+  });
+
+  it('R-HOOK-9 one dialog per filed call: a second PermissionRequest for the same call finds nothing and is refused', async () => {
+    const f = fixture(NATIVE);
+    await f.runtime.agents.authorize(claude('echo once'));
+    const first = f.runtime.agents.dialog({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'echo once' } });
+    const second = await f.runtime.agents.dialog({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'echo once' } });
+    expect(second).toMatchObject({ decision: 'deny', reason: 'unavailable' });
+    const other = await f.runtime.agents.dialog({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'echo other' } });
+    expect(other.decision).toBe('deny');
+    const [approval] = await f.runtime.service.list();
+    await f.runtime.service.decide({ id: approval?.id as string, behavior: 'allow', channel: 'cli' });
+    expect(await first).toMatchObject({ decision: 'allow' });
+  });
+
+  it('R-HOOK-9 a dialog\'s "yes" (an after-event once its PermissionRequest hook waits) approves with channel agent; a call that ran with no dialog shown is no approval: withdrawn, and its run audited', async () => {
+    const f = fixture(NATIVE);
+    const shown = await f.runtime.agents.authorize(claude('echo shown'));
+    const dialog = f.runtime.agents.dialog({ agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'echo shown' } });
+    expect((await f.runtime.agents.finishReported(end('echo shown'))).recorded).toBe(true);
+    expect(await dialog).toMatchObject({ decision: 'allow' });
+    const unshown = await f.runtime.agents.authorize(claude('echo unshown', 'acceptEdits'));
+    expect((await f.runtime.agents.finishReported({ ...end('echo unshown') })).recorded).toBe(true);
+    const of = (id: string | undefined) => f.audit().filter((line) => line['approvalId'] === id).map((line) => [line['outcome'], line['channel']]);
+    await expect.poll(() => of(shown.approvalId)).toEqual([
+      ['started', 'agent'],
+      ['ok', 'agent'],
+    ]);
+    await expect.poll(() => of(unshown.approvalId)).toEqual([
+      ['withdrawn', undefined],
+      ['started', 'agent'],
+      ['ok', 'agent'],
+    ]);
+    expect(await f.runtime.service.list()).toEqual([]);
+  });
+
+  it('R-HOOK-9 a call that ran on the dialog\'s "yes" after its approval was denied in assent is audited as run, channel agent', async () => {
+    const f = fixture(NATIVE);
+    const decision = await f.runtime.agents.authorize(claude('echo late-yes'));
+    await f.runtime.service.decide({ id: decision.approvalId as string, behavior: 'deny', channel: 'cli' });
+    const recorded = await f.runtime.agents.finishReported(end('echo late-yes'));
+    expect(recorded.recorded).toBe(true);
+    await expect.poll(() => f.audit().filter((line) => line['approvalId'] === decision.approvalId).map((line) => [line['outcome'], line['channel']])).toEqual([
+      ['consent_denied', 'cli'],
+      ['started', 'agent'],
+      ['ok', 'agent'],
+    ]);
+    // The after-event is used once.
+    expect((await f.runtime.agents.finishReported(end('echo late-yes'))).recorded).toBe(false);
   });
 });

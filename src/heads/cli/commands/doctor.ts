@@ -43,6 +43,7 @@ async function runDoctor(options: DoctorOptions): Promise<void> {
     where,
     installation: thisInstallation(),
     hookTimeoutSeconds: timeout.seconds,
+    claudeNativePrompt: timeout.claudeNativePrompt,
     records: readInstallRecords(paths),
     run: runThroughShell,
     now: () => new Date(),

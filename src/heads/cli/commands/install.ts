@@ -62,12 +62,12 @@ async function runInstall(agentName: string, options: InstallOptions): Promise<v
   // The daemon's pinned value, not an unconfirmed edit of config.json (R-HOOK-11).
   const pinned = pinnedHookTimeout(paths);
   const hookTimeoutSeconds = pinned.seconds;
-  const plan = planInstall({ agent, scope, where: currentEnvironment(), installation, hookTimeoutSeconds, mcp: options.mcp === true });
+  const plan = planInstall({ agent, scope, where: currentEnvironment(), installation, hookTimeoutSeconds, claudeNativePrompt: pinned.claudeNativePrompt, mcp: options.mcp === true });
   const changed = plan.files.some((f) => f.changed);
   // A plugin that fails to load is skipped by the agent without a word: never write one (R-HOOK-14).
   if (isPluginAgent(agent)) for (const file of plan.files) if (file.afterText !== undefined) await verifyPluginText(file.afterText);
   const backups = changed && options.dryRun !== true ? applyInstall(plan, { paths, now: new Date() }) : {};
-  const hooks = desiredHooks(plan.target, installation, hookTimeoutSeconds);
+  const hooks = desiredHooks(plan.target, installation, hookTimeoutSeconds, pinned.claudeNativePrompt);
   const notes = installNotes(plan.target, options.mcp === true);
   const unconfirmed = unconfirmedTimeoutNote(pinned, paths.config);
   if (unconfirmed !== undefined) notes.push(unconfirmed);

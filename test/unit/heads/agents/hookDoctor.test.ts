@@ -99,6 +99,15 @@ function install(agent: AgentId, hookTimeoutSeconds = 110): string {
 }
 
 describe('R-HOOK-7 doctor checks an installed agent', () => {
+  it('R-HOOK-9 with hooks.claudeNativePrompt on, doctor wants Claude Code\'s PermissionRequest hook; with it off, such a hook is a problem too (it would refuse Claude Code\'s own dialogs)', async () => {
+    install('claude-code');
+    const on = { ...deps(), claudeNativePrompt: true };
+    expect((await checkAgent('claude-code', 'user', on)).problems).toEqual([expect.stringContaining('hooks.claudeNativePrompt is on, but there is no PermissionRequest hook')]);
+    applyInstall(planInstall({ agent: 'claude-code', scope: 'user', where: deps().where, installation, hookTimeoutSeconds: 110, claudeNativePrompt: true, mcp: false }), { paths, now: new Date() });
+    expect(await checkAgent('claude-code', 'user', on)).toMatchObject({ installed: true, timeoutOk: true, blocksCanary: true, problems: [] });
+    expect((await checkAgent('claude-code', 'user', deps())).problems).toEqual([expect.stringContaining('hooks.claudeNativePrompt is off')]);
+  });
+
   for (const agent of AGENT_IDS) {
     it(`${agent}: installed hooks that block the canary through sh -c are fine; the stand-in got the canary event and the agent name`, async () => {
       const file = install(agent);

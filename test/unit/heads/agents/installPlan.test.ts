@@ -35,8 +35,16 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const where = (env: NodeJS.ProcessEnv = {}) => ({ env, homedir: home, cwd: project });
 
-function install(agent: AgentId, options: { scope?: InstallScope; mcp?: boolean; env?: NodeJS.ProcessEnv; timeout?: number } = {}) {
-  const plan = planInstall({ agent, scope: options.scope ?? 'user', where: where(options.env), installation, hookTimeoutSeconds: options.timeout ?? 110, mcp: options.mcp === true });
+function install(agent: AgentId, options: { scope?: InstallScope; mcp?: boolean; env?: NodeJS.ProcessEnv; timeout?: number; native?: boolean } = {}) {
+  const plan = planInstall({
+    agent,
+    scope: options.scope ?? 'user',
+    where: where(options.env),
+    installation,
+    hookTimeoutSeconds: options.timeout ?? 110,
+    claudeNativePrompt: options.native === true,
+    mcp: options.mcp === true,
+  });
   return { plan, backups: applyInstall(plan, { paths, now: now() }) };
 }
 
@@ -92,6 +100,28 @@ describe('R-HOOK-7 install and uninstall on disk', () => {
     const { plan } = uninstall('claude-code');
     expect(plan.files[0]?.restoredExactly).toBe(true);
     expect(readFileSync(file, 'utf8')).toBe(original);
+  });
+
+  it('R-HOOK-9 with hooks.claudeNativePrompt Claude Code also gets the PermissionRequest hook (the before-tool command, same timeout), kept in a hand-formatted file; again is a no-op, off removes it, uninstall restores the bytes', () => {
+    const file = join(home, '.claude', 'settings.json');
+    mkdirSync(join(home, '.claude'));
+    writeFileSync(file, HAND_FORMATTED);
+    install('claude-code', { native: true });
+    const written = readFileSync(file, 'utf8');
+    expect(written.startsWith('{\n     "model" : "opus",')).toBe(true);
+    const found = findAssentHooks(parseSettings(file, written));
+    expect(found.map((hook) => hook.event)).toEqual(['PreToolUse', 'PostToolUse', 'PermissionRequest']);
+    const [before, , dialog] = found;
+    expect(dialog).toMatchObject({ matcher: '*', command: before?.command, timeout: before?.timeout });
+    expect(install('claude-code', { native: true }).plan.files.every((f) => !f.changed)).toBe(true);
+    // Off again: the next install takes the dialog hook out.
+    install('claude-code');
+    expect(findAssentHooks(parseSettings(file, readFileSync(file, 'utf8'))).map((hook) => hook.event)).toEqual(['PreToolUse', 'PostToolUse']);
+    // Only Claude Code has a dialog assent answers.
+    install('codex', { native: true });
+    expect(findAssentHooks(parseSettings(join(home, '.codex', 'hooks.json'), readFileSync(join(home, '.codex', 'hooks.json'), 'utf8'))).map((hook) => hook.event)).toEqual(['PreToolUse', 'PostToolUse']);
+    uninstall('claude-code');
+    expect(readFileSync(file, 'utf8')).toBe(HAND_FORMATTED);
   });
 
   it('uninstall after the user changed the file removes only assent\'s entries and keeps the user\'s change and layout', () => {

@@ -1,7 +1,7 @@
 // R-HOOK-1, R-HOOK-2, R-HOOK-6: hook events per agent become agent actions or
 // action ends; answers are in exactly the agent's shape.
 import { describe, expect, it } from 'vitest';
-import { afterAnswer, beforeAnswer, oneLine } from '../../../../src/heads/hook/hookAnswer.js';
+import { afterAnswer, beforeAnswer, dialogAnswer, oneLine } from '../../../../src/heads/hook/hookAnswer.js';
 import { outcomeOf, parseHookEvent } from '../../../../src/heads/hook/hookEvent.js';
 
 const claudeBefore = {
@@ -28,14 +28,16 @@ const geminiBefore = {
 };
 
 describe('hook events (R-HOOK-2)', () => {
-  it('R-HOOK-2 a Claude Code PreToolUse becomes {agent, sessionId, cwd, tool, kind, input, toolUseId} with the exact tool_input', () => {
+  it('R-HOOK-2 a Claude Code PreToolUse becomes {agent, sessionId, cwd, tool, kind, input, toolUseId, permissionMode} with the exact tool_input', () => {
     const parsed = parseHookEvent('claude-code', 'before', JSON.stringify(claudeBefore), '/elsewhere');
     expect(parsed).toEqual({
       ok: true,
       mode: 'before',
       event: 'PreToolUse',
-      action: { agent: 'claude-code', sessionId: 'sess-1', cwd: '/work/repo', tool: 'Bash', kind: 'shell', input: claudeBefore.tool_input, toolUseId: 'toolu_1' },
+      action: { agent: 'claude-code', sessionId: 'sess-1', cwd: '/work/repo', tool: 'Bash', kind: 'shell', input: claudeBefore.tool_input, toolUseId: 'toolu_1', permissionMode: 'default' },
     });
+    // Another agent's permission_mode is not read: only Claude Code's decides whether an ask shows a dialog (R-HOOK-9).
+    expect(parseHookEvent('codex', 'before', JSON.stringify(codexBefore), '/x')).not.toHaveProperty('action.permissionMode');
   });
 
   it('R-HOOK-2 Codex PreToolUse and Gemini BeforeTool map alike; Gemini has no tool-use id', () => {
@@ -134,5 +136,30 @@ describe('hook answers (R-HOOK-1)', () => {
   it('R-HOOK-4 a reason is one line: line breaks and controls become spaces, length is bounded', () => {
     expect(oneLine('a\nb\r\n\tc\u2028d')).toBe('a b c d');
     expect(oneLine('x'.repeat(10_000)).length).toBe(4000);
+  });
+});
+
+describe('R-HOOK-9 the agent\'s own dialog', () => {
+  const dialog = { ...claudeBefore, hook_event_name: 'PermissionRequest', tool_use_id: undefined, permission_suggestions: [] };
+
+  it('R-HOOK-9 Claude Code\'s PermissionRequest, sent to the before-tool command, is a dialog event with the exact input; no other agent and no --after hook takes it', () => {
+    expect(parseHookEvent('claude-code', 'before', JSON.stringify(dialog), '/x')).toEqual({
+      ok: true,
+      mode: 'dialog',
+      event: 'PermissionRequest',
+      dialog: { agent: 'claude-code', sessionId: 'sess-1', tool: 'Bash', input: { command: 'touch x', description: 'make x' } },
+    });
+    for (const [agent, mode] of [['codex', 'before'], ['qwen', 'before'], ['claude-code', 'after']] as const) {
+      expect(parseHookEvent(agent, mode, JSON.stringify(dialog), '/x')).toMatchObject({ ok: false, problem: expect.stringContaining('PermissionRequest') });
+    }
+  });
+
+  it('R-HOOK-9 ask is answered to Claude Code only (any other agent gets a deny: Codex runs an ask); the dialog answer is hookSpecificOutput.decision.behavior, one line', () => {
+    expect(JSON.parse(beforeAnswer('claude-code', 'ask', 'waits'))).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'waits' } });
+    expect(JSON.parse(beforeAnswer('codex', 'ask', 'waits'))).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
+    expect(JSON.parse(beforeAnswer('qwen', 'ask', 'waits'))).toMatchObject({ hookSpecificOutput: { permissionDecision: 'deny' } });
+    expect(JSON.parse(beforeAnswer('gemini', 'ask', 'waits'))).toEqual({ decision: 'deny', reason: 'waits' });
+    expect(JSON.parse(dialogAnswer('allow', 'ignored'))).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+    expect(JSON.parse(dialogAnswer('deny', 'no\nway'))).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny', message: 'no way' } } });
   });
 });
