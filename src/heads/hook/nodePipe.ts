@@ -197,8 +197,9 @@ class PipeStream implements HookSocket, HookInput {
       }
       if (!this.start()) return;
       this.connected = true;
-      this.emit('connect');
+      // What was written before goes first, as net sends it.
       for (const text of this.queued.splice(0)) this.write(text);
+      this.emit('connect');
     };
     const status = this.handle.connect(request, path);
     if (status !== 0) queueMicrotask(() => this.fail(status, 'connect'));

@@ -50,6 +50,7 @@ describe('the hook is a thin client (R-HOOK-8)', () => {
       'heads/hook/hookEvent.ts',
       'heads/hook/hookProcess.ts',
       'heads/hook/hookRun.ts',
+      'heads/hook/nodePipe.ts',
       'journal/statePaths.ts',
       'version.ts',
     ]);
