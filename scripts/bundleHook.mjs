@@ -1,17 +1,23 @@
-// The hook's entry as one CommonJS file (SPEC §14, R-HOOK-8): tsc's output of
-// src/bin/assent-hook.ts and every module it loads, bundled by rolldown into
-// dist/bin/assent-hook.js in place. One file in dist/bin's CommonJS scope starts
-// without Node's ES module loader and reads no other module from disk. The
-// modules only auto-spawn needs are in it too, evaluated (with the builtins
-// they import) only when it runs.
-import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+// The hook as one CommonJS file (SPEC §14, R-HOOK-8): tsc's output of
+// heads/hook/hookProcess.ts and every module it loads, bundled by rolldown into
+// dist/bin/assent-hook.bundle.js, which dist/bin/assent-hook.js (the entry,
+// src/bin/assent-hook.ts) compiles and runs. One file read and compiled, no
+// ES module loader, no module resolution. The modules only auto-spawn needs
+// are in it too, evaluated (with the builtins they import) only when it runs.
+// Then one trial allow against a stand-in daemon fills the bundle's V8 code
+// cache, dist/bin/assent-hook.bundle.cache (scripts/hookCodeCache.mjs).
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { rolldown } from 'rolldown';
 
 const root = join(import.meta.dirname, '..');
 const binDir = join(root, 'dist', 'bin');
-const entry = join(binDir, 'assent-hook.js');
+const input = join(root, 'dist', 'heads', 'hook', 'hookProcess.js');
+const bundleFile = join(binDir, 'assent-hook.bundle.js');
+const cacheFile = join(binDir, 'assent-hook.bundle.cache');
+const MARK = '// Bundled by scripts/bundleHook.mjs';
 const BUILTIN = '\0builtin:';
 
 // dist/bin is a CommonJS scope, like src/bin, whose files tsc emitted as CommonJS.
@@ -37,10 +43,7 @@ const hookBundle = {
   },
 };
 
-const MARK = '// Bundled by scripts/bundleHook.mjs';
-if (readFileSync(entry, 'utf8').includes(MARK)) throw new Error(`${entry} is already the bundle; run \`npm run build\` (tsc emits the entry again, then this bundles it)`);
-
-const bundle = await rolldown({ input: entry, platform: 'node', logLevel: 'warn', plugins: [hookBundle], checks: { ineffectiveDynamicImport: false } });
+const bundle = await rolldown({ input, platform: 'node', logLevel: 'warn', plugins: [hookBundle], checks: { ineffectiveDynamicImport: false } });
 const { output } = await bundle.generate({
   format: 'cjs',
   banner: MARK,
@@ -58,6 +61,13 @@ const [chunk] = chunks;
 for (const [pattern, what] of [[/\brequire\(/, 'a require() call'], [/\bimport\(/, 'an import() call'], [/\bimport\.meta\b/, 'import.meta']]) {
   if (pattern.test(chunk.code)) throw new Error(`the hook bundle still has ${what}: every module it runs must be inside it (scripts/bundleHook.mjs)`);
 }
-writeFileSync(entry, `${chunk.code}\n//# sourceMappingURL=assent-hook.js.map\n`);
-writeFileSync(`${entry}.map`, chunk.map.toString());
-chmodSync(entry, 0o755);
+writeFileSync(bundleFile, `${chunk.code}\n//# sourceMappingURL=assent-hook.bundle.js.map\n`);
+writeFileSync(`${bundleFile}.map`, chunk.map.toString());
+
+// The code cache: V8's code for what one allow runs, compiled during a trial allow.
+rmSync(cacheFile, { force: true });
+const event = { session_id: 'build', cwd: '/', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'true' }, tool_use_id: 'toolu_build' };
+const trial = spawnSync(process.execPath, [join(root, 'scripts', 'hookCodeCache.mjs')], { input: JSON.stringify(event), encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 });
+if (trial.status !== 0 || !trial.stdout.includes('"permissionDecision":"allow"') || !existsSync(cacheFile)) {
+  throw new Error(`the bundled hook did not allow in its trial run (exit ${trial.status}): ${trial.stdout}${trial.stderr}`);
+}

@@ -1,8 +1,10 @@
-// The built hook entry (dist/bin/assent-hook.js, SPEC §14, R-HOOK-8): one
-// self-contained CommonJS file whose allow path loads nothing beyond what one
-// socket round trip needs — no file but itself, no ES module loader, no net or
-// stream modules, no perf_hooks, no child_process — and which still answers
-// deny when it cannot even start (R-HOOK-4).
+// The built hook entry (dist/bin/assent-hook.js, SPEC §14, R-HOOK-8): a
+// CommonJS entry that compiles one self-contained bundle with its V8 code
+// cache, and whose allow path loads nothing beyond what one socket round trip
+// needs — no module file but the entry, no ES module loader, no net or stream
+// modules, no perf_hooks, no child_process — and which still answers deny when
+// it cannot even start (R-HOOK-4).
+import { createRequire } from 'node:module';
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +25,7 @@ const ALLOW_PATH_LOADS = [
   'Internal Binding signal_wrap', // SIGTERM, SIGINT, SIGHUP withdraw the call (R-HOOK-12)
   'Internal Binding pipe_wrap', // the daemon's socket and stdin on Node's pipe handle (nodePipe.ts)
   'Internal Binding stream_wrap',
+  'NativeModule vm', // the entry compiles the bundle with its code cache
 ].sort();
 
 /** Records, at exit, what the main module added to the loaded builtins and to require.cache. */
@@ -71,14 +74,16 @@ function runEntry(nodeArgs: string[], args: string[], input: string | number, en
 }
 
 describe('the built hook entry (SPEC §14, R-HOOK-8)', () => {
-  it('is one CommonJS file that needs no other module', () => {
+  it('is a CommonJS entry and one bundle that needs no other module, with a code cache this Node accepts', () => {
     expect(JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'bin', 'package.json'), 'utf8'))).toEqual({ type: 'commonjs' });
-    const bundle = readFileSync(HOOK_ENTRY, 'utf8');
+    const bundle = readFileSync(join(REPO_ROOT, 'dist', 'bin', 'assent-hook.bundle.js'), 'utf8');
     expect(bundle).toContain('Bundled by scripts/bundleHook.mjs');
     expect(bundle).not.toMatch(/\brequire\(|\bimport\(|\bimport\.meta\b/);
+    const { compileBundle } = createRequire(import.meta.url)(HOOK_ENTRY) as { compileBundle: () => { script: { cachedDataRejected?: boolean } } };
+    expect(compileBundle().script.cachedDataRejected).toBe(false);
   });
 
-  it('allows, loading no file but itself and no module beyond ALLOW_PATH_LOADS', async () => {
+  it('allows, loading no module file but the entry and no builtin beyond ALLOW_PATH_LOADS', async () => {
     const out = join(home.home, '..', 'probe.json');
     const result = await runEntry(['--require', probe], ['claude-code', '--timeout', '136'], JSON.stringify(shellEvent('claude-code', 'git status')), { ...home.env, PROBE_OUT: out });
     expect(result.code).toBe(0);
