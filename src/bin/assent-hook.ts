@@ -35,8 +35,8 @@ function notStarted(error: unknown): void {
 type RunHookProcess = (argv: readonly string[]) => Promise<void>;
 
 interface CompiledBundle {
-  /** The compiled bundle; run() evaluates it and returns what it exports. */
-  script: import('node:vm').Script;
+  /** The compiled bundle (a vm.Script); run() evaluates it and returns what it exports. */
+  script: { cachedDataRejected?: boolean; createCachedData(): Buffer; runInThisContext(): unknown };
   run(): { runHookProcess: RunHookProcess };
 }
 
