@@ -21,6 +21,9 @@ const argv = process.argv.slice(2);
  */
 function notStarted(error: unknown): void {
   const what = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').slice(0, 500);
+  // A reader that went away cannot get the answer; the exit code still says it.
+  const code = argv.includes('--after') ? 0 : 2;
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => process.exit(code));
   if (argv.includes('--after')) {
     process.stderr.write(`assent: the end of this call was not recorded (the hook could not start: ${what}); its audit line stays "started".\n`);
     process.stdout.write('{}\n', () => process.exit(0));
