@@ -5,10 +5,10 @@
 import { AssentError, isErrorType } from '../../core/base/errors.js';
 import { VERSION } from '../../version.js';
 import { CANCEL_METHOD, encodeFrame, HELLO_METHOD, LineDecoder } from '../daemon/framing.js';
+import { connectPipe, type HookSocket } from './nodePipe.js';
 
 // Not `import … from 'node:fs'`: its ESM facade loads fs/promises and streams, a few ms of every hook run.
 const { lstatSync } = process.getBuiltinModule('node:fs');
-const { createConnection } = process.getBuiltinModule('node:net');
 
 const HELLO_ID = 1;
 const REQUEST_ID = 2;
@@ -72,7 +72,8 @@ export function requestOnce<T>(request: HookRequest): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     let connected = false;
-    const socket = createConnection({ path: request.socketPath });
+    // Node's pipe handle where it can (nodePipe.ts); net, and the streams it loads, where not.
+    const socket: HookSocket = connectPipe(request.socketPath) ?? process.getBuiltinModule('node:net').createConnection({ path: request.socketPath });
     const finish = (error: AssentError | undefined, value?: unknown): void => {
       if (settled) return;
       settled = true;

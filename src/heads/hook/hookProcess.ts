@@ -5,6 +5,7 @@ import { parseAgentName, type AgentName } from '../../core/agent/agentAction.js'
 import { AssentError } from '../../core/base/errors.js';
 import { deadlineMessage, failClosed, hookAnswerBy, notRecorded, parseHookArgs, runHook, type HookOutcome, type StdinRead } from './hookRun.js';
 import { MAX_EVENT_BYTES } from './hookEvent.js';
+import { readPipe, type HookInput } from './nodePipe.js';
 
 /** An agent writes its event at once; a stdin that stays open this long is not an event. */
 const STDIN_DEADLINE_MS = 10_000;
@@ -14,7 +15,7 @@ const PARENT_POLL_MS = 200;
 const WITHDRAW_ANSWER_MS = 1_000;
 
 /** Reads stdin up to MAX_EVENT_BYTES; one byte more means oversized, and reading stops there. */
-export function readEvent(stdin: NodeJS.ReadableStream & { destroy?: () => void }, deadlineMs = STDIN_DEADLINE_MS): Promise<StdinRead> {
+export function readEvent(stdin: HookInput, deadlineMs = STDIN_DEADLINE_MS): Promise<StdinRead> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -33,7 +34,7 @@ export function readEvent(stdin: NodeJS.ReadableStream & { destroy?: () => void 
       bytes += piece.length;
       if (bytes > MAX_EVENT_BYTES) {
         end({ text: '', oversized: true });
-        stdin.destroy?.();
+        stdin.destroy();
         return;
       }
       chunks.push(piece);
@@ -50,7 +51,7 @@ export function readEvent(stdin: NodeJS.ReadableStream & { destroy?: () => void 
   });
 }
 
-const { read } = process.getBuiltinModule('node:fs');
+const { read, writeSync } = process.getBuiltinModule('node:fs');
 
 /**
  * Reads the event straight from a file descriptor (stdin is fd 0), without
@@ -96,6 +97,37 @@ export function readEventFromFd(fd: number, fallback: () => Promise<StdinRead>, 
   });
 }
 
+/**
+ * The event from stdin: on Node's pipe handle when stdin is a pipe or socket
+ * (nodePipe.ts), else from its descriptor; neither sets up process.stdin's
+ * stream or the thread pool's threads on the way.
+ */
+function readStdin(): Promise<StdinRead> {
+  const pipe = readPipe(0);
+  return pipe === undefined ? readEventFromFd(0, () => readEvent(process.stdin)) : readEvent(pipe);
+}
+
+/**
+ * Writes `text` to stdout (1) or stderr (2), then calls `done`. Written
+ * synchronously, without process.stdout's stream (it loads `net`'s); a
+ * descriptor that would block hands the rest to the stream. A reader that
+ * went away (EPIPE) gets nothing more: the answer cannot reach it anyway.
+ */
+function writeOut(fd: 1 | 2, text: string, done: () => void = () => undefined): void {
+  let rest = Buffer.from(text);
+  try {
+    while (rest.length > 0) rest = rest.subarray(writeSync(fd, rest));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+      const stream = fd === 1 ? process.stdout : process.stderr;
+      stream.on('error', () => undefined);
+      stream.write(rest, () => done());
+      return;
+    }
+  }
+  done();
+}
+
 /** The agent named on the command line, for an answer written before (or without) the full run. */
 function agentOf(argv: readonly string[]): AgentName | undefined {
   const first = argv.find((arg) => !arg.startsWith('-'));
@@ -116,9 +148,9 @@ export async function runHookProcess(argv: readonly string[]): Promise<void> {
   const answer = (outcome: HookOutcome): void => {
     if (answered) return;
     answered = true;
-    if (outcome.stderr !== undefined) process.stderr.write(outcome.stderr);
-    // Pipes and files are written synchronously on Linux and macOS; the callback covers the rest.
-    process.stdout.write(outcome.stdout, () => process.exit(outcome.exitCode));
+    if (outcome.stderr !== undefined) writeOut(2, outcome.stderr);
+    writeOut(1, outcome.stdout, () => process.exit(outcome.exitCode));
+    // A stdout that would block was handed to the stream; the answer stands after a second whatever it does.
     setTimeout(() => process.exit(outcome.exitCode), 1000).unref();
   };
   // The agent went away (R-HOOK-12): a waiting call is withdrawn, the daemon told, then the blocking answer.
@@ -149,9 +181,9 @@ export async function runHookProcess(argv: readonly string[]): Promise<void> {
   };
   process.on('uncaughtException', crashed);
   process.on('unhandledRejection', crashed);
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   // The deadline counts from the process's start: the agent's timer started when it spawned us.
-  const startedAt = Math.round(performance.timeOrigin);
+  // (performance.timeOrigin is the same instant, but loads perf_hooks, about ten modules.)
+  const startedAt = Math.round(Date.now() - process.uptime() * 1000);
   if (!('problem' in parsedArgs)) {
     // One hard deadline over everything the hook does, stdin included (R-HOOK-11); runHook's own waits end sooner.
     const answerBy = hookAnswerBy(parsedArgs, startedAt);
@@ -162,12 +194,12 @@ export async function runHookProcess(argv: readonly string[]): Promise<void> {
     ).unref();
   }
   const outcome = await runHook(argv, {
-    readStdin: () => readEventFromFd(0, () => readEvent(process.stdin)),
+    readStdin,
     env: process.env,
     cwd: () => process.cwd(),
     startedAt,
     withdraw: withdrawal.signal,
-    writeStderr: (text) => process.stderr.write(text),
+    writeStderr: (text) => writeOut(2, text),
   });
   answer(outcome);
 }
