@@ -34,6 +34,7 @@ import {
 } from './journalRecords.js';
 import { migrate } from './journalSchema.js';
 import { rowToPasskey, type PasskeyRecord, type PasskeyRow } from './passkeyRecords.js';
+import type { PasskeyStore, WebDeviceStore } from './store.js';
 
 // What the journal stores, named here so its users import one module.
 export type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord, WebDeviceRecord } from './journalRecords.js';
@@ -61,7 +62,8 @@ function createPrivateFile(target: string): void {
   }
 }
 
-export class Journal {
+/** This host's journal.db: in SQLite mode the shared concerns' statements too (sqliteStore.ts); in either mode its own web devices and passkeys. */
+export class Journal implements WebDeviceStore, PasskeyStore {
   private readonly statements;
 
   private constructor(

@@ -20,8 +20,8 @@ import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConf
 import { hostIdentityOf } from '../../journal/hostIdentity.js';
 import { settingsFromNextStart } from '../../core/config/restartSettings.js';
 import { Journal } from '../../journal/journal.js';
-import { SqliteStore } from '../../journal/sqliteStore.js';
-import type { Store } from '../../journal/store.js';
+import { sqliteStoreParts } from '../../journal/sqliteStore.js';
+import { composeStore, type Store, type StoreParts } from '../../journal/store.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
 import { daemonOperations } from '../../operations/daemonOperations.js';
 import { createHttpApp } from '../http/httpApp.js';
@@ -131,7 +131,7 @@ function openBase(ctx: DaemonContext, options: ApprovalRuntimeOptions): RuntimeB
  */
 export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): ApprovalRuntime {
   const base = openBase(ctx, options);
-  return assembleRuntime(ctx, options, base, SqliteStore.open(base.journal, base.host.hostId));
+  return assembleRuntime(ctx, options, base, composeStore(sqliteStoreParts(base.journal, base.host.hostId)));
 }
 
 /**
@@ -144,7 +144,7 @@ export async function openApprovalRuntime(ctx: DaemonContext, options: ApprovalR
   const base = openBase(ctx, options);
   let store: Store;
   try {
-    store = await openStore(ctx, base);
+    store = composeStore(await openStoreParts(ctx, base));
   } catch (error) {
     base.journal.close();
     throw error;
@@ -154,22 +154,26 @@ export async function openApprovalRuntime(ctx: DaemonContext, options: ApprovalR
   return runtime;
 }
 
-async function openStore(ctx: DaemonContext, base: RuntimeBase): Promise<Store> {
+/** Each concern of the store the pinned configuration names: the embedded journal, or the team database. */
+async function openStoreParts(ctx: DaemonContext, base: RuntimeBase): Promise<StoreParts> {
   const journalConfig = base.pinned.config.journal;
-  if (journalConfig.kind !== 'postgres') return SqliteStore.open(base.journal, base.host.hostId);
-  const [{ resolveDatabaseUrl }, { PostgresStore }] = await Promise.all([import('../../journal/postgres/databaseUrl.js'), import('../../journal/postgres/postgresStore.js')]);
+  if (journalConfig.kind !== 'postgres') return sqliteStoreParts(base.journal, base.host.hostId);
+  const [{ resolveDatabaseUrl }, { openPostgresStoreParts }] = await Promise.all([
+    import('../../journal/postgres/databaseUrl.js'),
+    import('../../journal/postgres/postgresStore.js'),
+  ]);
   const database = resolveDatabaseUrl(journalConfig);
   // The last line of defence: nothing logs the URL, but the logger masks its password anyway.
   for (const secret of database.secrets) registerSecret(secret);
   const logger = ctx.logger.child({ component: 'team-database' });
-  const store = await PostgresStore.open({
+  const parts = await openPostgresStoreParts({
     database,
     hostId: base.host.hostId,
     now: () => base.clock.now(),
     log: (level, message, fields) => logger[level](message, fields),
   });
   logger.info('using the team database', { database: database.display, hostId: base.host.hostId });
-  return store;
+  return parts;
 }
 
 function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, store: Store): ApprovalRuntime {

@@ -1,12 +1,11 @@
-// Part of the team store (postgresStore.ts): approval proofs and the effects their consumption records.
+// The team store's approval proofs and the effects their consumption records (R-J-2..6).
 import { AssentError } from '../../core/base/errors.js';
 import { decideConsumption, PROOF_REFUSAL_HELP, type ConsumptionRequest, type EffectRecord, type ProofAudience, type ProofRecord } from '../../core/approval/proof.js';
 import { rowToEffect, rowToProof, type ConsumptionOutcome, type EffectRow, type ProofRow } from '../proofs.js';
+import type { ProofEffectStore } from '../store.js';
 import { isUniqueViolation, type PgContext } from './postgresQuery.js';
 
-// ------------------------------------------------------------ proofs and effects
-
-export async function insertProof(db: PgContext, proof: ProofRecord): Promise<void> {
+async function insertProof(db: PgContext, proof: ProofRecord): Promise<void> {
   try {
     await db.query(
       `INSERT INTO proofs (id, hash, approval_id, principal, session_id, action_kind, action_digest, revision, decision, channel, audience, issued_at, expires_at, state, host_id)
@@ -37,22 +36,22 @@ export async function insertProof(db: PgContext, proof: ProofRecord): Promise<vo
   }
 }
 
-export async function getProofByHash(db: PgContext, hash: string): Promise<ProofRecord | undefined> {
+async function getProofByHash(db: PgContext, hash: string): Promise<ProofRecord | undefined> {
   const row = (await db.query<ProofRow & { host_id: string }>('SELECT * FROM proofs WHERE hash = $1', [hash])).rows[0];
   return row === undefined ? undefined : withHost(rowToProof(row), row.host_id);
 }
 
-export async function getProof(db: PgContext, id: string): Promise<ProofRecord | undefined> {
+async function getProof(db: PgContext, id: string): Promise<ProofRecord | undefined> {
   const row = (await db.query<ProofRow & { host_id: string }>('SELECT * FROM proofs WHERE id = $1', [id])).rows[0];
   return row === undefined ? undefined : withHost(rowToProof(row), row.host_id);
 }
 
-export async function getProofForApproval(db: PgContext, approvalId: string): Promise<ProofRecord | undefined> {
+async function getProofForApproval(db: PgContext, approvalId: string): Promise<ProofRecord | undefined> {
   const row = (await db.query<ProofRow & { host_id: string }>('SELECT * FROM proofs WHERE approval_id = $1', [approvalId])).rows[0];
   return row === undefined ? undefined : withHost(rowToProof(row), row.host_id);
 }
 
-export async function proofsForAction(db: PgContext, principal: string, audience: ProofAudience, actionDigest: string): Promise<ProofRecord[]> {
+async function proofsForAction(db: PgContext, principal: string, audience: ProofAudience, actionDigest: string): Promise<ProofRecord[]> {
   const result = await db.query<ProofRow & { host_id: string }>('SELECT * FROM proofs WHERE principal = $1 AND audience = $2 AND action_digest = $3 ORDER BY issued_at DESC, id', [
     principal,
     audience,
@@ -61,7 +60,7 @@ export async function proofsForAction(db: PgContext, principal: string, audience
   return result.rows.map((row) => withHost(rowToProof(row), row.host_id));
 }
 
-export async function listProofs(db: PgContext, limit = 1000): Promise<ProofRecord[]> {
+async function listProofs(db: PgContext, limit = 1000): Promise<ProofRecord[]> {
   const result = await db.query<ProofRow & { host_id: string }>('SELECT * FROM proofs ORDER BY issued_at DESC, id LIMIT $1', [limit]);
   return result.rows.map((row) => withHost(rowToProof(row), row.host_id));
 }
@@ -72,7 +71,7 @@ export async function listProofs(db: PgContext, limit = 1000): Promise<ProofReco
  * find it consumed and get its effect (R-J-4). The intent is committed before
  * this returns, and carries this host's id (R-TEAM-6).
  */
-export function consume(db: PgContext, hash: string, request: ConsumptionRequest, effectId: string): Promise<ConsumptionOutcome> {
+function consume(db: PgContext, hash: string, request: ConsumptionRequest, effectId: string): Promise<ConsumptionOutcome> {
   return db.transaction(async (client): Promise<ConsumptionOutcome> => {
     const row = (await client.query<ProofRow & { host_id: string }>('SELECT * FROM proofs WHERE hash = $1 FOR UPDATE', [hash])).rows[0];
     const proof = row === undefined ? undefined : withHost(rowToProof(row), row.host_id);
@@ -117,7 +116,7 @@ export function consume(db: PgContext, hash: string, request: ConsumptionRequest
   });
 }
 
-export async function finishEffect(db: PgContext, id: string, outcome: { state: 'completed' | 'failed'; at: number; resultDigest?: string; result?: unknown }): Promise<boolean> {
+async function finishEffect(db: PgContext, id: string, outcome: { state: 'completed' | 'failed'; at: number; resultDigest?: string; result?: unknown }): Promise<boolean> {
   const result = outcome.result === undefined ? null : JSON.stringify(outcome.result);
   const updated = await db.query("UPDATE effects SET state = $1, finished_at = $2, result_digest = $3, result = $4 WHERE id = $5 AND state = 'intent'", [
     outcome.state,
@@ -129,18 +128,18 @@ export async function finishEffect(db: PgContext, id: string, outcome: { state: 
   return updated.rowCount === 1;
 }
 
-export async function getEffect(db: PgContext, id: string): Promise<EffectRecord | undefined> {
+async function getEffect(db: PgContext, id: string): Promise<EffectRecord | undefined> {
   const row = (await db.query<EffectRow>('SELECT * FROM effects WHERE id = $1', [id])).rows[0];
   return row === undefined ? undefined : rowToEffect(row);
 }
 
-export async function getEffectResult(db: PgContext, id: string): Promise<unknown> {
+async function getEffectResult(db: PgContext, id: string): Promise<unknown> {
   const row = (await db.query<{ result: string | null }>('SELECT result FROM effects WHERE id = $1', [id])).rows[0];
   return row?.result === null || row === undefined ? undefined : (JSON.parse(row.result) as unknown);
 }
 
 /** R-J-5 for one host: only `hostId`'s open intents (this host's unless named), in one statement. */
-export async function reconcileIntents(db: PgContext, at: number, hostId: string): Promise<EffectRecord[]> {
+async function reconcileIntents(db: PgContext, at: number, hostId: string): Promise<EffectRecord[]> {
   const result = await db.query<EffectRow>(
     "UPDATE effects SET state = 'uncertain', finished_at = $1 WHERE host_id = $2 AND state = 'intent' RETURNING *",
     [at, hostId],
@@ -148,11 +147,28 @@ export async function reconcileIntents(db: PgContext, at: number, hostId: string
   return result.rows.map(rowToEffect).sort((a, b) => a.startedAt - b.startedAt || (a.id < b.id ? -1 : 1));
 }
 
-export async function revokeProof(db: PgContext, id: string, at: number): Promise<boolean> {
+async function revokeProof(db: PgContext, id: string, at: number): Promise<boolean> {
   return (await db.query("UPDATE proofs SET state = 'revoked', revoked_at = $1 WHERE id = $2 AND state = 'issued'", [at, id])).rowCount === 1;
 }
 
 function withHost(proof: ProofRecord, hostId: string): ProofRecord {
   proof.hostId = hostId;
   return proof;
+}
+
+export function postgresProofs(db: PgContext): ProofEffectStore {
+  return {
+    insertProof: (proof) => insertProof(db, proof),
+    getProofByHash: (hash) => getProofByHash(db, hash),
+    getProof: (id) => getProof(db, id),
+    getProofForApproval: (approvalId) => getProofForApproval(db, approvalId),
+    proofsForAction: (principal, audience, digest) => proofsForAction(db, principal, audience, digest),
+    listProofs: (limit) => listProofs(db, limit),
+    consume: (hash, request, effectId) => consume(db, hash, request, effectId),
+    finishEffect: (id, outcome) => finishEffect(db, id, outcome),
+    getEffect: (id) => getEffect(db, id),
+    getEffectResult: (id) => getEffectResult(db, id),
+    reconcileIntents: (at, hostId = db.hostId) => reconcileIntents(db, at, hostId),
+    revokeProof: (id, at) => revokeProof(db, id, at),
+  };
 }
