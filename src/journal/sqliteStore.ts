@@ -143,7 +143,7 @@ function sqliteAudit(journal: Journal, hostId: string): AuditMirrorStore {
 
 /** Each concern of the embedded store over an open journal; opens the proof tables with their own connection to the same file. */
 export function sqliteStoreParts(journal: Journal, hostId: string, options: { busyTimeoutMs?: number } = {}): StoreParts {
-  const proofs = ProofStore.open(journal.path, options);
+  const proofs = ProofStore.open(journal.path, { ...options, hostId });
   return {
     info: sqliteInfo(journal, proofs, hostId),
     approvals: sqliteApprovals(journal),
