@@ -60,7 +60,7 @@ interface ProofTables {
  * here; a journal whose tables predate it gains it as a nullable column
  * (proofs.ts), which every query below allows for.
  */
-export function proofTablesDdl(db: Kysely<ProofTables>): string[] {
+export function proofTablesDdl(db: Kysely<ProofTables>): { tables: string[]; indexes: string[] } {
   const proofs = db.schema
     .createTable('proofs')
     .ifNotExists()
@@ -96,12 +96,13 @@ export function proofTablesDdl(db: Kysely<ProofTables>): string[] {
     .addColumn('finished_at', 'bigint')
     .addColumn('result_digest', 'text')
     .addColumn('result', 'text');
-  return [
-    proofs.compile().sql,
-    db.schema.createIndex('proofs_by_action').ifNotExists().on('proofs').columns(['principal', 'audience', 'action_digest', 'state']).compile().sql,
-    effects.compile().sql,
-    db.schema.createIndex('effects_open').ifNotExists().on('effects').columns(['host_id', 'state']).compile().sql,
-  ];
+  return {
+    tables: [proofs.compile().sql, effects.compile().sql],
+    indexes: [
+      db.schema.createIndex('proofs_by_action').ifNotExists().on('proofs').columns(['principal', 'audience', 'action_digest', 'state']).compile().sql,
+      db.schema.createIndex('effects_open').ifNotExists().on('effects').columns(['host_id', 'state']).compile().sql,
+    ],
+  };
 }
 
 /** Every query of this concern, compiled for each engine. */

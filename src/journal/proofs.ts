@@ -33,11 +33,13 @@ function isConstraintError(error: unknown): boolean {
 
 /** The tables in SQLite, and `host_id` added to tables created before it was recorded (those rows keep NULL). */
 function createTables(db: Database.Database): void {
-  for (const statement of ops.proofTablesDdl(compileOnly('sqlite'))) db.exec(statement);
+  const { tables, indexes } = ops.proofTablesDdl(compileOnly('sqlite'));
+  for (const statement of tables) db.exec(statement);
   for (const table of ['proofs', 'effects']) {
     const columns = db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all();
     if (!columns.some((column) => column.name === 'host_id')) db.exec(`ALTER TABLE ${table} ADD COLUMN host_id TEXT`);
   }
+  for (const statement of indexes) db.exec(statement);
 }
 
 export class ProofStore {

@@ -9,7 +9,8 @@ import { proofTablesDdl } from '../proofEffects.js';
 import { compileOnly } from '../sql/prepared.js';
 
 /** The proof and effect tables, written once for both engines (../proofEffects.ts). */
-const PROOF_TABLES = proofTablesDdl(compileOnly('postgres')).join(';\n   ');
+const PROOF_DDL = proofTablesDdl(compileOnly('postgres'));
+const PROOF_TABLES = [...PROOF_DDL.tables, ...PROOF_DDL.indexes].join(';\n   ');
 
 /** Each entry upgrades the schema by one version; never edit a shipped entry, append a new one. */
 const MIGRATIONS: readonly string[] = [
