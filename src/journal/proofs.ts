@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { AssentError } from '../core/base/errors.js';
 import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/approval/proof.js';
 import * as ops from './proofEffects.js';
-import { bind, compileOnly } from './sql/prepared.js';
+import { bind, compileOnly, type Prepared } from './sql/prepared.js';
 
 export { rowToEffect, rowToProof, type ConsumptionOutcome, type EffectRow, type ProofRow } from './proofEffects.js';
 
@@ -43,7 +43,8 @@ function createTables(db: Database.Database): void {
 }
 
 export class ProofStore {
-  private readonly statements = new Map<string, Database.Statement>();
+  /** Each query's statement, prepared on first use (keyed by the compiled query itself: no string hashing per call). */
+  private readonly statements = new Map<Prepared, { statement: Database.Statement; reader: boolean }>();
   private readonly ctx: ops.ProofContext;
 
   private constructor(
@@ -82,13 +83,14 @@ export class ProofStore {
       const { query, values } = next.value;
       let result: ops.StepResult;
       try {
-        let statement = this.statements.get(query.sql);
-        if (statement === undefined) {
-          statement = this.db.prepare(query.sql);
-          this.statements.set(query.sql, statement);
+        let prepared = this.statements.get(query);
+        if (prepared === undefined) {
+          const statement = this.db.prepare(query.sql);
+          prepared = { statement, reader: statement.reader };
+          this.statements.set(query, prepared);
         }
         const parameters = bind(query, values);
-        result = statement.reader ? { rows: statement.all(...parameters), changes: 0 } : { rows: [], changes: statement.run(...parameters).changes };
+        result = prepared.reader ? { rows: prepared.statement.all(...parameters), changes: 0 } : { rows: [], changes: prepared.statement.run(...parameters).changes };
       } catch (error) {
         next = steps.throw(error);
         continue;
