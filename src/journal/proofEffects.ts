@@ -10,7 +10,10 @@ import type { Kysely } from 'kysely';
 import { AssentError } from '../core/base/errors.js';
 import { decideConsumption, PROOF_REFUSAL_HELP } from '../core/approval/proof.js';
 import type { ConsumptionRequest, EffectRecord, EffectState, ProofAudience, ProofRecord, ProofState } from '../core/approval/proof.js';
-import { param, prepareForEngines, type Engine, type Prepared } from './sql/prepared.js';
+import { param, prepareForEngines, type Engine } from './sql/prepared.js';
+import { changed, one, type Steps } from './sql/steps.js';
+
+export type { Steps } from './sql/steps.js';
 
 export interface ProofRow {
   id: string;
@@ -232,22 +235,7 @@ export type ConsumptionOutcome =
   | { kind: 'consumed'; proof: ProofRecord; effect: EffectRecord }
   | { kind: 'replay'; proof: ProofRecord; effect: EffectRecord; result?: unknown };
 
-// ------------------------------------------------------------ steps, run by each engine
-
-/** One query of an operation, with the call's values. */
-export interface Step {
-  query: Prepared;
-  values?: Record<string, unknown>;
-}
-
-/** What the engine answers a step with: the rows (selects, RETURNING) and how many rows changed. */
-export interface StepResult {
-  rows: unknown[];
-  changes: number;
-}
-
-/** An operation: the engine runs each step it yields and sends back the result (or throws the engine's error into it). */
-export type Steps<T> = Generator<Step, T, StepResult>;
+// ------------------------------------------------------------ operations, as steps each engine runs (sql/steps.ts)
 
 /** Who runs the steps: this host, and whether the store is shared (a proof may then come from another host). */
 export interface ProofContext {
@@ -256,14 +244,6 @@ export interface ProofContext {
   shared: boolean;
   /** The engine's error for a duplicate key. */
   isUniqueViolation(error: unknown): boolean;
-}
-
-function* one<R>(query: Prepared, values: Record<string, unknown>): Generator<Step, R | undefined, StepResult> {
-  return (yield { query, values }).rows[0] as R | undefined;
-}
-
-function* changed(query: Prepared, values: Record<string, unknown>): Generator<Step, boolean, StepResult> {
-  return (yield { query, values }).changes === 1;
 }
 
 export function* insertProof(ctx: ProofContext, proof: ProofRecord): Steps<void> {

@@ -8,7 +8,8 @@ import Database from 'better-sqlite3';
 import { AssentError } from '../core/base/errors.js';
 import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/approval/proof.js';
 import * as ops from './proofEffects.js';
-import { bind, compileOnly, type Prepared } from './sql/prepared.js';
+import { compileOnly } from './sql/prepared.js';
+import { isSqliteConstraint, SqliteSteps } from './sql/sqliteSteps.js';
 
 export { rowToEffect, rowToProof, type ConsumptionOutcome, type EffectRow, type ProofRow } from './proofEffects.js';
 
@@ -26,11 +27,6 @@ export interface ProofStoreOptions {
   hostId?: string;
 }
 
-function isConstraintError(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
-}
-
 /** The tables in SQLite, and `host_id` added to tables created before it was recorded (those rows keep NULL). */
 function createTables(db: Database.Database): void {
   const { tables, indexes } = ops.proofTablesDdl(compileOnly('sqlite'));
@@ -43,15 +39,23 @@ function createTables(db: Database.Database): void {
 }
 
 export class ProofStore {
-  /** Each query's statement, prepared on first use (keyed by the compiled query itself: no string hashing per call). */
-  private readonly statements = new Map<Prepared, { statement: Database.Statement; reader: boolean }>();
   private readonly ctx: ops.ProofContext;
+  private readonly steps: SqliteSteps;
 
   private constructor(
     private readonly db: Database.Database,
     hostId: string,
   ) {
-    this.ctx = { q: ops.PROOF_QUERIES.sqlite, hostId, shared: false, isUniqueViolation: isConstraintError };
+    this.ctx = { q: ops.PROOF_QUERIES.sqlite, hostId, shared: false, isUniqueViolation: isSqliteConstraint };
+    this.steps = new SqliteSteps(db);
+  }
+
+  private run<T>(steps: ops.Steps<T>): T {
+    return this.steps.run(steps);
+  }
+
+  private runLocked<T>(steps: () => ops.Steps<T>): T {
+    return this.steps.runLocked(steps);
   }
 
   /** Opens journal.db (already created 0600 by the Journal) with its own connection and the same durability. */
@@ -74,35 +78,6 @@ export class ProofStore {
 
   close(): void {
     if (this.db.open) this.db.close();
-  }
-
-  /** Runs an operation's steps at once, each on its statement (prepared on first use). */
-  private run<T>(steps: ops.Steps<T>): T {
-    let next = steps.next();
-    while (next.done !== true) {
-      const { query, values } = next.value;
-      let result: ops.StepResult;
-      try {
-        let prepared = this.statements.get(query);
-        if (prepared === undefined) {
-          const statement = this.db.prepare(query.sql);
-          prepared = { statement, reader: statement.reader };
-          this.statements.set(query, prepared);
-        }
-        const parameters = bind(query, values);
-        result = prepared.reader ? { rows: prepared.statement.all(...parameters), changes: 0 } : { rows: [], changes: prepared.statement.run(...parameters).changes };
-      } catch (error) {
-        next = steps.throw(error);
-        continue;
-      }
-      next = steps.next(result);
-    }
-    return next.value;
-  }
-
-  /** Runs an operation in one BEGIN IMMEDIATE transaction. */
-  private runLocked<T>(steps: () => ops.Steps<T>): T {
-    return this.db.transaction(() => this.run(steps())).immediate();
   }
 
   /** Stores a newly issued proof. One approval yields at most one proof (`conflict` otherwise). */

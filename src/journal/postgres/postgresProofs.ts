@@ -5,33 +5,13 @@
 // racing consumers on any host wait for the first, then find it consumed and
 // get its effect (R-J-4). The intent is committed before `consume` returns, and
 // carries this host's id (R-TEAM-6).
-import type pg from 'pg';
 import * as ops from '../proofEffects.js';
-import { bind } from '../sql/prepared.js';
 import type { ProofEffectStore } from '../store.js';
-import { isUniqueViolation, type PgContext, type PgQuery } from './postgresQuery.js';
-
-/** Runs an operation's steps one after another on `query` (the pool, or a transaction's client). */
-async function run<T>(query: PgQuery, steps: ops.Steps<T>): Promise<T> {
-  let next = steps.next();
-  while (next.done !== true) {
-    const step = next.value;
-    let result: ops.StepResult;
-    try {
-      const answer = await query<pg.QueryResultRow>(step.query.sql, bind(step.query, step.values));
-      result = { rows: answer.rows, changes: answer.rowCount ?? 0 };
-    } catch (error) {
-      next = steps.throw(error);
-      continue;
-    }
-    next = steps.next(result);
-  }
-  return next.value;
-}
+import { clientQuery, isUniqueViolation, runPgSteps, type PgContext } from './postgresQuery.js';
 
 export function postgresProofs(db: PgContext): ProofEffectStore {
   const ctx: ops.ProofContext = { q: ops.PROOF_QUERIES.postgres, hostId: db.hostId, shared: true, isUniqueViolation };
-  const steps = <T>(operation: ops.Steps<T>): Promise<T> => run(db.query, operation);
+  const steps = <T>(operation: ops.Steps<T>): Promise<T> => runPgSteps(db.query, operation);
   return {
     insertProof: (proof) => steps(ops.insertProof(ctx, proof)),
     getProofByHash: (hash) => steps(ops.proofBy(ctx, 'hash', hash)),
@@ -40,7 +20,7 @@ export function postgresProofs(db: PgContext): ProofEffectStore {
     proofsForAction: (principal, audience, digest) => steps(ops.proofsForAction(ctx, principal, audience, digest)),
     listProofs: (limit) => steps(ops.listProofs(ctx, limit)),
     consume: (hash, request, effectId) =>
-      db.transaction((client) => run((text, values) => client.query(text, values), ops.consume(ctx, hash, request, effectId))),
+      db.transaction((client) => runPgSteps(clientQuery(client), ops.consume(ctx, hash, request, effectId))),
     finishEffect: (id, outcome) => steps(ops.finishEffect(ctx, id, outcome)),
     getEffect: (id) => steps(ops.getEffect(ctx, id)),
     getEffectResult: (id) => steps(ops.getEffectResult(ctx, id)),
