@@ -1,17 +1,17 @@
 // Proofs and the effects their consumption records (R-J-2..6), written once for
-// both engines: the tables, each query (kysely, compiled once per dialect, see
-// sql/prepared.ts) and each operation, proof consumption among them. An
+// both engines: the tables and each query (kysely, in sql/queries.ts, compiled
+// per dialect into sql/compiled.ts) and each operation, proof consumption among them. An
 // operation is a sequence of steps (a query and its values); the engine runs the
 // steps, synchronously inside BEGIN IMMEDIATE on SQLite (proofs.ts) or
 // asynchronously inside a transaction on PostgreSQL (postgres/postgresProofs.ts).
 // The one thing that truly differs is how racing consumers serialize: SQLite's
 // write lock taken up front, PostgreSQL's row lock (SELECT … FOR UPDATE).
-import type { Kysely } from 'kysely';
 import { AssentError } from '../core/base/errors.js';
 import { decideConsumption, PROOF_REFUSAL_HELP } from '../core/approval/proof.js';
 import type { ConsumptionRequest, EffectRecord, EffectState, ProofAudience, ProofRecord, ProofState } from '../core/approval/proof.js';
-import { param, prepareForEngines, type Engine } from './sql/prepared.js';
-import { changed, one, type Steps } from './sql/steps.js';
+import { COMPILED } from './sql/compiled.js';
+import type { Engine } from './sql/prepared.js';
+import { changed, insertUnique, one, type Steps } from './sql/steps.js';
 
 export type { Steps } from './sql/steps.js';
 
@@ -52,142 +52,11 @@ export interface EffectRow {
   result: string | null;
 }
 
-interface ProofTables {
-  proofs: ProofRow;
-  effects: EffectRow;
-  hosts: { host_id: string; name: string; revision: string; updated_at: number };
-}
+/** Every query of this concern, compiled for each engine (written once in sql/queries.ts). */
+export const PROOF_QUERIES = COMPILED.proofs;
 
-/**
- * The two tables and their indexes, for either engine. `host_id` is NOT NULL
- * here; a journal whose tables predate it gains it as a nullable column
- * (proofs.ts), which every query below allows for.
- */
-export function proofTablesDdl(db: Kysely<ProofTables>): { tables: string[]; indexes: string[] } {
-  const proofs = db.schema
-    .createTable('proofs')
-    .ifNotExists()
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('hash', 'text', (c) => c.notNull().unique())
-    .addColumn('approval_id', 'text', (c) => c.notNull().unique())
-    .addColumn('principal', 'text', (c) => c.notNull())
-    .addColumn('session_id', 'text', (c) => c.notNull())
-    .addColumn('action_kind', 'text', (c) => c.notNull())
-    .addColumn('action_digest', 'text', (c) => c.notNull())
-    .addColumn('revision', 'text', (c) => c.notNull())
-    .addColumn('decision', 'text', (c) => c.notNull())
-    .addColumn('channel', 'text', (c) => c.notNull())
-    .addColumn('audience', 'text', (c) => c.notNull())
-    .addColumn('issued_at', 'bigint', (c) => c.notNull())
-    .addColumn('expires_at', 'bigint', (c) => c.notNull())
-    .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('consumed_at', 'bigint')
-    .addColumn('revoked_at', 'bigint')
-    .addColumn('effect_id', 'text')
-    .addColumn('host_id', 'text', (c) => c.notNull());
-  const effects = db.schema
-    .createTable('effects')
-    .ifNotExists()
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('host_id', 'text', (c) => c.notNull())
-    .addColumn('proof_hash', 'text', (c) => c.notNull().unique())
-    .addColumn('proof_id', 'text', (c) => c.notNull())
-    .addColumn('approval_id', 'text', (c) => c.notNull())
-    .addColumn('action_digest', 'text', (c) => c.notNull())
-    .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('started_at', 'bigint', (c) => c.notNull())
-    .addColumn('finished_at', 'bigint')
-    .addColumn('result_digest', 'text')
-    .addColumn('result', 'text');
-  return {
-    tables: [proofs.compile().sql, effects.compile().sql],
-    indexes: [
-      db.schema.createIndex('proofs_by_action').ifNotExists().on('proofs').columns(['principal', 'audience', 'action_digest', 'state']).compile().sql,
-      db.schema.createIndex('effects_open').ifNotExists().on('effects').columns(['host_id', 'state']).compile().sql,
-    ],
-  };
-}
-
-/** Every query of this concern, compiled for each engine. */
-export const PROOF_QUERIES = prepareForEngines<ProofTables, ReturnType<typeof buildQueries>>(buildQueries);
-
-function buildQueries(db: Kysely<ProofTables>, engine: Engine) {
-  const byHash = db.selectFrom('proofs').selectAll().where('hash', '=', param('hash'));
-  return {
-    insertProof: db
-      .insertInto('proofs')
-      .values({
-        id: param('id'),
-        hash: param('hash'),
-        approval_id: param('approval_id'),
-        principal: param('principal'),
-        session_id: param('session_id'),
-        action_kind: param('action_kind'),
-        action_digest: param('action_digest'),
-        revision: param('revision'),
-        decision: 'allow',
-        channel: param('channel'),
-        audience: param('audience'),
-        issued_at: param<number>('issued_at'),
-        expires_at: param<number>('expires_at'),
-        state: 'issued',
-        host_id: param('host_id'),
-      })
-      .compile(),
-    proofByHash: byHash.compile(),
-    // What truly differs: PostgreSQL serializes consumers on the proof's row; SQLite's BEGIN IMMEDIATE already holds the write lock.
-    lockProofByHash: (engine === 'postgres' ? byHash.forUpdate() : byHash).compile(),
-    proofById: db.selectFrom('proofs').selectAll().where('id', '=', param('id')).compile(),
-    proofByApproval: db.selectFrom('proofs').selectAll().where('approval_id', '=', param('approval_id')).compile(),
-    proofsForAction: db
-      .selectFrom('proofs')
-      .selectAll()
-      .where('principal', '=', param('principal'))
-      .where('audience', '=', param('audience'))
-      .where('action_digest', '=', param('action_digest'))
-      .orderBy('issued_at', 'desc')
-      .orderBy('id')
-      .compile(),
-    listProofs: db.selectFrom('proofs').selectAll().orderBy('issued_at', 'desc').orderBy('id').limit(param<number>('limit')).compile(),
-    hostRevision: db.selectFrom('hosts').select('revision').where('host_id', '=', param('host_id')).compile(),
-    markConsumed: db
-      .updateTable('proofs')
-      .set({ state: 'consumed', consumed_at: param<number>('now'), effect_id: param('effect_id') })
-      .where('hash', '=', param('hash'))
-      .where('state', '=', 'issued')
-      .compile(),
-    insertEffect: db
-      .insertInto('effects')
-      .values({
-        id: param('id'),
-        host_id: param('host_id'),
-        proof_hash: param('proof_hash'),
-        proof_id: param('proof_id'),
-        approval_id: param('approval_id'),
-        action_digest: param('action_digest'),
-        state: 'intent',
-        started_at: param<number>('started_at'),
-      })
-      .compile(),
-    effectById: db.selectFrom('effects').selectAll().where('id', '=', param('id')).compile(),
-    effectByProof: db.selectFrom('effects').selectAll().where('proof_hash', '=', param('hash')).compile(),
-    finishEffect: db
-      .updateTable('effects')
-      .set({ state: param('state'), finished_at: param<number>('at'), result_digest: param<string | null>('result_digest'), result: param<string | null>('result') })
-      .where('id', '=', param('id'))
-      .where('state', '=', 'intent')
-      .compile(),
-    // A journal from before hosts were recorded has intents with no host: they are this (the only) host's.
-    markUncertain: db
-      .updateTable('effects')
-      .set({ state: 'uncertain', finished_at: param<number>('at') })
-      .where((eb) => eb.or([eb('host_id', '=', param('host_id')), eb('host_id', 'is', null)]))
-      .where('state', '=', 'intent')
-      .returningAll()
-      .compile(),
-    revoke: db.updateTable('proofs').set({ state: 'revoked', revoked_at: param<number>('at') }).where('id', '=', param('id')).where('state', '=', 'issued').compile(),
-  };
-}
+/** The two tables and their indexes, for each engine. `host_id` is NOT NULL; a journal whose tables predate it gains it as a nullable column (proofs.ts), which every query allows for. */
+export const PROOF_TABLES = COMPILED.proofTables;
 
 export type ProofQueries = (typeof PROOF_QUERIES)[Engine];
 
@@ -247,33 +116,26 @@ export interface ProofContext {
 }
 
 export function* insertProof(ctx: ProofContext, proof: ProofRecord): Steps<void> {
-  try {
-    yield {
-      query: ctx.q.insertProof,
-      values: {
-        id: proof.id,
-        hash: proof.hash,
-        approval_id: proof.approvalId,
-        principal: proof.principal,
-        session_id: proof.sessionId,
-        action_kind: proof.actionKind,
-        action_digest: proof.actionDigest,
-        revision: proof.revision,
-        channel: proof.channel,
-        audience: proof.audience,
-        issued_at: proof.issuedAt,
-        expires_at: proof.expiresAt,
-        host_id: proof.hostId ?? ctx.hostId,
-      },
-    };
-  } catch (error) {
-    if (ctx.isUniqueViolation(error)) {
-      throw new AssentError('conflict', `approval ${proof.approvalId} has already produced its one proof; ask for a new approval to run the action again`, {
-        details: { approvalId: proof.approvalId },
-      });
-    }
-    throw error;
-  }
+  const values = {
+    id: proof.id,
+    hash: proof.hash,
+    approval_id: proof.approvalId,
+    principal: proof.principal,
+    session_id: proof.sessionId,
+    action_kind: proof.actionKind,
+    action_digest: proof.actionDigest,
+    revision: proof.revision,
+    channel: proof.channel,
+    audience: proof.audience,
+    issued_at: proof.issuedAt,
+    expires_at: proof.expiresAt,
+    host_id: proof.hostId ?? ctx.hostId,
+  };
+  yield* insertUnique(ctx.q.insertProof, values, ctx.isUniqueViolation, () =>
+    new AssentError('conflict', `approval ${proof.approvalId} has already produced its one proof; ask for a new approval to run the action again`, {
+      details: { approvalId: proof.approvalId },
+    }),
+  );
 }
 
 export function* proofBy(ctx: ProofContext, key: 'hash' | 'id' | 'approval_id', value: string): Steps<ProofRecord | undefined> {

@@ -8,7 +8,6 @@ import Database from 'better-sqlite3';
 import { AssentError } from '../core/base/errors.js';
 import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/approval/proof.js';
 import * as ops from './proofEffects.js';
-import { compileOnly } from './sql/prepared.js';
 import { isSqliteConstraint, SqliteSteps } from './sql/sqliteSteps.js';
 
 export { rowToEffect, rowToProof, type ConsumptionOutcome, type EffectRow, type ProofRow } from './proofEffects.js';
@@ -29,7 +28,7 @@ export interface ProofStoreOptions {
 
 /** The tables in SQLite, and `host_id` added to tables created before it was recorded (those rows keep NULL). */
 function createTables(db: Database.Database): void {
-  const { tables, indexes } = ops.proofTablesDdl(compileOnly('sqlite'));
+  const { tables, indexes } = ops.PROOF_TABLES.sqlite;
   for (const statement of tables) db.exec(statement);
   for (const table of ['proofs', 'effects']) {
     const columns = db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all();

@@ -1,69 +1,17 @@
 // Bearer tokens (R-WEB-4) and auto-approval rules (R-POL-4), written once for
-// both engines: each query (kysely, compiled once per dialect) and each
+// both engines: each query (kysely, in sql/queries.ts, compiled per dialect
+// into sql/compiled.ts) and each
 // operation as steps (sql/steps.ts), which the embedded journal runs
 // synchronously (journal.ts) and the team store asynchronously
 // (postgres/postgresTokens.ts, postgres/postgresRules.ts).
-import type { Kysely } from 'kysely';
 import { AssentError } from '../core/base/errors.js';
 import type { Rule } from '../core/policy/toolPolicy.js';
 import { rowToRule, rowToToken, ruleForm, type RuleRow, type TokenRecord, type TokenRow } from './journalRecords.js';
-import { param, prepareForEngines, type Engine } from './sql/prepared.js';
-import { all, changed, one, type Steps } from './sql/steps.js';
+import { COMPILED } from './sql/compiled.js';
+import type { Engine } from './sql/prepared.js';
+import { all, changed, insertUnique, one, type Steps } from './sql/steps.js';
 
-interface Tables {
-  tokens: TokenRow;
-  rules: RuleRow;
-}
-
-function buildQueries(db: Kysely<Tables>) {
-  return {
-    insertToken: db
-      .insertInto('tokens')
-      .values({
-        id: param('id'),
-        name: param('name'),
-        token_sha256: param('token_sha256'),
-        audience: param('audience'),
-        created_at: param<number>('created_at'),
-        expires_at: param<number>('expires_at'),
-        revoked_at: param<number | null>('revoked_at'),
-      })
-      .compile(),
-    tokenByHash: db.selectFrom('tokens').selectAll().where('token_sha256', '=', param('token_sha256')).compile(),
-    tokenById: db.selectFrom('tokens').selectAll().where('id', '=', param('id')).compile(),
-    listTokens: db.selectFrom('tokens').selectAll().orderBy('created_at').orderBy('id').compile(),
-    revokeToken: db.updateTable('tokens').set({ revoked_at: param<number>('at') }).where('id', '=', param('id')).where('revoked_at', 'is', null).compile(),
-    insertRule: db
-      .insertInto('rules')
-      .values({
-        id: param('id'),
-        version: param<number>('version'),
-        tool: param('tool'),
-        args: param('args'),
-        created_at: param<number>('created_at'),
-        expires_at: param<number | null>('expires_at'),
-        revoked_at: param<number | null>('revoked_at'),
-        form: param('form'),
-        pattern: param<string | null>('pattern'),
-        access: param<string | null>('access'),
-        agent: param<string | null>('agent'),
-      })
-      .compile(),
-    ruleById: db.selectFrom('rules').selectAll().where('id', '=', param('id')).compile(),
-    listAllRules: db.selectFrom('rules').selectAll().orderBy('created_at').orderBy('id').compile(),
-    listActiveRules: db
-      .selectFrom('rules')
-      .selectAll()
-      .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', param<number>('now'))]))
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', param<number>('now'))]))
-      .orderBy('created_at')
-      .orderBy('id')
-      .compile(),
-    revokeRule: db.updateTable('rules').set({ revoked_at: param<number>('at') }).where('id', '=', param('id')).where('revoked_at', 'is', null).compile(),
-  };
-}
-
-export const TOKEN_RULE_QUERIES = prepareForEngines<Tables, ReturnType<typeof buildQueries>>(buildQueries);
+export const TOKEN_RULE_QUERIES = COMPILED.tokenRules;
 
 /** One engine's queries and its error for a duplicate key. */
 export interface TokenRuleContext {
@@ -75,25 +23,18 @@ export interface TokenRuleContext {
 
 /** Stores a bearer token's metadata and hash (never the token). Throws `conflict` when the id is taken. */
 export function* insertToken(ctx: TokenRuleContext, token: TokenRecord): Steps<void> {
-  try {
-    yield {
-      query: ctx.q.insertToken,
-      values: {
-        id: token.id,
-        name: token.name,
-        token_sha256: token.tokenSha256,
-        audience: token.audience,
-        created_at: token.createdAt,
-        expires_at: token.expiresAt,
-        revoked_at: token.revokedAt ?? null,
-      },
-    };
-  } catch (error) {
-    if (ctx.isUniqueViolation(error)) {
-      throw new AssentError('conflict', `token id ${token.id} already exists in the journal; draw a new id and retry`, { cause: error, details: { id: token.id } });
-    }
-    throw error;
-  }
+  const values = {
+    id: token.id,
+    name: token.name,
+    token_sha256: token.tokenSha256,
+    audience: token.audience,
+    created_at: token.createdAt,
+    expires_at: token.expiresAt,
+    revoked_at: token.revokedAt ?? null,
+  };
+  yield* insertUnique(ctx.q.insertToken, values, ctx.isUniqueViolation, (cause) =>
+    new AssentError('conflict', `token id ${token.id} already exists in the journal; draw a new id and retry`, { cause, details: { id: token.id } }),
+  );
 }
 
 /** The token whose SHA-256 is `tokenSha256`, whatever its state; the caller checks audience, expiry and revocation. */
@@ -122,29 +63,22 @@ export function* revokeToken(ctx: TokenRuleContext, id: string, at: number): Ste
 /** Stores a rule. Throws `conflict` when the id is taken. */
 export function* insertRule(ctx: TokenRuleContext, rule: Rule): Steps<void> {
   const { form, pattern } = ruleForm(rule);
-  try {
-    yield {
-      query: ctx.q.insertRule,
-      values: {
-        id: rule.id,
-        version: rule.version,
-        tool: rule.tool ?? '',
-        args: JSON.stringify(rule.args),
-        created_at: rule.createdAt,
-        expires_at: rule.expiresAt ?? null,
-        revoked_at: rule.revokedAt ?? null,
-        form,
-        pattern,
-        access: rule.access ?? null,
-        agent: rule.agent ?? null,
-      },
-    };
-  } catch (error) {
-    if (ctx.isUniqueViolation(error)) {
-      throw new AssentError('conflict', `rule id ${rule.id} already exists in the journal; draw a new id and retry`, { cause: error, details: { id: rule.id } });
-    }
-    throw error;
-  }
+  const values = {
+    id: rule.id,
+    version: rule.version,
+    tool: rule.tool ?? '',
+    args: JSON.stringify(rule.args),
+    created_at: rule.createdAt,
+    expires_at: rule.expiresAt ?? null,
+    revoked_at: rule.revokedAt ?? null,
+    form,
+    pattern,
+    access: rule.access ?? null,
+    agent: rule.agent ?? null,
+  };
+  yield* insertUnique(ctx.q.insertRule, values, ctx.isUniqueViolation, (cause) =>
+    new AssentError('conflict', `rule id ${rule.id} already exists in the journal; draw a new id and retry`, { cause, details: { id: rule.id } }),
+  );
 }
 
 export function* getRule(ctx: TokenRuleContext, id: string): Steps<Rule | undefined> {

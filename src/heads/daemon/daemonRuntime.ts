@@ -29,7 +29,13 @@ import { webOperations } from '../../operations/webOperations.js';
 import { proofOperations } from '../../operations/proofOperations.js';
 import { passkeyOperations } from '../../operations/passkeyOperations.js';
 import { AgentActionService } from '../../service/agentActions.js';
-import type { ApprovalService, PinnedConfig } from '../../service/approvalService.js';
+import { ApprovalService, realTimers, type PinnedConfig } from '../../service/approvalService.js';
+import { AuditMirror } from '../../service/auditMirror.js';
+import { ProofService } from '../../service/proofService.js';
+import { AuditLog, type WrittenLine } from '../../journal/auditLog.js';
+import { readAuditLines } from '../../journal/auditReaders.js';
+import type { Notifier } from '../../channels/notifier.js';
+import type { RandomBytes } from '../../core/base/ids.js';
 import { createAuditExportRuntime } from './auditExportRuntime.js';
 import { EventBus } from '../../service/eventBus.js';
 import { registerSecret } from '../../service/logger.js';
@@ -37,8 +43,6 @@ import {
   registerStatus,
   watchConfigFile,
   wireAgents,
-  wireApprovals,
-  wireAudit,
   wireNotifier,
   wireWebAuth,
   type ApprovalRuntimeOptions,
@@ -159,6 +163,96 @@ async function openStoreParts(ctx: DaemonContext, base: RuntimeBase): Promise<St
   });
   logger.info('using the team database', { database: database.display, hostId: base.host.hostId });
   return parts;
+}
+
+// The audit log and the approval service are built here, in the composition root, and nowhere else (R-ARCH-3).
+
+/** The audit side (R-AUD-*, R-TEAM-4): the team mirror, the export sinks with their metrics, and the audit log feeding both. */
+function wireAudit(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, store: Store, pendingApprovals: () => number) {
+  const { clock, pinned, host } = base;
+  // R-TEAM-4: in team mode every line of this host's chain is also a row of the shared `audit` table.
+  const mirror = store.shared ? new AuditMirror({ store, timers: options.timers ?? realTimers, logger: ctx.logger.child({ component: 'audit-mirror' }) }) : undefined;
+  // R-AUD-4..6: export sinks read the day files forward from their cursors; metrics count each line written.
+  const exports = createAuditExportRuntime({
+    sinks: pinned.config.audit.export,
+    auditDir: ctx.paths.auditDir,
+    cursors: store,
+    host: { id: host.hostId, name: host.name },
+    timers: options.timers ?? realTimers,
+    now: () => clock.now(),
+    logger: ctx.logger.child({ component: 'audit-export' }),
+    pending: pendingApprovals,
+  });
+  const audit = new AuditLog({
+    dir: ctx.paths.auditDir,
+    clock,
+    retentionDays: pinned.config.auditRetentionDays,
+    onFailure: (error) => ctx.logger.warn('audit write failed', { error }),
+    onWritten: (lines: readonly WrittenLine[]) => {
+      mirror?.add(lines);
+      exports.written(lines);
+    },
+    neededFrom: () => exports.exporter.neededFrom(),
+  });
+  ctx.status['export'] = () => exports.exporter.status();
+  const unwatchMirror =
+    mirror === undefined
+      ? undefined
+      : store.watch((change) => {
+          if (change.kind === 'connection' && change.state === 'restored') mirror.kick();
+        });
+  audit.prune();
+  // Lines written while this host was away from the database (or before it joined the team) are copied first.
+  const catchUp = async (): Promise<void> => {
+    if (mirror !== undefined) mirror.add(readAuditLines(ctx.paths.auditDir, await store.lastAuditSeq()));
+  };
+  const close = async (): Promise<void> => {
+    await audit.close();
+    await exports.exporter.close();
+    unwatchMirror?.();
+    await mirror?.flush();
+  };
+  return { mirror, exports, audit, catchUp, close };
+}
+
+/** The proof service (R-J-*) and the approval service over the store. */
+function wireApprovals(
+  ctx: DaemonContext,
+  options: ApprovalRuntimeOptions,
+  base: RuntimeBase,
+  parts: { store: Store; audit: AuditLog; bus: EventBus; notifier: Notifier; random: RandomBytes; late: LateBindings },
+): { service: ApprovalService; proofs: ProofService } {
+  const { clock, pinned, host } = base;
+  const { store, audit, bus, notifier, random, late } = parts;
+  const proofs = new ProofService({
+    store,
+    audit,
+    bus,
+    clock,
+    random,
+    logger: ctx.logger.child({ component: 'proofs' }),
+    principal: ctx.principal,
+    // R-TEAM-6: in team mode a proof belongs to the team, so any host may consume it.
+    ...(store.shared ? { proofPrincipal: `team:${store.instanceId}` } : {}),
+    ttlSeconds: () => late.config().approvals.proofTtlSeconds,
+  });
+  const serviceOptions: ConstructorParameters<typeof ApprovalService>[0] = {
+    store,
+    audit,
+    bus,
+    clock,
+    random,
+    notifier,
+    logger: ctx.logger.child({ component: 'approvals' }),
+    config: pinned,
+    principal: ctx.principal,
+    hostId: host.hostId,
+    proofs,
+  };
+  if (options.timers !== undefined) serviceOptions.timers = options.timers;
+  const service = new ApprovalService(serviceOptions);
+  late.config = () => service.config.config;
+  return { service, proofs };
 }
 
 /** The HTTP head (R-WEB-1, R-REM-2): started on demand, moved by a confirmed reload, its state in `daemon status`. */

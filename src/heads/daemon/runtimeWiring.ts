@@ -1,6 +1,6 @@
-// The daemon's wiring steps below the HTTP head, each wiring one concern for
-// the composition root (daemonRuntime.ts `assembleRuntime`): the audit side,
-// the notifier, the approval and proof services, the agents, the watch on
+// The daemon's smaller wiring steps, each wiring one concern for the
+// composition root (daemonRuntime.ts `assembleRuntime`, which itself builds the
+// audit log and the services, R-ARCH-3): the notifier, the agents, the watch on
 // config.json, daemon status, and web sign-in with passkeys.
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -11,8 +11,6 @@ import type { RandomBytes } from '../../core/base/ids.js';
 import type { Config } from '../../core/config/config.js';
 import { pushTargetsOf } from '../../core/config/notificationsConfig.js';
 import { settingsFromNextStart } from '../../core/config/restartSettings.js';
-import { AuditLog, type WrittenLine } from '../../journal/auditLog.js';
-import { readAuditLines } from '../../journal/auditReaders.js';
 import { inspectConfigFile } from '../../journal/configFile.js';
 import type { InvalidConfirmedConfig } from '../../journal/confirmedConfig.js';
 import type { hostIdentityOf } from '../../journal/hostIdentity.js';
@@ -24,11 +22,9 @@ import { ApprovalService, realTimers, type PinnedConfig, type Timers } from '../
 import { AuditMirror } from '../../service/auditMirror.js';
 import type { EventBus } from '../../service/eventBus.js';
 import { PasskeyService, relyingPartyOf } from '../../service/passkeys.js';
-import { ProofService } from '../../service/proofService.js';
 import { pageUrlOf } from '../../service/pushLinks.js';
 import { WebAuth } from '../../service/webAuth.js';
 import { AgentJudge } from '../../shell/agentJudge.js';
-import { createAuditExportRuntime } from './auditExportRuntime.js';
 
 export interface ApprovalRuntimeOptions {
   clock?: Clock;
@@ -55,54 +51,6 @@ export interface LateBindings {
   pageUrl: () => string | undefined;
 }
 
-/** The audit side (R-AUD-*, R-TEAM-4): the team mirror, the export sinks with their metrics, and the audit log feeding both. */
-export function wireAudit(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, store: Store, pendingApprovals: () => number) {
-  const { clock, pinned, host } = base;
-  // R-TEAM-4: in team mode every line of this host's chain is also a row of the shared `audit` table.
-  const mirror = store.shared ? new AuditMirror({ store, timers: options.timers ?? realTimers, logger: ctx.logger.child({ component: 'audit-mirror' }) }) : undefined;
-  // R-AUD-4..6: export sinks read the day files forward from their cursors; metrics count each line written.
-  const exports = createAuditExportRuntime({
-    sinks: pinned.config.audit.export,
-    auditDir: ctx.paths.auditDir,
-    cursors: store,
-    host: { id: host.hostId, name: host.name },
-    timers: options.timers ?? realTimers,
-    now: () => clock.now(),
-    logger: ctx.logger.child({ component: 'audit-export' }),
-    pending: pendingApprovals,
-  });
-  const audit = new AuditLog({
-    dir: ctx.paths.auditDir,
-    clock,
-    retentionDays: pinned.config.auditRetentionDays,
-    onFailure: (error) => ctx.logger.warn('audit write failed', { error }),
-    onWritten: (lines: readonly WrittenLine[]) => {
-      mirror?.add(lines);
-      exports.written(lines);
-    },
-    neededFrom: () => exports.exporter.neededFrom(),
-  });
-  ctx.status['export'] = () => exports.exporter.status();
-  const unwatchMirror =
-    mirror === undefined
-      ? undefined
-      : store.watch((change) => {
-          if (change.kind === 'connection' && change.state === 'restored') mirror.kick();
-        });
-  audit.prune();
-  // Lines written while this host was away from the database (or before it joined the team) are copied first.
-  const catchUp = async (): Promise<void> => {
-    if (mirror !== undefined) mirror.add(readAuditLines(ctx.paths.auditDir, await store.lastAuditSeq()));
-  };
-  const close = async (): Promise<void> => {
-    await audit.close();
-    await exports.exporter.close();
-    unwatchMirror?.();
-    await mirror?.flush();
-  };
-  return { mirror, exports, audit, catchUp, close };
-}
-
 /** OS and push notifications; pushes read the configuration in force at each send, so a confirmed reload applies to the next one. */
 export function wireNotifier(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, late: LateBindings): Notifier {
   if (options.notifier !== undefined) return options.notifier;
@@ -115,46 +63,6 @@ export function wireNotifier(ctx: DaemonContext, options: ApprovalRuntimeOptions
       onFailure: (target, reason) => ctx.logger.warn('push notification failed; further failures are counted in `assent daemon status`', { target, reason }),
     }),
   });
-}
-
-/** The proof service (R-J-*) and the approval service over the store. */
-export function wireApprovals(
-  ctx: DaemonContext,
-  options: ApprovalRuntimeOptions,
-  base: RuntimeBase,
-  parts: { store: Store; audit: AuditLog; bus: EventBus; notifier: Notifier; random: RandomBytes; late: LateBindings },
-): { service: ApprovalService; proofs: ProofService } {
-  const { clock, pinned, host } = base;
-  const { store, audit, bus, notifier, random, late } = parts;
-  const proofs = new ProofService({
-    store,
-    audit,
-    bus,
-    clock,
-    random,
-    logger: ctx.logger.child({ component: 'proofs' }),
-    principal: ctx.principal,
-    // R-TEAM-6: in team mode a proof belongs to the team, so any host may consume it.
-    ...(store.shared ? { proofPrincipal: `team:${store.instanceId}` } : {}),
-    ttlSeconds: () => late.config().approvals.proofTtlSeconds,
-  });
-  const serviceOptions: ConstructorParameters<typeof ApprovalService>[0] = {
-    store,
-    audit,
-    bus,
-    clock,
-    random,
-    notifier,
-    logger: ctx.logger.child({ component: 'approvals' }),
-    config: pinned,
-    principal: ctx.principal,
-    hostId: host.hostId,
-    proofs,
-  };
-  if (options.timers !== undefined) serviceOptions.timers = options.timers;
-  const service = new ApprovalService(serviceOptions);
-  late.config = () => service.config.config;
-  return { service, proofs };
 }
 
 /** The agents' actions (hooks): the shell judge, its bash grammar loaded now so the first shell action pays nothing for it (SPEC §14). */

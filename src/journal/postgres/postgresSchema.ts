@@ -5,11 +5,10 @@
 // written, like the embedded journal; times are epoch milliseconds (BIGINT).
 import type pg from 'pg';
 import { AssentError } from '../../core/base/errors.js';
-import { proofTablesDdl } from '../proofEffects.js';
-import { compileOnly } from '../sql/prepared.js';
+import { PROOF_TABLES as PROOF_DDL_BY_ENGINE } from '../proofEffects.js';
 
 /** The proof and effect tables, written once for both engines (../proofEffects.ts). */
-const PROOF_DDL = proofTablesDdl(compileOnly('postgres'));
+const PROOF_DDL = PROOF_DDL_BY_ENGINE.postgres;
 const PROOF_TABLES = [...PROOF_DDL.tables, ...PROOF_DDL.indexes].join(';\n   ');
 
 /** Each entry upgrades the schema by one version; never edit a shipped entry, append a new one. */

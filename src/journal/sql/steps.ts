@@ -36,6 +36,15 @@ export function* changed(query: Prepared, values: Record<string, unknown> = {}):
   return (yield { query, values }).changes === 1;
 }
 
+/** An insert whose duplicate key (the engine's `isUniqueViolation`) becomes the caller's `conflict` error; any other failure is thrown as it is. */
+export function* insertUnique(query: Prepared, values: Record<string, unknown>, isUniqueViolation: (error: unknown) => boolean, conflict: (cause: unknown) => Error): Generator<Step, void, StepResult> {
+  try {
+    yield { query, values };
+  } catch (error) {
+    throw isUniqueViolation(error) ? conflict(error) : error;
+  }
+}
+
 /** Drives an operation with a synchronous engine. */
 export function runStepsSync<T>(steps: Steps<T>, execute: (step: Step) => StepResult): T {
   let next = steps.next();
