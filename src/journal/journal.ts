@@ -12,9 +12,6 @@ import {
   rowToApprovalVote,
   rowToCallInProgress,
   rowToEvent,
-  ruleForm,
-  rowToRule,
-  rowToToken,
   rowToWebDevice,
   type ApprovalRecord,
   type ApprovalResolution,
@@ -26,14 +23,15 @@ import {
   type CallInProgressRow,
   type EventRecord,
   type EventRow,
-  type RuleRow,
   type TokenRecord,
-  type TokenRow,
   type WebDeviceRecord,
   type WebDeviceRow,
 } from './journalRecords.js';
 import { migrate } from './journalSchema.js';
+import { isSqliteConstraint, SqliteSteps } from './sql/sqliteSteps.js';
+import * as tokenRules from './tokenRules.js';
 import { rowToPasskey, type PasskeyRecord, type PasskeyRow } from './passkeyRecords.js';
+import type { PasskeyStore, WebDeviceStore } from './store.js';
 
 // What the journal stores, named here so its users import one module.
 export type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord, WebDeviceRecord } from './journalRecords.js';
@@ -48,9 +46,7 @@ export interface JournalOptions {
 
 const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
 
-function isConstraintError(error: unknown): boolean {
-  return typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('SQLITE_CONSTRAINT');
-}
+const isConstraintError = isSqliteConstraint;
 
 /** Creates the database file 0600 before SQLite opens it; SQLite gives -wal and -shm the same mode. */
 function createPrivateFile(target: string): void {
@@ -61,14 +57,19 @@ function createPrivateFile(target: string): void {
   }
 }
 
-export class Journal {
+/** This host's journal.db: in SQLite mode the shared concerns' statements too (sqliteStore.ts); in either mode its own web devices and passkeys. */
+export class Journal implements WebDeviceStore, PasskeyStore {
   private readonly statements;
+  /** The statements written once for both engines (tokens and rules), run on this connection. */
+  private readonly steps: SqliteSteps;
+  private readonly tokenRules: tokenRules.TokenRuleContext = { q: tokenRules.TOKEN_RULE_QUERIES.sqlite, isUniqueViolation: isConstraintError };
 
   private constructor(
     private readonly db: Database.Database,
     readonly path: string,
     private readonly clock: Clock,
   ) {
+    this.steps = new SqliteSteps(db);
     this.statements = {
       insertApproval: db.prepare(
         `INSERT INTO approvals (id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at,
@@ -95,15 +96,6 @@ export class Journal {
       ),
       appendEvent: db.prepare('INSERT INTO events (kind, ts, session_id, data) VALUES (?, ?, ?, ?)'),
       eventsSince: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
-      insertRule: db.prepare(
-        'INSERT INTO rules (id, version, tool, args, created_at, expires_at, revoked_at, form, pattern, access, agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      ),
-      getRule: db.prepare<[string], RuleRow>('SELECT * FROM rules WHERE id = ?'),
-      listAllRules: db.prepare<[], RuleRow>('SELECT * FROM rules ORDER BY created_at, id'),
-      listActiveRules: db.prepare<[number, number], RuleRow>(
-        `SELECT * FROM rules WHERE (revoked_at IS NULL OR revoked_at > ?) AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at, id`,
-      ),
-      revokeRule: db.prepare('UPDATE rules SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       insertCallInProgress: db.prepare(
         `INSERT INTO calls_in_progress (call_id, session_id, server, tool, args_sha256, caller, channel, approval_id, rule_id, waited_ms, authorized_at)
          VALUES (@call_id, @session_id, @server, @tool, @args_sha256, @caller, @channel, @approval_id, @rule_id, @waited_ms, @authorized_at)`,
@@ -265,47 +257,21 @@ export class Journal {
 
   /** Stores a rule. Throws `conflict` when the id is taken. */
   insertRule(rule: Rule): void {
-    try {
-      const { form, pattern } = ruleForm(rule);
-      this.statements.insertRule.run(
-        rule.id,
-        rule.version,
-        rule.tool ?? '',
-        JSON.stringify(rule.args),
-        rule.createdAt,
-        rule.expiresAt ?? null,
-        rule.revokedAt ?? null,
-        form,
-        pattern,
-        rule.access ?? null,
-        rule.agent ?? null,
-      );
-    } catch (error) {
-      if (isConstraintError(error)) {
-        throw new AssentError('conflict', `rule id ${rule.id} already exists in the journal; draw a new id and retry`, {
-          cause: error,
-          details: { id: rule.id },
-        });
-      }
-      throw error;
-    }
+    this.steps.run(tokenRules.insertRule(this.tokenRules, rule));
   }
 
   getRule(id: string): Rule | undefined {
-    const row = this.statements.getRule.get(id);
-    return row === undefined ? undefined : rowToRule(row);
+    return this.steps.run(tokenRules.getRule(this.tokenRules, id));
   }
 
   /** Active rules (not revoked, not expired at `now`, by default the clock's) unless includeInactive. Oldest first. */
   listRules(options: { includeInactive?: boolean; now?: number } = {}): Rule[] {
-    if (options.includeInactive) return this.statements.listAllRules.all().map(rowToRule);
-    const now = options.now ?? this.clock.now();
-    return this.statements.listActiveRules.all(now, now).map(rowToRule);
+    return this.steps.run(tokenRules.listRules(this.tokenRules, options.includeInactive === true, options.now ?? this.clock.now()));
   }
 
   /** Marks a rule revoked at `at`; false when it does not exist or was already revoked. */
   revokeRule(id: string, at: number): boolean {
-    return this.statements.revokeRule.run(at, id).changes === 1;
+    return this.steps.run(tokenRules.revokeRule(this.tokenRules, id, at));
   }
 
   /** Records an admitted call before the caller may run it; it stays until `endCallInProgress`. */
@@ -364,37 +330,26 @@ export class Journal {
 
   /** Stores a bearer token's metadata and hash (never the token). Throws `conflict` when the id is taken. */
   insertToken(token: TokenRecord): void {
-    try {
-      this.db
-        .prepare('INSERT INTO tokens (id, name, token_sha256, audience, created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(token.id, token.name, token.tokenSha256, token.audience, token.createdAt, token.expiresAt, token.revokedAt ?? null);
-    } catch (error) {
-      if (isConstraintError(error)) {
-        throw new AssentError('conflict', `token id ${token.id} already exists in the journal; draw a new id and retry`, { cause: error, details: { id: token.id } });
-      }
-      throw error;
-    }
+    this.steps.run(tokenRules.insertToken(this.tokenRules, token));
   }
 
   /** The token whose SHA-256 is `tokenSha256`, whatever its state; the caller checks audience, expiry and revocation. */
   findTokenByHash(tokenSha256: string): TokenRecord | undefined {
-    const row = this.db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE token_sha256 = ?').get(tokenSha256);
-    return row === undefined ? undefined : rowToToken(row);
+    return this.steps.run(tokenRules.findTokenByHash(this.tokenRules, tokenSha256));
   }
 
   getToken(id: string): TokenRecord | undefined {
-    const row = this.db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE id = ?').get(id);
-    return row === undefined ? undefined : rowToToken(row);
+    return this.steps.run(tokenRules.getToken(this.tokenRules, id));
   }
 
   /** Every token, oldest first. */
   listTokens(): TokenRecord[] {
-    return this.db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY created_at, id').all().map(rowToToken);
+    return this.steps.run(tokenRules.listTokens(this.tokenRules));
   }
 
   /** Marks a token revoked at `at`; false when it does not exist or was already revoked. */
   revokeToken(id: string, at: number): boolean {
-    return this.db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+    return this.steps.run(tokenRules.revokeToken(this.tokenRules, id, at));
   }
 
   /** Stores a remembered web device (R-REM-3). Throws `conflict` when the id or cookie hash is taken. */

@@ -1,13 +1,17 @@
-// The one storage interface behind the approval and proof services (R-J-1,
-// R-TEAM-1): approvals, events, rules, calls in progress, bearer tokens, proofs
-// and effects, and in team mode each host's audit lines and the feed of what the
-// other hosts did. Two implementations: sqliteStore.ts (journal.db, the embedded
-// default) and postgres/postgresStore.ts (one database shared by several hosts).
-// Every method is asynchronous because a database server answers over a socket;
-// the SQLite one runs its statement before returning an already settled promise.
+// The storage behind the approval and proof services (R-J-1, R-TEAM-1), as one
+// narrow interface per concern: approvals and votes, events, proofs and effects,
+// rules, tokens, calls in progress, hosts, the audit mirror, and (kept in each
+// host's own journal) web devices and passkeys. A service names only the ones it
+// uses. Two engines implement the shared ones: the embedded journal.db (SQLite,
+// sqliteStore.ts) and one PostgreSQL database shared by several hosts
+// (postgres/postgresStore.ts); `Store` is nothing but their composition, made by
+// `composeStore` in the composition root. Every shared method is asynchronous
+// because a database server answers over a socket; the SQLite one runs its
+// statement before returning an already settled promise.
 import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/approval/proof.js';
 import type { Rule } from '../core/policy/toolPolicy.js';
-import type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord } from './journalRecords.js';
+import type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord, WebDeviceRecord } from './journalRecords.js';
+import type { PasskeyRecord } from './passkeyRecords.js';
 import type { ConsumptionOutcome } from './proofs.js';
 
 export type { ConsumptionOutcome } from './proofs.js';
@@ -76,7 +80,8 @@ export interface EventInput {
   data: Record<string, unknown>;
 }
 
-export interface Store {
+/** What every engine says about itself, and its lifecycle. */
+export interface StoreInfo {
   readonly kind: 'sqlite' | 'postgres';
   /** True when other hosts use the same store (team mode): their approvals and decisions arrive through `watch`. */
   readonly shared: boolean;
@@ -88,8 +93,13 @@ export interface Store {
   describe(): Record<string, unknown>;
   /** False while the shared database cannot be reached; new prompt calls are then refused (R-TEAM-7). */
   available(): boolean;
+  /** Subscribes to other hosts' events and connection changes; returns the unsubscribe. */
+  watch(listener: (change: StoreChange) => void): () => void;
+  close(): Promise<void>;
+}
 
-  // Approvals (R-D-4, R-D-6).
+/** Approvals and their votes (R-D-4, R-D-6, R-TEAM-3). */
+export interface ApprovalStore {
   /** Stores a new approval. Throws `conflict` when the id is taken, so the caller can draw another. */
   insertApproval(record: ApprovalRecord): Promise<void>;
   getApproval(id: string): Promise<ApprovalRecord | undefined>;
@@ -112,32 +122,17 @@ export interface Store {
   listApprovalVotes(approvalId: string): Promise<ApprovalVote[]>;
   /** The votes of every pending approval, oldest first. */
   listPendingApprovalVotes(): Promise<ApprovalVote[]>;
+}
 
-  // Events (R-D-9).
+/** The event log (R-D-9). */
+export interface EventStore {
   /** Appends to the event log and returns its sequence number, which only ever grows. */
   appendEvent(event: EventInput): Promise<number>;
   eventsSince(cursor: number, limit: number): Promise<EventRecord[]>;
+}
 
-  // Rules (R-POL-4).
-  insertRule(rule: Rule): Promise<void>;
-  getRule(id: string): Promise<Rule | undefined>;
-  /** Active rules (not revoked, not expired at `now`) unless includeInactive. Oldest first. */
-  listRules(options?: { includeInactive?: boolean; now?: number }): Promise<Rule[]>;
-  revokeRule(id: string, at: number): Promise<boolean>;
-
-  // Calls admitted and not yet finished (R-J-5 for calls), this host's only.
-  recordCallInProgress(record: CallInProgressRecord): Promise<void>;
-  endCallInProgress(callId: string): Promise<boolean>;
-  listCallsInProgress(): Promise<CallInProgressRecord[]>;
-
-  // Bearer tokens (R-WEB-4): metadata and hashes only.
-  insertToken(token: TokenRecord): Promise<void>;
-  findTokenByHash(tokenSha256: string): Promise<TokenRecord | undefined>;
-  getToken(id: string): Promise<TokenRecord | undefined>;
-  listTokens(): Promise<TokenRecord[]>;
-  revokeToken(id: string, at: number): Promise<boolean>;
-
-  // Proofs and effects (R-J-2..6).
+/** Approval proofs and the effects their consumption records (R-J-2..6). */
+export interface ProofEffectStore {
   /** One approval yields at most one proof (`conflict` otherwise). */
   insertProof(proof: ProofRecord): Promise<void>;
   getProofByHash(hash: string): Promise<ProofRecord | undefined>;
@@ -162,25 +157,120 @@ export interface Store {
   reconcileIntents(at: number, hostId?: string): Promise<EffectRecord[]>;
   /** Revokes an unused proof; false when it is unknown or no longer `issued`. */
   revokeProof(id: string, at: number): Promise<boolean>;
+}
 
-  // Hosts of the team (R-TEAM-6); an embedded store has only this one and keeps no list.
+/** Auto-approval rules (R-POL-4). */
+export interface RuleStore {
+  insertRule(rule: Rule): Promise<void>;
+  getRule(id: string): Promise<Rule | undefined>;
+  /** Active rules (not revoked, not expired at `now`) unless includeInactive. Oldest first. */
+  listRules(options?: { includeInactive?: boolean; now?: number }): Promise<Rule[]>;
+  revokeRule(id: string, at: number): Promise<boolean>;
+}
+
+/** Bearer tokens (R-WEB-4): metadata and hashes only. */
+export interface TokenStore {
+  insertToken(token: TokenRecord): Promise<void>;
+  findTokenByHash(tokenSha256: string): Promise<TokenRecord | undefined>;
+  getToken(id: string): Promise<TokenRecord | undefined>;
+  listTokens(): Promise<TokenRecord[]>;
+  revokeToken(id: string, at: number): Promise<boolean>;
+}
+
+/** Calls admitted and not yet finished (R-J-5 for calls), this host's only. */
+export interface CallsInProgressStore {
+  recordCallInProgress(record: CallInProgressRecord): Promise<void>;
+  endCallInProgress(callId: string): Promise<boolean>;
+  listCallsInProgress(): Promise<CallInProgressRecord[]>;
+}
+
+/** Hosts of the team (R-TEAM-6); an embedded store has only this one and keeps no list. */
+export interface HostStore {
   /** Records this host's label and pinned revision: a proof it issues binds that revision wherever it is consumed. */
   announceHost(host: { name: string; revision: string; at: number }): Promise<void>;
   listHosts(): Promise<HostRecord[]>;
+}
 
-  // Audit rows (R-TEAM-4); a store that keeps none (SQLite) ignores appends and lists nothing.
+/** The audit mirror (R-TEAM-4) and the export cursors over this host's audit lines (R-AUD-5). */
+export interface AuditMirrorStore {
+  /** A store that keeps no audit rows (SQLite: the host's files are the whole log) ignores appends and lists nothing. */
   appendAuditRows(rows: readonly AuditRow[]): Promise<void>;
   /** The highest seq stored for this host's lines (0 when none): where copying its file to the database resumes. */
   lastAuditSeq(): Promise<number>;
   /** Audit rows, each host's in seq order; `hostId` narrows to one host. */
   listAuditRows(filter?: { hostId?: string }): Promise<AuditRow[]>;
-
-  // Export cursors (R-AUD-5): per sink, the seq of this host's last audit line the sink took.
+  /** Per sink, the seq of this host's last audit line the sink took. */
   exportCursor(sink: string): Promise<number>;
   /** Moves the cursor forward only; durable when it resolves. */
   advanceExportCursor(sink: string, seq: number, at: number): Promise<void>;
+}
 
-  /** Subscribes to other hosts' events and connection changes; returns the unsubscribe. */
-  watch(listener: (change: StoreChange) => void): () => void;
-  close(): Promise<void>;
+/**
+ * Remembered web devices (R-REM-3). Kept in each host's own journal in either
+ * mode: a browser pairs with one daemon, so the device is that host's.
+ */
+export interface WebDeviceStore {
+  /** Throws `conflict` when the id or cookie hash is taken. */
+  insertWebDevice(device: WebDeviceRecord): void;
+  /** Devices neither revoked nor expired at `now`, oldest first. */
+  listWebDevices(now: number): WebDeviceRecord[];
+  touchWebDevice(id: string, at: number): void;
+  revokeWebDevice(id: string, at: number): boolean;
+}
+
+/**
+ * Enrolled passkeys (R-REM-6). Kept in each host's own journal in either mode
+ * (the relying party is this host's web page); a counter advance is written in
+ * the deciding transaction as its `localWrite`.
+ */
+export interface PasskeyStore {
+  instanceId(): string;
+  insertPasskey(passkey: PasskeyRecord): void;
+  listPasskeys(): PasskeyRecord[];
+  findPasskeyByCredentialId(credentialId: string): PasskeyRecord | undefined;
+  advancePasskeyCounter(credentialId: string, counter: number, at: number): boolean;
+  removePasskey(id: string): boolean;
+}
+
+/** One engine's implementation of each shared concern, before they are composed. */
+export interface StoreParts {
+  info: StoreInfo;
+  approvals: ApprovalStore;
+  events: EventStore;
+  proofs: ProofEffectStore;
+  rules: RuleStore;
+  tokens: TokenStore;
+  calls: CallsInProgressStore;
+  hosts: HostStore;
+  audit: AuditMirrorStore;
+}
+
+/** The whole shared store: the composition of the concerns, as the composition root assembles it. */
+export type Store = StoreInfo & ApprovalStore & EventStore & ProofEffectStore & RuleStore & TokenStore & CallsInProgressStore & HostStore & AuditMirrorStore;
+
+/**
+ * Composes one engine's parts into a `Store`. Each part is a plain object of
+ * functions (no `this`), so its members are copied as they are; `info`'s
+ * properties are read through, since an engine's availability changes.
+ */
+export function composeStore(parts: StoreParts): Store {
+  const { info, ...concerns } = parts;
+  const store = {} as Record<string, unknown>;
+  for (const [concern, part] of Object.entries(concerns)) {
+    for (const [name, member] of Object.entries(part as object)) {
+      if (name in store) throw new Error(`store concern ${concern} defines ${name} again`);
+      store[name] = member;
+    }
+  }
+  Object.defineProperties(store, {
+    kind: { get: () => info.kind, enumerable: true },
+    shared: { get: () => info.shared, enumerable: true },
+    hostId: { get: () => info.hostId, enumerable: true },
+    instanceId: { get: () => info.instanceId, enumerable: true },
+  });
+  store['describe'] = () => info.describe();
+  store['available'] = () => info.available();
+  store['watch'] = (listener: (change: StoreChange) => void) => info.watch(listener);
+  store['close'] = () => info.close();
+  return store as unknown as Store;
 }

@@ -9,7 +9,7 @@ import { MAX_RULE_PATTERN_LENGTH } from '../core/policy/autoApproval.js';
 import type { Rule } from '../core/policy/toolPolicy.js';
 import { exportAudit, verifyAudit, verifyAuditRows } from '../journal/auditReaders.js';
 import { sanitizeAuditRecord, type AuditRecord } from '../journal/auditRecords.js';
-import type { Store } from '../journal/store.js';
+import type { AuditMirrorStore, EventStore, HostStore, StoreInfo } from '../journal/store.js';
 import type { ApprovalService, DecideParams, WatchRequest } from '../service/approvalService.js';
 import { EVENT_KINDS, type BusEvent, type EventBus } from '../service/eventBus.js';
 import { defineOperation, type CallContext, type Operation } from './operation.js';
@@ -117,9 +117,12 @@ function optionalWatch(context: CallContext): { watch?: WatchRequest } {
   return watch === undefined ? {} : { watch };
 }
 
+type ApprovalOperationStores = Pick<StoreInfo, 'hostId' | 'shared'> & EventStore & HostStore & Pick<AuditMirrorStore, 'listAuditRows'>;
+
 export interface ApprovalOperationDeps {
   service: ApprovalService;
-  store: Store;
+  /** The event log, the team's hosts and audit rows, and whether the store is shared. */
+  store: ApprovalOperationStores;
   bus: EventBus;
   auditDir: string;
   random: RandomBytes;
@@ -429,7 +432,7 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
 }
 
 /** Every host's audit records from the team database (R-TEAM-4): each line read back like the file's, tagged with its host; oldest first. */
-async function teamAuditRecords(store: Store, since: number | undefined): Promise<Record<string, unknown>[]> {
+async function teamAuditRecords(store: ApprovalOperationStores, since: number | undefined): Promise<Record<string, unknown>[]> {
   const [rows, hosts] = await Promise.all([store.listAuditRows(), store.listHosts()]);
   const names = new Map(hosts.map((host) => [host.hostId, host.name]));
   const records: Record<string, unknown>[] = [];

@@ -8,7 +8,7 @@ import { isProofShaped } from '../core/approval/proof.js';
 import { AssentError } from '../core/base/errors.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import type { ProofService } from '../service/proofService.js';
-import type { Store } from '../journal/store.js';
+import type { HostStore, StoreInfo } from '../journal/store.js';
 import { ApprovalViewSchema, decisionFrom, watchRequest } from './approvalOperations.js';
 import { defineOperation, type CallContext, type Operation } from './operation.js';
 
@@ -82,7 +82,8 @@ export interface ProofOperationDeps {
   service: ApprovalService;
   proofs: ProofService;
   /** The store: which host this is and which hosts the team has (R-TEAM-6). */
-  store: Store;
+  /** This host, whether the store is shared, and the team's hosts. */
+  store: Pick<StoreInfo, 'hostId' | 'shared'> & Pick<HostStore, 'listHosts'>;
 }
 
 const TERMINAL_GATED = {

@@ -14,7 +14,7 @@ import type { JsonText } from '../core/base/jsonText.js';
 import { compilePresence, presenceFor, presenceMarkedToolsOfRule, type CompiledPresence, type Presence } from '../core/policy/presencePolicy.js';
 import { compilePolicy, type PolicySnapshot, type Rule } from '../core/policy/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
-import type { RemoteEvent, Store, StoreChange } from '../journal/store.js';
+import type { RemoteEvent, StoreChange } from '../journal/store.js';
 import { ApprovalProofs } from './approvalProofs.js';
 import { ApprovalQueue, type DecideParams, type DecisionResult, type ListOptions } from './approvalQueue.js';
 import type { ApprovalView } from './approvalViews.js';
@@ -23,7 +23,7 @@ import { ExecApprovals, type ExecApprovalGrant, type ExecApprovalRequest } from 
 import type { Logger } from './logger.js';
 import type { WatchRequest } from './pendingApproval.js';
 import type { ProofService } from './proofService.js';
-import type { PinnedConfig, ServiceContext } from './serviceContext.js';
+import type { PinnedConfig, ServiceContext, ServiceStores } from './serviceContext.js';
 import { Sessions, type SessionInfo, type UnlistedPolicyToolReport } from './sessions.js';
 import { realTimers, type Timers } from '../core/base/timers.js';
 import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallBase, CallOutcome, Consent } from './toolCallTypes.js';
@@ -45,7 +45,7 @@ export type DecidedView = ApprovalView & { decision: DecisionResult };
 
 export interface ApprovalServiceOptions {
   /** The embedded journal or the team database (R-TEAM-1); the service works the same on either. */
-  store: Store;
+  store: ServiceStores;
   audit: AuditLog;
   bus: EventBus;
   clock: Clock;

@@ -4,7 +4,7 @@
 // throws (R-AUD-3): rows the database refuses (it is away) wait and are sent
 // again, and on start whatever the file holds beyond the last stored seq is sent.
 import type { WrittenLine } from '../journal/auditLog.js';
-import type { AuditRow, Store } from '../journal/store.js';
+import type { AuditMirrorStore, AuditRow, StoreInfo } from '../journal/store.js';
 import type { Logger } from './logger.js';
 import type { Timers } from '../core/base/timers.js';
 
@@ -12,7 +12,8 @@ import type { Timers } from '../core/base/timers.js';
 const BATCH = 500;
 
 export interface AuditMirrorOptions {
-  store: Store;
+  /** Where the rows go, and this host, whose lines they are. */
+  store: AuditMirrorStore & Pick<StoreInfo, 'hostId'>;
   timers: Timers;
   logger: Logger;
   /** Wait before sending again after the database refused (default 1 s). */

@@ -15,19 +15,13 @@ import { AssentError, errorText } from '../core/base/errors.js';
 import { ID_ALPHABET, newApprovalId, randomString, type RandomBytes } from '../core/base/ids.js';
 import { approvalChallenge, isNonceShaped, newNonce } from '../core/approval/passkeyChallenge.js';
 import type { PasskeyRecord } from '../journal/journal.js';
+import type { PasskeyStore } from '../journal/store.js';
 import type { DecideParams } from './approvalQueue.js';
 import type { ApprovalView } from './approvalViews.js';
 import type { Logger } from './logger.js';
 
-/** The part of the journal passkeys need; the real Journal satisfies it. */
-export interface PasskeyStore {
-  instanceId(): string;
-  insertPasskey(passkey: PasskeyRecord): void;
-  listPasskeys(): PasskeyRecord[];
-  findPasskeyByCredentialId(credentialId: string): PasskeyRecord | undefined;
-  advancePasskeyCounter(credentialId: string, counter: number, at: number): boolean;
-  removePasskey(id: string): boolean;
-}
+/** The part of the journal passkeys need (this host's journal satisfies it). */
+export type { PasskeyStore } from '../journal/store.js';
 
 /** The part of the approval service passkeys need. */
 export interface PasskeyApprovals {

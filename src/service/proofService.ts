@@ -15,12 +15,13 @@ import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalRecord } from '../journal/journal.js';
 import { toProofView } from '../journal/proofs.js';
 import type { ConsumptionOutcome, ProofView } from '../journal/proofs.js';
-import type { Store } from '../journal/store.js';
+import type { ApprovalStore, ProofEffectStore, StoreInfo } from '../journal/store.js';
 import type { EventBus } from './eventBus.js';
 import type { Logger } from './logger.js';
 
 export interface ProofServiceOptions {
-  store: Store;
+  /** Proofs and effects, the approvals they come from (and their votes), and this host. */
+  store: ProofEffectStore & Pick<ApprovalStore, 'getApproval' | 'listApprovalVotes'> & Pick<StoreInfo, 'hostId'>;
   audit: AuditLog;
   bus: EventBus;
   clock: Clock;

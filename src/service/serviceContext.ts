@@ -10,7 +10,7 @@ import type { CompiledPresence } from '../core/policy/presencePolicy.js';
 import type { PolicySnapshot } from '../core/policy/toolPolicy.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
-import type { Store } from '../journal/store.js';
+import type { ApprovalStore, CallsInProgressStore, RuleStore, StoreInfo } from '../journal/store.js';
 import type { EventBus } from './eventBus.js';
 import type { Logger } from './logger.js';
 import type { ProofService } from './proofService.js';
@@ -23,9 +23,12 @@ export interface PinnedConfig {
   path: string;
 }
 
+/** The stores the approval service uses: approvals and votes, rules, calls in progress, and whether (and how) the store is shared. */
+export type ServiceStores = Pick<StoreInfo, 'shared' | 'available' | 'watch'> & ApprovalStore & RuleStore & CallsInProgressStore;
+
 export interface ServiceContext {
   /** Where approvals, events, rules and calls live: the embedded journal or a team database (R-TEAM-1). */
-  readonly store: Store;
+  readonly store: ServiceStores;
   readonly audit: AuditLog;
   readonly bus: EventBus;
   readonly clock: Clock;

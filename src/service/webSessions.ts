@@ -8,15 +8,10 @@ import type { Clock } from '../core/base/clock.js';
 import { deviceNameFrom } from '../core/approval/deviceName.js';
 import { AssentError } from '../core/base/errors.js';
 import { newApprovalId, type RandomBytes } from '../core/base/ids.js';
-import type { WebDeviceRecord } from '../journal/journal.js';
+import type { WebDeviceStore } from '../journal/store.js';
 
-/** The part of the journal remembered devices need; the real Journal satisfies it. */
-export interface DeviceStore {
-  insertWebDevice(device: WebDeviceRecord): void;
-  listWebDevices(now: number): WebDeviceRecord[];
-  touchWebDevice(id: string, at: number): void;
-  revokeWebDevice(id: string, at: number): boolean;
-}
+/** The part of the journal remembered devices need (this host's journal satisfies it). */
+export type DeviceStore = WebDeviceStore;
 
 /** A signed-in browser. */
 export interface WebSession {

@@ -3,25 +3,16 @@
 // them, and the HTTP head, handing each what it needs. Nothing below the heads
 // assembles anything. Everything with a lifetime is closed by a shutdown hook.
 import { randomBytes } from 'node:crypto';
-import { watch, type FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { combineNotifiers, disabledNotifier, createOsNotifier, type Notifier } from '../../channels/notifier.js';
-import { createPushNotifier } from '../../channels/pushNotifier.js';
-import { pushTargetsOf } from '../../core/config/notificationsConfig.js';
 import type { Clock } from '../../core/base/clock.js';
 import type { Config } from '../../core/config/config.js';
 import { AssentError } from '../../core/base/errors.js';
-import type { RandomBytes } from '../../core/base/ids.js';
-import { AuditLog, type WrittenLine } from '../../journal/auditLog.js';
-import { readAuditLines } from '../../journal/auditReaders.js';
-import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
+import { loadConfigFile } from '../../journal/configFile.js';
 import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../../journal/confirmedConfig.js';
 import { hostIdentityOf } from '../../journal/hostIdentity.js';
-import { settingsFromNextStart } from '../../core/config/restartSettings.js';
 import { Journal } from '../../journal/journal.js';
-import { SqliteStore } from '../../journal/sqliteStore.js';
-import type { Store } from '../../journal/store.js';
+import { sqliteStoreParts } from '../../journal/sqliteStore.js';
+import { composeStore, type Store, type StoreParts } from '../../journal/store.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
 import { daemonOperations } from '../../operations/daemonOperations.js';
 import { createHttpApp } from '../http/httpApp.js';
@@ -37,25 +28,30 @@ import type { Operation } from '../../operations/operation.js';
 import { webOperations } from '../../operations/webOperations.js';
 import { proofOperations } from '../../operations/proofOperations.js';
 import { passkeyOperations } from '../../operations/passkeyOperations.js';
-import { PasskeyService, relyingPartyOf } from '../../service/passkeys.js';
 import { AgentActionService } from '../../service/agentActions.js';
-import { AgentJudge } from '../../shell/agentJudge.js';
-import { ProofService } from '../../service/proofService.js';
-import { ApprovalService, realTimers, type PinnedConfig, type Timers } from '../../service/approvalService.js';
+import { ApprovalService, realTimers, type PinnedConfig } from '../../service/approvalService.js';
 import { AuditMirror } from '../../service/auditMirror.js';
+import { ProofService } from '../../service/proofService.js';
+import { AuditLog, type WrittenLine } from '../../journal/auditLog.js';
+import { readAuditLines } from '../../journal/auditReaders.js';
+import type { Notifier } from '../../channels/notifier.js';
+import type { RandomBytes } from '../../core/base/ids.js';
 import { createAuditExportRuntime } from './auditExportRuntime.js';
 import { EventBus } from '../../service/eventBus.js';
 import { registerSecret } from '../../service/logger.js';
-import { pageUrlOf } from '../../service/pushLinks.js';
+import {
+  registerStatus,
+  watchConfigFile,
+  wireAgents,
+  wireNotifier,
+  wireWebAuth,
+  type ApprovalRuntimeOptions,
+  type LateBindings,
+  type RuntimeBase,
+} from './runtimeWiring.js';
 
-export interface ApprovalRuntimeOptions {
-  clock?: Clock;
-  random?: RandomBytes;
-  timers?: Timers;
-  notifier?: Notifier;
-  /** Lifetime of web pairing codes (default 120 s, R-WEB-2). */
-  pairingTtlMs?: number;
-}
+export type { ApprovalRuntimeOptions } from './runtimeWiring.js';
+
 
 /** The approval page's static files: web/ at the package root, three levels above src/heads/daemon or dist/heads/daemon. */
 export const WEB_ROOT = fileURLToPath(new URL('../../../web/', import.meta.url));
@@ -106,13 +102,6 @@ export interface ApprovalRuntime {
   serveHttp(operations: () => readonly Operation[]): Promise<HttpHead | undefined>;
 }
 
-/** What every runtime starts from: the local journal, the configuration it pinned, and this host. */
-interface RuntimeBase {
-  clock: Clock;
-  journal: Journal;
-  pinned: PinnedConfig & { invalid?: InvalidConfirmedConfig };
-  host: ReturnType<typeof hostIdentityOf>;
-}
 
 function openBase(ctx: DaemonContext, options: ApprovalRuntimeOptions): RuntimeBase {
   const clock = options.clock ?? systemClock;
@@ -131,7 +120,7 @@ function openBase(ctx: DaemonContext, options: ApprovalRuntimeOptions): RuntimeB
  */
 export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): ApprovalRuntime {
   const base = openBase(ctx, options);
-  return assembleRuntime(ctx, options, base, SqliteStore.open(base.journal, base.host.hostId));
+  return assembleRuntime(ctx, options, base, composeStore(sqliteStoreParts(base.journal, base.host.hostId)));
 }
 
 /**
@@ -144,7 +133,7 @@ export async function openApprovalRuntime(ctx: DaemonContext, options: ApprovalR
   const base = openBase(ctx, options);
   let store: Store;
   try {
-    store = await openStore(ctx, base);
+    store = composeStore(await openStoreParts(ctx, base));
   } catch (error) {
     base.journal.close();
     throw error;
@@ -154,32 +143,36 @@ export async function openApprovalRuntime(ctx: DaemonContext, options: ApprovalR
   return runtime;
 }
 
-async function openStore(ctx: DaemonContext, base: RuntimeBase): Promise<Store> {
+/** Each concern of the store the pinned configuration names: the embedded journal, or the team database. */
+async function openStoreParts(ctx: DaemonContext, base: RuntimeBase): Promise<StoreParts> {
   const journalConfig = base.pinned.config.journal;
-  if (journalConfig.kind !== 'postgres') return SqliteStore.open(base.journal, base.host.hostId);
-  const [{ resolveDatabaseUrl }, { PostgresStore }] = await Promise.all([import('../../journal/postgres/databaseUrl.js'), import('../../journal/postgres/postgresStore.js')]);
+  if (journalConfig.kind !== 'postgres') return sqliteStoreParts(base.journal, base.host.hostId);
+  const [{ resolveDatabaseUrl }, { openPostgresStoreParts }] = await Promise.all([
+    import('../../journal/postgres/databaseUrl.js'),
+    import('../../journal/postgres/postgresStore.js'),
+  ]);
   const database = resolveDatabaseUrl(journalConfig);
   // The last line of defence: nothing logs the URL, but the logger masks its password anyway.
   for (const secret of database.secrets) registerSecret(secret);
   const logger = ctx.logger.child({ component: 'team-database' });
-  const store = await PostgresStore.open({
+  const parts = await openPostgresStoreParts({
     database,
     hostId: base.host.hostId,
     now: () => base.clock.now(),
     log: (level, message, fields) => logger[level](message, fields),
   });
   logger.info('using the team database', { database: database.display, hostId: base.host.hostId });
-  return store;
+  return parts;
 }
 
-function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, store: Store): ApprovalRuntime {
-  const { clock, journal, pinned, host } = base;
-  const random = options.random ?? ((n: number) => randomBytes(n));
-  ctx.status['journal'] = () => ({ ...store.describe(), available: store.available() });
+// The audit log and the approval service are built here, in the composition root, and nowhere else (R-ARCH-3).
+
+/** The audit side (R-AUD-*, R-TEAM-4): the team mirror, the export sinks with their metrics, and the audit log feeding both. */
+function wireAudit(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, store: Store, pendingApprovals: () => number) {
+  const { clock, pinned, host } = base;
   // R-TEAM-4: in team mode every line of this host's chain is also a row of the shared `audit` table.
   const mirror = store.shared ? new AuditMirror({ store, timers: options.timers ?? realTimers, logger: ctx.logger.child({ component: 'audit-mirror' }) }) : undefined;
   // R-AUD-4..6: export sinks read the day files forward from their cursors; metrics count each line written.
-  let pendingApprovals = (): number => 0;
   const exports = createAuditExportRuntime({
     sinks: pinned.config.audit.export,
     auditDir: ctx.paths.auditDir,
@@ -188,7 +181,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     timers: options.timers ?? realTimers,
     now: () => clock.now(),
     logger: ctx.logger.child({ component: 'audit-export' }),
-    pending: () => pendingApprovals(),
+    pending: pendingApprovals,
   });
   const audit = new AuditLog({
     dir: ctx.paths.auditDir,
@@ -202,25 +195,35 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     neededFrom: () => exports.exporter.neededFrom(),
   });
   ctx.status['export'] = () => exports.exporter.status();
-  const unwatchMirror = mirror === undefined ? undefined : store.watch((change) => {
-    if (change.kind === 'connection' && change.state === 'restored') mirror.kick();
-  });
+  const unwatchMirror =
+    mirror === undefined
+      ? undefined
+      : store.watch((change) => {
+          if (change.kind === 'connection' && change.state === 'restored') mirror.kick();
+        });
   audit.prune();
-  const bus = new EventBus(store, () => clock.now(), (error) => ctx.logger.warn('an event could not be stored; it was delivered live only', { error }));
-  // Pushes read the configuration in force at each send, so a confirmed reload applies to the next one.
-  let configInForce = (): Config => pinned.config;
-  const notifier =
-    options.notifier ??
-    combineNotifiers({
-      os: pinned.config.notifications.os ? createOsNotifier() : disabledNotifier,
-      push: createPushNotifier({
-        targets: () => pushTargetsOf(configInForce().notifications),
-        host: () => host.name,
-        pageUrl: () => pageUrlOf(configInForce(), httpHead?.url),
-        onFailure: (target, reason) => ctx.logger.warn('push notification failed; further failures are counted in `assent daemon status`', { target, reason }),
-      }),
-    });
-  let proofTtlSeconds = (): number => pinned.config.approvals.proofTtlSeconds;
+  // Lines written while this host was away from the database (or before it joined the team) are copied first.
+  const catchUp = async (): Promise<void> => {
+    if (mirror !== undefined) mirror.add(readAuditLines(ctx.paths.auditDir, await store.lastAuditSeq()));
+  };
+  const close = async (): Promise<void> => {
+    await audit.close();
+    await exports.exporter.close();
+    unwatchMirror?.();
+    await mirror?.flush();
+  };
+  return { mirror, exports, audit, catchUp, close };
+}
+
+/** The proof service (R-J-*) and the approval service over the store. */
+function wireApprovals(
+  ctx: DaemonContext,
+  options: ApprovalRuntimeOptions,
+  base: RuntimeBase,
+  parts: { store: Store; audit: AuditLog; bus: EventBus; notifier: Notifier; random: RandomBytes; late: LateBindings },
+): { service: ApprovalService; proofs: ProofService } {
+  const { clock, pinned, host } = base;
+  const { store, audit, bus, notifier, random, late } = parts;
   const proofs = new ProofService({
     store,
     audit,
@@ -231,7 +234,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     principal: ctx.principal,
     // R-TEAM-6: in team mode a proof belongs to the team, so any host may consume it.
     ...(store.shared ? { proofPrincipal: `team:${store.instanceId}` } : {}),
-    ttlSeconds: () => proofTtlSeconds(),
+    ttlSeconds: () => late.config().approvals.proofTtlSeconds,
   });
   const serviceOptions: ConstructorParameters<typeof ApprovalService>[0] = {
     store,
@@ -248,114 +251,22 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   };
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
   const service = new ApprovalService(serviceOptions);
-  pendingApprovals = () => Number(service.status()['pendingApprovals'] ?? 0);
-  // R-J-5: before any call is served, effects a crash left without an outcome become uncertain (this host's only, R-TEAM-6).
-  // R-TEAM-6: the team learns which revision this host runs, which its proofs bind.
-  const announce = (revision: string): Promise<void> => store.announceHost({ name: host.name, revision, at: clock.now() });
-  // Lines written while this host was away from the database (or before it joined the team) are copied first.
-  const catchUpAudit = async (): Promise<void> => {
-    if (mirror !== undefined) mirror.add(readAuditLines(ctx.paths.auditDir, await store.lastAuditSeq()));
-  };
-  const ready = announce(pinned.revision)
-    .then(catchUpAudit)
-    .then(() => proofs.reconcile())
-    .then(() => service.start())
-    // Not awaited by calls: delivery runs beside them from here on.
-    .then(() => void exports.exporter.start());
-  const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
-  // The bash grammar loads now, so the first shell action pays nothing for it (SPEC §14).
-  judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
-  const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }), judge, timers: options.timers ?? realTimers });
-  proofTtlSeconds = () => service.config.config.approvals.proofTtlSeconds;
-  configInForce = () => service.config.config;
-  /** Why the daemon runs fail-closed, while it still does (until a reload applies config.json). */
-  const confirmedInvalid = (): InvalidConfirmedConfig | undefined =>
-    pinned.invalid !== undefined && service.config.revision === pinned.revision ? pinned.invalid : undefined;
-  if (pinned.invalid !== undefined) ctx.logger.warn(pinned.invalid.message, { problems: pinned.invalid.problems });
+  late.config = () => service.config.config;
+  return { service, proofs };
+}
 
-  // R-CFG-4: a changed config.json is noticed and reported, never applied silently.
-  let lastSeenRevision = pinned.revision;
-  let watcher: FSWatcher | undefined;
-  const checkConfigFile = (): void => {
-    try {
-      const current = inspectConfigFile(ctx.paths.config);
-      if (current.revision !== lastSeenRevision) {
-        lastSeenRevision = current.revision;
-        if (current.revision !== service.config.revision) {
-          void bus.publish('config_changed', { revision: current.revision, applied: false, pinnedRevision: service.config.revision });
-          ctx.logger.info('config.json changed on disk; not applied until `assent config reload` is confirmed');
-        }
-      }
-    } catch (error) {
-      ctx.logger.warn('config.json could not be read', { error });
-    }
-  };
-  // Edited while no daemon ran? Say so now, not only at the next edit.
-  lastSeenRevision = '';
-  checkConfigFile();
-  if (pinned.invalid !== undefined) {
-    void bus.publish('config_changed', { applied: false, pinnedRevision: pinned.revision, confirmedInvalid: pinned.invalid });
-  } else if (lastSeenRevision !== pinned.revision) {
-    ctx.logger.warn('config.json differs from the confirmed configuration; the daemon runs the confirmed one until `assent config reload`');
-  }
-  try {
-    watcher = watch(dirname(ctx.paths.config), { persistent: false }, (_event, file) => {
-      if (file === null || file === basename(ctx.paths.config)) checkConfigFile();
-    });
-  } catch (error) {
-    ctx.logger.warn('cannot watch config.json for changes', { error });
-  }
-
-  const started = ready.then(() => bus.publish('daemon_started', { pid: process.pid, configRevision: pinned.revision })).then(() => undefined);
-  ctx.status['approvals'] = () => ({ ...service.status(), ...agents.status(), ...(mirror === undefined ? {} : { auditRows: mirror.status() }) });
-  ctx.status['config'] = () => {
-    let fileRevision: string | undefined;
-    try {
-      fileRevision = inspectConfigFile(ctx.paths.config).revision;
-    } catch {
-      fileRevision = undefined;
-    }
-    const invalid = confirmedInvalid();
-    return {
-      pinnedRevision: service.config.revision,
-      fileRevision,
-      changedOnDisk: fileRevision !== service.config.revision,
-      path: ctx.paths.config,
-      ...(invalid === undefined ? {} : { confirmedInvalid: invalid }),
-      // Confirmed, but used from the next daemon start (journal, host.name, …).
-      fromNextStart: settingsFromNextStart(pinned.config, service.config.config),
-    };
-  };
-  const tokens = {
-    instanceId: () => store.instanceId,
-    insertToken: (token: Parameters<Store['insertToken']>[0]) => store.insertToken(token),
-    findTokenByHash: (hash: string) => store.findTokenByHash(hash),
-    getToken: (id: string) => store.getToken(id),
-    listTokens: () => store.listTokens(),
-    revokeToken: (id: string, at: number) => store.revokeToken(id, at),
-  };
-  const webAuth = new WebAuth({
-    tokens,
-    devices: journal,
-    clock,
-    random,
-    deviceTtlMs: () => service.config.config.web.deviceTtlDays * 86_400_000,
-    ...(options.pairingTtlMs === undefined ? {} : { pairingTtlMs: options.pairingTtlMs }),
-  });
-  const passkeys = new PasskeyService({
-    store: journal,
-    approvals: service,
-    clock,
-    random,
-    logger: ctx.logger.child({ component: 'passkeys' }),
-    notifier,
-    relyingParty: () => relyingPartyOf(service.config.config.web.publicUrl),
-  });
-  ctx.status['passkeys'] = () => passkeys.status();
+/** The HTTP head (R-WEB-1, R-REM-2): started on demand, moved by a confirmed reload, its state in `daemon status`. */
+function wireHttp(
+  ctx: DaemonContext,
+  base: RuntimeBase,
+  parts: { service: ApprovalService; webAuth: WebAuth; bus: EventBus; exports: ReturnType<typeof createAuditExportRuntime>; late: LateBindings },
+) {
+  const { service, webAuth, bus, exports, late } = parts;
   let http: Promise<HttpHead> | undefined;
   let httpError: string | undefined;
   let httpHead: HttpHead | undefined;
   let tls: TlsMaterial | undefined;
+  late.pageUrl = () => httpHead?.url;
   /** The page as `assent web` names it: web.publicUrl when a proxy fronts it, else the bound address; and the certificate served. */
   const page = async (): Promise<{ url: string; fingerprint?: string }> => {
     if (http === undefined) throw new AssentError('unavailable', 'This daemon does not serve the web page; start it with `assent daemon run`.');
@@ -382,7 +293,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     if (web.tls === undefined) return undefined;
     const host = parseListen(web.listen)?.host ?? '';
     const hosts = isWildcardHost(host) ? machineAddresses() : [host, 'localhost', '127.0.0.1', '::1'];
-    return loadTlsMaterial(web.tls, { stateDir: ctx.paths.home, hosts, now: () => clock.now() });
+    return loadTlsMaterial(web.tls, { stateDir: ctx.paths.home, hosts, now: () => base.clock.now() });
   };
   /** Binds `web.listen` with its certificate and the app over `registry`; rejects when the address cannot be bound. */
   const startHead = async (web: Config['web'], registry: () => readonly Operation[]): Promise<{ head: HttpHead; material: TlsMaterial | undefined }> => {
@@ -463,38 +374,79 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     });
     return rebinding;
   };
-
-  // Registered before the service's own hook so no request reaches a closed journal.
-  ctx.onShutdown(async () => {
+  const close = async (): Promise<void> => {
     const head = await http?.catch(() => undefined);
     await head?.close();
-  });
+  };
+  return { page, serveHttp, rebindHttp, close };
+}
 
+/**
+ * The composition root's steps, in order: the store's status, the audit side,
+ * the bus and notifier, the proof and approval services, start-up catch-up,
+ * the agents, the configuration watch, status, web sign-in and passkeys, the
+ * HTTP head, the shutdown hooks and the operations served.
+ */
+function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, store: Store): ApprovalRuntime {
+  const { clock, journal, pinned, host } = base;
+  const random = options.random ?? ((n: number) => randomBytes(n));
+  const late: LateBindings = { config: () => pinned.config, pageUrl: () => undefined };
+  ctx.status['journal'] = () => ({ ...store.describe(), available: store.available() });
+  let pendingApprovals = (): number => 0;
+  const auditSide = wireAudit(ctx, options, base, store, () => pendingApprovals());
+  const { audit, exports, mirror } = auditSide;
+  const bus = new EventBus(store, () => clock.now(), (error) => ctx.logger.warn('an event could not be stored; it was delivered live only', { error }));
+  const notifier = wireNotifier(ctx, options, base, late);
+  const { service, proofs } = wireApprovals(ctx, options, base, { store, audit, bus, notifier, random, late });
+  pendingApprovals = () => Number(service.status()['pendingApprovals'] ?? 0);
+  // R-TEAM-6: the team learns which revision this host runs, which its proofs bind.
+  const announce = (revision: string): Promise<void> => store.announceHost({ name: host.name, revision, at: clock.now() });
+  // R-J-5: before any call is served, effects a crash left without an outcome become uncertain (this host's only, R-TEAM-6).
+  const ready = announce(pinned.revision)
+    .then(auditSide.catchUp)
+    .then(() => proofs.reconcile())
+    .then(() => service.start())
+    // Not awaited by calls: delivery runs beside them from here on.
+    .then(() => void exports.exporter.start());
+  const agents = wireAgents(ctx, options, base, service);
+  /** Why the daemon runs fail-closed, while it still does (until a reload applies config.json). */
+  const confirmedInvalid = (): InvalidConfirmedConfig | undefined =>
+    pinned.invalid !== undefined && service.config.revision === pinned.revision ? pinned.invalid : undefined;
+  const watcher = watchConfigFile(ctx, base, service, bus);
+  const started = ready.then(() => bus.publish('daemon_started', { pid: process.pid, configRevision: pinned.revision })).then(() => undefined);
+  registerStatus(ctx, base, { service, agents, mirror, confirmedInvalid });
+  const { webAuth, passkeys } = wireWebAuth(ctx, options, base, { store, service, notifier, random });
+  const http = wireHttp(ctx, base, { service, webAuth, bus, exports, late });
+
+  // Registered before the service's own hook so no request reaches a closed journal.
+  ctx.onShutdown(http.close);
   ctx.onShutdown(async () => {
     watcher?.close();
     await service.shutdown();
-    await audit.close();
-    await exports.exporter.close();
-    unwatchMirror?.();
-    await mirror?.flush();
+    await auditSide.close();
     await store.close();
     journal.close();
   });
 
   const operations = [
-    ...webOperations({ auth: webAuth, page }),
+    ...webOperations({ auth: webAuth, page: http.page }),
     ...approvalOperations({ service, store, bus, auditDir: ctx.paths.auditDir, random, now: () => clock.now() }),
     ...agentOperations({ agents }),
-    ...configOperations({ service, configPath: ctx.paths.config, onApplied: (pin) => {
+    ...configOperations({
+      service,
+      configPath: ctx.paths.config,
+      onApplied: (pin) => {
         storePinnedConfig(journal, pin);
-        void rebindHttp();
+        void http.rebindHttp();
         announce(pin.revision).catch((error: unknown) => ctx.logger.warn('could not tell the team database the new configuration revision', { error }));
-      }, confirmedInvalid }),
+      },
+      confirmedInvalid,
+    }),
     ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
     ...proofOperations({ service, proofs, store }),
     ...passkeyOperations({ passkeys }),
   ];
-  return { service, agents, journal, store, ready: started, bus, webAuth, operations, serveHttp };
+  return { service, agents, journal, store, ready: started, bus, webAuth, operations, serveHttp: http.serveHttp };
 }
 
 /** Every operation the daemon serves, a plain concatenation of the families, with the HTTP head serving the same registry. */

@@ -1,19 +1,9 @@
-// Part of the team store (postgresStore.ts): approvals, their votes and the shared event log.
+// The team store's approvals and their votes (R-D-4, R-D-6, R-TEAM-3).
 import type pg from 'pg';
 import { AssentError } from '../../core/base/errors.js';
-import {
-  rowToApprovalVote,
-  rowToEvent,
-  type ApprovalRecord,
-  type ApprovalResolution,
-  type ApprovalState,
-  type ApprovalVote,
-  type ApprovalVoteRow,
-  type EventRecord,
-  type EventRow,
-} from '../journalRecords.js';
-import type { DecisionJudge, EventInput } from '../store.js';
-import { isUniqueViolation, type PgContext } from './postgresQuery.js';
+import { rowToApprovalVote, type ApprovalRecord, type ApprovalResolution, type ApprovalState, type ApprovalVote, type ApprovalVoteRow } from '../journalRecords.js';
+import type { ApprovalStore, DecisionJudge } from '../store.js';
+import { isUniqueViolation, type PgContext, type PgQuery } from './postgresQuery.js';
 
 interface ApprovalRow {
   id: string;
@@ -74,7 +64,7 @@ function rowToApproval(row: ApprovalRow): ApprovalRecord {
 
 // ------------------------------------------------------------ approvals
 
-export async function insertApproval(db: PgContext, record: ApprovalRecord): Promise<void> {
+async function insertApproval(db: PgContext, record: ApprovalRecord): Promise<void> {
   try {
     await db.query(
       `INSERT INTO approvals (id, host_id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at,
@@ -115,12 +105,12 @@ export async function insertApproval(db: PgContext, record: ApprovalRecord): Pro
   }
 }
 
-export async function getApproval(db: PgContext, id: string): Promise<ApprovalRecord | undefined> {
+async function getApproval(db: PgContext, id: string): Promise<ApprovalRecord | undefined> {
   const row = (await db.query<ApprovalRow>('SELECT * FROM approvals WHERE id = $1', [id])).rows[0];
   return row === undefined ? undefined : rowToApproval(row);
 }
 
-export async function listApprovals(db: PgContext, filter: { state?: ApprovalState; limit?: number } = {}): Promise<ApprovalRecord[]> {
+async function listApprovals(db: PgContext, filter: { state?: ApprovalState; limit?: number } = {}): Promise<ApprovalRecord[]> {
   const limit = filter.limit === undefined ? null : Math.max(0, Math.floor(filter.limit));
   const result =
     filter.state === undefined
@@ -136,7 +126,7 @@ export async function listApprovals(db: PgContext, filter: { state?: ApprovalSta
  * counter in this host's journal) just before COMMIT; a racing decider on any
  * host waits on the lock, then reads the outcome.
  */
-export function decideApproval<T>(db: PgContext, id: string, judge: DecisionJudge<T>): Promise<T> {
+function decideApproval<T>(db: PgContext, id: string, judge: DecisionJudge<T>): Promise<T> {
   return db.transaction(async (client) => {
     const row = (await client.query<ApprovalRow>('SELECT * FROM approvals WHERE id = $1 FOR UPDATE', [id])).rows[0];
     const record = row === undefined ? undefined : rowToApproval(row);
@@ -146,7 +136,7 @@ export function decideApproval<T>(db: PgContext, id: string, judge: DecisionJudg
         : (await client.query<ApprovalVoteRow>('SELECT * FROM approval_votes WHERE approval_id = $1 ORDER BY voted_at, principal', [id])).rows.map(rowToApprovalVote);
     const { writes, result } = judge({ record, votes });
     if (writes.vote !== undefined) await insertVote(client, writes.vote);
-    if (writes.resolution !== undefined && !(await resolveIn(client, id, writes.resolution))) {
+    if (writes.resolution !== undefined && !(await resolveIn((text, values) => client.query(text, values), id, writes.resolution))) {
       throw new AssentError('conflict', `approval ${id} was already resolved`);
     }
     // This host's own write (a passkey counter) goes last, before COMMIT: a throw rolls the decision back.
@@ -155,39 +145,21 @@ export function decideApproval<T>(db: PgContext, id: string, judge: DecisionJudg
   });
 }
 
-export async function listApprovalVotes(db: PgContext, approvalId: string): Promise<ApprovalVote[]> {
+async function listApprovalVotes(db: PgContext, approvalId: string): Promise<ApprovalVote[]> {
   const result = await db.query<ApprovalVoteRow>('SELECT * FROM approval_votes WHERE approval_id = $1 ORDER BY voted_at, principal', [approvalId]);
   return result.rows.map(rowToApprovalVote);
 }
 
-export async function listPendingApprovalVotes(db: PgContext): Promise<ApprovalVote[]> {
+async function listPendingApprovalVotes(db: PgContext): Promise<ApprovalVote[]> {
   const result = await db.query<ApprovalVoteRow>(
     "SELECT v.* FROM approval_votes v JOIN approvals a ON a.id = v.approval_id WHERE a.state = 'pending' ORDER BY v.voted_at, v.principal",
   );
   return result.rows.map(rowToApprovalVote);
 }
 
-// ------------------------------------------------------------ events
-
-export async function appendEvent(db: PgContext, event: EventInput): Promise<number> {
-  const result = await db.query<{ seq: number }>('INSERT INTO events (host_id, kind, ts, session_id, data) VALUES ($1, $2, $3, $4, $5) RETURNING seq', [
-    db.hostId,
-    event.kind,
-    event.ts,
-    event.sessionId ?? null,
-    JSON.stringify(event.data),
-  ]);
-  return result.rows[0]?.seq ?? 0;
-}
-
-export async function eventsSince(db: PgContext, cursor: number, limit: number): Promise<EventRecord[]> {
-  const result = await db.query<EventRow>('SELECT seq, kind, ts, session_id, data FROM events WHERE seq > $1 ORDER BY seq LIMIT $2', [cursor, Math.max(0, Math.floor(limit))]);
-  return result.rows.map(rowToEvent);
-}
-
 /** The compare-and-set from pending; the raw arguments go in the same statement (R-TEAM-6). */
-export async function resolveIn(client: pg.Pool | pg.PoolClient, id: string, resolution: ApprovalResolution): Promise<boolean> {
-  const result = await client.query(
+async function resolveIn(query: PgQuery, id: string, resolution: ApprovalResolution): Promise<boolean> {
+  const result = await query(
     `UPDATE approvals SET state = $2, channel = $3, reason = $4, scope = $5, decided_at = $6, decided_by = $7, decided_host = $8, args = NULL, action = NULL
      WHERE id = $1 AND state = 'pending'`,
     [id, resolution.state, resolution.channel ?? null, resolution.reason ?? null, resolution.scope ?? null, resolution.decidedAt, resolution.decidedBy ?? null, resolution.decidedHost ?? null],
@@ -201,4 +173,16 @@ async function insertVote(client: pg.PoolClient, vote: ApprovalVote): Promise<vo
     'INSERT INTO approval_votes (approval_id, principal, host_id, channel, scope, voted_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (approval_id, principal) DO NOTHING',
     [vote.approvalId, vote.principal, vote.hostId ?? null, vote.channel, vote.scope, vote.votedAt],
   );
+}
+
+export function postgresApprovals(db: PgContext): ApprovalStore {
+  return {
+    insertApproval: (record) => insertApproval(db, record),
+    getApproval: (id) => getApproval(db, id),
+    listApprovals: (filter) => listApprovals(db, filter),
+    resolveApproval: (id, resolution) => resolveIn(db.query, id, resolution),
+    decideApproval: (id, judge) => decideApproval(db, id, judge),
+    listApprovalVotes: (approvalId) => listApprovalVotes(db, approvalId),
+    listPendingApprovalVotes: () => listPendingApprovalVotes(db),
+  };
 }

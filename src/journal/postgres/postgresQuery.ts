@@ -1,6 +1,8 @@
 // What the team store's statement modules are given: its error-mapping query and
 // transaction helpers and this host's id, so each concern's SQL lives in its own file.
 import pg from 'pg';
+import { bind } from '../sql/prepared.js';
+import { runSteps, type Steps } from '../sql/steps.js';
 
 export type PgQuery = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
 export type PgTransaction = <T>(work: (client: pg.PoolClient) => Promise<T>) => Promise<T>;
@@ -29,4 +31,17 @@ export function isConnectionError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || code.startsWith('08') || code.startsWith('57P'))) return true;
   return error instanceof Error && CONNECTION_TEXT.test(error.message);
+}
+
+/** The PostgreSQL engine's step runner (../sql/steps.ts): each step one statement on `query` (the pool, or a transaction's client). */
+export function runPgSteps<T>(query: PgQuery, steps: Steps<T>): Promise<T> {
+  return runSteps(steps, async (step) => {
+    const answer = await query<pg.QueryResultRow>(step.query.sql, bind(step.query, step.values));
+    return { rows: answer.rows, changes: answer.rowCount ?? 0 };
+  });
+}
+
+/** A transaction's client as a PgQuery. */
+export function clientQuery(client: pg.PoolClient): PgQuery {
+  return (text, values) => client.query(text, values);
 }

@@ -5,6 +5,11 @@
 // written, like the embedded journal; times are epoch milliseconds (BIGINT).
 import type pg from 'pg';
 import { AssentError } from '../../core/base/errors.js';
+import { PROOF_TABLES as PROOF_DDL_BY_ENGINE } from '../proofEffects.js';
+
+/** The proof and effect tables, written once for both engines (../proofEffects.ts). */
+const PROOF_DDL = PROOF_DDL_BY_ENGINE.postgres;
+const PROOF_TABLES = [...PROOF_DDL.tables, ...PROOF_DDL.indexes].join(';\n   ');
 
 /** Each entry upgrades the schema by one version; never edit a shipped entry, append a new one. */
 const MIGRATIONS: readonly string[] = [
@@ -91,41 +96,7 @@ const MIGRATIONS: readonly string[] = [
      authorized_at BIGINT NOT NULL,
      PRIMARY KEY (host_id, call_id)
    );
-   CREATE TABLE proofs (
-     id TEXT PRIMARY KEY,
-     hash TEXT NOT NULL UNIQUE,
-     approval_id TEXT NOT NULL UNIQUE,
-     principal TEXT NOT NULL,
-     session_id TEXT NOT NULL,
-     action_kind TEXT NOT NULL,
-     action_digest TEXT NOT NULL,
-     revision TEXT NOT NULL,
-     decision TEXT NOT NULL,
-     channel TEXT NOT NULL,
-     audience TEXT NOT NULL,
-     issued_at BIGINT NOT NULL,
-     expires_at BIGINT NOT NULL,
-     state TEXT NOT NULL,
-     consumed_at BIGINT,
-     revoked_at BIGINT,
-     effect_id TEXT,
-     host_id TEXT NOT NULL
-   );
-   CREATE INDEX proofs_by_action ON proofs (principal, audience, action_digest, state);
-   CREATE TABLE effects (
-     id TEXT PRIMARY KEY,
-     host_id TEXT NOT NULL,
-     proof_hash TEXT NOT NULL UNIQUE,
-     proof_id TEXT NOT NULL,
-     approval_id TEXT NOT NULL,
-     action_digest TEXT NOT NULL,
-     state TEXT NOT NULL,
-     started_at BIGINT NOT NULL,
-     finished_at BIGINT,
-     result_digest TEXT,
-     result TEXT
-   );
-   CREATE INDEX effects_open ON effects (host_id, state);
+   ${PROOF_TABLES};
    CREATE TABLE hosts (
      host_id TEXT PRIMARY KEY,
      name TEXT NOT NULL,

@@ -1,5 +1,7 @@
-// The team store (R-TEAM-1, R-TEAM-2): one PostgreSQL database shared by the
-// daemons of several hosts. The first resolver wins by a conditional UPDATE;
+// The team store's connection (R-TEAM-1, R-TEAM-2): one PostgreSQL database
+// shared by the daemons of several hosts; each concern's statements are in the
+// file named for it (postgresApprovals.ts, postgresEvents.ts, …), and
+// `openPostgresStoreParts` hands them to the composition root. The first resolver wins by a conditional UPDATE;
 // proof consumption is one transaction holding the proof's row lock; each event
 // is pushed to the other hosts by a trigger's NOTIFY, heard here on a dedicated
 // LISTEN connection that reconnects with backoff. While that connection is down
@@ -7,28 +9,19 @@
 // Nothing it logs, reports or throws contains the database password.
 import pg from 'pg';
 import { AssentError } from '../../core/base/errors.js';
-import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../../core/approval/proof.js';
-import type { Rule } from '../../core/policy/toolPolicy.js';
-import {
-  rowToEvent,
-  type ApprovalRecord,
-  type ApprovalResolution,
-  type ApprovalState,
-  type ApprovalVote,
-  type CallInProgressRecord,
-  type EventRecord,
-  type EventRow,
-  type TokenRecord,
-} from '../journalRecords.js';
-import type { ConsumptionOutcome } from '../proofs.js';
-import type { AuditRow, DecisionJudge, EventInput, HostRecord, RemoteEvent, Store, StoreChange } from '../store.js';
+import { rowToEvent, type EventRow } from '../journalRecords.js';
+import { composeStore, type RemoteEvent, type Store, type StoreChange, type StoreInfo, type StoreParts } from '../store.js';
 import { maskSecrets, type DatabaseUrl } from './databaseUrl.js';
-import * as approvals from './postgresApprovals.js';
-import * as audit from './postgresAudit.js';
-import * as proofs from './postgresProofs.js';
+import { postgresApprovals } from './postgresApprovals.js';
+import { postgresAudit } from './postgresAudit.js';
+import { postgresCalls } from './postgresCalls.js';
+import { postgresEvents } from './postgresEvents.js';
+import { postgresHosts } from './postgresHosts.js';
+import { postgresProofs } from './postgresProofs.js';
 import { isConnectionError, isUniqueViolation, PG_TYPES, type PgContext } from './postgresQuery.js';
-import * as rules from './postgresRules.js';
+import { postgresRules } from './postgresRules.js';
 import { migratePostgres } from './postgresSchema.js';
+import { postgresTokens } from './postgresTokens.js';
 
 export interface PostgresStoreOptions {
   database: DatabaseUrl;
@@ -55,7 +48,8 @@ interface NotifiedEvent {
   data?: string;
 }
 
-export class PostgresStore implements Store {
+/** The pool, the LISTEN feed and the error mapping every concern's statements run through. */
+export class PostgresConnection implements StoreInfo {
   readonly kind = 'postgres' as const;
   readonly shared = true;
   readonly hostId: string;
@@ -68,8 +62,8 @@ export class PostgresStore implements Store {
   /** Notifications are applied one after another, in the order the database sent them. */
   private feed: Promise<void> = Promise.resolve();
   private lastError: string | undefined;
-  /** What the statement modules (approvals, rules, proofs, audit) run through. */
-  private readonly db: PgContext;
+  /** What the statement modules (approvals, events, rules, proofs, …) run through. */
+  readonly db: PgContext;
 
   private constructor(private readonly options: PostgresStoreOptions) {
     this.hostId = options.hostId;
@@ -84,8 +78,8 @@ export class PostgresStore implements Store {
   }
 
   /** Connects, migrates (versioned, one transaction each) and starts listening; throws `unavailable` naming the database without its password. */
-  static async open(options: PostgresStoreOptions): Promise<PostgresStore> {
-    const store = new PostgresStore(options);
+  static async open(options: PostgresStoreOptions): Promise<PostgresConnection> {
+    const store = new PostgresConnection(options);
     try {
       const client = await store.pool.connect();
       try {
@@ -266,176 +260,6 @@ export class PostgresStore implements Store {
     }
   }
 
-  // ------------------------------------------------------------ approvals, votes and events
-
-  async insertApproval(record: ApprovalRecord): Promise<void> {
-    return approvals.insertApproval(this.db, record);
-  }
-
-  async getApproval(id: string): Promise<ApprovalRecord | undefined> {
-    return approvals.getApproval(this.db, id);
-  }
-
-  async listApprovals(filter: { state?: ApprovalState; limit?: number } = {}): Promise<ApprovalRecord[]> {
-    return approvals.listApprovals(this.db, filter);
-  }
-
-  async resolveApproval(id: string, resolution: ApprovalResolution): Promise<boolean> {
-    return approvals.resolveIn(this.pool, id, resolution).catch((error: unknown) => {
-      throw this.failure(error);
-    });
-  }
-
-  decideApproval<T>(id: string, judge: DecisionJudge<T>): Promise<T> {
-    return approvals.decideApproval(this.db, id, judge);
-  }
-
-  async listApprovalVotes(approvalId: string): Promise<ApprovalVote[]> {
-    return approvals.listApprovalVotes(this.db, approvalId);
-  }
-
-  async listPendingApprovalVotes(): Promise<ApprovalVote[]> {
-    return approvals.listPendingApprovalVotes(this.db);
-  }
-
-  async appendEvent(event: EventInput): Promise<number> {
-    return approvals.appendEvent(this.db, event);
-  }
-
-  async eventsSince(cursor: number, limit: number): Promise<EventRecord[]> {
-    return approvals.eventsSince(this.db, cursor, limit);
-  }
-
-  // ------------------------------------------------------------ rules, calls in progress and tokens
-
-  async insertRule(rule: Rule): Promise<void> {
-    return rules.insertRule(this.db, rule);
-  }
-
-  async getRule(id: string): Promise<Rule | undefined> {
-    return rules.getRule(this.db, id);
-  }
-
-  async listRules(options: { includeInactive?: boolean; now?: number } = {}): Promise<Rule[]> {
-    return rules.listRules(this.db, options, this.options.now ?? Date.now);
-  }
-
-  async revokeRule(id: string, at: number): Promise<boolean> {
-    return rules.revokeRule(this.db, id, at);
-  }
-
-  async recordCallInProgress(record: CallInProgressRecord): Promise<void> {
-    return rules.recordCallInProgress(this.db, record);
-  }
-
-  async endCallInProgress(callId: string): Promise<boolean> {
-    return rules.endCallInProgress(this.db, callId);
-  }
-
-  async listCallsInProgress(): Promise<CallInProgressRecord[]> {
-    return rules.listCallsInProgress(this.db);
-  }
-
-  async insertToken(token: TokenRecord): Promise<void> {
-    return rules.insertToken(this.db, token);
-  }
-
-  async findTokenByHash(tokenSha256: string): Promise<TokenRecord | undefined> {
-    return rules.findTokenByHash(this.db, tokenSha256);
-  }
-
-  async getToken(id: string): Promise<TokenRecord | undefined> {
-    return rules.getToken(this.db, id);
-  }
-
-  async listTokens(): Promise<TokenRecord[]> {
-    return rules.listTokens(this.db);
-  }
-
-  async revokeToken(id: string, at: number): Promise<boolean> {
-    return rules.revokeToken(this.db, id, at);
-  }
-
-  // ------------------------------------------------------------ proofs and effects
-
-  async insertProof(proof: ProofRecord): Promise<void> {
-    return proofs.insertProof(this.db, proof);
-  }
-
-  async getProofByHash(hash: string): Promise<ProofRecord | undefined> {
-    return proofs.getProofByHash(this.db, hash);
-  }
-
-  async getProof(id: string): Promise<ProofRecord | undefined> {
-    return proofs.getProof(this.db, id);
-  }
-
-  async getProofForApproval(approvalId: string): Promise<ProofRecord | undefined> {
-    return proofs.getProofForApproval(this.db, approvalId);
-  }
-
-  async proofsForAction(principal: string, audience: ProofAudience, actionDigest: string): Promise<ProofRecord[]> {
-    return proofs.proofsForAction(this.db, principal, audience, actionDigest);
-  }
-
-  async listProofs(limit = 1000): Promise<ProofRecord[]> {
-    return proofs.listProofs(this.db, limit);
-  }
-
-  consume(hash: string, request: ConsumptionRequest, effectId: string): Promise<ConsumptionOutcome> {
-    return proofs.consume(this.db, hash, request, effectId);
-  }
-
-  async finishEffect(id: string, outcome: { state: 'completed' | 'failed'; at: number; resultDigest?: string; result?: unknown }): Promise<boolean> {
-    return proofs.finishEffect(this.db, id, outcome);
-  }
-
-  async getEffect(id: string): Promise<EffectRecord | undefined> {
-    return proofs.getEffect(this.db, id);
-  }
-
-  async getEffectResult(id: string): Promise<unknown> {
-    return proofs.getEffectResult(this.db, id);
-  }
-
-  async reconcileIntents(at: number, hostId: string = this.hostId): Promise<EffectRecord[]> {
-    return proofs.reconcileIntents(this.db, at, hostId);
-  }
-
-  async revokeProof(id: string, at: number): Promise<boolean> {
-    return proofs.revokeProof(this.db, id, at);
-  }
-
-  // ------------------------------------------------------------ hosts (R-TEAM-6) and audit rows (R-TEAM-4)
-
-  async announceHost(host: { name: string; revision: string; at: number }): Promise<void> {
-    return audit.announceHost(this.db, host);
-  }
-
-  async listHosts(): Promise<HostRecord[]> {
-    return audit.listHosts(this.db);
-  }
-
-  async appendAuditRows(rows: readonly AuditRow[]): Promise<void> {
-    return audit.appendAuditRows(this.db, rows);
-  }
-
-  async lastAuditSeq(): Promise<number> {
-    return audit.lastAuditSeq(this.db);
-  }
-
-  async listAuditRows(filter: { hostId?: string } = {}): Promise<AuditRow[]> {
-    return audit.listAuditRows(this.db, filter);
-  }
-
-  async exportCursor(sink: string): Promise<number> {
-    return audit.exportCursor(this.db, sink);
-  }
-
-  async advanceExportCursor(sink: string, seq: number, at: number): Promise<void> {
-    return audit.advanceExportCursor(this.db, sink, seq, at);
-  }
-
   // ------------------------------------------------------------ lifecycle
 
   watch(listener: (change: StoreChange) => void): () => void {
@@ -454,3 +278,30 @@ export class PostgresStore implements Store {
     await this.pool.end().catch(() => undefined);
   }
 }
+
+/** Connects (see `PostgresConnection.open`) and returns each concern of the team store over that one connection. */
+export async function openPostgresStoreParts(options: PostgresStoreOptions): Promise<StoreParts> {
+  const connection = await PostgresConnection.open(options);
+  const db = connection.db;
+  return {
+    info: connection,
+    approvals: postgresApprovals(db),
+    events: postgresEvents(db),
+    proofs: postgresProofs(db),
+    rules: postgresRules(db, options.now ?? Date.now),
+    tokens: postgresTokens(db),
+    calls: postgresCalls(db),
+    hosts: postgresHosts(db),
+    audit: postgresAudit(db),
+  };
+}
+
+/** A composed store of this engine (the name tests and tools know). */
+export type PostgresStore = Store;
+
+export const PostgresStore = {
+  /** The team store composed at once (tests and tools; the daemon composes its parts in its composition root). */
+  async open(options: PostgresStoreOptions): Promise<Store> {
+    return composeStore(await openPostgresStoreParts(options));
+  },
+};

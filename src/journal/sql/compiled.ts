@@ -1,0 +1,85 @@
+// Written by scripts/writeQueries.mjs (`npm run queries`) from sql/queries.ts; do not edit.
+// Each query and table of the store written once with kysely, compiled for each
+// engine ahead of time so that nothing at run time loads kysely or compiles.
+import type { Engine, Prepared } from './prepared.js';
+
+type Compiled<K extends string> = Record<Engine, Record<K, Prepared>>;
+
+export const COMPILED: {
+  proofs: Compiled<'insertProof' | 'proofByHash' | 'lockProofByHash' | 'proofById' | 'proofByApproval' | 'proofsForAction' | 'listProofs' | 'hostRevision' | 'markConsumed' | 'insertEffect' | 'effectById' | 'effectByProof' | 'finishEffect' | 'markUncertain' | 'revoke'>;
+  tokenRules: Compiled<'insertToken' | 'tokenByHash' | 'tokenById' | 'listTokens' | 'revokeToken' | 'insertRule' | 'ruleById' | 'listAllRules' | 'listActiveRules' | 'revokeRule'>;
+  proofTables: Record<Engine, { tables: string[]; indexes: string[] }>;
+} = {
+  "proofs": {
+    "sqlite": {
+      "insertProof": {"sql":"insert into \"proofs\" (\"id\", \"hash\", \"approval_id\", \"principal\", \"session_id\", \"action_kind\", \"action_digest\", \"revision\", \"decision\", \"channel\", \"audience\", \"issued_at\", \"expires_at\", \"state\", \"host_id\") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)","slots":[{"name":"id"},{"name":"hash"},{"name":"approval_id"},{"name":"principal"},{"name":"session_id"},{"name":"action_kind"},{"name":"action_digest"},{"name":"revision"},{"value":"allow"},{"name":"channel"},{"name":"audience"},{"name":"issued_at"},{"name":"expires_at"},{"value":"issued"},{"name":"host_id"}]},
+      "proofByHash": {"sql":"select * from \"proofs\" where \"hash\" = ?","slots":[{"name":"hash"}]},
+      "lockProofByHash": {"sql":"select * from \"proofs\" where \"hash\" = ?","slots":[{"name":"hash"}]},
+      "proofById": {"sql":"select * from \"proofs\" where \"id\" = ?","slots":[{"name":"id"}]},
+      "proofByApproval": {"sql":"select * from \"proofs\" where \"approval_id\" = ?","slots":[{"name":"approval_id"}]},
+      "proofsForAction": {"sql":"select * from \"proofs\" where \"principal\" = ? and \"audience\" = ? and \"action_digest\" = ? order by \"issued_at\" desc, \"id\"","slots":[{"name":"principal"},{"name":"audience"},{"name":"action_digest"}]},
+      "listProofs": {"sql":"select * from \"proofs\" order by \"issued_at\" desc, \"id\" limit ?","slots":[{"name":"limit"}]},
+      "hostRevision": {"sql":"select \"revision\" from \"hosts\" where \"host_id\" = ?","slots":[{"name":"host_id"}]},
+      "markConsumed": {"sql":"update \"proofs\" set \"state\" = ?, \"consumed_at\" = ?, \"effect_id\" = ? where \"hash\" = ? and \"state\" = ?","slots":[{"value":"consumed"},{"name":"now"},{"name":"effect_id"},{"name":"hash"},{"value":"issued"}]},
+      "insertEffect": {"sql":"insert into \"effects\" (\"id\", \"host_id\", \"proof_hash\", \"proof_id\", \"approval_id\", \"action_digest\", \"state\", \"started_at\") values (?, ?, ?, ?, ?, ?, ?, ?)","slots":[{"name":"id"},{"name":"host_id"},{"name":"proof_hash"},{"name":"proof_id"},{"name":"approval_id"},{"name":"action_digest"},{"value":"intent"},{"name":"started_at"}]},
+      "effectById": {"sql":"select * from \"effects\" where \"id\" = ?","slots":[{"name":"id"}]},
+      "effectByProof": {"sql":"select * from \"effects\" where \"proof_hash\" = ?","slots":[{"name":"hash"}]},
+      "finishEffect": {"sql":"update \"effects\" set \"state\" = ?, \"finished_at\" = ?, \"result_digest\" = ?, \"result\" = ? where \"id\" = ? and \"state\" = ?","slots":[{"name":"state"},{"name":"at"},{"name":"result_digest"},{"name":"result"},{"name":"id"},{"value":"intent"}]},
+      "markUncertain": {"sql":"update \"effects\" set \"state\" = ?, \"finished_at\" = ? where (\"host_id\" = ? or \"host_id\" is null) and \"state\" = ? returning *","slots":[{"value":"uncertain"},{"name":"at"},{"name":"host_id"},{"value":"intent"}]},
+      "revoke": {"sql":"update \"proofs\" set \"state\" = ?, \"revoked_at\" = ? where \"id\" = ? and \"state\" = ?","slots":[{"value":"revoked"},{"name":"at"},{"name":"id"},{"value":"issued"}]},
+    },
+    "postgres": {
+      "insertProof": {"sql":"insert into \"proofs\" (\"id\", \"hash\", \"approval_id\", \"principal\", \"session_id\", \"action_kind\", \"action_digest\", \"revision\", \"decision\", \"channel\", \"audience\", \"issued_at\", \"expires_at\", \"state\", \"host_id\") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)","slots":[{"name":"id"},{"name":"hash"},{"name":"approval_id"},{"name":"principal"},{"name":"session_id"},{"name":"action_kind"},{"name":"action_digest"},{"name":"revision"},{"value":"allow"},{"name":"channel"},{"name":"audience"},{"name":"issued_at"},{"name":"expires_at"},{"value":"issued"},{"name":"host_id"}]},
+      "proofByHash": {"sql":"select * from \"proofs\" where \"hash\" = $1","slots":[{"name":"hash"}]},
+      "lockProofByHash": {"sql":"select * from \"proofs\" where \"hash\" = $1 for update","slots":[{"name":"hash"}]},
+      "proofById": {"sql":"select * from \"proofs\" where \"id\" = $1","slots":[{"name":"id"}]},
+      "proofByApproval": {"sql":"select * from \"proofs\" where \"approval_id\" = $1","slots":[{"name":"approval_id"}]},
+      "proofsForAction": {"sql":"select * from \"proofs\" where \"principal\" = $1 and \"audience\" = $2 and \"action_digest\" = $3 order by \"issued_at\" desc, \"id\"","slots":[{"name":"principal"},{"name":"audience"},{"name":"action_digest"}]},
+      "listProofs": {"sql":"select * from \"proofs\" order by \"issued_at\" desc, \"id\" limit $1","slots":[{"name":"limit"}]},
+      "hostRevision": {"sql":"select \"revision\" from \"hosts\" where \"host_id\" = $1","slots":[{"name":"host_id"}]},
+      "markConsumed": {"sql":"update \"proofs\" set \"state\" = $1, \"consumed_at\" = $2, \"effect_id\" = $3 where \"hash\" = $4 and \"state\" = $5","slots":[{"value":"consumed"},{"name":"now"},{"name":"effect_id"},{"name":"hash"},{"value":"issued"}]},
+      "insertEffect": {"sql":"insert into \"effects\" (\"id\", \"host_id\", \"proof_hash\", \"proof_id\", \"approval_id\", \"action_digest\", \"state\", \"started_at\") values ($1, $2, $3, $4, $5, $6, $7, $8)","slots":[{"name":"id"},{"name":"host_id"},{"name":"proof_hash"},{"name":"proof_id"},{"name":"approval_id"},{"name":"action_digest"},{"value":"intent"},{"name":"started_at"}]},
+      "effectById": {"sql":"select * from \"effects\" where \"id\" = $1","slots":[{"name":"id"}]},
+      "effectByProof": {"sql":"select * from \"effects\" where \"proof_hash\" = $1","slots":[{"name":"hash"}]},
+      "finishEffect": {"sql":"update \"effects\" set \"state\" = $1, \"finished_at\" = $2, \"result_digest\" = $3, \"result\" = $4 where \"id\" = $5 and \"state\" = $6","slots":[{"name":"state"},{"name":"at"},{"name":"result_digest"},{"name":"result"},{"name":"id"},{"value":"intent"}]},
+      "markUncertain": {"sql":"update \"effects\" set \"state\" = $1, \"finished_at\" = $2 where (\"host_id\" = $3 or \"host_id\" is null) and \"state\" = $4 returning *","slots":[{"value":"uncertain"},{"name":"at"},{"name":"host_id"},{"value":"intent"}]},
+      "revoke": {"sql":"update \"proofs\" set \"state\" = $1, \"revoked_at\" = $2 where \"id\" = $3 and \"state\" = $4","slots":[{"value":"revoked"},{"name":"at"},{"name":"id"},{"value":"issued"}]},
+    },
+  },
+  "tokenRules": {
+    "sqlite": {
+      "insertToken": {"sql":"insert into \"tokens\" (\"id\", \"name\", \"token_sha256\", \"audience\", \"created_at\", \"expires_at\", \"revoked_at\") values (?, ?, ?, ?, ?, ?, ?)","slots":[{"name":"id"},{"name":"name"},{"name":"token_sha256"},{"name":"audience"},{"name":"created_at"},{"name":"expires_at"},{"name":"revoked_at"}]},
+      "tokenByHash": {"sql":"select * from \"tokens\" where \"token_sha256\" = ?","slots":[{"name":"token_sha256"}]},
+      "tokenById": {"sql":"select * from \"tokens\" where \"id\" = ?","slots":[{"name":"id"}]},
+      "listTokens": {"sql":"select * from \"tokens\" order by \"created_at\", \"id\"","slots":[]},
+      "revokeToken": {"sql":"update \"tokens\" set \"revoked_at\" = ? where \"id\" = ? and \"revoked_at\" is null","slots":[{"name":"at"},{"name":"id"}]},
+      "insertRule": {"sql":"insert into \"rules\" (\"id\", \"version\", \"tool\", \"args\", \"created_at\", \"expires_at\", \"revoked_at\", \"form\", \"pattern\", \"access\", \"agent\") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)","slots":[{"name":"id"},{"name":"version"},{"name":"tool"},{"name":"args"},{"name":"created_at"},{"name":"expires_at"},{"name":"revoked_at"},{"name":"form"},{"name":"pattern"},{"name":"access"},{"name":"agent"}]},
+      "ruleById": {"sql":"select * from \"rules\" where \"id\" = ?","slots":[{"name":"id"}]},
+      "listAllRules": {"sql":"select * from \"rules\" order by \"created_at\", \"id\"","slots":[]},
+      "listActiveRules": {"sql":"select * from \"rules\" where (\"revoked_at\" is null or \"revoked_at\" > ?) and (\"expires_at\" is null or \"expires_at\" > ?) order by \"created_at\", \"id\"","slots":[{"name":"now"},{"name":"now"}]},
+      "revokeRule": {"sql":"update \"rules\" set \"revoked_at\" = ? where \"id\" = ? and \"revoked_at\" is null","slots":[{"name":"at"},{"name":"id"}]},
+    },
+    "postgres": {
+      "insertToken": {"sql":"insert into \"tokens\" (\"id\", \"name\", \"token_sha256\", \"audience\", \"created_at\", \"expires_at\", \"revoked_at\") values ($1, $2, $3, $4, $5, $6, $7)","slots":[{"name":"id"},{"name":"name"},{"name":"token_sha256"},{"name":"audience"},{"name":"created_at"},{"name":"expires_at"},{"name":"revoked_at"}]},
+      "tokenByHash": {"sql":"select * from \"tokens\" where \"token_sha256\" = $1","slots":[{"name":"token_sha256"}]},
+      "tokenById": {"sql":"select * from \"tokens\" where \"id\" = $1","slots":[{"name":"id"}]},
+      "listTokens": {"sql":"select * from \"tokens\" order by \"created_at\", \"id\"","slots":[]},
+      "revokeToken": {"sql":"update \"tokens\" set \"revoked_at\" = $1 where \"id\" = $2 and \"revoked_at\" is null","slots":[{"name":"at"},{"name":"id"}]},
+      "insertRule": {"sql":"insert into \"rules\" (\"id\", \"version\", \"tool\", \"args\", \"created_at\", \"expires_at\", \"revoked_at\", \"form\", \"pattern\", \"access\", \"agent\") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)","slots":[{"name":"id"},{"name":"version"},{"name":"tool"},{"name":"args"},{"name":"created_at"},{"name":"expires_at"},{"name":"revoked_at"},{"name":"form"},{"name":"pattern"},{"name":"access"},{"name":"agent"}]},
+      "ruleById": {"sql":"select * from \"rules\" where \"id\" = $1","slots":[{"name":"id"}]},
+      "listAllRules": {"sql":"select * from \"rules\" order by \"created_at\", \"id\"","slots":[]},
+      "listActiveRules": {"sql":"select * from \"rules\" where (\"revoked_at\" is null or \"revoked_at\" > $1) and (\"expires_at\" is null or \"expires_at\" > $2) order by \"created_at\", \"id\"","slots":[{"name":"now"},{"name":"now"}]},
+      "revokeRule": {"sql":"update \"rules\" set \"revoked_at\" = $1 where \"id\" = $2 and \"revoked_at\" is null","slots":[{"name":"at"},{"name":"id"}]},
+    },
+  },
+  "proofTables": {
+    "sqlite": {
+      "tables": ["create table if not exists \"proofs\" (\"id\" text primary key, \"hash\" text not null unique, \"approval_id\" text not null unique, \"principal\" text not null, \"session_id\" text not null, \"action_kind\" text not null, \"action_digest\" text not null, \"revision\" text not null, \"decision\" text not null, \"channel\" text not null, \"audience\" text not null, \"issued_at\" bigint not null, \"expires_at\" bigint not null, \"state\" text not null, \"consumed_at\" bigint, \"revoked_at\" bigint, \"effect_id\" text, \"host_id\" text not null)","create table if not exists \"effects\" (\"id\" text primary key, \"host_id\" text not null, \"proof_hash\" text not null unique, \"proof_id\" text not null, \"approval_id\" text not null, \"action_digest\" text not null, \"state\" text not null, \"started_at\" bigint not null, \"finished_at\" bigint, \"result_digest\" text, \"result\" text)"],
+      "indexes": ["create index if not exists \"proofs_by_action\" on \"proofs\" (\"principal\", \"audience\", \"action_digest\", \"state\")","create index if not exists \"effects_open\" on \"effects\" (\"host_id\", \"state\")"],
+    },
+    "postgres": {
+      "tables": ["create table if not exists \"proofs\" (\"id\" text primary key, \"hash\" text not null unique, \"approval_id\" text not null unique, \"principal\" text not null, \"session_id\" text not null, \"action_kind\" text not null, \"action_digest\" text not null, \"revision\" text not null, \"decision\" text not null, \"channel\" text not null, \"audience\" text not null, \"issued_at\" bigint not null, \"expires_at\" bigint not null, \"state\" text not null, \"consumed_at\" bigint, \"revoked_at\" bigint, \"effect_id\" text, \"host_id\" text not null)","create table if not exists \"effects\" (\"id\" text primary key, \"host_id\" text not null, \"proof_hash\" text not null unique, \"proof_id\" text not null, \"approval_id\" text not null, \"action_digest\" text not null, \"state\" text not null, \"started_at\" bigint not null, \"finished_at\" bigint, \"result_digest\" text, \"result\" text)"],
+      "indexes": ["create index if not exists \"proofs_by_action\" on \"proofs\" (\"principal\", \"audience\", \"action_digest\", \"state\")","create index if not exists \"effects_open\" on \"effects\" (\"host_id\", \"state\")"],
+    },
+  },
+};

@@ -1,0 +1,38 @@
+// The SQLite engine's step runner: each query's statement prepared on first
+// use on one better-sqlite3 connection (keyed by the compiled query itself, no
+// hashing of its text per call), run synchronously.
+import type Database from 'better-sqlite3';
+import { bind, type Prepared } from './prepared.js';
+import { runStepsSync, type Step, type StepResult, type Steps } from './steps.js';
+
+export function isSqliteConstraint(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
+}
+
+export class SqliteSteps {
+  private readonly statements = new Map<Prepared, { statement: Database.Statement; reader: boolean }>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  private execute({ query, values }: Step): StepResult {
+    let prepared = this.statements.get(query);
+    if (prepared === undefined) {
+      const statement = this.db.prepare(query.sql);
+      prepared = { statement, reader: statement.reader };
+      this.statements.set(query, prepared);
+    }
+    const parameters = bind(query, values);
+    return prepared.reader ? { rows: prepared.statement.all(...parameters), changes: 0 } : { rows: [], changes: prepared.statement.run(...parameters).changes };
+  }
+
+  /** Runs an operation's steps at once. */
+  run<T>(steps: Steps<T>): T {
+    return runStepsSync(steps, (step) => this.execute(step));
+  }
+
+  /** Runs an operation in one BEGIN IMMEDIATE transaction: the write lock is taken up front, so racing processes serialize. */
+  runLocked<T>(steps: () => Steps<T>): T {
+    return this.db.transaction(() => this.run(steps())).immediate();
+  }
+}
