@@ -24,9 +24,8 @@ import { SqliteStore } from '../../journal/sqliteStore.js';
 import type { Store } from '../../journal/store.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
 import { daemonOperations } from '../../operations/daemonOperations.js';
-import { createHttpApp } from '../http/httpApp.js';
 import { isWildcardHost, machineAddresses, startHttpHead, type HttpHead } from '../http/httpServer.js';
-import { loadTlsMaterial, type TlsMaterial } from '../http/tlsCertificate.js';
+import type { TlsMaterial } from '../http/tlsCertificate.js';
 import { isLoopbackListen, parseListen } from '../../core/config/webConfig.js';
 import { WebAuth } from '../../service/webAuth.js';
 import { agentOperations } from '../../operations/agentOperations.js';
@@ -263,8 +262,8 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     // Not awaited by calls: delivery runs beside them from here on.
     .then(() => void exports.exporter.start());
   const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
-  // The bash grammar loads now, so the first shell action pays nothing for it (SPEC §14).
-  judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
+  // The bash grammar (a wasm module, about 7 MB resident) is loaded by the first shell action, which waits
+  // for it once: a daemon that gates only MCP calls never holds it (SPEC §14 memory budget).
   const agents = new AgentActionService({ approvals: service, clock, logger: ctx.logger.child({ component: 'agents' }), judge, timers: options.timers ?? realTimers });
   proofTtlSeconds = () => service.config.config.approvals.proofTtlSeconds;
   configInForce = () => service.config.config;
@@ -382,6 +381,8 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     if (web.tls === undefined) return undefined;
     const host = parseListen(web.listen)?.host ?? '';
     const hosts = isWildcardHost(host) ? machineAddresses() : [host, 'localhost', '127.0.0.1', '::1'];
+    // Loaded only for a page served over TLS: the certificate code is no weight on a loopback page.
+    const { loadTlsMaterial } = await import('../http/tlsCertificate.js');
     return loadTlsMaterial(web.tls, { stateDir: ctx.paths.home, hosts, now: () => clock.now() });
   };
   /** Binds `web.listen` with its certificate and the app over `registry`; rejects when the address cannot be bound. */
@@ -391,8 +392,9 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     if (material !== undefined) ctx.logger.info('web page certificate', { source: material.source, fingerprint: material.fingerprint });
     const head = await startHttpHead(
       web.listen,
-      (address, ownAddresses, connections) =>
-        createHttpApp({
+      // The app (and the web framework) loads at the page's first request (httpServer.ts).
+      async (address, ownAddresses, connections) =>
+        (await import('../http/httpApp.js')).createHttpApp({
           connections,
           operations: registry,
           auth: webAuth,
