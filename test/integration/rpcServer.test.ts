@@ -124,7 +124,7 @@ function testOperations(probe: Probe): Operation[] {
           yield '[';
           for (let start = 0; start < entries.length; start += 100) yield `${start === 0 ? '' : ','}${entries.slice(start, start + 100).join(',')}`;
           yield ']';
-        }, entries.reduce((sum, entry) => sum + entry.length + 1, 1));
+        }, entries.reduce((sum, entry) => sum + entry.length + 1, 1)) as never;
       },
     }),
     defineOperation({
