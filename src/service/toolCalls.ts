@@ -12,7 +12,7 @@ import type { CallInProgressRecord } from '../journal/journal.js';
 import type { ApprovalProofs } from './approvalProofs.js';
 import { DENIAL_HELP, type ApprovalQueue } from './approvalQueue.js';
 import { toApprovalView } from './approvalViews.js';
-import { decidedByOf, PendingApproval, recordDecidedBy, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
+import { decidedByOf, PendingApproval, recordDecidedBy, REPLY_DEFERRED, type DecidedBy, type DeferredReply, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
 import { refuseWhileStopping, writeAudit, type ServiceContext } from './serviceContext.js';
 import type { Sessions } from './sessions.js';
 import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallBase, CallOutcome, CallRecord, Consent } from './toolCallTypes.js';
@@ -63,12 +63,15 @@ class CallWaiter implements Waiter {
     private readonly startedMono: number,
     /** What an allow for the session would remember of an agent action (sessionGrantKey); undefined for a gateway call. */
     private readonly grantSubject: string | undefined,
-    private readonly resolvePromise: (result: AuthorizeResult) => void,
-    private readonly rejectPromise: (error: unknown) => void,
+    /** Where the call's result goes: the promise authorize returned, or the head's own reply (AuthorizeOptions.reply). */
+    private readonly reply: DeferredReply,
   ) {}
 
   wake(resolution: Resolution): void {
-    this.settle(this.entry.id, this.base, this.startedMono, resolution, this.grantSubject).then(this.resolvePromise, this.rejectPromise);
+    this.settle(this.entry.id, this.base, this.startedMono, resolution, this.grantSubject).then(
+      (result) => this.reply.resolve(result),
+      (error: unknown) => this.reply.reject(error),
+    );
   }
 
   requestEnded(how: RequestEnd): void {
@@ -105,13 +108,19 @@ export class ToolCalls {
   /**
    * The single seam for a gated call (R-D-5). Resolves only when the call may
    * run; every refusal is a `policy_denied` error whose details carry the reason.
-   * A call that waits is this one promise, settled by its waiter: nothing else
-   * is held while a person decides (SPEC §14: ten thousand may wait at once).
+   * A call that waits is settled by its waiter, through this promise or, when
+   * the head gave `options.reply`, straight to the head, the promise resolving
+   * to REPLY_DEFERRED at once: nothing else is held while a person decides
+   * (SPEC §14: ten thousand may wait at once).
    */
   authorize(params: AuthorizeParams, options: AuthorizeOptions = {}): Promise<AuthorizeResult> {
     return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
-      this.decideCall(params, options, resolvePromise, rejectPromise).then((settled) => {
+      const deferred = options.reply;
+      const reply: DeferredReply = deferred ?? { resolve: resolvePromise as (result: unknown) => void, reject: rejectPromise };
+      this.decideCall(params, options, reply).then((settled) => {
         if (settled !== undefined) resolvePromise(settled);
+        // The call waits, and its result will go to the head's reply: this promise is done with.
+        else if (deferred !== undefined) resolvePromise(REPLY_DEFERRED as unknown as AuthorizeResult);
       }, rejectPromise);
     });
   }
@@ -120,8 +129,7 @@ export class ToolCalls {
   private async decideCall(
     params: AuthorizeParams,
     options: AuthorizeOptions,
-    resolvePromise: (result: AuthorizeResult) => void,
-    rejectPromise: (error: unknown) => void,
+    reply: DeferredReply,
   ): Promise<AuthorizeResult | undefined> {
     const { ctx } = this;
     refuseWhileStopping(ctx, 'call');
@@ -184,7 +192,7 @@ export class ToolCalls {
     const filing = { sessionId: params.sessionId, kind: 'tool' as const, server: params.server, tool: params.tool, args: params.args, argsSha256, caller: filedCaller };
     const record = await this.withStore(base, () => this.queue.file(filing, agent?.consentTimeoutMs));
     options.onApprovalFiled?.(toApprovalView(record));
-    await this.waitOn(record.id, base, startedMono, options.watch, agent?.sessionGrant, resolvePromise, rejectPromise);
+    await this.waitOn(record.id, base, startedMono, options.watch, agent?.sessionGrant, reply);
     return undefined;
   }
 
@@ -245,7 +253,7 @@ export class ToolCalls {
   /** Waits for a filed approval, then admits the call or throws its denial (audited either way). */
   private awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined, grantSubject: string | undefined): Promise<AuthorizeResult> {
     return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
-      this.waitOn(id, base, startedMono, watch, grantSubject, resolvePromise, rejectPromise).catch(rejectPromise);
+      this.waitOn(id, base, startedMono, watch, grantSubject, { resolve: resolvePromise as (result: unknown) => void, reject: rejectPromise }).catch(rejectPromise);
     });
   }
 
@@ -256,15 +264,17 @@ export class ToolCalls {
     startedMono: number,
     watch: WatchRequest | undefined,
     grantSubject: string | undefined,
-    resolvePromise: (result: AuthorizeResult) => void,
-    rejectPromise: (error: unknown) => void,
+    reply: DeferredReply,
   ): Promise<void> {
     const entry = await this.queue.pendingOrResolved(id);
     if (!(entry instanceof PendingApproval)) {
-      this.settleCall(id, base, startedMono, entry, grantSubject).then(resolvePromise, rejectPromise);
+      this.settleCall(id, base, startedMono, entry, grantSubject).then(
+        (result) => reply.resolve(result),
+        (error: unknown) => reply.reject(error),
+      );
       return;
     }
-    this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, grantSubject, resolvePromise, rejectPromise), watch);
+    this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, grantSubject, reply), watch);
   }
 
   private async settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution, grantSubject: string | undefined): Promise<AuthorizeResult> {

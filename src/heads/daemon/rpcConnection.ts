@@ -12,6 +12,7 @@ import type { ErrorType } from '../../core/base/errors.js';
 import { JsonText } from '../../core/base/jsonText.js';
 import type { CallContext, ConnectionHandle, Operation } from '../../operations/operation.js';
 import type { DecisionPeer } from '../../service/approvalService.js';
+import { REPLY_DEFERRED } from '../../service/pendingApproval.js';
 import type { Logger } from '../../service/logger.js';
 import { CANCEL_METHOD, HELLO_METHOD, LineDecoder, encodeFrame } from './framing.js';
 import type { PeerLookup } from './peerCredentials.js';
@@ -395,11 +396,22 @@ export class Connection implements RequestConnection {
       running = Promise.reject(error);
     }
     // Nothing of the request (its params, the parsed copy) stays referenced while the handler runs:
-    // a call waiting for a person holds only the request record (SPEC §14).
+    // a call waiting for a person holds only the request record (SPEC §14), and one that handed its
+    // result to request.reply holds not even this promise: it resolved to REPLY_DEFERRED at once.
     running.then(
-      (result: unknown) => this.settle(request, result),
-      (error: unknown) => this.fail(request, error),
+      (result: unknown) => {
+        if (result !== REPLY_DEFERRED) request.resolve(result);
+      },
+      (error: unknown) => request.reject(error),
     );
+  }
+
+  answer(request: InFlightRequest, result: unknown): void {
+    this.settle(request, result);
+  }
+
+  answerError(request: InFlightRequest, error: unknown): void {
+    this.fail(request, error);
   }
 
   /** Sends a handler's result, after admitting a connection whose hello it was. */
