@@ -197,6 +197,8 @@ export function approvalOperations(deps: ApprovalOperationDeps): Operation[] {
       handler: ({ requestKey, ...params }, context) => {
         return service.authorize(params, {
           ...optionalWatch(context),
+          // On the daemon socket the result goes straight to the request: nothing else is held while a person decides.
+          ...(context.reply === undefined ? {} : { reply: context.reply }),
           onApprovalFiled: (approval) => {
             if (requestKey !== undefined && context.connection !== undefined && !context.connection.closed) {
               context.connection.notify('calls.pending', { requestKey, approval: { id: approval.id, expiresAt: approval.expiresAt } });

@@ -2,7 +2,7 @@
 // head. The daemon's RPC dispatch, the CLI, HTTP and MCP heads are generated
 // from these declarations, so the heads cannot drift apart.
 import type { z } from 'zod';
-import type { DecisionPeer, RequestEndListener } from '../service/approvalService.js';
+import type { DecisionPeer, DeferredReply, RequestEndListener } from '../service/approvalService.js';
 
 export type OperationClass = 'read' | 'write' | 'human-decision';
 export type HeadName = 'cli' | 'rpc' | 'http' | 'mcp';
@@ -33,6 +33,12 @@ export interface CallContext {
    * thousands may be open at once (SPEC §14); daemon socket only.
    */
   onEnd?(listener: RequestEndListener): void;
+  /**
+   * Takes this request's result later, outside the handler's promise (daemon
+   * socket only): an operation whose call may wait for a person hands it on,
+   * and its promise resolves to REPLY_DEFERRED (SPEC §14).
+   */
+  reply?: DeferredReply;
 }
 
 export interface ConnectionHandle {

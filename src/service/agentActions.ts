@@ -288,14 +288,15 @@ export class AgentActionService {
     if (kind === 'mcp' && this.isGatewayTool(action)) {
       return { decision: 'allow', reason: 'gateway', message: `assent: ${toolId} is gated by the assent MCP gateway` };
     }
+    // Only the very first shell action of a daemon waits here (the bash grammar loads); after that filing stays
+    // synchronous. Waited for before the deadline below is taken, so the wait never pushes it past the hook's own.
+    const loading = this.ready(action);
+    if (loading !== undefined) await loading;
     const pinned = this.approvals.config;
     const configuredMs = pinned.config.hooks.timeoutSeconds * 1000;
     // The hook's own deadline may come first (an agent timeout shorter than hooks.timeoutSeconds needs): the approval expires by then.
     const consentTimeoutMs = answerBy === undefined ? configuredMs : Math.max(1, Math.min(configuredMs, answerBy - this.clock.now() - ANSWER_BY_SLACK_MS));
     const timeoutSeconds = Number((consentTimeoutMs / 1000).toFixed(1));
-    // Only the very first shell action of a daemon waits here; after that filing stays synchronous.
-    const loading = this.ready(action);
-    if (loading !== undefined) await loading;
     const evaluation = this.evaluate({ ...action, kind });
     const caller: Record<string, unknown> = { head: 'hook', agent: action.agent, cwd: action.cwd, kind };
     if (action.toolUseId !== undefined) caller['toolUseId'] = action.toolUseId;

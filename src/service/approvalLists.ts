@@ -14,32 +14,38 @@ export interface ListOptions {
 /** About how long one piece of a serialized pending list is (see pendingAsJson). */
 const LIST_PIECE_CHARS = 32 * 1024;
 
-/** The pending approvals a list selects, as ready JSON text. */
+/**
+ * The pending approvals a list selects, as ready JSON text: their texts are
+ * taken now (the list is of this moment), and joined into pieces of about
+ * 32 KiB only as a head writes them, so no copy of the whole list is ever
+ * held (SPEC §14).
+ */
 export function pendingAsJson(entries: Iterable<PendingApproval>, options: ListOptions): JsonText {
-  // Joined in batches of about 32 KiB: each piece stays an ordinary young object
-  // instead of one large copy of the whole list (SPEC §14).
-  const pieces: string[] = ['['];
-  let batch: string[] = [];
-  let batchChars = 0;
-  let count = 0;
-  const flush = (): void => {
-    if (batch.length === 0) return;
-    if (pieces.length > 1) pieces.push(',');
-    pieces.push(batch.join(','));
-    batch = [];
-    batchChars = 0;
-  };
+  const texts: string[] = [];
+  let length = 2;
   for (const entry of entries) {
-    if (options.limit !== undefined && count >= options.limit) break;
+    if (options.limit !== undefined && texts.length >= options.limit) break;
     if (!matchesSelector(entry, options.selector)) continue;
-    batch.push(entry.json);
-    batchChars += entry.json.length + 1;
-    count += 1;
-    if (batchChars >= LIST_PIECE_CHARS) flush();
+    texts.push(entry.json);
+    length += entry.json.length + 1;
   }
-  flush();
-  pieces.push(']');
-  return new JsonText(pieces);
+  return new JsonText(() => joinedInPieces(texts), length);
+}
+
+/** `[`, the texts joined by commas in pieces of about LIST_PIECE_CHARS, `]`. */
+function* joinedInPieces(texts: readonly string[]): Generator<string> {
+  yield '[';
+  let start = 0;
+  let chars = 0;
+  for (let index = 0; index < texts.length; index += 1) {
+    chars += (texts[index] as string).length + 1;
+    if (chars < LIST_PIECE_CHARS && index < texts.length - 1) continue;
+    const piece = texts.slice(start, index + 1).join(',');
+    yield start === 0 ? piece : `,${piece}`;
+    start = index + 1;
+    chars = 0;
+  }
+  yield ']';
 }
 
 /** The pending approvals a list selects, as views. */

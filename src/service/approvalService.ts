@@ -34,7 +34,8 @@ export type { DecideParams, DecisionResult, ListOptions, PresenceConfirmation } 
 export { matchesSelector, toApprovalView, type ApprovalView, type DecisionPeer } from './approvalViews.js';
 export { MAX_PENDING_HANDOFF_PER_SESSION } from './approvalProofs.js';
 export type { ExecApprovalGrant, ExecApprovalRequest } from './execApprovals.js';
-export type { RequestEnd, RequestEndListener, WatchRequest } from './pendingApproval.js';
+export type { DeferredReply, RequestEnd, RequestEndListener, WatchRequest } from './pendingApproval.js';
+export { REPLY_DEFERRED } from './pendingApproval.js';
 export type { PinnedConfig } from './serviceContext.js';
 export type { SessionInfo, UnlistedPolicyToolReport } from './sessions.js';
 export { realTimers, type Timers } from '../core/base/timers.js';

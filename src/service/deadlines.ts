@@ -4,8 +4,14 @@
 import type { Timers } from '../core/base/timers.js';
 
 export class Deadlines {
-  /** [deadline, id] ordered by deadline; entries whose id was dropped or re-set are skipped lazily. */
-  private readonly heap: [number, string][] = [];
+  /**
+   * A binary min-heap of [deadline, id], kept as two parallel arrays (the
+   * deadlines as plain doubles, no pair object per entry). Entries whose id was
+   * dropped or re-set are skipped lazily, and the heap is rebuilt once they
+   * outnumber the live ones, so resolved approvals do not pile up in it.
+   */
+  private readonly times: number[] = [];
+  private readonly ids: string[] = [];
   private readonly current = new Map<string, number>();
   private timer: unknown;
   private timerAt = Number.POSITIVE_INFINITY;
@@ -20,20 +26,28 @@ export class Deadlines {
     return this.current.size;
   }
 
+  /** Entries in the heap, stale ones included (for tests). */
+  get heapSize(): number {
+    return this.ids.length;
+  }
+
   set(id: string, at: number): void {
     this.current.set(id, at);
-    this.push([at, id]);
+    this.push(at, id);
+    if (this.ids.length > 2 * this.current.size + 64) this.rebuild();
     if (at < this.timerAt) this.arm();
   }
 
   delete(id: string): void {
     this.current.delete(id);
-    if (this.current.size === 0) this.disarm();
+    if (this.current.size === 0) this.clear();
+    else if (this.ids.length > 2 * this.current.size + 64) this.rebuild();
   }
 
   clear(): void {
     this.current.clear();
-    this.heap.length = 0;
+    this.times.length = 0;
+    this.ids.length = 0;
     this.disarm();
   }
 
@@ -41,9 +55,10 @@ export class Deadlines {
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
     const now = this.now();
-    for (let top = this.heap[0]; top !== undefined && top[0] <= now; top = this.heap[0]) {
+    while (this.ids.length > 0 && (this.times[0] as number) <= now) {
+      const at = this.times[0] as number;
+      const id = this.ids[0] as string;
       this.pop();
-      const [at, id] = top;
       if (this.current.get(id) !== at) continue;
       this.current.delete(id);
       this.onExpire(id);
@@ -52,13 +67,13 @@ export class Deadlines {
   }
 
   private arm(): void {
-    while (this.heap[0] !== undefined && this.current.get(this.heap[0][1]) !== this.heap[0][0]) this.pop();
-    const next = this.heap[0];
-    if (next === undefined) return this.disarm();
-    if (this.timer !== undefined && this.timerAt === next[0]) return;
+    while (this.ids.length > 0 && this.current.get(this.ids[0] as string) !== this.times[0]) this.pop();
+    if (this.ids.length === 0) return this.disarm();
+    const next = this.times[0] as number;
+    if (this.timer !== undefined && this.timerAt === next) return;
     this.disarm();
-    this.timerAt = next[0];
-    this.timer = this.timers.setTimeout(() => this.fire(), Math.max(0, next[0] - this.now()));
+    this.timerAt = next;
+    this.timer = this.timers.setTimeout(() => this.fire(), Math.max(0, next - this.now()));
   }
 
   private disarm(): void {
@@ -67,33 +82,47 @@ export class Deadlines {
     this.timerAt = Number.POSITIVE_INFINITY;
   }
 
-  private push(entry: [number, string]): void {
-    const heap = this.heap;
-    heap.push(entry);
-    let i = heap.length - 1;
+  /** Only the live entries, heap-ordered again. */
+  private rebuild(): void {
+    this.times.length = 0;
+    this.ids.length = 0;
+    for (const [id, at] of this.current) this.push(at, id);
+  }
+
+  private push(at: number, id: string): void {
+    const { times, ids } = this;
+    let i = ids.length;
+    times.push(at);
+    ids.push(id);
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if ((heap[parent] as [number, string])[0] <= entry[0]) break;
-      heap[i] = heap[parent] as [number, string];
+      if ((times[parent] as number) <= at) break;
+      times[i] = times[parent] as number;
+      ids[i] = ids[parent] as string;
       i = parent;
     }
-    heap[i] = entry;
+    times[i] = at;
+    ids[i] = id;
   }
 
   private pop(): void {
-    const heap = this.heap;
-    const last = heap.pop();
-    if (last === undefined || heap.length === 0) return;
+    const { times, ids } = this;
+    const lastAt = times.pop();
+    const lastId = ids.pop();
+    if (lastAt === undefined || lastId === undefined || ids.length === 0) return;
+    const length = ids.length;
     let i = 0;
     for (;;) {
       const left = 2 * i + 1;
-      if (left >= heap.length) break;
+      if (left >= length) break;
       const right = left + 1;
-      const child = right < heap.length && (heap[right] as [number, string])[0] < (heap[left] as [number, string])[0] ? right : left;
-      if ((heap[child] as [number, string])[0] >= last[0]) break;
-      heap[i] = heap[child] as [number, string];
+      const child = right < length && (times[right] as number) < (times[left] as number) ? right : left;
+      if ((times[child] as number) >= lastAt) break;
+      times[i] = times[child] as number;
+      ids[i] = ids[child] as string;
       i = child;
     }
-    heap[i] = last;
+    times[i] = lastAt;
+    ids[i] = lastId;
   }
 }

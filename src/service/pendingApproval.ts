@@ -19,6 +19,20 @@ export interface RequestEndListener {
  */
 export type WatchRequest = (listener: RequestEndListener) => void;
 
+/**
+ * Where a head takes a request's result later, outside the promise its
+ * handler returned: a call that waits for a person then holds no promise, no
+ * resolving functions and no reaction while it waits (SPEC §14: ten thousand
+ * may wait at once). Settled at most once.
+ */
+export interface DeferredReply {
+  resolve(result: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** What a handler's promise resolves to when the result goes to its DeferredReply instead: the head sends nothing for it. */
+export const REPLY_DEFERRED: unique symbol = Symbol('reply deferred');
+
 /** Who decided, beyond the stamped channel: carried from the decision to the audit line of the call it decided. */
 export interface DecidedBy {
   claimedChannel?: string;

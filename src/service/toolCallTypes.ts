@@ -3,7 +3,7 @@
 import type { RiskLevel } from '../core/approval/approvalRisk.js';
 import type { ToolPolicyResult } from '../core/policy/toolPolicy.js';
 import type { ApprovalView } from './approvalViews.js';
-import type { DecidedBy, WatchRequest } from './pendingApproval.js';
+import type { DecidedBy, DeferredReply, WatchRequest } from './pendingApproval.js';
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -67,6 +67,12 @@ export interface AuthorizeOptions {
   watch?: WatchRequest;
   /** Told the approval as soon as it is filed, so the caller can offer its own channel (elicitation, R-MCP-6). */
   onApprovalFiled?: (approval: ApprovalView) => void;
+  /**
+   * Set by a head that can take the result later (the daemon socket): a call
+   * that waits for a person sends its result here, and the promise authorize
+   * returned resolves at once to REPLY_DEFERRED instead of being held.
+   */
+  reply?: DeferredReply;
 }
 
 export type CallOutcome = 'ok' | 'error' | 'cancelled' | 'no_outcome';

@@ -12,7 +12,7 @@ import type { CallInProgressRecord } from '../journal/journal.js';
 import type { ApprovalProofs } from './approvalProofs.js';
 import { DENIAL_HELP, type ApprovalQueue } from './approvalQueue.js';
 import { toApprovalView } from './approvalViews.js';
-import { decidedByOf, PendingApproval, recordDecidedBy, type DecidedBy, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
+import { decidedByOf, PendingApproval, recordDecidedBy, REPLY_DEFERRED, type DecidedBy, type DeferredReply, type RequestEnd, type Resolution, type Waiter, type WatchRequest } from './pendingApproval.js';
 import { refuseWhileStopping, writeAudit, type ServiceContext } from './serviceContext.js';
 import type { Sessions } from './sessions.js';
 import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallBase, CallOutcome, CallRecord, Consent } from './toolCallTypes.js';
@@ -27,7 +27,28 @@ function sessionGrantKey(call: Pick<CallBase, 'server' | 'tool' | 'argsSha256' |
 }
 
 /** Admits a waiting call, or rejects with its denial, once its approval resolved. */
-type SettleCall = (id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string) => Promise<AuthorizeResult>;
+type SettleCall = (id: string, base: CallBase, startedMono: number, resolution: Resolution, grantSubject: string | undefined) => Promise<AuthorizeResult>;
+
+/** The caller of a call that names none: one frozen object for all of them, not one each while they wait. */
+const NO_CALLER: Record<string, unknown> = Object.freeze({});
+
+/**
+ * What a call's audit lines need, built in one literal of its final shape: a
+ * field added afterwards would give every waiting call's record a second,
+ * out-of-object property store.
+ */
+function callBase(
+  sessionId: string,
+  server: string,
+  tool: string,
+  argsSha256: string,
+  caller: Record<string, unknown>,
+  agent: CallBase['agent'],
+  risk: CallBase['risk'],
+): CallBase {
+  if (agent === undefined) return risk === undefined ? { sessionId, server, tool, argsSha256, caller } : { sessionId, server, tool, argsSha256, caller, risk };
+  return risk === undefined ? { sessionId, server, tool, argsSha256, caller, agent } : { sessionId, server, tool, argsSha256, caller, agent, risk };
+}
 
 /**
  * A gated call waiting for a person (R-D-5). All it holds while it waits is the
@@ -40,13 +61,17 @@ class CallWaiter implements Waiter {
     private readonly entry: PendingApproval,
     private readonly base: CallBase,
     private readonly startedMono: number,
-    private readonly grantKey: string,
-    private readonly resolvePromise: (result: AuthorizeResult) => void,
-    private readonly rejectPromise: (error: unknown) => void,
+    /** What an allow for the session would remember of an agent action (sessionGrantKey); undefined for a gateway call. */
+    private readonly grantSubject: string | undefined,
+    /** Where the call's result goes: the promise authorize returned, or the head's own reply (AuthorizeOptions.reply). */
+    private readonly reply: DeferredReply,
   ) {}
 
   wake(resolution: Resolution): void {
-    this.settle(this.entry.id, this.base, this.startedMono, resolution, this.grantKey).then(this.resolvePromise, this.rejectPromise);
+    this.settle(this.entry.id, this.base, this.startedMono, resolution, this.grantSubject).then(
+      (result) => this.reply.resolve(result),
+      (error: unknown) => this.reply.reject(error),
+    );
   }
 
   requestEnded(how: RequestEnd): void {
@@ -64,7 +89,7 @@ export class ToolCalls {
   private readonly startedAt: number;
   private callCounter = 0;
   /** One function for every waiting call, so none carries its own. */
-  private readonly settle: SettleCall = (id, base, startedMono, resolution, grantKey) => this.settleCall(id, base, startedMono, resolution, grantKey);
+  private readonly settle: SettleCall = (id, base, startedMono, resolution, grantSubject) => this.settleCall(id, base, startedMono, resolution, grantSubject);
 
   constructor(
     private readonly ctx: ServiceContext,
@@ -83,13 +108,19 @@ export class ToolCalls {
   /**
    * The single seam for a gated call (R-D-5). Resolves only when the call may
    * run; every refusal is a `policy_denied` error whose details carry the reason.
-   * A call that waits is this one promise, settled by its waiter: nothing else
-   * is held while a person decides (SPEC §14: ten thousand may wait at once).
+   * A call that waits is settled by its waiter, through this promise or, when
+   * the head gave `options.reply`, straight to the head, the promise resolving
+   * to REPLY_DEFERRED at once: nothing else is held while a person decides
+   * (SPEC §14: ten thousand may wait at once).
    */
   authorize(params: AuthorizeParams, options: AuthorizeOptions = {}): Promise<AuthorizeResult> {
     return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
-      this.decideCall(params, options, resolvePromise, rejectPromise).then((settled) => {
+      const deferred = options.reply;
+      const reply: DeferredReply = deferred ?? { resolve: resolvePromise as (result: unknown) => void, reject: rejectPromise };
+      this.decideCall(params, options, reply).then((settled) => {
         if (settled !== undefined) resolvePromise(settled);
+        // The call waits, and its result will go to the head's reply: this promise is done with.
+        else if (deferred !== undefined) resolvePromise(REPLY_DEFERRED as unknown as AuthorizeResult);
       }, rejectPromise);
     });
   }
@@ -98,12 +129,11 @@ export class ToolCalls {
   private async decideCall(
     params: AuthorizeParams,
     options: AuthorizeOptions,
-    resolvePromise: (result: AuthorizeResult) => void,
-    rejectPromise: (error: unknown) => void,
+    reply: DeferredReply,
   ): Promise<AuthorizeResult | undefined> {
     const { ctx } = this;
     refuseWhileStopping(ctx, 'call');
-    const caller = params.caller ?? {};
+    const caller = params.caller ?? NO_CALLER;
     const agent = params.agentAction;
     this.sessions.touch(params.sessionId, agent?.auditCaller ?? caller);
     const argsSha256 = nativeDigestOf(params.args);
@@ -116,10 +146,8 @@ export class ToolCalls {
           : { server: params.server, tool: params.tool, args: params.args, annotations: params.annotations },
         ctx.clock.now(),
       );
-    const base: CallBase = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller: agent?.auditCaller ?? caller };
-    if (agent !== undefined) base.agent = agent.agent;
     const risk = agent !== undefined ? readApprovalRisk(caller['risk'])?.level : toolCallRisk(isDestructive(params.annotations)).level;
-    if (risk !== undefined) base.risk = risk;
+    const base = callBase(params.sessionId, params.server, params.tool, argsSha256, agent?.auditCaller ?? caller, agent?.agent, risk);
 
     if (evaluation.decision === 'deny') {
       writeAudit(ctx, { ...base, outcome: 'denied', deniedReason: 'policy' });
@@ -164,7 +192,7 @@ export class ToolCalls {
     const filing = { sessionId: params.sessionId, kind: 'tool' as const, server: params.server, tool: params.tool, args: params.args, argsSha256, caller: filedCaller };
     const record = await this.withStore(base, () => this.queue.file(filing, agent?.consentTimeoutMs));
     options.onApprovalFiled?.(toApprovalView(record));
-    await this.waitOn(record.id, base, startedMono, options.watch, grantKey, resolvePromise, rejectPromise);
+    await this.waitOn(record.id, base, startedMono, options.watch, agent?.sessionGrant, reply);
     return undefined;
   }
 
@@ -219,13 +247,13 @@ export class ToolCalls {
     const caller = params.caller ?? record.caller;
     this.sessions.touch(params.sessionId, caller);
     const base = { sessionId: params.sessionId, server: params.server, tool: params.tool, argsSha256, caller };
-    return this.awaitDecision(record.id, base, ctx.clock.monotonic() - Math.max(0, ctx.clock.now() - record.requestedAt), options.watch, sessionGrantKey(base, params.agentAction?.sessionGrant));
+    return this.awaitDecision(record.id, base, ctx.clock.monotonic() - Math.max(0, ctx.clock.now() - record.requestedAt), options.watch, params.agentAction?.sessionGrant);
   }
 
   /** Waits for a filed approval, then admits the call or throws its denial (audited either way). */
-  private awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined, grantKey: string): Promise<AuthorizeResult> {
+  private awaitDecision(id: string, base: CallBase, startedMono: number, watch: WatchRequest | undefined, grantSubject: string | undefined): Promise<AuthorizeResult> {
     return new Promise<AuthorizeResult>((resolvePromise, rejectPromise) => {
-      this.waitOn(id, base, startedMono, watch, grantKey, resolvePromise, rejectPromise).catch(rejectPromise);
+      this.waitOn(id, base, startedMono, watch, grantSubject, { resolve: resolvePromise as (result: unknown) => void, reject: rejectPromise }).catch(rejectPromise);
     });
   }
 
@@ -235,26 +263,28 @@ export class ToolCalls {
     base: CallBase,
     startedMono: number,
     watch: WatchRequest | undefined,
-    grantKey: string,
-    resolvePromise: (result: AuthorizeResult) => void,
-    rejectPromise: (error: unknown) => void,
+    grantSubject: string | undefined,
+    reply: DeferredReply,
   ): Promise<void> {
     const entry = await this.queue.pendingOrResolved(id);
     if (!(entry instanceof PendingApproval)) {
-      this.settleCall(id, base, startedMono, entry, grantKey).then(resolvePromise, rejectPromise);
+      this.settleCall(id, base, startedMono, entry, grantSubject).then(
+        (result) => reply.resolve(result),
+        (error: unknown) => reply.reject(error),
+      );
       return;
     }
-    this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, grantKey, resolvePromise, rejectPromise), watch);
+    this.queue.addWaiter(entry, new CallWaiter(this.queue, this.settle, entry, base, startedMono, grantSubject, reply), watch);
   }
 
-  private async settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution, grantKey: string): Promise<AuthorizeResult> {
+  private async settleCall(id: string, base: CallBase, startedMono: number, resolution: Resolution, grantSubject: string | undefined): Promise<AuthorizeResult> {
     const waited = Math.max(1, Math.round(this.ctx.clock.monotonic() - startedMono));
     if (resolution.state === 'approved') {
       if (this.taken.has(id)) {
         throw new AssentError('conflict', `approval ${id} already let its one call through; send the call again`);
       }
       this.taken.add(id);
-      if (resolution.scope === 'session') this.sessions.grant(base.sessionId, grantKey, id);
+      if (resolution.scope === 'session') this.sessions.grant(base.sessionId, sessionGrantKey(base, grantSubject), id);
       return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: id }, waited, undefined, decidedByOf(resolution));
     }
     // Operator denials carry a channel (and maybe the operator's words); lifecycle

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { AssentError } from '../../src/core/base/errors.js';
+import { JsonText } from '../../src/core/base/jsonText.js';
 import type { DaemonContext } from '../../src/heads/daemon/daemonMain.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { startRpcServer } from '../../src/heads/daemon/rpcServer.js';
@@ -109,6 +110,22 @@ function testOperations(probe: Probe): Operation[] {
       class: 'read',
       exposure: ALL_HEADS,
       handler: async () => 'x'.repeat(2 * 1024 * 1024),
+    }),
+    defineOperation({
+      name: 'test.list',
+      summary: 'a ready-made JSON list of 2,000 entries (about 400 KiB), its pieces made as they are written',
+      params: z.object({}),
+      result: z.array(z.object({ n: z.number(), pad: z.string() })),
+      class: 'read',
+      exposure: ALL_HEADS,
+      handler: async () => {
+        const entries = Array.from({ length: 2000 }, (_, n) => JSON.stringify({ n, pad: 'p'.repeat(180) }));
+        return new JsonText(function* () {
+          yield '[';
+          for (let start = 0; start < entries.length; start += 100) yield `${start === 0 ? '' : ','}${entries.slice(start, start + 100).join(',')}`;
+          yield ']';
+        }, entries.reduce((sum, entry) => sum + entry.length + 1, 1)) as never;
+      },
     }),
     defineOperation({
       name: 'test.notOnRpc',
@@ -411,6 +428,39 @@ describe('rpc server', () => {
     slow.socket.resume();
     await slow.waitClosed();
     expect(server?.connections()).toBe(1);
+  });
+
+  it('SPEC §14 a large ready-made reply streams out whole as the socket drains, and replies sent meanwhile follow it, never inside it', async () => {
+    await start();
+    const slow = peer();
+    slow.socket.pause();
+    slow.send(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'test.list', params: {} })}\n`);
+    slow.send(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'test.echo', params: { text: 'between' } })}\n`);
+    slow.send(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'test.list', params: {} })}\n`);
+    slow.send(`${JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'test.echo', params: { text: 'after' } })}\n`);
+    await sleep(200);
+    slow.socket.resume();
+    const replies = [await slow.next(), await slow.next(), await slow.next(), await slow.next()];
+    expect(replies.map((reply) => reply['id'])).toEqual([1, 2, 3, 4]);
+    for (const list of [replies[0], replies[2]]) {
+      const result = list?.['result'] as { n: number }[];
+      expect(result).toHaveLength(2000);
+      expect(result.map((entry) => entry.n)).toEqual(Array.from({ length: 2000 }, (_, n) => n));
+    }
+    expect(replies[1]?.['result']).toMatchObject({ text: 'between' });
+    expect(replies[3]?.['result']).toMatchObject({ text: 'after' });
+  });
+
+  it('R-D-2 replies queued behind a streaming one count against the backlog: a client that never reads is dropped', async () => {
+    await start();
+    const good = await client();
+    const slow = peer();
+    slow.socket.pause();
+    for (let id = 1; id <= 40; id += 1) slow.send(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'test.list', params: {} })}\n`);
+    const deadline = Date.now() + 10_000;
+    while (!probe.logged.some((entry) => entry.message === 'dropping a client that does not read its replies') && Date.now() < deadline) await sleep(20);
+    expect(probe.logged.map((entry) => entry.message)).toContain('dropping a client that does not read its replies');
+    expect(await good.call('test.echo', { text: 'unaffected' })).toMatchObject({ text: 'unaffected' });
   });
 
   it('refuses connections beyond maxConnections with a typed error', async () => {

@@ -10,7 +10,7 @@ import { createWebhookSink, readWebhookKey } from '../../channels/auditSinks/web
 import type { WrittenLine } from '../../journal/auditLog.js';
 import { AuditTail } from '../../journal/auditTail.js';
 import { AuditExporter, type ExportCursors } from '../../service/auditExport.js';
-import { AuditMetrics } from '../../service/auditMetrics.js';
+import type { AuditMetrics, AuditMetricsOptions } from '../../service/auditMetrics.js';
 import type { Logger } from '../../service/logger.js';
 import { registerSecret } from '../../service/logger.js';
 import type { Timers } from '../../core/base/timers.js';
@@ -27,9 +27,12 @@ export interface AuditExportRuntimeOptions {
   pending: () => number;
 }
 
+/** What /metrics serves: the OpenMetrics text and its content type. */
+export type MetricsView = Pick<AuditMetrics, 'render' | 'contentType'>;
+
 export interface AuditExportRuntime {
   exporter: AuditExporter;
-  metrics: AuditMetrics;
+  metrics: MetricsView;
   /** The audit log's `onWritten` for both. */
   written(lines: readonly WrittenLine[]): void;
 }
@@ -60,6 +63,66 @@ function lazyOtlpSink(name: string, sink: Extract<ExportSink, { kind: 'otlp' }>,
       if (loaded !== undefined) await (await loaded).close();
     },
   };
+}
+
+/** The content type prom-client's registry gives the OpenMetrics text (a test holds the two equal). */
+export const OPENMETRICS_CONTENT_TYPE = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
+
+/**
+ * The metrics registry (prom-client, about 2 MB resident with what it pulls in)
+ * is loaded at the first audit line written or the first scrape, whichever
+ * comes first: an idle daemon, or one whose calls all wait for a person, never
+ * holds it. Lines written while it loads are counted once it is there.
+ */
+export class LazyAuditMetrics implements MetricsView {
+  readonly contentType = OPENMETRICS_CONTENT_TYPE;
+  private real: AuditMetrics | undefined;
+  private loading: Promise<AuditMetrics> | undefined;
+  private waiting: WrittenLine[] = [];
+
+  constructor(
+    private readonly options: AuditMetricsOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The audit log's `onWritten`: counts each line's decision. Never throws. */
+  observe(lines: readonly WrittenLine[]): void {
+    if (this.real !== undefined) {
+      this.real.observe(lines);
+      return;
+    }
+    for (const line of lines) this.waiting.push(line);
+    void this.load().catch(() => undefined);
+  }
+
+  async render(): Promise<string> {
+    return (await this.load()).render();
+  }
+
+  /** Whether the registry is loaded (for tests). */
+  get loaded(): boolean {
+    return this.real !== undefined;
+  }
+
+  private load(): Promise<AuditMetrics> {
+    this.loading ??= import('../../service/auditMetrics.js').then(
+      ({ AuditMetrics }) => {
+        const real = new AuditMetrics(this.options);
+        real.observe(this.waiting);
+        this.waiting = [];
+        this.real = real;
+        return real;
+      },
+      (error: unknown) => {
+        // Not counted rather than held without bound; the next line or scrape tries again.
+        this.loading = undefined;
+        this.waiting = [];
+        this.logger.warn('the metrics registry could not be loaded; /metrics answers an error until it can', { error });
+        throw error;
+      },
+    );
+    return this.loading;
+  }
 }
 
 function buildSink(name: string, sink: ExportSink, host: { id: string; name: string }): AuditSink {
@@ -95,7 +158,7 @@ export function createAuditExportRuntime(options: AuditExportRuntimeOptions): Au
     return { sink, source: new AuditTail(options.auditDir), batchSize: config.batchSize, maxLag: config.maxLag };
   });
   const exporter = new AuditExporter({ sinks: entries, cursors: options.cursors, host: options.host, timers: options.timers, now: options.now, logger: options.logger });
-  const metrics = new AuditMetrics({ pending: options.pending, exportLag: () => exporter.lagBySink() });
+  const metrics = new LazyAuditMetrics({ pending: options.pending, exportLag: () => exporter.lagBySink() }, options.logger);
   return {
     exporter,
     metrics,

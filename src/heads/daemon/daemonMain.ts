@@ -153,7 +153,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
     principal: principalOf(paths),
     onShutdown: (hook) => hooks.push(hook),
     requestShutdown: (reason = 'requested') => resolveStop(reason),
-    status: {},
+    status: { memory: memoryStatus },
     connections: () => server?.connections() ?? 0,
   };
 
@@ -199,6 +199,20 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
     logger.info('daemon stopped');
     fileLog?.close();
   }
+}
+
+const mebibytes = (bytes: number): number => Math.round((bytes / 1_048_576) * 10) / 10;
+
+/** Where the daemon's resident memory is (SPEC §14 budget): all of it, the JavaScript heap, and what lives outside it. */
+function memoryStatus(): Record<string, number> {
+  const usage = process.memoryUsage();
+  return {
+    rssMb: mebibytes(usage.rss),
+    heapTotalMb: mebibytes(usage.heapTotal),
+    heapUsedMb: mebibytes(usage.heapUsed),
+    externalMb: mebibytes(usage.external),
+    arrayBuffersMb: mebibytes(usage.arrayBuffers),
+  };
 }
 
 /** `<os user>@<OS host name>` until the composition root knows `host.name` from the pinned configuration. */

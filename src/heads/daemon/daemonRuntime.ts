@@ -15,9 +15,8 @@ import { sqliteStoreParts } from '../../journal/sqliteStore.js';
 import { composeStore, type Store, type StoreParts } from '../../journal/store.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
 import { daemonOperations } from '../../operations/daemonOperations.js';
-import { createHttpApp } from '../http/httpApp.js';
 import { isWildcardHost, machineAddresses, startHttpHead, type HttpHead } from '../http/httpServer.js';
-import { loadTlsMaterial, type TlsMaterial } from '../http/tlsCertificate.js';
+import type { TlsMaterial } from '../http/tlsCertificate.js';
 import { isLoopbackListen, parseListen } from '../../core/config/webConfig.js';
 import { WebAuth } from '../../service/webAuth.js';
 import { agentOperations } from '../../operations/agentOperations.js';
@@ -293,6 +292,8 @@ function wireHttp(
     if (web.tls === undefined) return undefined;
     const host = parseListen(web.listen)?.host ?? '';
     const hosts = isWildcardHost(host) ? machineAddresses() : [host, 'localhost', '127.0.0.1', '::1'];
+    // Loaded only for a page served over TLS: the certificate code is no weight on a loopback page.
+    const { loadTlsMaterial } = await import('../http/tlsCertificate.js');
     return loadTlsMaterial(web.tls, { stateDir: ctx.paths.home, hosts, now: () => base.clock.now() });
   };
   /** Binds `web.listen` with its certificate and the app over `registry`; rejects when the address cannot be bound. */
@@ -302,8 +303,9 @@ function wireHttp(
     if (material !== undefined) ctx.logger.info('web page certificate', { source: material.source, fingerprint: material.fingerprint });
     const head = await startHttpHead(
       web.listen,
-      (address, ownAddresses, connections) =>
-        createHttpApp({
+      // The app (and the web framework) loads at the page's first request (httpServer.ts).
+      async (address, ownAddresses, connections) =>
+        (await import('../http/httpApp.js')).createHttpApp({
           connections,
           operations: registry,
           auth: webAuth,

@@ -6,7 +6,6 @@ import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
 import { AssentError, isErrorType } from '../../core/base/errors.js';
 import { VERSION } from '../../version.js';
-import { ensureDaemonRunning } from './autoSpawn.js';
 import type { AutoSpawnOptions } from './autoSpawn.js';
 import { CANCEL_METHOD, LineDecoder, encodeFrame } from './framing.js';
 
@@ -155,6 +154,8 @@ export class DaemonClient {
     } catch (error) {
       const autoSpawn = options.autoSpawn;
       if (!autoSpawn || !(error instanceof AssentError) || error.details?.['reason'] !== 'not-running') throw error;
+      // Loaded only when no daemon answers: a client of a running daemon never pays for child_process.
+      const { ensureDaemonRunning } = await import('./autoSpawn.js');
       await ensureDaemonRunning(autoSpawn, () => DaemonClient.probe(options.socketPath));
       return DaemonClient.open(options);
     }

@@ -12,6 +12,7 @@ import type { ErrorType } from '../../core/base/errors.js';
 import { JsonText } from '../../core/base/jsonText.js';
 import type { CallContext, ConnectionHandle, Operation } from '../../operations/operation.js';
 import type { DecisionPeer } from '../../service/approvalService.js';
+import { REPLY_DEFERRED } from '../../service/pendingApproval.js';
 import type { Logger } from '../../service/logger.js';
 import { CANCEL_METHOD, HELLO_METHOD, LineDecoder, encodeFrame } from './framing.js';
 import type { PeerLookup } from './peerCredentials.js';
@@ -21,6 +22,21 @@ import { InFlightRequest, type RequestConnection, type RequestId } from './rpcRe
 export const RPC_ERROR_CODE = -32000;
 /** Longest string id or method name accepted. */
 export const MAX_ID_LENGTH = 256;
+/** A frame longer than this (in characters; a pending list of a hundred or more) is streamed as the socket drains. */
+const STREAMED_FRAME_CHARS = 64 * 1024;
+
+/** One encoded frame: its pieces, ready or made as they are written, and its length in characters. */
+interface Frame {
+  pieces: Iterable<string>;
+  length: number;
+}
+
+/** A reply whose result is ready JSON text: the envelope around the text's own pieces, and the newline. */
+function* framed(head: string, result: JsonText): Generator<string> {
+  yield head;
+  yield* result.pieces();
+  yield '}\n';
+}
 /** Requests one connection may have running at once (long waits included). */
 export const MAX_IN_FLIGHT_PER_CONNECTION = 1024;
 
@@ -71,6 +87,9 @@ export class Connection implements RequestConnection {
   readonly id: string;
   private readonly closeListeners: (() => void)[] = [];
   private readonly inFlight = new Map<RequestId | symbol, InFlightRequest>();
+  /** Frames waiting while a large one streams out (see writeFrame), and their size in characters. */
+  private queued: Frame[] | undefined;
+  private queuedChars = 0;
   private isClosed = false;
   /** Set once the daemon decided to close this connection; its further frames are ignored. */
   private isEnding = false;
@@ -207,17 +226,54 @@ export class Connection implements RequestConnection {
     }
   }
 
-  /** Writes a frame that is already encoded; same backlog rule as write(). */
-  private writeFrame(...pieces: string[]): void {
+  /**
+   * Writes a frame that is already encoded. A client that lets more than the
+   * backlog limit pile up unread is dropped. A large frame (a list of thousands)
+   * goes out piece by piece as the socket drains, never as one write: Node would
+   * copy every piece of one write into a single native buffer of the whole
+   * frame, and the allocator keeps such a block long after (SPEC §14 memory
+   * budget). Frames sent meanwhile wait behind it, so frames never interleave.
+   */
+  private writeFrame(frame: Frame): void {
     if (this.isClosed || this.socket.destroyed || this.socket.writableEnded) return;
-    if (this.socket.writableLength > this.server.maxWriteBacklogBytes) {
-      this.log.warn('dropping a client that does not read its replies', { backlogBytes: this.socket.writableLength });
+    const backlog = this.socket.writableLength + this.queuedChars;
+    if (backlog > this.server.maxWriteBacklogBytes) {
+      this.log.warn('dropping a client that does not read its replies', { backlogBytes: backlog });
       this.socket.destroy();
       return;
     }
+    if (this.queued !== undefined) {
+      this.queued.push(frame);
+      this.queuedChars += frame.length;
+      return;
+    }
+    if (frame.length > STREAMED_FRAME_CHARS) {
+      this.stream(frame.pieces[Symbol.iterator]());
+      return;
+    }
     this.socket.cork();
-    for (const piece of pieces) this.socket.write(piece);
+    for (const piece of frame.pieces) this.socket.write(piece);
     this.socket.uncork();
+  }
+
+  /** Writes a large frame's pieces one by one, each once the socket has taken the one before; then what queued behind it. */
+  private stream(pieces: Iterator<string>): void {
+    this.queued = [];
+    const next = (): void => {
+      for (let piece = pieces.next(); piece.done !== true; piece = pieces.next()) {
+        if (this.isClosed || this.socket.destroyed) return;
+        if (!this.socket.write(piece.value)) {
+          this.socket.once('drain', next);
+          return;
+        }
+      }
+      const waiting = this.queued ?? [];
+      this.queued = undefined;
+      this.queuedChars = 0;
+      // A frame among them may be large too: it streams in turn, and the rest queue behind it again.
+      for (const frame of waiting) this.writeFrame(frame);
+    };
+    next();
   }
 
   private write(message: unknown): void {
@@ -230,7 +286,7 @@ export class Connection implements RequestConnection {
       const id = isPlainObject(message) && isValidId(message['id']) ? message['id'] : null;
       frame = encodeFrame({ jsonrpc: '2.0', id, error: rpcErrorBody(new AssentError('internal', 'The daemon could not encode its reply; see daemon.log.')) });
     }
-    this.writeFrame(frame);
+    this.writeFrame({ pieces: [frame], length: frame.length });
   }
 
   private sendError(id: RequestId | null, error: AssentError): void {
@@ -340,11 +396,22 @@ export class Connection implements RequestConnection {
       running = Promise.reject(error);
     }
     // Nothing of the request (its params, the parsed copy) stays referenced while the handler runs:
-    // a call waiting for a person holds only the request record (SPEC §14).
+    // a call waiting for a person holds only the request record (SPEC §14), and one that handed its
+    // result to request.reply holds not even this promise: it resolved to REPLY_DEFERRED at once.
     running.then(
-      (result: unknown) => this.settle(request, result),
-      (error: unknown) => this.fail(request, error),
+      (result: unknown) => {
+        if (result !== REPLY_DEFERRED) request.resolve(result);
+      },
+      (error: unknown) => request.reject(error),
     );
+  }
+
+  answer(request: InFlightRequest, result: unknown): void {
+    this.settle(request, result);
+  }
+
+  answerError(request: InFlightRequest, error: unknown): void {
+    this.fail(request, error);
   }
 
   /** Sends a handler's result, after admitting a connection whose hello it was. */
@@ -364,8 +431,10 @@ export class Connection implements RequestConnection {
       }
       if (id === undefined) return;
       // Large ready-made results go out piece by piece, never copied into one frame string.
-      if (result instanceof JsonText) this.writeFrame(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, ...result.pieces, '}\n');
-      else this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
+      if (result instanceof JsonText) {
+        const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
+        this.writeFrame({ pieces: framed(head, result), length: head.length + result.length + 2 });
+      } else this.write({ jsonrpc: '2.0', id, result: result === undefined ? null : result });
     } catch (error) {
       this.fail(request, error);
     }

@@ -2,7 +2,7 @@
 // context: what its reply, a cancel or a disconnect needs, and nothing else.
 import { AssentError } from '../../core/base/errors.js';
 import type { CallContext, ConnectionHandle } from '../../operations/operation.js';
-import type { DecisionPeer, RequestEnd, RequestEndListener } from '../../service/approvalService.js';
+import type { DecisionPeer, DeferredReply, RequestEnd, RequestEndListener } from '../../service/approvalService.js';
 
 export type RequestId = string | number;
 
@@ -11,6 +11,9 @@ export interface RequestConnection extends ConnectionHandle {
   /** The process at the other end, looked up once per connection on first need. */
   peer(): Promise<DecisionPeer>;
   logError(message: string, error: unknown): void;
+  /** Sends a request's result, or its error, and forgets the request. */
+  answer(request: InFlightRequest, result: unknown): void;
+  answerError(request: InFlightRequest, error: unknown): void;
 }
 
 /**
@@ -18,8 +21,10 @@ export interface RequestConnection extends ConnectionHandle {
  * cancel or a disconnect needs: thousands may wait for a person at once (SPEC
  * §14), so there is no AbortController unless an operation reads `signal`.
  */
-export class InFlightRequest implements CallContext {
+export class InFlightRequest implements CallContext, DeferredReply {
   private controller: AbortController | undefined;
+  /** Set once its result or error was handed to the connection: a request is answered once. */
+  private answered = false;
   private endListener: RequestEndListener | RequestEndListener[] | undefined;
   private endedAs: { how: RequestEnd; reason: AssentError } | undefined;
 
@@ -58,6 +63,23 @@ export class InFlightRequest implements CallContext {
 
   peer(): Promise<DecisionPeer> {
     return this.connection.peer();
+  }
+
+  /** The request itself takes its result, whenever it comes (CallContext.reply). */
+  get reply(): DeferredReply {
+    return this;
+  }
+
+  resolve(result: unknown): void {
+    if (this.answered) return;
+    this.answered = true;
+    this.connection.answer(this, result);
+  }
+
+  reject(error: unknown): void {
+    if (this.answered) return;
+    this.answered = true;
+    this.connection.answerError(this, error);
   }
 
   onEnd(listener: RequestEndListener): void {

@@ -65,10 +65,12 @@ export function wireNotifier(ctx: DaemonContext, options: ApprovalRuntimeOptions
   });
 }
 
-/** The agents' actions (hooks): the shell judge, its bash grammar loaded now so the first shell action pays nothing for it (SPEC §14). */
+/**
+ * The agents' actions (hooks): the shell judge. Its bash grammar (a wasm module, about 7 MB resident) is loaded by
+ * the first shell action, which waits for it once: a daemon that gates only MCP calls never holds it (SPEC §14).
+ */
 export function wireAgents(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, service: ApprovalService): AgentActionService {
   const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
-  judge.ready().catch((error: unknown) => ctx.logger.warn('the bash grammar could not be loaded; shell actions will fail closed', { error }));
   return new AgentActionService({ approvals: service, clock: base.clock, logger: ctx.logger.child({ component: 'agents' }), judge, timers: options.timers ?? realTimers });
 }
 

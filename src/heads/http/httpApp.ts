@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
-import { AssentError, ERROR_TYPES, toAssentError } from '../../core/base/errors.js';
+import { AssentError, toAssentError } from '../../core/base/errors.js';
 import { JsonText } from '../../core/base/jsonText.js';
 import type { WebConfig } from '../../core/config/webConfig.js';
 import { webAccess, type WebAccess } from '../../core/config/webOrigins.js';
@@ -19,6 +19,9 @@ import type { CallContext, Operation } from '../../operations/operation.js';
 import { EVENT_KINDS, type BusEvent, type EventBus, type EventKind } from '../../service/eventBus.js';
 import type { Logger } from '../../service/logger.js';
 import { SESSION_COOKIE, type WebAuth } from '../../service/webAuth.js';
+import { errorBody, httpStatusOf, loggablePath, MAX_BODY_BYTES, SECURITY_HEADERS } from './httpBasics.js';
+
+export { CONTENT_SECURITY_POLICY, errorBody, loggablePath, MAX_BODY_BYTES, SECURITY_HEADERS } from './httpBasics.js';
 
 export interface HttpAppOptions {
   /** The registry; read on every call. */
@@ -62,45 +65,6 @@ export interface HttpApp {
   openStreams(): number;
 }
 
-export const MAX_BODY_BYTES = 1024 * 1024;
-
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "font-src 'none'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-/** Sent on every answer, refusals included, also those the listener gives before the app runs. */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-  'Cache-Control': 'no-store',
-};
-
-const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
-
 const STATIC_FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/index.html': { file: 'index.html', type: 'text/html; charset=utf-8' },
@@ -119,24 +83,6 @@ const STATIC_FILES: Record<string, { file: string; type: string }> = {
 
 /** Fields of an event that only the 0600 socket carries (R-D-9); the page fetches them with approvals.list. */
 const PRIVATE_EVENT_FIELDS = ['args', 'action'];
-
-const SECRET_SHAPE = /(asp1|ast1)_[A-Za-z0-9_-]*/g;
-
-/** A request path as it may appear in a log line: no query, credential shapes masked, bounded length. */
-export function loggablePath(path: string): string {
-  return path.replace(SECRET_SHAPE, '$1_[redacted]').slice(0, 200);
-}
-
-function httpStatusOf(error: AssentError): number {
-  return ERROR_TYPES[error.type].httpStatus;
-}
-
-/** The error body of R-WEB-4: `{statusCode, code, error, message}`, code being the registry type. */
-export function errorBody(error: AssentError): { statusCode: number; code: string; error: string; message: string } {
-  const statusCode = httpStatusOf(error);
-  // Last line of defence (R-J-7): a credential echoed by some message never leaves in an error body.
-  return { statusCode, code: error.type, error: STATUS_TEXT[statusCode] ?? 'Error', message: error.message.replace(SECRET_SHAPE, '$1_[redacted]') };
-}
 
 function publicEvent(event: BusEvent): BusEvent {
   const data: Record<string, unknown> = { ...event.data };

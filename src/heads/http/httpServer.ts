@@ -7,13 +7,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
-import { getRequestListener } from '@hono/node-server';
 import { isLoopbackHost, parseListen } from '../../core/config/webConfig.js';
 import { AssentError } from '../../core/base/errors.js';
 import type { Logger } from '../../service/logger.js';
-import { errorBody, loggablePath, MAX_BODY_BYTES, SECURITY_HEADERS, type HttpApp } from './httpApp.js';
+import type { HttpApp } from './httpApp.js';
+import { errorBody, loggablePath, MAX_BODY_BYTES, SECURITY_HEADERS } from './httpBasics.js';
 import { ConnectionBudget, type ConnectionBudgetOptions, type ConnectionBudgetStatus } from './connectionBudget.js';
 import { admitRequestBody } from './requestBody.js';
+
+/** What serves one admitted request: the web framework's adapter over the app. */
+type RequestListener = (request: IncomingMessage, response: ServerResponse) => unknown;
 
 /** What the app tells the listener about a request's connection (issue 19 item 7). */
 export interface ConnectionMarks {
@@ -86,14 +89,14 @@ function formatAddress(host: string, port: number): string {
 }
 
 /**
- * Binds the app. `build` receives the final address (and, for a wildcard
- * listen, this machine's addresses) before the first request is served, so
- * the Host guard never sees a placeholder port. Refuses, before binding, to
- * serve plain HTTP anywhere but loopback (R-REM-2).
+ * Binds the app. `build` runs at the first request, when the final address
+ * (and, for a wildcard listen, this machine's addresses) is known, so the Host
+ * guard never sees a placeholder port. Refuses, before binding, to serve plain
+ * HTTP anywhere but loopback (R-REM-2).
  */
 export async function startHttpHead(
   listen: string,
-  build: (address: () => string, ownAddresses: () => readonly string[], connections: ConnectionMarks) => HttpApp,
+  build: (address: () => string, ownAddresses: () => readonly string[], connections: ConnectionMarks) => HttpApp | Promise<HttpApp>,
   options: HttpHeadOptions = {},
 ): Promise<HttpHead> {
   const parsed = parseListen(listen);
@@ -127,14 +130,29 @@ export async function startHttpHead(
       return socket === undefined ? true : budget.streaming(socket);
     },
   };
-  const http = build(
-    () => address,
-    () => ownAddresses,
-    marks,
-  );
-  const listener = getRequestListener(http.app.fetch);
+  // The app and the web framework's adapter are built at the first request, not at bind time:
+  // a daemon whose page nobody opens never loads them (SPEC §14 memory budget).
+  let http: HttpApp | undefined;
+  let listener: Promise<RequestListener> | undefined;
+  const listenerOf = (): Promise<RequestListener> =>
+    (listener ??= Promise.all([import('@hono/node-server'), Promise.resolve().then(() => build(() => address, () => ownAddresses, marks))]).then(([adapter, app]) => {
+      http = app;
+      return adapter.getRequestListener(app.app.fetch);
+    }));
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  /** The app could not be built (a module failed to load): the request is answered 500, and the next one tries again. */
+  const failUnbuilt = (response: ServerResponse, error: unknown): void => {
+    listener = undefined;
+    options.logger?.error('the web page could not be built', { error: error instanceof Error ? error.message : String(error) });
+    const body = JSON.stringify(errorBody(new AssentError('internal', 'The daemon could not build its web page; details are in daemon.log.')));
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    response.writeHead(500, { ...SECURITY_HEADERS, 'Content-Type': 'application/json; charset=UTF-8', 'Content-Length': Buffer.byteLength(body) });
+    response.end(body);
+  };
   const refuseTooLarge = (request: IncomingMessage, response: ServerResponse, started: number): void => {
     const body = JSON.stringify(
       errorBody(
@@ -175,7 +193,10 @@ export async function startHttpHead(
         budget.handling(request.socket);
         response.once('finish', () => budget.answered(request.socket));
         (request as IncomingMessage & { rawBody?: Buffer }).rawBody = body;
-        void listener(request, response);
+        listenerOf().then(
+          (serve) => serve(request, response),
+          (error: unknown) => failUnbuilt(response, error),
+        );
       },
       refused: () => refuseTooLarge(request, response, started),
     });
@@ -217,7 +238,7 @@ export async function startHttpHead(
     connections: () => budget.status(),
     close: () =>
       new Promise<void>((resolve) => {
-        http.closeStreams();
+        http?.closeStreams();
         server.close(() => resolve());
         server.closeAllConnections();
       }),

@@ -50,7 +50,7 @@ interface Fixture {
 }
 
 const cleanups: (() => Promise<void> | void)[] = [];
-// The daemon loads the bash grammar at start; here it is loaded once so the first shell action files at once.
+// The daemon loads the bash grammar at its first shell action; here it is loaded once so each test's first shell action files at once.
 beforeAll(async () => {
   await loadShellParser();
 });
@@ -300,6 +300,28 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
     expect(end('b')).toBe(true);
     expect(end('c')).toBe(true);
     expect(agents.status()).toEqual({ openAgentCalls: 0 });
+  });
+
+  it('R-HOOK-4 the wait for the bash grammar at a daemon\'s first shell action does not push the approval past the hook\'s own deadline', async () => {
+    const f = fixture({ hooks: { timeoutSeconds: 900 } });
+    /** A grammar that takes 600 ms to load, on the fake clock. */
+    class SlowJudge extends AgentJudge {
+      private done = false;
+      override get loaded(): boolean {
+        return this.done;
+      }
+      override async ready(): Promise<void> {
+        f.clock.advance(600);
+        await super.ready();
+        this.done = true;
+      }
+    }
+    const agents = new AgentActionService({ approvals: f.runtime.service, clock: f.clock, logger: silentLogger, judge: new SlowJudge({ env: {}, assentHome: f.paths.home }) });
+    const answerBy = f.clock.now() + 2000;
+    void agents.authorize(bash('rm -rf ./build'), { answerBy }).catch(() => undefined);
+    const [approval] = await pendingAfterFiling(f);
+    expect(approval).toBeDefined();
+    expect(approval?.expiresAt).toBeLessThanOrEqual(answerBy);
   });
 });
 

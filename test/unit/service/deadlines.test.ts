@@ -76,4 +76,20 @@ describe('Deadlines', () => {
     clock.advance(10_000);
     expect(count).toBe(10_000);
   });
+
+  it('approvals resolved long before their deadline do not pile up in the heap, and the rest still expire in order', () => {
+    const clock = fakeTimers();
+    const expired: string[] = [];
+    const deadlines = new Deadlines(clock.timers, clock.now, (id) => expired.push(id));
+    for (let i = 0; i < 5000; i += 1) {
+      deadlines.set(`gone${i}`, 1_000_000 + i);
+      if (i % 10 === 0) deadlines.set(`kept${i}`, 2_000_000 - i);
+      deadlines.delete(`gone${i}`);
+    }
+    expect(deadlines.size).toBe(500);
+    expect(deadlines.heapSize).toBeLessThanOrEqual(2 * 500 + 64);
+    clock.advance(3_000_000);
+    expect(expired).toEqual(Array.from({ length: 500 }, (_, k) => `kept${(499 - k) * 10}`));
+    expect(clock.live()).toBe(0);
+  });
 });

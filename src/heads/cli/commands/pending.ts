@@ -2,7 +2,6 @@
 // because it is the command operators and scripts run most: main.ts calls it
 // without loading the argument parser, so it starts about as fast as
 // `node -e 0` (SPEC §14).
-import { renderApprovalPreview } from '../../../core/approval/approvalPreview.js';
 import type { ApprovalView } from '../../../service/approvalService.js';
 import { connectForCli } from '../../daemon/clientConnection.js';
 import { printJsonOk, reportFailure } from '../output.js';
@@ -18,6 +17,8 @@ export async function runPending(selector: string | undefined, options: { json?:
     } else if (list.length === 0) {
       process.stdout.write('No pending approvals.\n');
     } else {
+      // The preview (and the policy code it names risks with) only for a person reading it; --json never loads it.
+      const { renderApprovalPreview } = await import('../../../core/approval/approvalPreview.js');
       const now = Date.now();
       process.stdout.write(list.map((approval) => renderApprovalPreview(approval, now)).join('\n'));
     }
