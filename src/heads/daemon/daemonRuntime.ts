@@ -33,6 +33,7 @@ import { agentOperations } from '../../operations/agentOperations.js';
 import { approvalOperations, eventMatches } from '../../operations/approvalOperations.js';
 import { configOperations } from '../../operations/configOperations.js';
 import { policyOperations } from '../../operations/policyOperations.js';
+import { AuditSpoolReader, spoolDirOf } from '../../operations/auditSpool.js';
 import type { Operation } from '../../operations/operation.js';
 import { webOperations } from '../../operations/webOperations.js';
 import { proofOperations } from '../../operations/proofOperations.js';
@@ -206,6 +207,9 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
     if (change.kind === 'connection' && change.state === 'restored') mirror.kick();
   });
   audit.prune();
+  // Calls gateways settled and spooled but no daemon read (a gateway killed -9, a daemon that stopped): audited now, once.
+  const spool = new AuditSpoolReader({ append: (record) => audit.append(record), principal: ctx.principal, now: () => clock.now(), logger: ctx.logger.child({ component: 'audit-spool' }) });
+  spool.ingestDir(spoolDirOf(ctx.paths.home));
   const bus = new EventBus(store, () => clock.now(), (error) => ctx.logger.warn('an event could not be stored; it was delivered live only', { error }));
   // Pushes read the configuration in force at each send, so a confirmed reload applies to the next one.
   let configInForce = (): Config => pinned.config;
@@ -490,7 +494,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
         void rebindHttp();
         announce(pin.revision).catch((error: unknown) => ctx.logger.warn('could not tell the team database the new configuration revision', { error }));
       }, confirmedInvalid }),
-    ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
+    ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now(), spool }),
     ...proofOperations({ service, proofs, store }),
     ...passkeyOperations({ passkeys }),
   ];

@@ -17,6 +17,7 @@ import { realTimers, type Timers } from '../../core/base/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
 import { createApprovalChannels } from './approvalChannels.js';
 import { createAuditQueue, type SettledCall } from './auditQueue.js';
+import type { AuditSpool } from './auditSpool.js';
 import { denialFrom, gapRefusal, isConnectionLoss, replayResult, type AuthorizeResult } from './daemonAnswers.js';
 import { createAttachmentLoop, type Attachment, type PinnedConfigData } from './daemonAttachment.js';
 import { describeDenial, type CallGate, type GateCall, type GateDecision } from './gate.js';
@@ -69,6 +70,8 @@ export interface DaemonGateOptions {
   gapWaitMs?: number;
   /** Audit records kept while the daemon cannot be reached; beyond it new records are dropped, counted and logged. */
   maxAuditBacklog?: number;
+  /** Where settled calls are written within milliseconds for the daemon to read (auditSpool.ts); absent, their records wait in memory. */
+  spool?: AuditSpool;
   timers?: DaemonGateTimers;
 }
 
@@ -134,6 +137,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     // Allowed calls still running: their audit waits until the burst is over (R-AUD-3: never on the call path).
     busy: () => settled.size > 0,
     started: () => counter,
+    ...(options.spool === undefined ? {} : { spool: options.spool }),
   });
   const reconnects = options.reconnect !== undefined;
   const gapContext = options.reconnectHint === undefined ? { reconnects } : { reconnects, hint: options.reconnectHint };
@@ -346,7 +350,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       try {
         await Promise.race([
           (async () => {
-            await audit.flush();
+            await audit.close();
             await attached?.client.call('sessions.end', { sessionId });
           })(),
           giveUp,
