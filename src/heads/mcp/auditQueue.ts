@@ -8,10 +8,10 @@
 // when this gateway's connection closes. A gateway killed -9 then leaves unaudited only
 // the calls of its last SPOOL_MS and those still in flight.
 import { errorText } from '../../core/base/errors.js';
-import { nativeDigestOf } from '../../journal/nativeHash.js';
 import type { Logger } from '../../service/logger.js';
 import type { Timers } from '../../core/base/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
+import { argsDigest } from './auditDigest.js';
 import type { AuditSpool } from './auditSpool.js';
 import { isConnectionLoss } from './daemonAnswers.js';
 
@@ -36,6 +36,8 @@ interface QueuedRecord {
   durationMs: number | undefined;
   /** The wire record, built once at the first send; null when the call's arguments cannot be digested. */
   params?: Record<string, unknown> | null;
+  /** The arguments' digest, taken once; null when they have none. */
+  digest?: string | null;
 }
 
 const AUDIT_BATCH = 1000;
@@ -44,6 +46,8 @@ const AUDIT_FLUSH_MS = 20;
 const SPOOL_MS = 20;
 /** Records queued beyond which the spool is written at once. */
 const SPOOL_BATCH = 512;
+/** Distinct (session, server, tool, rule) record heads kept serialized; beyond it the cache starts over. */
+const MAX_RECORD_HEADS = 1000;
 /** While calls are in flight, a flush waits at most this many timer periods (1 s), so records never wait long. */
 const MAX_BUSY_TICKS = 50;
 /** Queued records beyond which a flush starts at once, calls in flight or not. */
@@ -120,31 +124,70 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     }
   };
 
-  const encode = (entry: QueuedRecord): Record<string, unknown> | null => {
-    if (entry.params !== undefined) return entry.params;
-    const { call, outcome, durationMs } = entry;
+  /** The digest of a record's arguments, taken once; the arguments are let go. Null (counted as dropped) when they have no canonical form. */
+  const digestEntry = (entry: QueuedRecord): string | null => {
+    if (entry.digest !== undefined) return entry.digest;
+    const { call } = entry;
     try {
-      const params: Record<string, unknown> = {
-        sessionId: call.sessionId,
-        server: call.server,
-        tool: call.tool,
-        argsSha256: nativeDigestOf(call.args),
-        outcome,
-        caller: call.caller,
-      };
-      if (outcome === 'denied') params['deniedReason'] = 'policy';
-      if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
-      if (durationMs !== undefined) params['durationMs'] = Math.round(durationMs);
-      entry.params = params;
+      entry.digest = argsDigest(call.args);
     } catch (error) {
-      entry.params = null;
+      entry.digest = null;
       drop(1, 'the call arguments cannot be canonicalized for their digest', { server: call.server, tool: call.tool, error: errorText(error) });
     }
     // The queue owns the record now: its arguments are let go once digested.
     heldArgsSize -= call.argsSize ?? UNKNOWN_ARGS_SIZE;
     call.args = NO_ARGS;
     call.argsSize = 0;
-    return entry.params;
+    return entry.digest;
+  };
+
+  const encode = (entry: QueuedRecord): Record<string, unknown> | null => {
+    if (entry.params !== undefined) return entry.params;
+    const argsSha256 = digestEntry(entry);
+    if (argsSha256 === null) {
+      entry.params = null;
+      return null;
+    }
+    const { call, outcome, durationMs } = entry;
+    const params: Record<string, unknown> = { sessionId: call.sessionId, server: call.server, tool: call.tool, argsSha256, outcome, caller: call.caller };
+    if (outcome === 'denied') params['deniedReason'] = 'policy';
+    if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
+    if (durationMs !== undefined) params['durationMs'] = Math.round(durationMs);
+    entry.params = params;
+    return params;
+  };
+
+  /**
+   * The fields of a spool record that are the same for every call of one session, server, tool, rule and caller,
+   * serialized once: a burst writes a line per call, and re-serializing its caller each time costs more than its digest.
+   */
+  const recordHeads = new Map<string, string>();
+  let headsCaller: Record<string, unknown> | undefined;
+  const recordHead = (call: SettledCall): string => {
+    if (call.caller !== headsCaller || recordHeads.size >= MAX_RECORD_HEADS) {
+      recordHeads.clear();
+      headsCaller = call.caller;
+    }
+    const key = `${call.sessionId}\u0000${call.server}\u0000${call.tool}\u0000${call.ruleId ?? ''}`;
+    let head = recordHeads.get(key);
+    if (head === undefined) {
+      head =
+        `"sessionId":${JSON.stringify(call.sessionId)},"server":${JSON.stringify(call.server)},"tool":${JSON.stringify(call.tool)},` +
+        `"caller":${JSON.stringify(call.caller)},${call.ruleId === undefined ? '' : `"ruleId":${JSON.stringify(call.ruleId)},`}`;
+      recordHeads.set(key, head);
+    }
+    return head;
+  };
+
+  /** One record as its spool line's `record`, the same JSON `encode` would give; null when it cannot be digested. */
+  const spoolRecord = (entry: QueuedRecord): string | null => {
+    if (entry.params !== undefined) return entry.params === null ? null : JSON.stringify(entry.params);
+    const argsSha256 = digestEntry(entry);
+    if (argsSha256 === null) return null;
+    const { call, outcome, durationMs } = entry;
+    const denied = outcome === 'denied' ? ',"deniedReason":"policy"' : '';
+    const duration = durationMs === undefined ? '' : `,"durationMs":${String(Math.round(durationMs))}`;
+    return `{${recordHead(call)}"argsSha256":"${argsSha256}","outcome":"${outcome}"${denied}${duration}}`;
   };
 
   /** Digests what is queued and appends it to the spool in one write; on a write error the spool is given up and the records stay queued. */
@@ -158,9 +201,9 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     let text = '';
     let lines = 0;
     for (const entry of queue) {
-      const params = encode(entry);
-      if (params === null) continue;
-      text += `${prefix}${JSON.stringify(params)}}\n`;
+      const record = spoolRecord(entry);
+      if (record === null) continue;
+      text += `${prefix}${record}}\n`;
       lines += 1;
     }
     try {
@@ -304,7 +347,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     queue.push(entry);
     heldArgsSize += call.argsSize ?? UNKNOWN_ARGS_SIZE;
     // Large arguments are not held for a deferred flush: digested now, they are let go.
-    if (heldArgsSize > MAX_DEFERRED_ARGS_SIZE) encode(entry);
+    if (heldArgsSize > MAX_DEFERRED_ARGS_SIZE) digestEntry(entry);
     if (spool !== undefined && !spoolClosed) {
       // Written within SPOOL_MS whatever the daemon does; the daemon reads it once the burst is over.
       if (queue.length >= SPOOL_BATCH) writeSpool();

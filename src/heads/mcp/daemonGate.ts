@@ -242,6 +242,32 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     return attached === undefined ? decision : gate.authorize(call);
   };
 
+  /** Allow and deny from the snapshot of a live connection, recorded as `authorize` records them; undefined for `prompt`. */
+  const settleFromSnapshot = (call: GateCall, attached: Attachment): GateDecision | undefined => {
+    const verdict = evaluateToolPolicy(
+      attached.snapshot,
+      call.annotations === undefined
+        ? { server: call.server, tool: call.tool, args: call.args }
+        : { server: call.server, tool: call.tool, args: call.args, annotations: call.annotations },
+      now(),
+    );
+    if (verdict.decision === 'prompt') return undefined;
+    const local = settledCall(call, sessionId);
+    if (verdict.ruleId !== undefined) local.ruleId = verdict.ruleId;
+    if (verdict.decision === 'allow') {
+      counter += 1;
+      const callId = `g${counter.toString(36)}`;
+      settled.set(callId, local);
+      return { allowed: true, callId };
+    }
+    audit.record(local, 'denied');
+    return {
+      allowed: false,
+      reason: 'policy',
+      message: describeDenial('policy', { server: call.server, tool: call.tool, key: verdict.key ?? 'policy.default', configPath: attached.configPath }),
+    };
+  };
+
   let pinned: PinnedConfigData;
   if (options.client !== undefined) {
     const initial = await attachments.attach(options.client);
@@ -279,30 +305,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
         if (call.signal.aborted) return cancelled;
         if (attached === undefined) return refuseInGap(call);
       }
-      const verdict = evaluateToolPolicy(
-        attached.snapshot,
-        call.annotations === undefined
-          ? { server: call.server, tool: call.tool, args: call.args }
-          : { server: call.server, tool: call.tool, args: call.args, annotations: call.annotations },
-        now(),
-      );
-      const local = settledCall(call, sessionId);
-      if (verdict.ruleId !== undefined) local.ruleId = verdict.ruleId;
-      if (verdict.decision === 'allow') {
-        counter += 1;
-        const callId = `g${counter.toString(36)}`;
-        settled.set(callId, local);
-        return { allowed: true, callId };
-      }
-      if (verdict.decision === 'deny') {
-        audit.record(local, 'denied');
-        return {
-          allowed: false,
-          reason: 'policy',
-          message: describeDenial('policy', { server: call.server, tool: call.tool, key: verdict.key ?? 'policy.default', configPath: attached.configPath }),
-        };
-      }
-      return authorizeWithDaemon(call, attached, local);
+      return settleFromSnapshot(call, attached) ?? authorizeWithDaemon(call, attached, settledCall(call, sessionId));
     },
     finish(callId, outcome) {
       const local = settled.get(callId);
