@@ -46,6 +46,8 @@ const AUDIT_FLUSH_MS = 20;
 const SPOOL_MS = 20;
 /** Records queued beyond which the spool is written at once. */
 const SPOOL_BATCH = 512;
+/** Spooled records the daemon has not read beyond which it is told to read at once, calls in flight or not (well below the backlog bound). */
+const MAX_UNREAD_SPOOLED = 5000;
 /** Distinct (session, server, tool, rule) record heads kept serialized; beyond it the cache starts over. */
 const MAX_RECORD_HEADS = 1000;
 /** While calls are in flight, a flush waits at most this many timer periods (1 s), so records never wait long. */
@@ -349,10 +351,12 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     // Large arguments are not held for a deferred flush: digested now, they are let go.
     if (heldArgsSize > MAX_DEFERRED_ARGS_SIZE) digestEntry(entry);
     if (spool !== undefined && !spoolClosed) {
-      // Written within SPOOL_MS whatever the daemon does; the daemon reads it once the burst is over.
+      // Written within SPOOL_MS whatever the daemon does; the daemon reads it once the burst is over,
+      // or at once when so much waits unread that a long burst would fill the backlog.
       if (queue.length >= SPOOL_BATCH) writeSpool();
       else scheduleSpool();
-      scheduleFlush();
+      if (backlog() >= MAX_UNREAD_SPOOLED && options.client() !== undefined) void flush();
+      else scheduleFlush();
       return;
     }
     const full = queue.length >= MAX_DEFERRED_RECORDS || (queue.length >= AUDIT_BATCH && busyTicks === 0 && !busy());
