@@ -45,7 +45,7 @@ const AUDIT_FLUSH_MS = 20;
 /** How long a settled call's record waits before it is written to the spool: what a gateway killed -9 may lose at most, besides calls in flight. */
 const SPOOL_MS = 20;
 /** Records queued beyond which the spool is written at once. */
-const SPOOL_BATCH = 512;
+const SPOOL_BATCH = 256;
 /** Spooled records the daemon has not read beyond which it is told to read at once, calls in flight or not (well below the backlog bound). */
 const MAX_UNREAD_SPOOLED = 5000;
 /** Distinct (session, server, tool, rule) record heads kept serialized; beyond it the cache starts over. */
@@ -116,6 +116,8 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
   /** The daemon connection told of the spool file last: a new one is told at once, so it reads the file when this gateway dies. */
   let spoolToldTo: DaemonClient | undefined;
   let spoolClosed = false;
+  /** When the oldest record not yet spooled was queued (monotonic ms). */
+  let oldestQueuedAt = 0;
 
   const drop = (count: number, why: string, fields: Record<string, unknown> = {}): void => {
     const before = dropped;
@@ -235,6 +237,8 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     const client = options.client();
     if (client === undefined) return;
     if (current.unread === 0 && spoolToldTo === client && !final) return;
+    // A file read for the last time (the gateway closes, or it was rotated away from) must hold all its lines first.
+    if (final || current.files.length > 1) await current.written();
     for (const file of [...current.files]) {
       const last = file === current.files[current.files.length - 1];
       try {
@@ -353,7 +357,10 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     if (spool !== undefined && !spoolClosed) {
       // Written within SPOOL_MS whatever the daemon does; the daemon reads it once the burst is over,
       // or at once when so much waits unread that a long burst would fill the backlog.
-      if (queue.length >= SPOOL_BATCH) writeSpool();
+      // A loaded event loop runs timers late: the age of the oldest record decides too, so none waits much past SPOOL_MS.
+      const at = performance.now();
+      if (queue.length === 1) oldestQueuedAt = at;
+      if (queue.length >= SPOOL_BATCH || at - oldestQueuedAt >= SPOOL_MS) writeSpool();
       else scheduleSpool();
       if (backlog() >= MAX_UNREAD_SPOOLED && options.client() !== undefined) void flush();
       else scheduleFlush();

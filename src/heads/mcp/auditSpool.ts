@@ -1,8 +1,9 @@
 // The gateway's side of the audit spool (SPEC §14 audit durability; the daemon's
 // side, which reads it, is operations/auditSpool.ts): an append-only file of its
 // own under <ASSENT_HOME>/spool (folder 700, file 600, created new, never through
-// a link) that the audit queue writes its records to every few milliseconds. A
-// line written is in the kernel's hands: a gateway killed -9 right after loses
+// a link) that the audit queue writes its records to every few milliseconds. The
+// writes go in order through libuv's threads, so a busy disk never stalls a call;
+// a line written is in the kernel's hands: a gateway killed -9 right after loses
 // none of it, and the daemon audits it when the connection closes. Each write
 // is followed by an fdatasync in the background (at most one at a time), so a
 // machine that loses power loses at most the last batches. A file grown past
@@ -30,12 +31,14 @@ export interface SpoolFile {
 export interface AuditSpool {
   /** Files the daemon still has to read, oldest first; the last is the one written now. */
   readonly files: readonly SpoolFile[];
-  /** Appends lines (each ending in a newline) in one write; throws when the file cannot be written. */
+  /** Appends lines (each ending in a newline), written in order off the main thread; throws once a write has failed. */
   append(text: string, lines: number): void;
   /** The daemon read `file` up to `offset`; with `removed`, it read all of it and removed it. Returns the lines still unread in all files. */
   read(file: string, offset: number, removed: boolean): number;
   /** Lines written but not read by the daemon yet. */
   readonly unread: number;
+  /** Resolves once everything appended so far is in the file (with `synced`, also fdatasync'd). */
+  written(synced?: boolean): Promise<void>;
   /** Waits for the last fdatasync, then closes the file. The file stays for the daemon to read. */
   close(): Promise<void>;
 }
@@ -66,11 +69,38 @@ export function openAuditSpool(home: string, logger: Logger, pid: number = proce
   }
 }
 
+/** Bytes waiting to be written, to one file descriptor. */
+interface PendingWrite {
+  fd: number;
+  chunks: Buffer[];
+}
+
+/** Someone waiting until the appends made so far are written. */
+interface WrittenWaiter {
+  through: number;
+  /** Also wait for the fdatasync of what was written. */
+  synced: boolean;
+  resolve: () => void;
+}
+
 class FileSpool implements AuditSpool {
   readonly files: SpoolFile[] = [];
   private fd: number;
-  private syncing: Promise<void> | undefined;
-  private dirty = false;
+  /** Writes in order, one at a time, off the main thread: a busy disk never stalls the calls. */
+  private readonly pending: PendingWrite[] = [];
+  private writing = false;
+  /** The descriptor of the write in progress. */
+  private writingFd: number | undefined;
+  private syncing = false;
+  /** Appends made, and appends whose bytes the kernel has (or whose write failed). */
+  private appended = 0;
+  private done = 0;
+  private waiters: WrittenWaiter[] = [];
+  /** File descriptors written since their last fdatasync began. */
+  private readonly dirty = new Set<number>();
+  /** File descriptors rotated away from, closed once written and synced. */
+  private readonly retired = new Set<number>();
+  private failure: unknown;
   private unreadLines = 0;
 
   constructor(
@@ -94,55 +124,94 @@ class FileSpool implements AuditSpool {
   }
 
   append(text: string, lines: number): void {
+    if (this.failure !== undefined) throw this.failure;
     const current = this.files[this.files.length - 1] as SpoolFile;
     const bytes = Buffer.from(text, 'utf8');
-    let written = 0;
-    while (written < bytes.length) written += fs.writeSync(this.fd, bytes, written, bytes.length - written);
     current.size += bytes.length;
     current.writes.push({ end: current.size, lines });
     this.unreadLines += lines;
-    this.sync();
+    this.appended += 1;
+    const last = this.pending[this.pending.length - 1];
+    if (last !== undefined && last.fd === this.fd) last.chunks.push(bytes);
+    else this.pending.push({ fd: this.fd, chunks: [bytes] });
+    this.pump();
     if (current.size >= ROTATE_BYTES) this.rotate();
   }
 
-  /** One fdatasync at a time in the background; writes meanwhile are covered by the next one. */
+  private pump(): void {
+    if (this.writing) return;
+    const next = this.pending.shift();
+    if (next === undefined) return;
+    this.writing = true;
+    this.writingFd = next.fd;
+    const bytes = next.chunks.length === 1 ? (next.chunks[0] as Buffer) : Buffer.concat(next.chunks);
+    const write = (offset: number): void => {
+      fs.write(next.fd, bytes, offset, bytes.length - offset, null, (error, written) => {
+        if (error === null && offset + written < bytes.length) {
+          write(offset + written);
+          return;
+        }
+        this.writing = false;
+        this.writingFd = undefined;
+        this.done += next.chunks.length;
+        this.wake();
+        if (error !== null) {
+          // The lines of this write are lost to the spool; later records stay in memory (append throws from now on).
+          this.failure = error;
+          this.logger.error('could not write to the audit spool; the calls of the last milliseconds may go unaudited, later ones wait in memory', {
+            error: errorText(error),
+          });
+        } else {
+          this.dirty.add(next.fd);
+          this.sync();
+        }
+        this.pump();
+      });
+    };
+    write(0);
+  }
+
+  /** One fdatasync at a time, in the background; writes meanwhile are covered by the next one. */
   private sync(): void {
-    if (this.syncing !== undefined) {
-      this.dirty = true;
+    if (this.syncing) return;
+    const fd = this.dirty.values().next().value;
+    if (fd === undefined) {
+      this.wake();
       return;
     }
-    const fd = this.fd;
-    this.syncing = new Promise<void>((resolve) => {
-      fs.fdatasync(fd, (error) => {
-        if (error) this.logger.debug('fdatasync of the audit spool failed', { error: errorText(error) });
-        resolve();
-      });
-    }).then(() => {
-      this.syncing = undefined;
-      if (this.dirty && fd === this.fd) {
-        this.dirty = false;
-        this.sync();
+    this.dirty.delete(fd);
+    this.syncing = true;
+    fs.fdatasync(fd, (error) => {
+      if (error) this.logger.debug('fdatasync of the audit spool failed', { error: errorText(error) });
+      this.syncing = false;
+      if (this.retired.has(fd) && !this.dirty.has(fd) && this.writingFd !== fd && !this.pending.some((write) => write.fd === fd)) {
+        this.retired.delete(fd);
+        fs.close(fd, () => undefined);
       }
+      this.sync();
+    });
+  }
+
+  /** Wakes who waits for appends now written; with `synced`, only once no fdatasync is left to run either. */
+  private wake(): void {
+    const settled = !this.syncing && this.dirty.size === 0;
+    this.waiters = this.waiters.filter((waiter) => {
+      if (this.done < waiter.through || (waiter.synced && !settled)) return true;
+      waiter.resolve();
+      return false;
     });
   }
 
   private rotate(): void {
-    const old = this.fd;
     try {
+      const old = this.fd;
       this.fd = this.create();
+      this.retired.add(old);
+      this.dirty.add(old);
+      this.sync();
     } catch (error) {
       this.logger.warn('could not begin a new audit spool file; the current one keeps growing', { error: errorText(error) });
-      return;
     }
-    const closing = this.syncing ?? Promise.resolve();
-    void closing.then(() => {
-      try {
-        fs.fdatasyncSync(old);
-      } catch {
-        // Already on disk or the disk failed; the lines were written either way.
-      }
-      fs.close(old, () => undefined);
-    });
   }
 
   read(file: string, offset: number, removed: boolean): number {
@@ -156,13 +225,25 @@ class FileSpool implements AuditSpool {
     return this.unreadLines;
   }
 
+  written(synced = false): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiters.push({ through: this.appended, synced, resolve });
+      this.wake();
+    });
+  }
+
   async close(): Promise<void> {
-    await this.syncing;
-    try {
-      fs.fdatasyncSync(this.fd);
-    } catch {
-      // Nothing more can be done for the last lines; they were written.
+    await this.written();
+    this.dirty.add(this.fd);
+    this.sync();
+    await this.written(true);
+    for (const fd of [...this.retired, this.fd]) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        // Closed already.
+      }
     }
-    fs.closeSync(this.fd);
+    this.retired.clear();
   }
 }
