@@ -5,8 +5,8 @@
 // writes go in order through libuv's threads, so a busy disk never stalls a call;
 // a line written is in the kernel's hands: a gateway killed -9 right after loses
 // none of it, and the daemon audits it when the connection closes. Each write
-// is followed by an fdatasync in the background (at most one at a time), so a
-// machine that loses power loses at most the last batches. A file grown past
+// is followed by an fdatasync in the background (one at a time, at most every
+// 50 ms), so a machine that loses power loses at most its last 50 ms or so. A file grown past
 // ROTATE_BYTES is left for the daemon to read and remove, and a new one begun.
 import { randomBytes } from 'node:crypto';
 import { errorText } from '../../core/base/errors.js';
@@ -16,6 +16,8 @@ import type { Logger } from '../../service/logger.js';
 const fs = process.getBuiltinModule('node:fs');
 const path = process.getBuiltinModule('node:path');
 
+/** The spool is fdatasync'd at most this often: what a machine that loses power may lose of it. */
+const SYNC_EVERY_MS = 50;
 /** Past this size the file is handed to the daemon to read and remove, and a new one is begun. */
 const ROTATE_BYTES = 4 * 1024 * 1024;
 
@@ -92,6 +94,9 @@ class FileSpool implements AuditSpool {
   /** The descriptor of the write in progress. */
   private writingFd: number | undefined;
   private syncing = false;
+  private syncTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastSyncAt = Number.NEGATIVE_INFINITY;
+  private closing = false;
   /** Appends made, and appends whose bytes the kernel has (or whose write failed). */
   private appended = 0;
   private done = 0;
@@ -173,14 +178,25 @@ class FileSpool implements AuditSpool {
 
   /** One fdatasync at a time, in the background; writes meanwhile are covered by the next one. */
   private sync(): void {
-    if (this.syncing) return;
+    if (this.syncing || this.syncTimer !== undefined) return;
     const fd = this.dirty.values().next().value;
     if (fd === undefined) {
       this.wake();
       return;
     }
+    // At most one fdatasync per SYNC_EVERY_MS (a kill -9 needs none: the kernel has the bytes); at once when closing.
+    const wait = this.lastSyncAt + SYNC_EVERY_MS - performance.now();
+    if (wait > 0 && !this.closing) {
+      this.syncTimer = setTimeout(() => {
+        this.syncTimer = undefined;
+        this.sync();
+      }, wait);
+      this.syncTimer.unref();
+      return;
+    }
     this.dirty.delete(fd);
     this.syncing = true;
+    this.lastSyncAt = performance.now();
     fs.fdatasync(fd, (error) => {
       if (error) this.logger.debug('fdatasync of the audit spool failed', { error: errorText(error) });
       this.syncing = false;
@@ -234,6 +250,9 @@ class FileSpool implements AuditSpool {
 
   async close(): Promise<void> {
     await this.written();
+    this.closing = true;
+    if (this.syncTimer !== undefined) clearTimeout(this.syncTimer);
+    this.syncTimer = undefined;
     this.dirty.add(this.fd);
     this.sync();
     await this.written(true);
