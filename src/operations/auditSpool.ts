@@ -52,6 +52,8 @@ export interface AuditSpoolReaderOptions {
   principal: string;
   now: () => number;
   logger: Logger;
+  /** Resolves once every record appended so far is on disk (the audit log's flush); without it progress is kept at once. */
+  flushed?: () => Promise<void>;
   /** Whether a process runs; default `process.kill(pid, 0)`. */
   alive?: (pid: number) => boolean;
   getuid?: () => number;
@@ -86,7 +88,12 @@ export function spoolPathProblem(file: string, getuid: () => number = () => proc
 }
 
 export class AuditSpoolReader {
+  /** How far each spool was read (its lines handed to the audit log). */
   private readonly offsets = new Map<string, number>();
+  /** How far that is kept beside each file, written once the audit had the lines on disk. */
+  private readonly persisted = new Map<string, number>();
+  /** Files read whole and removed once the audit has their lines on disk. */
+  private readonly removing = new Set<string>();
   private readonly alive: (pid: number) => boolean;
   private readonly getuid: () => number;
 
@@ -105,6 +112,7 @@ export class AuditSpoolReader {
   ingest(file: string, final = false): SpoolIngestion {
     const problem = spoolPathProblem(file, this.getuid);
     if (problem !== undefined) throw new Error(`not read as an audit spool: ${problem}`);
+    if (this.removing.has(file)) return { recorded: 0, refused: 0, offset: this.offsets.get(file) ?? 0, removed: true };
     let fd: number;
     try {
       fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -227,9 +235,31 @@ export class AuditSpoolReader {
     }
   }
 
+  /**
+   * Runs `task` once the audit lines appended so far are on disk: the progress
+   * kept beside a spool (and its removal) never runs ahead of the audit, so a
+   * daemon killed in between reads those lines again rather than losing them.
+   */
+  private afterDurable(task: () => void): void {
+    const flushed = this.options.flushed;
+    if (flushed === undefined) {
+      task();
+      return;
+    }
+    flushed().then(task, task);
+  }
+
   private keepOffset(file: string, offset: number): void {
     if (this.offsets.get(file) === offset) return;
     this.offsets.set(file, offset);
+    this.afterDurable(() => this.persistOffset(file));
+  }
+
+  private persistOffset(file: string): void {
+    const offset = this.offsets.get(file);
+    // Removed meanwhile (or already kept): nothing to write.
+    if (offset === undefined || this.removing.has(file) || this.persisted.get(file) === offset) return;
+    this.persisted.set(file, offset);
     const progress = `${file}.read`;
     try {
       // Written aside, then renamed over: a daemon killed meanwhile leaves the old progress, never half of one.
@@ -241,13 +271,18 @@ export class AuditSpoolReader {
   }
 
   private remove(file: string): void {
-    this.removeQuietly(file);
-    this.removeQuietly(`${file}.read`);
-    this.forget(file);
+    this.removing.add(file);
+    this.afterDurable(() => {
+      this.removeQuietly(file);
+      this.removeQuietly(`${file}.read`);
+      this.removing.delete(file);
+      this.forget(file);
+    });
   }
 
   private forget(file: string): void {
     this.offsets.delete(file);
+    this.persisted.delete(file);
   }
 
   private removeQuietly(file: string): void {

@@ -208,7 +208,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   });
   audit.prune();
   // Calls gateways settled and spooled but no daemon read (a gateway killed -9, a daemon that stopped): audited now, once.
-  const spool = new AuditSpoolReader({ append: (record) => audit.append(record), principal: ctx.principal, now: () => clock.now(), logger: ctx.logger.child({ component: 'audit-spool' }) });
+  const spool = new AuditSpoolReader({ append: (record) => audit.append(record), flushed: () => audit.flush(), principal: ctx.principal, now: () => clock.now(), logger: ctx.logger.child({ component: 'audit-spool' }) });
   spool.ingestDir(spoolDirOf(ctx.paths.home));
   const bus = new EventBus(store, () => clock.now(), (error) => ctx.logger.warn('an event could not be stored; it was delivered live only', { error }));
   // Pushes read the configuration in force at each send, so a confirmed reload applies to the next one.

@@ -62,6 +62,30 @@ describe('AuditSpoolReader: a spool is audited once', () => {
     expect(next.audited.map((record) => record.tool)).toEqual(['c']);
   });
 
+  it('keeps its progress, and removes a file read whole, only once the audit has the lines on disk: a daemon killed before reads them again', async () => {
+    const { file } = spoolHome();
+    const path = file();
+    writeFileSync(path, line('a'), { mode: 0o600 });
+    let release!: () => void;
+    const onDisk = new Promise<void>((resolve) => (release = resolve));
+    const audited: AuditRecord[] = [];
+    const daemon = new AuditSpoolReader({ append: (record) => audited.push(record), flushed: () => onDisk, principal: 'me', now: () => 1_800_000_000_000, logger: quiet });
+    expect(daemon.ingest(path).recorded).toBe(1);
+    expect(existsSync(`${path}.read`)).toBe(false);
+    // Killed now: the next daemon has no progress and reads the line again.
+    expect(reader().reader.ingest(path).recorded).toBe(1);
+    rmSync(`${path}.read`);
+    // This daemon itself never reads it twice, and a final reading waits for the disk too.
+    expect(daemon.ingest(path, true)).toMatchObject({ recorded: 0, removed: true });
+    expect(existsSync(path)).toBe(true);
+    expect(daemon.ingest(path)).toMatchObject({ recorded: 0, removed: true });
+    release();
+    await onDisk;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(existsSync(path) || existsSync(`${path}.read`)).toBe(false);
+    expect(audited).toHaveLength(1);
+  });
+
   it('a final reading removes the file and its progress; a later one finds nothing and audits nothing', () => {
     const { file } = spoolHome();
     const path = file();
