@@ -5,8 +5,9 @@
 // writes go in order through libuv's threads, so a busy disk never stalls a call;
 // a line written is in the kernel's hands: a gateway killed -9 right after loses
 // none of it, and the daemon audits it when the connection closes. Each write
-// is followed by an fdatasync in the background (one at a time, at most every
-// 50 ms), so a machine that loses power loses at most its last 50 ms or so. A file grown past
+// is followed by an fdatasync in the background (one at a time, at most once a
+// second, none for lines the daemon has read by then), so a machine that loses
+// power loses at most about its last second of calls, as before the spool. A file grown past
 // ROTATE_BYTES is left for the daemon to read and remove, and a new one begun.
 import { randomBytes } from 'node:crypto';
 import { errorText } from '../../core/base/errors.js';
@@ -16,8 +17,13 @@ import type { Logger } from '../../service/logger.js';
 const fs = process.getBuiltinModule('node:fs');
 const path = process.getBuiltinModule('node:path');
 
-/** The spool is fdatasync'd at most this often: what a machine that loses power may lose of it. */
-const SYNC_EVERY_MS = 50;
+/**
+ * The spool is fdatasync'd at most this often, and only while it holds lines the
+ * daemon has not read: what a machine that loses power may lose of it (as much as
+ * the gateway kept in memory before the spool). Measured: an fdatasync every
+ * 50 ms during a burst cost the gateway 5-20 % of its throughput at 32 in flight.
+ */
+const SYNC_EVERY_MS = 1000;
 /** Past this size the file is handed to the daemon to read and remove, and a new one is begun. */
 const ROTATE_BYTES = 4 * 1024 * 1024;
 
@@ -95,7 +101,8 @@ class FileSpool implements AuditSpool {
   private writingFd: number | undefined;
   private syncing = false;
   private syncTimer: ReturnType<typeof setTimeout> | undefined;
-  private lastSyncAt = Number.NEGATIVE_INFINITY;
+  /** A sync timer ran out: the next sync() syncs (or finds nothing left unread). */
+  private syncDue = false;
   private closing = false;
   /** Appends made, and appends whose bytes the kernel has (or whose write failed). */
   private appended = 0;
@@ -184,19 +191,27 @@ class FileSpool implements AuditSpool {
       this.wake();
       return;
     }
-    // At most one fdatasync per SYNC_EVERY_MS (a kill -9 needs none: the kernel has the bytes); at once when closing.
-    const wait = this.lastSyncAt + SYNC_EVERY_MS - performance.now();
-    if (wait > 0 && !this.closing) {
-      this.syncTimer = setTimeout(() => {
-        this.syncTimer = undefined;
-        this.sync();
-      }, wait);
-      this.syncTimer.unref();
-      return;
+    // Unless closing, an fdatasync comes SYNC_EVERY_MS after the write that needs it (a kill -9 needs none: the kernel
+    // has the bytes), and none at all when the daemon has read every line by then: they are in its audit log, which it fsyncs.
+    if (!this.closing) {
+      if (!this.syncDue) {
+        this.syncDue = true;
+        this.syncTimer = setTimeout(() => {
+          this.syncTimer = undefined;
+          this.sync();
+        }, SYNC_EVERY_MS);
+        this.syncTimer.unref();
+        return;
+      }
+      this.syncDue = false;
+      if (this.unreadLines === 0 && this.retired.size === 0) {
+        this.dirty.clear();
+        this.wake();
+        return;
+      }
     }
     this.dirty.delete(fd);
     this.syncing = true;
-    this.lastSyncAt = performance.now();
     fs.fdatasync(fd, (error) => {
       if (error) this.logger.debug('fdatasync of the audit spool failed', { error: errorText(error) });
       this.syncing = false;
