@@ -3,11 +3,13 @@
 // with the same pure evaluation, and reports those calls here for audit. Only
 // `prompt` waits on the daemon. A gateway never re-reads config.json.
 import { z } from 'zod';
+import { AssentError, errorText } from '../core/base/errors.js';
 import { findJsonProblem, portableJson } from '../core/base/jsonLimits.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalService } from '../service/approvalService.js';
 import type { EventBus } from '../service/eventBus.js';
+import type { AuditSpoolReader, SpoolIngestion } from './auditSpool.js';
 import { RuleSchema } from './ruleForms.js';
 import { defineOperation, type Operation } from './operation.js';
 
@@ -30,7 +32,7 @@ const DIGEST_PATTERN = /^v1:sha256:[0-9a-f]{64}$/;
 const SETTLED_OUTCOMES = ['ok', 'error', 'denied', 'cancelled'] as const;
 const MAX_SETTLED_BATCH = 1000;
 
-const SettledCallSchema = z.strictObject({
+export const SettledCallSchema = z.strictObject({
   sessionId: z.string().min(1).max(200),
   server: z.string().min(1).max(200),
   tool: z.string().min(1).max(200),
@@ -42,6 +44,7 @@ const SettledCallSchema = z.strictObject({
   caller: portableJson(z.record(z.string(), z.unknown())).optional(),
 });
 type SettledCall = z.infer<typeof SettledCallSchema>;
+export type SettledCallRecord = SettledCall;
 
 export const CallsRecordParamsSchema = z.strictObject({ records: z.array(SettledCallSchema).min(1).max(MAX_SETTLED_BATCH) });
 
@@ -54,7 +57,7 @@ function isObjectLiteral(value: unknown): value is Record<string, unknown> {
 }
 
 /** One record as the schema reads it, field by field; any key the schema does not name makes it false. */
-function isSettledCall(value: unknown): boolean {
+export function isSettledCall(value: unknown): boolean {
   if (!isObjectLiteral(value)) return false;
   let required = 0;
   for (const key in value) {
@@ -105,7 +108,7 @@ export function acceptsSettledBatch(params: Record<string, unknown>): boolean {
   return true;
 }
 
-function toAuditRecord(settled: SettledCall, ts: string, principal: string): AuditRecord {
+export function toAuditRecord(settled: SettledCall, ts: string, principal: string): AuditRecord {
   const record: AuditRecord = {
     ts,
     principal,
@@ -132,6 +135,8 @@ export interface PolicyOperationDeps {
   audit: AuditLog;
   principal: string;
   now: () => number;
+  /** Reads gateways' audit spools (auditSpool.ts); absent, `calls.ingestSpool` is refused. */
+  spool?: AuditSpoolReader;
 }
 
 export function policySnapshotData(service: ApprovalService): PolicySnapshotData {
@@ -142,6 +147,8 @@ export function policySnapshotData(service: ApprovalService): PolicySnapshotData
 
 export function policyOperations(deps: PolicyOperationDeps): Operation[] {
   const reportListeners = new WeakMap<object, Map<string, () => void>>();
+  /** The spool files each connection named: read once more when it closes, so a gateway killed -9 leaves nothing unread. */
+  const spoolsOf = new WeakMap<object, Set<string>>();
   return [
     defineOperation({
       name: 'policy.get',
@@ -209,6 +216,46 @@ export function policyOperations(deps: PolicyOperationDeps): Operation[] {
         const ts = new Date(deps.now()).toISOString();
         for (const settled of records) deps.audit.append(toAuditRecord(settled, ts, deps.principal));
         return { recorded: records.length };
+      },
+    }),
+    defineOperation({
+      name: 'calls.ingestSpool',
+      summary:
+        "Audit what a gateway's spool file holds that was not read yet (the calls it settled itself, appended as they end); read again when the connection closes. `final` removes the file once read.",
+      params: z.strictObject({ file: z.string().min(1).max(4096), final: z.boolean().optional() }),
+      result: z.object({ recorded: z.number(), refused: z.number(), offset: z.number(), removed: z.boolean() }),
+      class: 'write',
+      exposure: { cli: GATEWAY_ONLY, rpc: true, http: GATEWAY_ONLY, mcp: GATEWAY_ONLY },
+      handler: async ({ file, final }, context): Promise<SpoolIngestion> => {
+        const reader = deps.spool;
+        if (reader === undefined) throw new AssentError('unavailable', 'This daemon reads no audit spools; send the records with calls.record.');
+        let read: SpoolIngestion;
+        try {
+          read = reader.ingest(file, final === true);
+        } catch (error) {
+          throw new AssentError('invalid_params', `${errorText(error)}. A gateway spools under <ASSENT_HOME>/spool, a folder of mode 700.`, { details: { file } });
+        }
+        const connection = context.connection;
+        if (connection !== undefined && !read.removed) {
+          let files = spoolsOf.get(connection);
+          if (files === undefined) {
+            const named = new Set<string>();
+            spoolsOf.set(connection, (files = named));
+            connection.onClose(() => {
+              for (const spooled of named) {
+                try {
+                  reader.ingest(spooled);
+                } catch {
+                  // Gone or no longer readable: the next daemon start reads what is left.
+                }
+              }
+            });
+          }
+          files.add(file);
+        } else if (connection !== undefined) {
+          spoolsOf.get(connection)?.delete(file);
+        }
+        return read;
       },
     }),
   ];

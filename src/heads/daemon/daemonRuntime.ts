@@ -23,6 +23,7 @@ import { agentOperations } from '../../operations/agentOperations.js';
 import { approvalOperations, eventMatches } from '../../operations/approvalOperations.js';
 import { configOperations } from '../../operations/configOperations.js';
 import { policyOperations } from '../../operations/policyOperations.js';
+import { AuditSpoolReader, spoolDirOf } from '../../operations/auditSpool.js';
 import type { Operation } from '../../operations/operation.js';
 import { webOperations } from '../../operations/webOperations.js';
 import { proofOperations } from '../../operations/proofOperations.js';
@@ -201,6 +202,9 @@ function wireAudit(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: Ru
           if (change.kind === 'connection' && change.state === 'restored') mirror.kick();
         });
   audit.prune();
+  // Calls gateways settled and spooled but no daemon read (a gateway killed -9, a daemon that stopped): audited now, once.
+  const spool = new AuditSpoolReader({ append: (record) => audit.append(record), flushed: () => audit.flush(), principal: ctx.principal, now: () => clock.now(), logger: ctx.logger.child({ component: 'audit-spool' }) });
+  spool.ingestDir(spoolDirOf(ctx.paths.home));
   // Lines written while this host was away from the database (or before it joined the team) are copied first.
   const catchUp = async (): Promise<void> => {
     if (mirror !== undefined) mirror.add(readAuditLines(ctx.paths.auditDir, await store.lastAuditSeq()));
@@ -211,7 +215,7 @@ function wireAudit(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: Ru
     unwatchMirror?.();
     await mirror?.flush();
   };
-  return { mirror, exports, audit, catchUp, close };
+  return { mirror, exports, audit, spool, catchUp, close };
 }
 
 /** The proof service (R-J-*) and the approval service over the store. */
@@ -444,7 +448,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
       },
       confirmedInvalid,
     }),
-    ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now() }),
+    ...policyOperations({ service, bus, audit, principal: ctx.principal, now: () => clock.now(), spool: auditSide.spool }),
     ...proofOperations({ service, proofs, store }),
     ...passkeyOperations({ passkeys }),
   ];

@@ -2,11 +2,17 @@
 // on a short timer, a refused batch retried record by record, a bounded backlog while no daemon listens.
 // While calls are in flight the records wait (at most about a second): a burst of calls
 // is not slowed by its own audit, which then goes in a few large batches once it is over.
+// With a spool (auditSpool.ts) the records do not wait in memory: every SPOOL_MS they are
+// digested and appended to the spool file, and what waits for the burst to end is only the
+// daemon's reading of that file (`calls.ingestSpool`), which the daemon also does by itself
+// when this gateway's connection closes. A gateway killed -9 then leaves unaudited only
+// the calls of its last SPOOL_MS and those still in flight.
 import { errorText } from '../../core/base/errors.js';
-import { nativeDigestOf } from '../../journal/nativeHash.js';
 import type { Logger } from '../../service/logger.js';
 import type { Timers } from '../../core/base/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
+import { argsDigest } from './auditDigest.js';
+import type { AuditSpool } from './auditSpool.js';
 import { isConnectionLoss } from './daemonAnswers.js';
 
 /** A call the gate allowed or denied by policy itself, as it is audited. */
@@ -30,10 +36,20 @@ interface QueuedRecord {
   durationMs: number | undefined;
   /** The wire record, built once at the first send; null when the call's arguments cannot be digested. */
   params?: Record<string, unknown> | null;
+  /** The arguments' digest, taken once; null when they have none. */
+  digest?: string | null;
 }
 
 const AUDIT_BATCH = 1000;
 const AUDIT_FLUSH_MS = 20;
+/** How long a settled call's record waits before it is written to the spool: what a gateway killed -9 may lose at most, besides calls in flight. */
+const SPOOL_MS = 20;
+/** Records queued beyond which the spool is written at once. */
+const SPOOL_BATCH = 256;
+/** Spooled records the daemon has not read beyond which it is told to read at once, calls in flight or not (well below the backlog bound). */
+const MAX_UNREAD_SPOOLED = 5000;
+/** Distinct (session, server, tool, rule) record heads kept serialized; beyond it the cache starts over. */
+const MAX_RECORD_HEADS = 1000;
 /** While calls are in flight, a flush waits at most this many timer periods (1 s), so records never wait long. */
 const MAX_BUSY_TICKS = 50;
 /** Queued records beyond which a flush starts at once, calls in flight or not. */
@@ -57,6 +73,10 @@ export interface AuditQueueOptions {
   busy?: () => boolean;
   /** How many calls the gate has started so far: once a flush waited, it waits on while calls keep starting. */
   started?: () => number;
+  /** Where records are written within SPOOL_MS for the daemon to read; absent, they wait in memory until a daemon takes them. */
+  spool?: AuditSpool;
+  /** Epoch milliseconds, stamped on spool lines (the time the daemon audits them at). */
+  now?: () => number;
 }
 
 export interface AuditQueue {
@@ -68,6 +88,8 @@ export interface AuditQueue {
   record(call: SettledCall, outcome: SettledOutcome, durationMs?: number): void;
   /** Sends what is queued; never rejects (it runs from a timer, R-AUD-3: audit never fails a call). */
   flush(): Promise<void>;
+  /** Writes what is queued to the spool, tells the daemon to read it all (removing the files), and closes the spool. Never rejects. */
+  close(): Promise<void>;
 }
 
 export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
@@ -88,6 +110,14 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
   let busyTicks = 0;
   /** Argument bytes held by queued records not encoded yet. */
   let heldArgsSize = 0;
+  let spool = options.spool;
+  const wallNow = options.now ?? Date.now;
+  let spoolTimer: unknown;
+  /** The daemon connection told of the spool file last: a new one is told at once, so it reads the file when this gateway dies. */
+  let spoolToldTo: DaemonClient | undefined;
+  let spoolClosed = false;
+  /** When the oldest record not yet spooled was queued (monotonic ms). */
+  let oldestQueuedAt = 0;
 
   const drop = (count: number, why: string, fields: Record<string, unknown> = {}): void => {
     const before = dropped;
@@ -98,35 +128,148 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     }
   };
 
-  const encode = (entry: QueuedRecord): Record<string, unknown> | null => {
-    if (entry.params !== undefined) return entry.params;
-    const { call, outcome, durationMs } = entry;
+  /** The digest of a record's arguments, taken once; the arguments are let go. Null (counted as dropped) when they have no canonical form. */
+  const digestEntry = (entry: QueuedRecord): string | null => {
+    if (entry.digest !== undefined) return entry.digest;
+    const { call } = entry;
     try {
-      const params: Record<string, unknown> = {
-        sessionId: call.sessionId,
-        server: call.server,
-        tool: call.tool,
-        argsSha256: nativeDigestOf(call.args),
-        outcome,
-        caller: call.caller,
-      };
-      if (outcome === 'denied') params['deniedReason'] = 'policy';
-      if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
-      if (durationMs !== undefined) params['durationMs'] = Math.round(durationMs);
-      entry.params = params;
+      entry.digest = argsDigest(call.args);
     } catch (error) {
-      entry.params = null;
+      entry.digest = null;
       drop(1, 'the call arguments cannot be canonicalized for their digest', { server: call.server, tool: call.tool, error: errorText(error) });
     }
     // The queue owns the record now: its arguments are let go once digested.
     heldArgsSize -= call.argsSize ?? UNKNOWN_ARGS_SIZE;
     call.args = NO_ARGS;
     call.argsSize = 0;
-    return entry.params;
+    return entry.digest;
+  };
+
+  const encode = (entry: QueuedRecord): Record<string, unknown> | null => {
+    if (entry.params !== undefined) return entry.params;
+    const argsSha256 = digestEntry(entry);
+    if (argsSha256 === null) {
+      entry.params = null;
+      return null;
+    }
+    const { call, outcome, durationMs } = entry;
+    const params: Record<string, unknown> = { sessionId: call.sessionId, server: call.server, tool: call.tool, argsSha256, outcome, caller: call.caller };
+    if (outcome === 'denied') params['deniedReason'] = 'policy';
+    if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
+    if (durationMs !== undefined) params['durationMs'] = Math.round(durationMs);
+    entry.params = params;
+    return params;
+  };
+
+  /**
+   * The fields of a spool record that are the same for every call of one session, server, tool, rule and caller,
+   * serialized once: a burst writes a line per call, and re-serializing its caller each time costs more than its digest.
+   */
+  const recordHeads = new Map<string, string>();
+  let headsCaller: Record<string, unknown> | undefined;
+  const recordHead = (call: SettledCall): string => {
+    if (call.caller !== headsCaller || recordHeads.size >= MAX_RECORD_HEADS) {
+      recordHeads.clear();
+      headsCaller = call.caller;
+    }
+    const key = `${call.sessionId}\u0000${call.server}\u0000${call.tool}\u0000${call.ruleId ?? ''}`;
+    let head = recordHeads.get(key);
+    if (head === undefined) {
+      head =
+        `"sessionId":${JSON.stringify(call.sessionId)},"server":${JSON.stringify(call.server)},"tool":${JSON.stringify(call.tool)},` +
+        `"caller":${JSON.stringify(call.caller)},${call.ruleId === undefined ? '' : `"ruleId":${JSON.stringify(call.ruleId)},`}`;
+      recordHeads.set(key, head);
+    }
+    return head;
+  };
+
+  /** One record as its spool line's `record`, the same JSON `encode` would give; null when it cannot be digested. */
+  const spoolRecord = (entry: QueuedRecord): string | null => {
+    if (entry.params !== undefined) return entry.params === null ? null : JSON.stringify(entry.params);
+    const argsSha256 = digestEntry(entry);
+    if (argsSha256 === null) return null;
+    const { call, outcome, durationMs } = entry;
+    const denied = outcome === 'denied' ? ',"deniedReason":"policy"' : '';
+    const duration = durationMs === undefined ? '' : `,"durationMs":${String(Math.round(durationMs))}`;
+    return `{${recordHead(call)}"argsSha256":"${argsSha256}","outcome":"${outcome}"${denied}${duration}}`;
+  };
+
+  /** Digests what is queued and appends it to the spool in one write; on a write error the spool is given up and the records stay queued. */
+  const writeSpool = (): void => {
+    if (spoolTimer !== undefined) {
+      timers.clearTimeout(spoolTimer);
+      spoolTimer = undefined;
+    }
+    if (spool === undefined || queue.length === 0) return;
+    const prefix = `{"at":${String(Math.floor(wallNow()))},"record":`;
+    let text = '';
+    let lines = 0;
+    for (const entry of queue) {
+      const record = spoolRecord(entry);
+      if (record === null) continue;
+      text += `${prefix}${record}}\n`;
+      lines += 1;
+    }
+    try {
+      if (lines > 0) spool.append(text, lines);
+      queue.length = 0;
+    } catch (error) {
+      logger.error('could not write to the audit spool; audit records are kept in memory until the daemon takes them', { error: errorText(error) });
+      spool = undefined;
+    }
+  };
+
+  const scheduleSpool = (): void => {
+    if (spoolTimer !== undefined) return;
+    spoolTimer = timers.setTimeout(() => {
+      spoolTimer = undefined;
+      try {
+        writeSpool();
+        scheduleFlush();
+      } catch (error) {
+        logger.error('the audit spool timer failed', { error: errorText(error) });
+      }
+    }, SPOOL_MS);
+  };
+
+  /** Tells the daemon to read the spool files, oldest first; an older file is read whole and removed. */
+  const drainSpool = async (current: AuditSpool, final: boolean): Promise<void> => {
+    const client = options.client();
+    if (client === undefined) return;
+    if (current.unread === 0 && spoolToldTo === client && !final) return;
+    // A file read for the last time (the gateway closes, or it was rotated away from) must hold all its lines first.
+    if (final || current.files.length > 1) await current.written();
+    for (const file of [...current.files]) {
+      const last = file === current.files[current.files.length - 1];
+      try {
+        const read = await client.call<{ recorded: number; refused: number; offset: number; removed: boolean }>('calls.ingestSpool', {
+          file: file.path,
+          ...(last && !final ? {} : { final: true }),
+        });
+        if (read.refused > 0) drop(read.refused, 'the daemon refused lines of the audit spool', { file: file.path });
+        current.read(file.path, read.offset, read.removed);
+        if (last) spoolToldTo = client;
+      } catch (error) {
+        if (isConnectionLoss(error) || client.closed) {
+          logger.info('audit records kept in the spool until the daemon is back', { count: current.unread });
+          return;
+        }
+        // A daemon that cannot read the spool (another state directory, an older daemon): the records go over the socket instead.
+        logger.warn('the daemon did not read the audit spool; records are sent to it instead', { error: errorText(error) });
+        spool = undefined;
+        spoolToldTo = undefined;
+        return;
+      }
+    }
   };
 
   /** Sends the queue front to back; what the daemon took leaves the queue, a lost connection keeps the rest. */
   const drain = async (): Promise<void> => {
+    const spooling = spool;
+    if (spooling !== undefined) {
+      writeSpool();
+      return drainSpool(spooling, options.closing());
+    }
     for (;;) {
       const client = options.client();
       if (client === undefined || queue.length === 0) return;
@@ -170,7 +313,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
       .catch((error: unknown) => logger.error('sending audit records failed', { error: errorText(error), kept: queue.length }))
       .finally(() => {
         inFlight = undefined;
-        if (queue.length > 0 && options.client() !== undefined) scheduleFlush();
+        if (backlog() > 0 && options.client() !== undefined) scheduleFlush();
       });
     return inFlight;
   };
@@ -199,8 +342,10 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     }, AUDIT_FLUSH_MS);
   };
 
+  const backlog = (): number => queue.length + (spool?.unread ?? 0);
+
   const record = (call: SettledCall, outcome: SettledOutcome, durationMs?: number): void => {
-    if (queue.length >= maxBacklog) {
+    if (backlog() >= maxBacklog) {
       drop(1, `the daemon has been unreachable for ${maxBacklog} settled calls and the backlog is full`, { server: call.server, tool: call.tool });
       return;
     }
@@ -208,20 +353,45 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     queue.push(entry);
     heldArgsSize += call.argsSize ?? UNKNOWN_ARGS_SIZE;
     // Large arguments are not held for a deferred flush: digested now, they are let go.
-    if (heldArgsSize > MAX_DEFERRED_ARGS_SIZE) encode(entry);
+    if (heldArgsSize > MAX_DEFERRED_ARGS_SIZE) digestEntry(entry);
+    if (spool !== undefined && !spoolClosed) {
+      // Written within SPOOL_MS whatever the daemon does; the daemon reads it once the burst is over,
+      // or at once when so much waits unread that a long burst would fill the backlog.
+      // A loaded event loop runs timers late: the age of the oldest record decides too, so none waits much past SPOOL_MS.
+      const at = performance.now();
+      if (queue.length === 1) oldestQueuedAt = at;
+      if (queue.length >= SPOOL_BATCH || at - oldestQueuedAt >= SPOOL_MS) writeSpool();
+      else scheduleSpool();
+      if (backlog() >= MAX_UNREAD_SPOOLED && options.client() !== undefined) void flush();
+      else scheduleFlush();
+      return;
+    }
     const full = queue.length >= MAX_DEFERRED_RECORDS || (queue.length >= AUDIT_BATCH && busyTicks === 0 && !busy());
     if (full && options.client() !== undefined) void flush();
     else scheduleFlush();
   };
 
+  const close = async (): Promise<void> => {
+    await flush();
+    spoolClosed = true;
+    if (spoolTimer !== undefined) timers.clearTimeout(spoolTimer);
+    spoolTimer = undefined;
+    try {
+      await spool?.close();
+    } catch (error) {
+      logger.warn('could not close the audit spool', { error: errorText(error) });
+    }
+  };
+
   return {
     get backlog() {
-      return queue.length;
+      return backlog();
     },
     get dropped() {
       return dropped;
     },
     record,
     flush,
+    close,
   };
 }

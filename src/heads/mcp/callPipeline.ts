@@ -8,8 +8,7 @@ import { toAssentError } from '../../core/base/errors.js';
 import { findJsonProblem, hasLoneSurrogate, jsonPointerOf, MAX_JSON_DEPTH } from '../../core/base/jsonLimits.js';
 import { describeDenial, type CallGate, type GateCall, type GateDecision, type ToolAnnotationHints } from './gate.js';
 import type { OperationToolHost } from './operationTools.js';
-import type { ClientInflight, GatewayRelay } from './relay.js';
-import { TOOL_NAME_SEPARATOR, type MultiUpstreamRouter } from './routing.js';
+import { TOOL_NAME_SEPARATOR, type CallRelay, type ClientInflight, type ToolRouter } from './relayPort.js';
 import { UPSTREAM_UNAVAILABLE_CODE, type KnownTool, type UpstreamLink } from './upstream.js';
 import { RPC_INVALID_PARAMS, type RpcErrorBody, type WireMessage, type WireRequest } from './wire.js';
 
@@ -24,8 +23,8 @@ export interface ToolCallPipelineOptions {
 
 export class ToolCallPipeline {
   constructor(
-    readonly relay: GatewayRelay,
-    readonly routing: MultiUpstreamRouter,
+    readonly relay: CallRelay,
+    readonly routing: ToolRouter,
     readonly options: ToolCallPipelineOptions,
   ) {}
 

@@ -17,6 +17,7 @@ import { realTimers, type Timers } from '../../core/base/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
 import { createApprovalChannels } from './approvalChannels.js';
 import { createAuditQueue, type SettledCall } from './auditQueue.js';
+import type { AuditSpool } from './auditSpool.js';
 import { denialFrom, gapRefusal, isConnectionLoss, replayResult, type AuthorizeResult } from './daemonAnswers.js';
 import { createAttachmentLoop, type Attachment, type PinnedConfigData } from './daemonAttachment.js';
 import { describeDenial, type CallGate, type GateCall, type GateDecision } from './gate.js';
@@ -69,6 +70,8 @@ export interface DaemonGateOptions {
   gapWaitMs?: number;
   /** Audit records kept while the daemon cannot be reached; beyond it new records are dropped, counted and logged. */
   maxAuditBacklog?: number;
+  /** Where settled calls are written within milliseconds for the daemon to read (auditSpool.ts); absent, their records wait in memory. */
+  spool?: AuditSpool;
   timers?: DaemonGateTimers;
 }
 
@@ -134,6 +137,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     // Allowed calls still running: their audit waits until the burst is over (R-AUD-3: never on the call path).
     busy: () => settled.size > 0,
     started: () => counter,
+    ...(options.spool === undefined ? {} : { spool: options.spool }),
   });
   const reconnects = options.reconnect !== undefined;
   const gapContext = options.reconnectHint === undefined ? { reconnects } : { reconnects, hint: options.reconnectHint };
@@ -238,6 +242,32 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     return attached === undefined ? decision : gate.authorize(call);
   };
 
+  /** Allow and deny from the snapshot of a live connection, recorded as `authorize` records them; undefined for `prompt`. */
+  const settleFromSnapshot = (call: GateCall, attached: Attachment): GateDecision | undefined => {
+    const verdict = evaluateToolPolicy(
+      attached.snapshot,
+      call.annotations === undefined
+        ? { server: call.server, tool: call.tool, args: call.args }
+        : { server: call.server, tool: call.tool, args: call.args, annotations: call.annotations },
+      now(),
+    );
+    if (verdict.decision === 'prompt') return undefined;
+    const local = settledCall(call, sessionId);
+    if (verdict.ruleId !== undefined) local.ruleId = verdict.ruleId;
+    if (verdict.decision === 'allow') {
+      counter += 1;
+      const callId = `g${counter.toString(36)}`;
+      settled.set(callId, local);
+      return { allowed: true, callId };
+    }
+    audit.record(local, 'denied');
+    return {
+      allowed: false,
+      reason: 'policy',
+      message: describeDenial('policy', { server: call.server, tool: call.tool, key: verdict.key ?? 'policy.default', configPath: attached.configPath }),
+    };
+  };
+
   let pinned: PinnedConfigData;
   if (options.client !== undefined) {
     const initial = await attachments.attach(options.client);
@@ -275,30 +305,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
         if (call.signal.aborted) return cancelled;
         if (attached === undefined) return refuseInGap(call);
       }
-      const verdict = evaluateToolPolicy(
-        attached.snapshot,
-        call.annotations === undefined
-          ? { server: call.server, tool: call.tool, args: call.args }
-          : { server: call.server, tool: call.tool, args: call.args, annotations: call.annotations },
-        now(),
-      );
-      const local = settledCall(call, sessionId);
-      if (verdict.ruleId !== undefined) local.ruleId = verdict.ruleId;
-      if (verdict.decision === 'allow') {
-        counter += 1;
-        const callId = `g${counter.toString(36)}`;
-        settled.set(callId, local);
-        return { allowed: true, callId };
-      }
-      if (verdict.decision === 'deny') {
-        audit.record(local, 'denied');
-        return {
-          allowed: false,
-          reason: 'policy',
-          message: describeDenial('policy', { server: call.server, tool: call.tool, key: verdict.key ?? 'policy.default', configPath: attached.configPath }),
-        };
-      }
-      return authorizeWithDaemon(call, attached, local);
+      return settleFromSnapshot(call, attached) ?? authorizeWithDaemon(call, attached, settledCall(call, sessionId));
     },
     finish(callId, outcome) {
       const local = settled.get(callId);
@@ -346,7 +353,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       try {
         await Promise.race([
           (async () => {
-            await audit.flush();
+            await audit.close();
             await attached?.client.call('sessions.end', { sessionId });
           })(),
           giveUp,

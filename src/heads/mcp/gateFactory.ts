@@ -14,6 +14,7 @@ import { readConfirmedConfig } from '../../journal/confirmedConfig.js';
 import type { StatePaths } from '../../journal/statePaths.js';
 import type { Logger } from '../../service/logger.js';
 import { autoSpawnDisabled, connectForCli } from '../daemon/clientConnection.js';
+import { openAuditSpool } from './auditSpool.js';
 import { connectDaemonGate } from './daemonGate.js';
 import { describeUnlistedPolicyTool, localPolicyGate, policyToolsNotListed, refuseAllGate, type CallGate } from './gate.js';
 
@@ -45,7 +46,10 @@ export interface FallbackSetup extends GatewaySetup {
 /** Connects to the daemon if possible; falls back to the confirmed configuration, else refuses every call. */
 export async function createGateForCli(context: GateFactoryContext): Promise<GatewaySetup> {
   let client: Awaited<ReturnType<typeof connectForCli>> | undefined;
+  // Settled calls are written here within milliseconds, so a gateway killed -9 loses next to none of their audit.
+  const spool = openAuditSpool(context.paths.home, context.logger);
   const common = {
+    ...(spool === undefined ? {} : { spool }),
     sessionId: context.sessionId,
     logger: context.logger,
     reconnect: () => connectForCli({ env: context.env }),

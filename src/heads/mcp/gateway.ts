@@ -12,46 +12,14 @@
 //
 // Who owns what: relay.ts the message relay and its id maps, routing.ts several
 // upstreams, callPipeline.ts the tools/call gate pipeline, upstream.ts one
-// upstream link, wire.ts the message shapes; this file checks the options and starts them.
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+// upstream link, wire.ts the message shapes, relayPort.ts what the relay lends the
+// pipeline and the routing; this file checks the options and starts them.
 import { AssentError } from '../../core/base/errors.js';
-import type { Logger } from '../../service/logger.js';
-import type { CallGate } from './gate.js';
-import type { MessageLink } from './messageLink.js';
-import type { OperationToolHost } from './operationTools.js';
+import { MAX_KEEP_ALIVE_MS, type Gateway, type GatewayOptions } from './gatewayOptions.js';
 import { GatewayRelay } from './relay.js';
-import type { UpstreamSpec, UpstreamTransportFactory } from './upstream.js';
 
-/** Upper bound for the keep-alive period: clients treat a silent call as idle after longer (R-MCP-4). */
-export const MAX_KEEP_ALIVE_MS = 15_000;
-
-export interface GatewayOptions {
-  /** Towards the MCP client: a line link over stdio in production, an SDK transport (in-memory) in tests. */
-  clientTransport: Transport | MessageLink;
-  upstreams: UpstreamSpec[];
-  gate: CallGate;
-  logger: Logger;
-  /** Period of progress keep-alives while a call waits at the gate; default 10 s, at most 15 s. */
-  keepAliveMs?: number;
-  /** Builds each upstream's transport; the real SDK transports by default. */
-  createUpstreamTransport?: UpstreamTransportFactory;
-  /** Identifies this client connection to the gate; random by default. */
-  sessionId?: string;
-  /** Monotonic milliseconds, for call durations. */
-  now?: () => number;
-  setInterval?: (fn: () => void, ms: number) => unknown;
-  clearInterval?: (handle: unknown) => void;
-  /** assent's own operations as `assent__*` tools (opt-in: `assent mcp --assent-tools`); absent keeps tools/list exactly the upstream's. */
-  operationTools?: OperationToolHost;
-}
-
-export interface Gateway {
-  readonly sessionId: string;
-  /** Closes the client side and every upstream (stdio children are stopped). Idempotent. */
-  close(): Promise<void>;
-  /** Settles once the gateway has closed, whoever closed it. */
-  readonly closed: Promise<void>;
-}
+export { MAX_KEEP_ALIVE_MS };
+export type { Gateway, GatewayOptions };
 
 /**
  * Starts every upstream, then listens to the client. Rejects (and stops what

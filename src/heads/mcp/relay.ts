@@ -13,10 +13,11 @@ import { toWellFormed } from '../../core/base/jsonLimits.js';
 import type { Logger } from '../../service/logger.js';
 import { ToolCallPipeline } from './callPipeline.js';
 import type { CallGate } from './gate.js';
-import type { Gateway, GatewayOptions } from './gateway.js';
+import type { Gateway, GatewayOptions } from './gatewayOptions.js';
 import { asMessageLink, type MessageLink } from './messageLink.js';
 import type { OperationToolHost } from './operationTools.js';
-import { MultiUpstreamRouter, TOOL_NAME_SEPARATOR, watchSlowInitialize } from './routing.js';
+import { TOOL_NAME_SEPARATOR, type CallRelay, type ClientInflight, type UnparsedResult } from './relayPort.js';
+import { MultiUpstreamRouter, watchSlowInitialize } from './routing.js';
 import { scanResultResponse } from './responseScan.js';
 import { ServerRequestRelay } from './serverRequests.js';
 import { createUpstreamTransport, UpstreamLink } from './upstream.js';
@@ -32,22 +33,11 @@ import {
   type WireRequest,
 } from './wire.js';
 
-/** A client request the gateway has not answered yet. Every field is always present, so all of them share one object shape. */
-export interface ClientInflight {
-  method: string;
-  /** Set while a tools/call waits at the gate; cancelling stops the wait and nothing goes upstream. */
-  gate: { cancel(): void } | undefined;
-  link: UpstreamLink | undefined;
-  upstreamId: RpcId | undefined;
-  /** Reports an allowed call's outcome (and its result, for the gate that records it) to the gate exactly once. */
-  finish: ((ok: boolean, result?: Record<string, unknown>) => void) | undefined;
-}
-
 function newInflight(method: string, gate?: { cancel(): void }): ClientInflight {
   return { method, gate, link: undefined, upstreamId: undefined, finish: undefined };
 }
 
-export class GatewayRelay implements Gateway {
+export class GatewayRelay implements Gateway, CallRelay {
   readonly sessionId: string;
   readonly closed: Promise<void>;
   readonly links: UpstreamLink[];
@@ -387,7 +377,7 @@ export class GatewayRelay implements Gateway {
     request: WireRequest,
     onResponse?: (response: WireMessage) => boolean | void,
     inflight: ClientInflight = newInflight(request.method),
-    onResult?: (ok: boolean, line: string, resultStart: number, resultEnd: number) => void,
+    onResult?: UnparsedResult,
   ): void {
     inflight.link = link;
     this.clientInflight.set(request.id, inflight);

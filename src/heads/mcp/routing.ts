@@ -7,12 +7,9 @@ import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { toAssentError } from '../../core/base/errors.js';
 import { VERSION } from '../../version.js';
 import type { Logger } from '../../service/logger.js';
-import type { GatewayRelay } from './relay.js';
+import { TOOL_NAME_SEPARATOR, type RoutingRelay, type ToolRouter } from './relayPort.js';
 import { UPSTREAM_UNAVAILABLE_CODE, type ListKey, type UpstreamLink } from './upstream.js';
 import { RPC_INVALID_PARAMS, type WireMessage, type WireRequest } from './wire.js';
-
-/** Separator between alias and tool name when several upstreams share one tool namespace (R-MCP-2). */
-export const TOOL_NAME_SEPARATOR = '__';
 
 /** How long an upstream may take to answer `initialize` before the gateway says it is still waiting (issue 20). */
 export const SLOW_INITIALIZE_MS = 5_000;
@@ -32,7 +29,7 @@ export function watchSlowInitialize(link: UpstreamLink, log: Pick<Logger, 'warn'
   return () => clearTimeout(timer);
 }
 
-export class MultiUpstreamRouter {
+export class MultiUpstreamRouter implements ToolRouter {
   // Ownership learnt from list results.
   private readonly resourceOwner = new Map<string, UpstreamLink>();
   private templateOwners: Array<{ template: UriTemplate; link: UpstreamLink }> = [];
@@ -40,7 +37,7 @@ export class MultiUpstreamRouter {
   private readonly taskOwner = new Map<string, UpstreamLink>();
   private readonly aliasesLongestFirst: UpstreamLink[];
 
-  constructor(private readonly relay: GatewayRelay) {
+  constructor(private readonly relay: RoutingRelay) {
     this.aliasesLongestFirst = [...relay.links].sort((a, b) => b.alias.length - a.alias.length);
   }
 

@@ -157,3 +157,154 @@ describe('src/core in folders by concern (issue 21 item 4)', () => {
   });
 });
 
+
+/** A folder's import graph: each .ts file (relative to the folder) and the files of the same folder it imports, type-only imports included. */
+export function folderImportGraph(dir: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const path of listTs(dir)) {
+    const file = relative(dir, path);
+    const targets = importsOf(readFileSync(path, 'utf8'))
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) => normalize(join(dirname(file), spec)).replace(/\.js$/, '.ts'))
+      .filter((target) => !target.startsWith('..'));
+    graph.set(file, [...new Set(targets)]);
+  }
+  return graph;
+}
+
+/** Files that import one another round, directly or not: all of them, and one circle through them. */
+export interface ImportCircle {
+  /** Every file of the strongly connected component, sorted. */
+  files: string[];
+  /** A shortest circle from the alphabetically first file back to it: `a.ts → b.ts → a.ts`. */
+  path: string[];
+}
+
+/**
+ * Every import circle of a graph, one per strongly connected component of more
+ * than one file (or a file importing itself).
+ */
+export function importCircles(graph: ReadonlyMap<string, readonly string[]>): ImportCircle[] {
+  // Tarjan's strongly connected components, iteratively so a long chain cannot overflow the stack.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  let counter = 0;
+  for (const root of [...graph.keys()].sort()) {
+    if (index.has(root)) continue;
+    const work: Array<{ node: string; next: number }> = [{ node: root, next: 0 }];
+    index.set(root, counter);
+    low.set(root, counter++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1] as { node: string; next: number };
+      const edges = graph.get(frame.node) ?? [];
+      if (frame.next < edges.length) {
+        const to = edges[frame.next++] as string;
+        if (!graph.has(to)) continue;
+        if (!index.has(to)) {
+          index.set(to, counter);
+          low.set(to, counter++);
+          stack.push(to);
+          onStack.add(to);
+          work.push({ node: to, next: 0 });
+        } else if (onStack.has(to)) {
+          low.set(frame.node, Math.min(low.get(frame.node) as number, index.get(to) as number));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent !== undefined) low.set(parent.node, Math.min(low.get(parent.node) as number, low.get(frame.node) as number));
+      if (low.get(frame.node) !== index.get(frame.node)) continue;
+      const component: string[] = [];
+      for (;;) {
+        const member = stack.pop() as string;
+        onStack.delete(member);
+        component.push(member);
+        if (member === frame.node) break;
+      }
+      if (component.length > 1 || (graph.get(frame.node) ?? []).includes(frame.node)) components.push(component);
+    }
+  }
+  return components
+    .map((component) => ({ files: [...component].sort(), path: circleThrough(graph, new Set(component)) }))
+    .sort((a, b) => (a.files[0] as string).localeCompare(b.files[0] as string));
+}
+
+/** A shortest circle through a component's first file that stays inside the component (breadth first). */
+function circleThrough(graph: ReadonlyMap<string, readonly string[]>, members: ReadonlySet<string>): string[] {
+  const start = [...members].sort()[0] as string;
+  const cameFrom = new Map<string, string>();
+  const queue = [start];
+  for (let head = 0; head < queue.length; head += 1) {
+    const node = queue[head] as string;
+    for (const to of [...(graph.get(node) ?? [])].sort()) {
+      if (!members.has(to)) continue;
+      if (to === start) {
+        const path = [start];
+        for (let at: string | undefined = node; at !== undefined && at !== start; at = cameFrom.get(at)) path.splice(1, 0, at);
+        return [...path, start];
+      }
+      if (!cameFrom.has(to)) {
+        cameFrom.set(to, node);
+        queue.push(to);
+      }
+    }
+  }
+  return [start, start];
+}
+
+function describeCircle(folder: string, circle: ImportCircle): string {
+  const named = (file: string): string => `${folder}/${file}`;
+  return (
+    `${folder} has an import circle among ${circle.files.map(named).join(', ')} (${circle.path.map(named).join(' → ')}); ` +
+    'pass what the lower file needs as an interface instead of importing back'
+  );
+}
+
+describe('no import circle inside src/heads/mcp (issue 21 item 4)', () => {
+  it('the gateway, the relay, the tools/call pipeline and the routing import one way: the folder has no import circle', () => {
+    const circles = importCircles(folderImportGraph(join(srcDir, 'heads/mcp'))).map((circle) => describeCircle('src/heads/mcp', circle));
+    expect(circles).toEqual([]);
+  });
+
+  it('the check itself finds a circle added later, on a synthetic graph, and names every file of it in order', () => {
+    const graph = new Map<string, string[]>([
+      ['gateway.ts', ['relay.ts', 'gate.ts']],
+      ['relay.ts', ['callPipeline.ts', 'routing.ts', 'wire.ts']],
+      ['callPipeline.ts', ['routing.ts', 'wire.ts']],
+      ['routing.ts', ['gateway.ts', 'wire.ts']],
+      ['gate.ts', []],
+      ['wire.ts', []],
+      ['self.ts', ['self.ts']],
+      ['x.ts', ['y.ts', 'elsewhere/outside.ts']],
+      ['y.ts', ['x.ts']],
+    ]);
+    expect(importCircles(graph)).toEqual([
+      { files: ['callPipeline.ts', 'gateway.ts', 'relay.ts', 'routing.ts'], path: ['callPipeline.ts', 'routing.ts', 'gateway.ts', 'relay.ts', 'callPipeline.ts'] },
+      { files: ['self.ts'], path: ['self.ts', 'self.ts'] },
+      { files: ['x.ts', 'y.ts'], path: ['x.ts', 'y.ts', 'x.ts'] },
+    ]);
+    expect(describeCircle('src/heads/mcp', { files: ['x.ts', 'y.ts'], path: ['x.ts', 'y.ts', 'x.ts'] })).toBe(
+      'src/heads/mcp has an import circle among src/heads/mcp/x.ts, src/heads/mcp/y.ts (src/heads/mcp/x.ts → src/heads/mcp/y.ts → src/heads/mcp/x.ts); ' +
+        'pass what the lower file needs as an interface instead of importing back',
+    );
+    // Untied (routing no longer imports the gateway), nothing is reported; a chain is not a circle.
+    graph.set('routing.ts', ['wire.ts']);
+    graph.delete('self.ts');
+    graph.set('y.ts', []);
+    expect(importCircles(graph)).toEqual([]);
+    const chain = new Map(Array.from({ length: 5000 }, (_, i) => [`f${i}.ts`, i + 1 < 5000 ? [`f${i + 1}.ts`] : []] as [string, string[]]));
+    expect(importCircles(chain)).toEqual([]);
+    chain.set('f4999.ts', ['f0.ts']);
+    expect(importCircles(chain)[0]?.path).toHaveLength(5001);
+  });
+
+  it('the graph reads type-only imports and re-exports too, so an interface file that imports back still counts', () => {
+    expect(importsOf("import type { A } from './a.js';\nexport { B } from './b.js';\nexport type { C } from './c.js';")).toEqual(['./a.js', './b.js', './c.js']);
+  });
+});
