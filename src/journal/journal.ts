@@ -120,6 +120,9 @@ export class Journal implements WebDeviceStore, PasskeyStore {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('foreign_keys = ON');
+      // SQLite's own default page cache (2 MB): better-sqlite3 builds it with 16 MB per connection, which 10,000
+      // filed approvals fill (SPEC §14: 10,000 pending within 120 MB).
+      db.pragma('cache_size = -2000');
     } catch (cause) {
       throw new AssentError('state_insecure', `cannot open the journal ${path}: ${(cause as Error).message}; check the file is a journal.db owned by you, or move it aside`, {
         cause,
