@@ -102,6 +102,7 @@ describe('SECURITY: the daemon, not the CLI, is what a same-user process talks t
       'approvals.decide',
       'calls.authorize',
       'calls.finish',
+      'calls.ingestSpool',
       'calls.record',
       'calls.resume',
       'config.apply',
