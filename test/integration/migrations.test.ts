@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Journal, JOURNAL_SCHEMA_VERSION } from '../../src/journal/journal.js';
 import { POSTGRES_SCHEMA_VERSION } from '../../src/journal/postgres/postgresSchema.js';
+import { expectedTables, MIGRATIONS, SCHEMA_VERSION } from '../../src/journal/sql/migrations.js';
 import { SqliteStore } from '../../src/journal/sqliteStore.js';
 import type { Store } from '../../src/journal/store.js';
 import { closeStoreServers, HOST_A, openPostgresStore, sharedPostgres, STORE_KINDS, type StoreKind } from '../helpers/stores.js';
@@ -25,6 +26,8 @@ interface Opened {
   journal?: Journal;
   schemaVersion(): Promise<number>;
   columns(table: string): Promise<string[]>;
+  /** Every table but schema_version, with its columns sorted. */
+  tables(): Promise<Map<string, string[]>>;
   close(): Promise<void>;
 }
 
@@ -47,6 +50,11 @@ async function openDatabase(kind: StoreKind, from: 'empty' | '2a184de'): Promise
       journal,
       schemaVersion: async () => reader.prepare<[], { version: number }>('SELECT version FROM schema_version').get()?.version ?? -1,
       columns: async (table) => reader.prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)').all(table).map((row) => row.name).sort(),
+      tables: async () => {
+        const names = reader.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_version'").all();
+        const columnsOf = reader.prepare<[string], { name: string }>('SELECT name FROM pragma_table_info(?)');
+        return new Map(names.map(({ name }) => [name, columnsOf.all(name).map((row) => row.name).sort()]));
+      },
       close: async () => {
         reader.close();
         await store.close();
@@ -73,11 +81,24 @@ async function openDatabase(kind: StoreKind, from: 'empty' | '2a184de'): Promise
       (await server.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1", [table], database))
         .map((row) => row.column_name)
         .sort(),
+    tables: async () => {
+      const rows = await server.query<{ table_name: string; column_name: string }>(
+        "SELECT c.table_name, c.column_name FROM information_schema.columns c JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE' AND c.table_name <> 'schema_version'",
+        [],
+        database,
+      );
+      const tables = new Map<string, string[]>();
+      for (const row of rows) tables.set(row.table_name, [...(tables.get(row.table_name) ?? []), row.column_name].sort());
+      return tables;
+    },
     close: () => store.close(),
   };
 }
 
 const CURRENT: Record<StoreKind, number> = { sqlite: JOURNAL_SCHEMA_VERSION, postgres: POSTGRES_SCHEMA_VERSION };
+/** Each engine's tables and columns, fresh and upgraded, as the one list says they are. */
+const schemas = new Map<string, Map<string, string[]>>();
+const sortedExpected = (kind: StoreKind): Map<string, string[]> => new Map([...expectedTables(kind)].map(([table, columns]) => [table, [...columns].sort()]));
 /** The proof and effect tables are written once for both engines: the same columns on each, fresh or upgraded. */
 const proofColumns = new Map<string, string[]>();
 
@@ -89,6 +110,7 @@ describe.each(STORE_KINDS)('migrations on %s', (kind) => {
     try {
       expect(await db.schemaVersion()).toBe(CURRENT[kind]);
       for (const table of ['proofs', 'effects']) proofColumns.set(`${kind} empty ${table}`, await db.columns(table));
+      schemas.set(`${kind} empty`, await db.tables());
       await db.store.insertApproval({ id: 'fresh', sessionId: 's', kind: 'tool', argsSha256: 'd', requestedAt: 1, expiresAt: 9e12, caller: {}, handoff: true, state: 'pending' });
       expect((await db.store.getApproval('fresh'))?.handoff).toBe(true);
       await db.store.insertProof({
@@ -110,6 +132,7 @@ describe.each(STORE_KINDS)('migrations on %s', (kind) => {
       const { store } = db;
       expect(await db.schemaVersion()).toBe(CURRENT[kind]);
       for (const table of ['proofs', 'effects']) proofColumns.set(`${kind} 2a184de ${table}`, await db.columns(table));
+      schemas.set(`${kind} 2a184de`, await db.tables());
       expect(store.instanceId).toBe('f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1');
 
       expect(await store.getApproval('aaaaa')).toMatchObject({ state: 'pending', quorum: 2, owner: 'alice@box', presence: 'passkey', args: { path: '/tmp/x' }, hostId: HOST_A });
@@ -155,6 +178,32 @@ describe('one schema for proofs and effects', () => {
       expect(sets).toHaveLength(4);
       for (const [, columns] of sets) expect(columns).toEqual(sets[0]?.[1]);
       expect(sets[0]?.[1]).toContain('host_id');
+    }
+  });
+});
+
+describe('one migration list for both engines', () => {
+  it('both engines end at the same version, the length of the one list', () => {
+    expect(JOURNAL_SCHEMA_VERSION).toBe(SCHEMA_VERSION);
+    expect(POSTGRES_SCHEMA_VERSION).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
+  });
+
+  it('fresh or upgraded, each engine has exactly the tables and columns the list gives it; the tables of both have the same columns but those marked for one engine', () => {
+    expect([...schemas.keys()].sort()).toEqual(['postgres 2a184de', 'postgres empty', 'sqlite 2a184de', 'sqlite empty']);
+    // The proof and effect tables are compiled DDL (sql/queries.ts), the same on both engines: the test above.
+    const described = (tables: Map<string, string[]> | undefined): Map<string, string[]> => new Map([...(tables ?? [])].filter(([table]) => table !== 'proofs' && table !== 'effects'));
+    for (const kind of STORE_KINDS) {
+      expect(described(schemas.get(`${kind} empty`))).toEqual(sortedExpected(kind));
+      expect(described(schemas.get(`${kind} 2a184de`))).toEqual(sortedExpected(kind));
+    }
+    const sqlite = sortedExpected('sqlite');
+    const postgres = sortedExpected('postgres');
+    const shared = [...sqlite.keys()].filter((table) => postgres.has(table));
+    expect(shared.sort()).toEqual(['approval_votes', 'approvals', 'calls_in_progress', 'events', 'export_cursors', 'rules', 'tokens']);
+    const onlyPostgres = new Set(['events.host_id', 'calls_in_progress.host_id']);
+    for (const table of shared) {
+      expect(postgres.get(table)?.filter((column) => !onlyPostgres.has(`${table}.${column}`))).toEqual(sqlite.get(table));
     }
   });
 });

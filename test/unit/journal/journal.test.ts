@@ -9,6 +9,7 @@ import type { Rule } from '../../../src/core/policy/toolPolicy.js';
 import { Journal, type ApprovalRecord } from '../../../src/journal/journal.js';
 import type { Store, StoreChange } from '../../../src/journal/store.js';
 import { closeStoreServers, HOST_A, HOST_B, openPostgresStore, openStoreFixture, sharedPostgres, STORE_KINDS, type StoreFixture } from '../../helpers/stores.js';
+import { SCHEMA_VERSION } from '../../../src/journal/sql/migrations.js';
 
 function approval(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
   return {
@@ -573,7 +574,7 @@ describe('R-TEAM-1 R-TEAM-6 what only a shared store does (postgres)', () => {
     expect(await upgraded.getApproval('abcde')).toEqual(approval({ hostId: HOST_A }));
     await upgraded.insertApproval(approval({ id: 'bbbbb', hostId: HOST_A, presence: 'passkey' }));
     expect((await upgraded.getApproval('bbbbb'))?.presence).toBe('passkey');
-    expect(await server.query<{ version: number }>('SELECT version FROM schema_version', [], database)).toEqual([{ version: 3 }]);
+    expect(await server.query<{ version: number }>('SELECT version FROM schema_version', [], database)).toEqual([{ version: SCHEMA_VERSION }]);
     await upgraded.close();
   });
 
