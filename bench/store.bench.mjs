@@ -25,7 +25,8 @@ const round3 = (v) => Math.round(v * 1000) / 1000;
 /** dist/ of BEFORE, built once into the temp dir and reused while it is there. */
 function buildBefore() {
   const dir = join(tmpdir(), `assent-bench-${BEFORE}`);
-  if (existsSync(join(dir, 'dist', 'heads', 'daemon', 'daemonRuntime.js'))) return join(dir, 'dist');
+  // Reused only while its node_modules link still reaches a checkout's packages (a link to a removed checkout does not).
+  if (existsSync(join(dir, 'dist', 'heads', 'daemon', 'daemonRuntime.js')) && existsSync(join(dir, 'node_modules', 'commander'))) return join(dir, 'dist');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   execFileSync('sh', ['-c', `git -C "${root}" archive ${BEFORE} src web tsconfig.json tsconfig.build.json package.json | tar -x -C "${dir}"`], { stdio: 'inherit' });
