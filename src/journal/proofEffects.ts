@@ -165,7 +165,7 @@ export function* listProofs(ctx: ProofContext, limit = 1000): Steps<ProofRecord[
  * Refusals throw `proof_invalid` with `details.reason` and write nothing.
  */
 export function* consume(ctx: ProofContext, hash: string, request: ConsumptionRequest, effectId: string): Steps<ConsumptionOutcome> {
-  const row = yield* one<ProofRow>(ctx.q.lockProofByHash, { hash });
+  const row = (yield { query: ctx.q.lockProofByHash, values: { hash } }).rows[0] as ProofRow | undefined;
   const proof = row === undefined ? undefined : rowToProof(row);
   // A tool proof another host issued binds that host's configuration: it holds while that host still runs the revision
   // it approved under (R-TEAM-6). An exec proof binds the policy file's own digest, which any host can present.
@@ -182,7 +182,7 @@ export function* consume(ctx: ProofContext, hash: string, request: ConsumptionRe
     });
   }
   if (verdict.kind === 'replay') {
-    const effectRow = yield* one<EffectRow>(ctx.q.effectByProof, { hash });
+    const effectRow = (yield { query: ctx.q.effectByProof, values: { hash } }).rows[0] as EffectRow | undefined;
     if (effectRow === undefined) {
       throw new AssentError('internal', `proof ${proof.id} is consumed but has no effect record; inspect the journal`, { details: { proofId: proof.id } });
     }

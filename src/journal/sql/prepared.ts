@@ -27,10 +27,17 @@ export interface Prepared {
 
 /** The parameter values of one call, in the order the compiled text wants them; a missing named value fails loudly. */
 export function bind(query: Prepared, values: Readonly<Record<string, unknown>> = {}): unknown[] {
-  return query.slots.map((slot) => {
-    if ('value' in slot) return slot.value;
+  const { slots } = query;
+  const parameters = new Array<unknown>(slots.length);
+  for (let i = 0; i < slots.length; i += 1) {
+    const slot = slots[i]!;
+    if ('value' in slot) {
+      parameters[i] = slot.value;
+      continue;
+    }
     const value = values[slot.name];
     if (value === undefined) throw new Error(`query ${query.sql} needs a value for ${slot.name} (null, not undefined, for none)`);
-    return value;
-  });
+    parameters[i] = value;
+  }
+  return parameters;
 }

@@ -13,9 +13,8 @@ export function isSqliteConstraint(error: unknown): boolean {
 export class SqliteSteps {
   private readonly statements = new Map<Prepared, { statement: Database.Statement; reader: boolean }>();
 
-  constructor(private readonly db: Database.Database) {}
-
-  private execute({ query, values }: Step): StepResult {
+  /** One function for every run (not a closure per call). */
+  private readonly execute = ({ query, values }: Step): StepResult => {
     let prepared = this.statements.get(query);
     if (prepared === undefined) {
       const statement = this.db.prepare(query.sql);
@@ -24,11 +23,13 @@ export class SqliteSteps {
     }
     const parameters = bind(query, values);
     return prepared.reader ? { rows: prepared.statement.all(...parameters), changes: 0 } : { rows: [], changes: prepared.statement.run(...parameters).changes };
-  }
+  };
+
+  constructor(private readonly db: Database.Database) {}
 
   /** Runs an operation's steps at once. */
   run<T>(steps: Steps<T>): T {
-    return runStepsSync(steps, (step) => this.execute(step));
+    return runStepsSync(steps, this.execute);
   }
 
   /** Runs an operation in one BEGIN IMMEDIATE transaction: the write lock is taken up front, so racing processes serialize. */
