@@ -11,16 +11,14 @@ const cli = join(root, 'dist', 'bin', 'assent.js');
 const round3 = (v) => Math.round(v * 1000) / 1000;
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-async function withDaemon(body) {
+const PROMPTING = { notifications: false, policy: { default: 'prompt', consentTimeoutSeconds: 1500 } };
+
+async function withDaemon(body, { config = PROMPTING, extraEnv = {} } = {}) {
   const base = mkdtempSync('/tmp/asb-');
   const home = join(base, 'h');
   mkdirSync(home, { mode: 0o700 });
-  writeFileSync(
-    join(home, 'config.json'),
-    JSON.stringify({ notifications: false, policy: { default: 'prompt', consentTimeoutSeconds: 1500 } }),
-    { mode: 0o600 },
-  );
-  const env = { ...process.env, ASSENT_HOME: home };
+  writeFileSync(join(home, 'config.json'), JSON.stringify(config), { mode: 0o600 });
+  const env = { ...process.env, ...extraEnv, ASSENT_HOME: home };
   // Started as auto-spawn starts it: plain `node assent.js daemon run`, no V8 flags (SPEC §14).
   const daemon = spawn(process.execPath, [cli, 'daemon', 'run'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -141,11 +139,80 @@ async function pendingWall({ env }) {
   ];
 }
 
+/**
+ * What holding V8's young generation (src/heads/daemon/youngGeneration.ts) costs
+ * the call path: two daemons side by side, one holding it and one left to V8's
+ * default (ASSENT_YOUNG_GENERATION=grow), their rounds alternated: allowed
+ * calls per second at 32 in flight, and decision propagation.
+ */
+async function youngGenerationCost() {
+  const allowing = { notifications: false, servers: { fs: { command: '/bin/true' } }, policy: { default: 'allow', destructive: 'allow' } };
+  const rounds = 5;
+  const perSide = {};
+  const open = async (side, extraEnv) =>
+    new Promise((resolve, reject) => {
+      withDaemon(async ({ socketPath }) => {
+        const clients = [];
+        for (let c = 0; c < 4; c += 1) clients.push(await DaemonClient.connect({ socketPath, autoSpawn: false }));
+        await new Promise((release) => resolve({ clients, release, socketPath }));
+        for (const client of clients) client.close();
+      }, { config: allowing, extraEnv }).catch(reject);
+    });
+  perSide.held = await open('held', {});
+  perSide.grown = await open('grown', { ASSENT_YOUNG_GENERATION: 'grow' });
+  let k = 0;
+  const burst = async ({ clients }) => {
+    const n = 4000;
+    let next = 0;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: 32 }, async (_, w) => {
+        while (next < n) {
+          next += 1;
+          await clients[w % clients.length].call('calls.authorize', { sessionId: 's', server: 'fs', tool: 'read_file', args: { path: `/srv/f${(k += 1)}`, content: 'x'.repeat(64) } });
+        }
+      }),
+    );
+    return n / ((performance.now() - start) / 1000);
+  };
+  const rates = { held: [], grown: [] };
+  try {
+    for (let round = 0; round < rounds; round += 1) for (const side of round % 2 === 0 ? ['held', 'grown'] : ['grown', 'held']) rates[side].push(await burst(perSide[side]));
+  } finally {
+    perSide.held.release();
+    perSide.grown.release();
+  }
+  const med = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  const ratio = med(rates.held) / med(rates.grown);
+  return [
+    {
+      name: `allowed calls.authorize per second at 32 in flight, young generation held vs V8's default (median of ${rounds} alternating rounds)`,
+      value: round3(ratio),
+      unit: `× (${Math.round(med(rates.held))} vs ${Math.round(med(rates.grown))} /s)`,
+      target: 0.9,
+      targetText: '>= 0.9 (noise)',
+      ok: ratio >= 0.9,
+    },
+  ];
+}
+
 export async function benchApprovals() {
   const rows = [];
-  rows.push(...(await withDaemon(propagation)));
+  rows.push(...(await youngGenerationCost()));
+  const held = await withDaemon(propagation);
+  const grown = await withDaemon(propagation, { extraEnv: { ASSENT_YOUNG_GENERATION: 'grow' } });
+  rows.push(...held, {
+    name: "decision propagation p50, young generation held / V8's default (report)",
+    value: round3(held[0].value / grown[0].value),
+    unit: `× (${held[0].value} vs ${grown[0].value} ms)`,
+    target: NaN,
+    targetText: '(report)',
+    ok: undefined,
+  });
   rows.push(...(await withDaemon(pendingWall)));
   rows.push(...(await withDaemon(tenThousand)));
+  const grownRss = (await withDaemon(tenThousand, { extraEnv: { ASSENT_YOUNG_GENERATION: 'grow' } })).at(-1);
+  rows.push({ ...grownRss, name: `${grownRss.name}, with V8's default young generation (report)`, target: NaN, targetText: '(report)', ok: undefined });
   return rows;
 }
 

@@ -183,8 +183,10 @@ export async function ensureDaemonRunning(options: AutoSpawnOptions, probe: () =
 
 /**
  * Spawns `node <entry> daemon run` detached, output appended to daemon.log (0600),
- * stdin ignored. No V8 flags: the daemon meets its memory budget by how it holds
- * pending approvals (SPEC §14), not by slowing the call path with GC tuning.
+ * stdin ignored. No V8 flags on its command line: the daemon meets its memory
+ * budget by how it holds pending approvals (SPEC §14), and holds V8's young
+ * generation itself once it listens (youngGeneration.ts), which does not slow
+ * the call path.
  */
 function startDaemonProcess(options: AutoSpawnOptions): { code: string | number | undefined } {
   const { paths } = options;

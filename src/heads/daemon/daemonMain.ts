@@ -13,6 +13,7 @@ import type { Logger } from '../../service/logger.js';
 import { isProcessAlive, readPidFile } from './autoSpawn.js';
 import { DaemonClient } from './rpcClient.js';
 import { startRpcServer } from './rpcServer.js';
+import { youngGenerationBytes } from './youngGeneration.js';
 import type { RpcServer } from './rpcServer.js';
 
 export type { DaemonContext };
@@ -212,6 +213,7 @@ function memoryStatus(): Record<string, number> {
     heapUsedMb: mebibytes(usage.heapUsed),
     externalMb: mebibytes(usage.external),
     arrayBuffersMb: mebibytes(usage.arrayBuffers),
+    youngGenerationMb: mebibytes(youngGenerationBytes()),
   };
 }
 

@@ -107,7 +107,11 @@ async function showInlineQueue(socketPath: string, stop: AbortController): Promi
 
 async function runCommand(options: JsonFlag): Promise<void> {
   // Loaded here, not at the top: the daemon's services (journal, SQLite) would slow every other command's start.
-  const [{ runDaemon }, { allOperations }] = await Promise.all([import('../../daemon/daemonMain.js'), import('../../daemon/daemonRuntime.js')]);
+  const [{ runDaemon }, { allOperations }, { holdYoungGeneration }] = await Promise.all([
+    import('../../daemon/daemonMain.js'),
+    import('../../daemon/daemonRuntime.js'),
+    import('../../daemon/youngGeneration.js'),
+  ]);
   const paths = resolveStatePaths(process.env);
   const stop = new AbortController();
   const interactive = !options.json && Boolean(process.stdin.isTTY) && Boolean(process.stderr.isTTY);
@@ -116,6 +120,7 @@ async function runCommand(options: JsonFlag): Promise<void> {
     operations: allOperations,
     signal: stop.signal,
     onStarted: ({ pid, socket }) => {
+      holdYoungGeneration();
       if (options.json) {
         printJsonOk({ pid, socket, version: VERSION });
         return;
