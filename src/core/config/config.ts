@@ -1,6 +1,7 @@
 // The shape of config.json (SPEC §4) and its validation. Pure: the file is read
 // by src/journal/configFile.ts; this module only judges values and diffs them.
 import { z } from 'zod';
+import { checkToolIdKeys } from './toolIdKeys.js';
 import { escapedJson, escapeText } from '../base/escape.js';
 
 import { AuditSchema, diffAuditExport } from './auditExportConfig.js';
@@ -77,18 +78,7 @@ export const PolicySchema = z.object(
     tools: z
       .record(z.string(), PolicyValueSchema, { error: 'an object mapping "<server>/<tool>" to "allow", "deny" or "prompt"' })
       .default({})
-      .superRefine((tools, ctx) => {
-        for (const id of Object.keys(tools)) {
-          const slash = id.indexOf('/');
-          if (slash <= 0 || slash === id.length - 1) {
-            ctx.addIssue({
-              code: 'custom',
-              path: [id],
-              message: `the key ${JSON.stringify(id)} is not a tool id; expected "<server alias>/<tool name>", e.g. "fs/write_file"`,
-            });
-          }
-        }
-      }),
+      .superRefine(checkToolIdKeys),
     consentTimeoutSeconds: intRange(1, MAX_CONSENT_TIMEOUT_SECONDS).default(90),
     quorum: QuorumSchema.default({}),
     /** Agent actions (SPEC §18) that no `policy.tools` entry or kind rule decides. */

@@ -3,6 +3,7 @@
 // reload shows changes of these keys and of `approvals.fourEyes`, so a change of
 // who counts as a distinct approver is reviewed like any other policy change (R-CFG-4).
 import { z } from 'zod';
+import { checkToolIdKeys } from './toolIdKeys.js';
 import type { Config } from './config.js';
 import { keyedChanges, shownValue } from './diffLines.js';
 
@@ -18,18 +19,7 @@ export const QuorumSchema = z
     z.number({ error: QUORUM_ALLOWED }).int({ error: QUORUM_ALLOWED }).min(1, { error: QUORUM_ALLOWED }).max(MAX_QUORUM, { error: QUORUM_ALLOWED }),
     { error: 'an object mapping "<server>/<tool>" to a number of distinct approvers' },
   )
-  .superRefine((quorum, ctx) => {
-    for (const id of Object.keys(quorum)) {
-      const slash = id.indexOf('/');
-      if (slash <= 0 || slash === id.length - 1) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [id],
-          message: `the key ${JSON.stringify(id)} is not a tool id; expected "<server alias>/<tool name>", e.g. "fs/write_file"`,
-        });
-      }
-    }
-  });
+  .superRefine(checkToolIdKeys);
 export type Quorum = z.infer<typeof QuorumSchema>;
 
 /** How many distinct principals must approve a call of this tool: its `policy.quorum` entry, else 1. Exec actions have no tool id. */
