@@ -42,11 +42,12 @@ export interface AuditLogOptions {
   neededFrom?: () => number;
 }
 
-/** One line as written to the day file: its place in the chain and its exact text. */
+/** One line as written to the day file: its place in the chain, its exact text, and the record it is the JSON of (read only). */
 export interface WrittenLine {
   seq: number;
   ts: string;
   line: string;
+  record: Readonly<Record<string, unknown>>;
 }
 
 /** A queued line: `seq` and `prev` first (filled in when written), then the record's fields, copied once. */
@@ -235,7 +236,7 @@ export class AuditLog {
       pending.prev = prev;
       const line = JSON.stringify(pending);
       lines.push(line);
-      written?.push({ seq, ts: String(pending['ts'] ?? ''), line });
+      written?.push({ seq, ts: String(pending['ts'] ?? ''), line, record: pending });
       units += line.length;
       prev = lineDigest(line);
     }

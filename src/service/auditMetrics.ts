@@ -47,23 +47,28 @@ export class AuditMetrics {
     });
   }
 
-  /** The audit log's `onWritten`: counts each line's decision. Never throws. */
+  /** Each label set's counter, made once: prom-client's labelled `inc` would build and hash the label key at every line. */
+  private readonly decisionCounters = new Map<string, { inc(): void }>();
+  private readonly hookCounters = new Map<string, { inc(): void }>();
+
+  /** The audit log's `onWritten`: counts each line's decision from the record it wrote (never re-parsed). Never throws. */
   observe(lines: readonly WrittenLine[]): void {
-    for (const { line } of lines) {
+    for (const { record } of lines) {
       try {
-        const record = JSON.parse(line) as { outcome?: unknown; channel?: unknown; agent?: unknown; waitedForConsentMs?: unknown; approvalId?: unknown };
-        const outcome = typeof record.outcome === 'string' ? record.outcome : 'unknown';
+        const outcome = typeof record['outcome'] === 'string' ? record['outcome'] : 'unknown';
+        const agent = record['agent'];
         // An agent action's `started` line is its decision; its end line repeats it.
-        const ending = typeof record.agent === 'string' && outcome !== 'started' && outcome !== 'denied' && outcome !== 'consent_denied' && outcome !== 'consent_timeout';
+        const ending = typeof agent === 'string' && outcome !== 'started' && outcome !== 'denied' && outcome !== 'consent_denied' && outcome !== 'consent_timeout';
         if (ending) continue;
-        const channel = typeof record.channel === 'string' ? record.channel : 'none';
-        this.decisions.inc({ outcome, channel });
-        if (typeof record.agent === 'string') this.hookDecisions.inc({ agent: record.agent, outcome });
-        const waited = typeof record.waitedForConsentMs === 'number' ? record.waitedForConsentMs / 1000 : 0;
+        const channel = typeof record['channel'] === 'string' ? record['channel'] : 'none';
+        counterFor(this.decisionCounters, outcome, channel, () => this.decisions.labels({ outcome, channel })).inc();
+        if (typeof agent === 'string') counterFor(this.hookCounters, agent, outcome, () => this.hookDecisions.labels({ agent, outcome })).inc();
+        const waitedMs = record['waitedForConsentMs'];
+        const waited = typeof waitedMs === 'number' ? waitedMs / 1000 : 0;
         this.decisionLatency.observe(waited);
-        if (typeof record.approvalId === 'string' && typeof record.waitedForConsentMs === 'number') this.consentWait.observe(waited);
+        if (typeof record['approvalId'] === 'string' && typeof waitedMs === 'number') this.consentWait.observe(waited);
       } catch {
-        // A line that does not parse is not counted.
+        // A record prom-client refuses (a label it cannot take) is not counted.
       }
     }
   }
@@ -76,4 +81,15 @@ export class AuditMetrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/** The counter child of one label pair, made at its first line; the pair is joined by a NUL, which no label holds. */
+function counterFor(children: Map<string, { inc(): void }>, first: string, second: string, make: () => { inc(): void }): { inc(): void } {
+  const key = `${first}\u0000${second}`;
+  let child = children.get(key);
+  if (child === undefined) {
+    child = make();
+    children.set(key, child);
+  }
+  return child;
 }

@@ -33,8 +33,8 @@ export class AuditMirror {
     return { pending: this.queue.length, failures: this.failureCount };
   }
 
-  /** The AuditLog's `onWritten`: queues the lines of a batch now on disk. */
-  add(lines: readonly WrittenLine[]): void {
+  /** The AuditLog's `onWritten` (and lines read back from the day files): queues the lines of a batch now on disk. */
+  add(lines: readonly Pick<WrittenLine, 'seq' | 'ts' | 'line'>[]): void {
     const hostId = this.options.store.hostId;
     for (const line of lines) this.queue.push({ hostId, seq: line.seq, ts: line.ts, line: line.line });
     this.kick();

@@ -6,7 +6,7 @@ import { LazyAuditMetrics, OPENMETRICS_CONTENT_TYPE } from '../../../../src/head
 import { createLogger } from '../../../../src/service/logger.js';
 
 const quiet = createLogger({ write: () => undefined });
-const line = (seq: number, record: Record<string, unknown>) => ({ seq, ts: '2025-01-01T00:00:00.000Z', line: JSON.stringify(record) });
+const line = (seq: number, record: Record<string, unknown>) => ({ seq, ts: '2025-01-01T00:00:00.000Z', line: JSON.stringify(record), record });
 
 describe('LazyAuditMetrics', () => {
   it('names the content type prom-client gives OpenMetrics text', () => {
