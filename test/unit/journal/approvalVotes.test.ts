@@ -8,35 +8,17 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/core/base/clock.js';
 import { AssentError } from '../../../src/core/base/errors.js';
 import * as approvalVotes from '../../../src/journal/approvalVotes.js';
-import { rowToApproval, type ApprovalRecord, type ApprovalRow } from '../../../src/journal/journalRecords.js';
+import { rowToApproval, type ApprovalRow } from '../../../src/journal/journalRecords.js';
 import { Journal } from '../../../src/journal/journal.js';
 import { COMPILED } from '../../../src/journal/sql/compiled.js';
 import type { Engine } from '../../../src/journal/sql/prepared.js';
 import { SqliteSteps } from '../../../src/journal/sql/sqliteSteps.js';
 import { runStepsSync, type Step, type StepResult, type Steps } from '../../../src/journal/sql/steps.js';
 import type { DecisionWrites } from '../../../src/journal/store.js';
-import { closeStoreServers, HOST_A, openStoreFixture, STORE_KINDS, type StoreFixture } from '../../helpers/stores.js';
+import { sampleApproval as approval, closeStoreServers, HOST_A, openStoreFixture, STORE_KINDS, type StoreFixture } from '../../helpers/stores.js';
 
 const srcDir = path.join(import.meta.dirname, '../../../src');
 const ENGINES: readonly Engine[] = ['sqlite', 'postgres'];
-
-function approval(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
-  return {
-    id: 'abcde',
-    sessionId: 's1',
-    kind: 'tool',
-    server: 'fs',
-    tool: 'write_file',
-    args: { path: '/tmp/x', n: 1 },
-    argsSha256: 'f'.repeat(64),
-    requestedAt: 1000,
-    expiresAt: 61_000,
-    caller: { pid: 1 },
-    handoff: false,
-    state: 'pending',
-    ...overrides,
-  };
-}
 
 describe('the approval statements, compiled once for both engines', () => {
   const q = COMPILED.approvals;
