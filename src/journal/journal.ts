@@ -7,18 +7,13 @@ import type { Clock } from '../core/base/clock.js';
 import { AssentError } from '../core/base/errors.js';
 import type { Rule } from '../core/policy/toolPolicy.js';
 import {
-  APPROVAL_COLUMNS,
-  rowToApproval,
-  rowToApprovalVote,
   rowToCallInProgress,
   rowToEvent,
   rowToWebDevice,
   type ApprovalRecord,
   type ApprovalResolution,
-  type ApprovalRow,
   type ApprovalState,
   type ApprovalVote,
-  type ApprovalVoteRow,
   type CallInProgressRecord,
   type CallInProgressRow,
   type EventRecord,
@@ -27,11 +22,12 @@ import {
   type WebDeviceRecord,
   type WebDeviceRow,
 } from './journalRecords.js';
+import * as approvalVotes from './approvalVotes.js';
 import { migrate } from './journalSchema.js';
 import { isSqliteConstraint, SqliteSteps } from './sql/sqliteSteps.js';
 import * as tokenRules from './tokenRules.js';
 import { rowToPasskey, type PasskeyRecord, type PasskeyRow } from './passkeyRecords.js';
-import type { PasskeyStore, WebDeviceStore } from './store.js';
+import type { DecisionJudge, PasskeyStore, WebDeviceStore } from './store.js';
 
 // What the journal stores, named here so its users import one module.
 export type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord, WebDeviceRecord } from './journalRecords.js';
@@ -60,9 +56,10 @@ function createPrivateFile(target: string): void {
 /** This host's journal.db: in SQLite mode the shared concerns' statements too (sqliteStore.ts); in either mode its own web devices and passkeys. */
 export class Journal implements WebDeviceStore, PasskeyStore {
   private readonly statements;
-  /** The statements written once for both engines (tokens and rules), run on this connection. */
+  /** The statements written once for both engines (approvals and votes, tokens and rules), run on this connection. */
   private readonly steps: SqliteSteps;
   private readonly tokenRules: tokenRules.TokenRuleContext = { q: tokenRules.TOKEN_RULE_QUERIES.sqlite, isUniqueViolation: isConstraintError };
+  private readonly approvals: approvalVotes.ApprovalContext = { q: approvalVotes.APPROVAL_QUERIES.sqlite, isUniqueViolation: isConstraintError, defaultHostId: null };
 
   private constructor(
     private readonly db: Database.Database,
@@ -71,29 +68,6 @@ export class Journal implements WebDeviceStore, PasskeyStore {
   ) {
     this.steps = new SqliteSteps(db);
     this.statements = {
-      insertApproval: db.prepare(
-        `INSERT INTO approvals (id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at,
-                                owner, host_id, four_eyes, quorum, decided_by, decided_host, presence)
-         VALUES (@id, @session_id, @kind, @server, @tool, @args, @action, @args_sha256, @requested_at, @expires_at, @caller, @handoff, @state, @channel, @reason, @scope, @decided_at,
-                 @owner, @host_id, @four_eyes, @quorum, @decided_by, @decided_host, @presence)`,
-      ),
-      getApproval: db.prepare<[string], ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`).raw(),
-      listByState: db
-        .prepare<[string, number], ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE state = ? ORDER BY requested_at, id LIMIT ?`)
-        .raw(),
-      listAll: db.prepare<[number], ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM approvals ORDER BY requested_at, id LIMIT ?`).raw(),
-      resolveApproval: db.prepare(
-        `UPDATE approvals SET state = @state, channel = @channel, reason = @reason, scope = @scope, decided_at = @decided_at, decided_by = @decided_by, decided_host = @decided_host
-         WHERE id = @id AND state = 'pending'`,
-      ),
-      insertVote: db.prepare(
-        `INSERT INTO approval_votes (approval_id, principal, host_id, channel, scope, voted_at) VALUES (@approval_id, @principal, @host_id, @channel, @scope, @voted_at)
-         ON CONFLICT (approval_id, principal) DO NOTHING`,
-      ),
-      votesOf: db.prepare<[string], ApprovalVoteRow>('SELECT * FROM approval_votes WHERE approval_id = ? ORDER BY voted_at, principal'),
-      votesOfPending: db.prepare<[], ApprovalVoteRow>(
-        `SELECT v.* FROM approval_votes v JOIN approvals a ON a.id = v.approval_id WHERE a.state = 'pending' ORDER BY v.voted_at, v.principal`,
-      ),
       appendEvent: db.prepare('INSERT INTO events (kind, ts, session_id, data) VALUES (?, ?, ?, ?)'),
       eventsSince: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
       insertCallInProgress: db.prepare(
@@ -156,54 +130,16 @@ export class Journal implements WebDeviceStore, PasskeyStore {
 
   /** Stores a new approval. Throws `conflict` when the id is taken, so the caller can draw another. */
   insertApproval(record: ApprovalRecord): void {
-    try {
-      this.statements.insertApproval.run({
-        id: record.id,
-        session_id: record.sessionId,
-        kind: record.kind,
-        server: record.server ?? null,
-        tool: record.tool ?? null,
-        args: record.args === undefined ? null : JSON.stringify(record.args),
-        action: record.action === undefined ? null : JSON.stringify(record.action),
-        args_sha256: record.argsSha256,
-        requested_at: record.requestedAt,
-        expires_at: record.expiresAt,
-        caller: JSON.stringify(record.caller),
-        handoff: record.handoff ? 1 : 0,
-        state: record.state,
-        channel: record.channel ?? null,
-        reason: record.reason ?? null,
-        scope: record.scope ?? null,
-        decided_at: record.decidedAt ?? null,
-        owner: record.owner ?? null,
-        host_id: record.hostId ?? null,
-        four_eyes: record.fourEyes === true ? 1 : 0,
-        quorum: record.quorum ?? 1,
-        decided_by: record.decidedBy ?? null,
-        decided_host: record.decidedHost ?? null,
-        presence: record.presence ?? null,
-      });
-    } catch (error) {
-      if (isConstraintError(error)) {
-        throw new AssentError('conflict', `approval id ${record.id} already exists in the journal; draw a new id and retry`, {
-          cause: error,
-          details: { id: record.id },
-        });
-      }
-      throw error;
-    }
+    this.steps.run(approvalVotes.insertApproval(this.approvals, record));
   }
 
   getApproval(id: string): ApprovalRecord | undefined {
-    const row = this.statements.getApproval.get(id);
-    return row === undefined ? undefined : rowToApproval(row);
+    return this.steps.run(approvalVotes.getApproval(this.approvals, id));
   }
 
   /** Oldest first; uses the (state, requested_at) index so the pending list stays fast with many rows. */
   listApprovals(filter: { state?: ApprovalState; limit?: number } = {}): ApprovalRecord[] {
-    const limit = filter.limit === undefined ? -1 : Math.max(0, Math.floor(filter.limit));
-    const rows = filter.state === undefined ? this.statements.listAll.all(limit) : this.statements.listByState.all(filter.state, limit);
-    return rows.map(rowToApproval);
+    return this.steps.run(approvalVotes.listApprovals(this.approvals, filter));
   }
 
   /**
@@ -211,40 +147,27 @@ export class Journal implements WebDeviceStore, PasskeyStore {
    * ones get false, whichever process or channel they come from (R-D-5).
    */
   resolveApproval(id: string, resolution: ApprovalResolution): boolean {
-    const info = this.statements.resolveApproval.run({
-      id,
-      state: resolution.state,
-      channel: resolution.channel ?? null,
-      reason: resolution.reason ?? null,
-      scope: resolution.scope ?? null,
-      decided_at: resolution.decidedAt,
-      decided_by: resolution.decidedBy ?? null,
-      decided_host: resolution.decidedHost ?? null,
-    });
-    return info.changes === 1;
+    return this.steps.run(approvalVotes.resolveApproval(this.approvals, id, resolution));
+  }
+
+  /** The deciding transaction (approvalVotes.ts) in one BEGIN IMMEDIATE transaction: another process deciding the same approval waits for the write lock. */
+  decideApproval<T>(id: string, judge: DecisionJudge<T>): T {
+    return this.steps.runLocked(() => approvalVotes.decideApproval(this.approvals, id, judge));
   }
 
   /** Records one principal's approval; false when that principal's approval is recorded already (a repeat changes nothing). */
   recordApprovalVote(vote: ApprovalVote): boolean {
-    const info = this.statements.insertVote.run({
-      approval_id: vote.approvalId,
-      principal: vote.principal,
-      host_id: vote.hostId ?? null,
-      channel: vote.channel,
-      scope: vote.scope,
-      voted_at: vote.votedAt,
-    });
-    return info.changes === 1;
+    return this.steps.run(approvalVotes.recordApprovalVote(this.approvals, vote));
   }
 
   /** The approvals recorded for one approval, oldest first. */
   listApprovalVotes(approvalId: string): ApprovalVote[] {
-    return this.statements.votesOf.all(approvalId).map(rowToApprovalVote);
+    return this.steps.run(approvalVotes.listApprovalVotes(this.approvals, approvalId));
   }
 
   /** The approvals recorded for every pending approval, oldest first (a restart takes them up with their approvals). */
   listPendingApprovalVotes(): ApprovalVote[] {
-    return this.statements.votesOfPending.all().map(rowToApprovalVote);
+    return this.steps.run(approvalVotes.listPendingApprovalVotes(this.approvals));
   }
 
   /** Appends to the event log and returns its sequence number, which only ever grows. */

@@ -1,6 +1,7 @@
 // The records the journal stores, and how its rows map to them: approvals,
 // events, rules, calls in progress and bearer tokens. Rows are read as SQLite
-// returns them; these functions are the only place that knows both shapes.
+// returns them (approvals and their votes come back in the same shape from both
+// engines, sql/approvalQueries.ts); these functions are the only place that knows both shapes.
 import { parseAgentName } from '../core/agent/agentAction.js';
 import type { ArgMatcher, Rule } from '../core/policy/toolPolicy.js';
 
@@ -134,13 +135,29 @@ export function rowToCallInProgress(row: CallInProgressRow): CallInProgressRecor
 }
 
 /**
- * Approval rows are read in raw (array) mode with this fixed column order:
- * building a named-key object per row costs several times more, and the
- * pending list must stay fast with 10,000 rows (SPEC §14).
+ * Approval rows are read in raw (array) mode with this fixed column order, on
+ * both engines: building a named-key object per row costs several times more,
+ * and the pending list must stay fast with 10,000 rows (SPEC §14).
  */
-export const APPROVAL_COLUMNS =
-  'id, session_id, kind, server, tool, args, action, args_sha256, requested_at, expires_at, caller, handoff, state, channel, reason, scope, decided_at, ' +
-  'owner, host_id, four_eyes, quorum, decided_by, decided_host, presence';
+export const APPROVAL_COLUMN_NAMES = [
+  'id', 'session_id', 'kind', 'server', 'tool', 'args', 'action', 'args_sha256', 'requested_at', 'expires_at', 'caller', 'handoff', 'state', 'channel', 'reason',
+  'scope', 'decided_at', 'owner', 'host_id', 'four_eyes', 'quorum', 'decided_by', 'decided_host', 'presence',
+] as const;
+
+/**
+ * A flag column as an engine returns it: SQLite stores 0/1, PostgreSQL a
+ * boolean. Both take 0/1 when written (PostgreSQL reads the text '1' as true),
+ * so `toFlag` and `isSet` are the one place that knows.
+ */
+export type StoredFlag = number | boolean;
+
+export function toFlag(value: boolean): 0 | 1 {
+  return value ? 1 : 0;
+}
+
+export function isSet(flag: StoredFlag): boolean {
+  return flag === true || flag === 1;
+}
 
 export type ApprovalRow = [
   id: string,
@@ -154,7 +171,7 @@ export type ApprovalRow = [
   requestedAt: number,
   expiresAt: number,
   caller: string,
-  handoff: number,
+  handoff: StoredFlag,
   state: string,
   channel: string | null,
   reason: string | null,
@@ -162,7 +179,7 @@ export type ApprovalRow = [
   decidedAt: number | null,
   owner: string | null,
   hostId: string | null,
-  fourEyes: number,
+  fourEyes: StoredFlag,
   quorum: number,
   decidedBy: string | null,
   decidedHost: string | null,
@@ -234,7 +251,7 @@ export function rowToApproval(row: ApprovalRow): ApprovalRecord {
     requestedAt,
     expiresAt,
     caller: JSON.parse(caller) as Record<string, unknown>,
-    handoff: handoff === 1,
+    handoff: isSet(handoff),
     state: state as ApprovalState,
   };
   if (server !== null) record.server = server;
@@ -247,7 +264,7 @@ export function rowToApproval(row: ApprovalRow): ApprovalRecord {
   if (decidedAt !== null) record.decidedAt = decidedAt;
   if (owner !== null) record.owner = owner;
   if (hostId !== null) record.hostId = hostId;
-  if (fourEyes === 1) record.fourEyes = true;
+  if (isSet(fourEyes)) record.fourEyes = true;
   if (quorum > 1) record.quorum = quorum;
   if (decidedBy !== null) record.decidedBy = decidedBy;
   if (decidedHost !== null) record.decidedHost = decidedHost;

@@ -4,7 +4,6 @@
 // host's own audit files are the whole log). Each method runs its statement
 // before it returns, so the order of writes is the order of calls. Each concern
 // is its own part; the composition root composes them (store.ts `composeStore`).
-import { AssentError } from '../core/base/errors.js';
 import type { Journal } from './journal.js';
 import { ProofStore } from './proofs.js';
 import {
@@ -51,22 +50,8 @@ function sqliteApprovals(journal: Journal): ApprovalStore {
     getApproval: (id) => settle(() => journal.getApproval(id)),
     listApprovals: (filter = {}) => settle(() => journal.listApprovals(filter)),
     resolveApproval: (id, resolution) => settle(() => journal.resolveApproval(id, resolution)),
-    // One BEGIN IMMEDIATE transaction: another process deciding the same approval waits for the write lock.
-    decideApproval: (id, judge) =>
-      settle(() =>
-        journal.transaction(() => {
-          const record = journal.getApproval(id);
-          const votes = record === undefined ? [] : journal.listApprovalVotes(id);
-          const { writes, result } = judge({ record, votes });
-          if (writes.vote !== undefined) journal.recordApprovalVote(writes.vote);
-          if (writes.resolution !== undefined && !journal.resolveApproval(id, writes.resolution)) {
-            throw new AssentError('conflict', `approval ${id} was already resolved`, { details: { state: journal.getApproval(id)?.state } });
-          }
-          // Same database, same transaction: a throw here rolls the vote and the resolution back.
-          if (writes.localWrite !== undefined && (writes.vote !== undefined || writes.resolution !== undefined)) writes.localWrite();
-          return result;
-        }),
-      ),
+    // The one deciding algorithm (approvalVotes.ts) in one BEGIN IMMEDIATE transaction: another process deciding the same approval waits for the write lock.
+    decideApproval: (id, judge) => settle(() => journal.decideApproval(id, judge)),
     listApprovalVotes: (approvalId) => settle(() => journal.listApprovalVotes(approvalId)),
     listPendingApprovalVotes: () => settle(() => journal.listPendingApprovalVotes()),
   };

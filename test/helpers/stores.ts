@@ -9,8 +9,28 @@ import { Journal } from '../../src/journal/journal.js';
 import { resolveDatabaseUrl } from '../../src/journal/postgres/databaseUrl.js';
 import { PostgresStore } from '../../src/journal/postgres/postgresStore.js';
 import { SqliteStore } from '../../src/journal/sqliteStore.js';
+import type { ApprovalRecord } from '../../src/journal/journalRecords.js';
 import type { Store } from '../../src/journal/store.js';
 import { startPostgres, type PostgresServer } from './postgres.js';
+
+/** A pending tool approval for the store tests; `overrides` sets any field. */
+export function sampleApproval(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
+  return {
+    id: 'abcde',
+    sessionId: 's1',
+    kind: 'tool',
+    server: 'fs',
+    tool: 'write_file',
+    args: { path: '/srv/data/a', content: 'x', n: 1 },
+    argsSha256: 'v1:sha256:00',
+    requestedAt: 1000,
+    expiresAt: 91_000,
+    caller: { pid: 1 },
+    handoff: false,
+    state: 'pending',
+    ...overrides,
+  };
+}
 
 export type StoreKind = 'sqlite' | 'postgres';
 export const STORE_KINDS: readonly StoreKind[] = ['sqlite', 'postgres'];

@@ -37,7 +37,9 @@ export function isConnectionError(error: unknown): boolean {
 export function runPgSteps<T>(query: PgQuery, steps: Steps<T>): Promise<T> {
   return runSteps(steps, async (step) => {
     const answer = await query<pg.QueryResultRow>(step.query.sql, bind(step.query, step.values));
-    return { rows: answer.rows, changes: answer.rowCount ?? 0 };
+    // A raw step wants each row as an array in the query's column order, as SQLite's raw mode gives it.
+    const rows = step.raw === true ? answer.rows.map((row) => answer.fields.map((field) => row[field.name] as unknown)) : answer.rows;
+    return { rows, changes: answer.rowCount ?? 0 };
   });
 }
 

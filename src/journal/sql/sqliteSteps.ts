@@ -11,15 +11,19 @@ export function isSqliteConstraint(error: unknown): boolean {
 }
 
 export class SqliteSteps {
-  private readonly statements = new Map<Prepared, { statement: Database.Statement; reader: boolean }>();
+  private readonly statements = new Map<Prepared, { statement: Database.Statement; reader: boolean; raw: boolean }>();
 
   /** One function for every run (not a closure per call). */
-  private readonly execute = ({ query, values }: Step): StepResult => {
+  private readonly execute = ({ query, values, raw }: Step): StepResult => {
     let prepared = this.statements.get(query);
     if (prepared === undefined) {
       const statement = this.db.prepare(query.sql);
-      prepared = { statement, reader: statement.reader };
+      // A raw step's statement answers arrays (better-sqlite3's raw mode), set once on the cached statement.
+      if (raw === true) statement.raw(true);
+      prepared = { statement, reader: statement.reader, raw: raw === true };
       this.statements.set(query, prepared);
+    } else if (prepared.raw !== (raw === true)) {
+      throw new Error(`query ${query.sql} is read both as arrays and as objects; give each use its own compiled query`);
     }
     const parameters = bind(query, values);
     return prepared.reader ? { rows: prepared.statement.all(...parameters), changes: 0 } : { rows: [], changes: prepared.statement.run(...parameters).changes };

@@ -10,6 +10,8 @@ import type { Prepared } from './prepared.js';
 export interface Step {
   query: Prepared;
   values?: Record<string, unknown>;
+  /** Rows as arrays in the query's column order, not objects (the approval listings: no named-key object per row). */
+  raw?: true;
 }
 
 /** What the engine answers a step with: the rows (selects, RETURNING) and how many rows changed. */
@@ -29,6 +31,16 @@ export function* one<R>(query: Prepared, values: Record<string, unknown> = {}): 
 /** Every row a query returns. */
 export function* all<R>(query: Prepared, values: Record<string, unknown> = {}): Generator<Step, R[], StepResult> {
   return (yield { query, values }).rows as R[];
+}
+
+/** The first row a query returns, as an array in its column order, if any. */
+export function* oneRaw<R extends unknown[]>(query: Prepared, values: Record<string, unknown> = {}): Generator<Step, R | undefined, StepResult> {
+  return (yield { query, values, raw: true }).rows[0] as R | undefined;
+}
+
+/** Every row a query returns, each an array in its column order. */
+export function* allRaw<R extends unknown[]>(query: Prepared, values: Record<string, unknown> = {}): Generator<Step, R[], StepResult> {
+  return (yield { query, values, raw: true }).rows as R[];
 }
 
 /** True when the statement changed exactly one row. */

@@ -18,7 +18,7 @@ describe('the compiled store queries', () => {
 
   it('each query has the same named values on both engines, in the text its dialect wants', () => {
     const compiled = compileAll();
-    for (const concern of ['proofs', 'tokenRules'] as const) {
+    for (const concern of ['proofs', 'tokenRules', 'approvals'] as const) {
       for (const [name, sqlite] of Object.entries(compiled[concern].sqlite)) {
         const postgres = compiled[concern].postgres[name];
         expect(postgres, `${concern}.${name} on postgres`).toBeDefined();

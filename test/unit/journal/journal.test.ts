@@ -6,28 +6,10 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/core/base/clock.js';
 import { AssentError } from '../../../src/core/base/errors.js';
 import type { Rule } from '../../../src/core/policy/toolPolicy.js';
-import { Journal, type ApprovalRecord } from '../../../src/journal/journal.js';
+import { Journal } from '../../../src/journal/journal.js';
 import type { Store, StoreChange } from '../../../src/journal/store.js';
-import { closeStoreServers, HOST_A, HOST_B, openPostgresStore, openStoreFixture, sharedPostgres, STORE_KINDS, type StoreFixture } from '../../helpers/stores.js';
+import { sampleApproval as approval, closeStoreServers, HOST_A, HOST_B, openPostgresStore, openStoreFixture, sharedPostgres, STORE_KINDS, type StoreFixture } from '../../helpers/stores.js';
 import { SCHEMA_VERSION } from '../../../src/journal/sql/migrations.js';
-
-function approval(overrides: Partial<ApprovalRecord> = {}): ApprovalRecord {
-  return {
-    id: 'abcde',
-    sessionId: 's1',
-    kind: 'tool',
-    server: 'fs',
-    tool: 'write_file',
-    args: { path: '/srv/data/a', content: 'x', n: 1 },
-    argsSha256: 'v1:sha256:00',
-    requestedAt: 1000,
-    expiresAt: 91_000,
-    caller: { pid: 1 },
-    handoff: false,
-    state: 'pending',
-    ...overrides,
-  };
-}
 
 describe('R-J-1 the embedded journal file (sqlite)', () => {
   let tmp: string;
