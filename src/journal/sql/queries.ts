@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { EffectRow, ProofRow } from '../proofEffects.js';
 import type { RuleRow, TokenRow } from '../journalRecords.js';
 import { compileOnly, prepareForEngines } from './compile.js';
+import { eventCallQueries } from './eventQueries.js';
 import { param, type Engine } from './prepared.js';
 
 // ------------------------------------------------------------ proofs and effects (proofEffects.ts)
@@ -205,6 +206,7 @@ export function compileAll() {
   return {
     proofs: prepareForEngines(proofQueries),
     tokenRules: prepareForEngines(tokenRuleQueries),
+    eventsCalls: prepareForEngines(eventCallQueries),
     proofTables: { sqlite: proofTablesDdl(compileOnly('sqlite')), postgres: proofTablesDdl(compileOnly('postgres')) },
   };
 }
@@ -233,6 +235,7 @@ type Compiled<K extends string> = Record<Engine, Record<K, Prepared>>;
 export const COMPILED: {
   proofs: Compiled<${names(compiled.proofs.sqlite)}>;
   tokenRules: Compiled<${names(compiled.tokenRules.sqlite)}>;
+  eventsCalls: Compiled<${names(compiled.eventsCalls.sqlite)}>;
   proofTables: Record<Engine, { tables: string[]; indexes: string[] }>;
 } = ${render(compiled)};
 `;
