@@ -24,15 +24,12 @@ export interface EventCallContext {
 
 /** Appends to the event log and returns its sequence number, which only ever grows. */
 export function* appendEvent(ctx: EventCallContext, event: EventInput): Steps<number> {
-  const row = yield* one<{ seq: number }>(ctx.q.appendEvent, {
-    host_id: ctx.hostId,
-    kind: event.kind,
-    ts: event.ts,
-    session_id: event.sessionId ?? null,
-    data: JSON.stringify(event.data),
-  });
-  if (row === undefined) throw new Error(`the event log returned no seq for a ${event.kind} event`);
-  return row.seq;
+  const values = { host_id: ctx.hostId, kind: event.kind, ts: event.ts, session_id: event.sessionId ?? null, data: JSON.stringify(event.data) };
+  const result = yield { query: ctx.q.appendEvent, values };
+  // PostgreSQL returns the seq; SQLite reports the rowid, which the seq is (sql/eventQueries.ts).
+  const seq = (result.rows[0] as { seq: number } | undefined)?.seq ?? result.lastRowId;
+  if (seq === undefined) throw new Error(`the event log returned no seq for a ${event.kind} event`);
+  return seq;
 }
 
 /** Events with seq greater than `cursor`, oldest first, at most `limit`. */

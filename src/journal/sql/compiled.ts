@@ -75,7 +75,7 @@ export const COMPILED: {
   },
   "eventsCalls": {
     "sqlite": {
-      "appendEvent": {"sql":"insert into \"events\" (\"kind\", \"ts\", \"session_id\", \"data\") values (?, ?, ?, ?) returning \"seq\"","slots":[{"name":"kind"},{"name":"ts"},{"name":"session_id"},{"name":"data"}]},
+      "appendEvent": {"sql":"insert into \"events\" (\"kind\", \"ts\", \"session_id\", \"data\") values (?, ?, ?, ?)","slots":[{"name":"kind"},{"name":"ts"},{"name":"session_id"},{"name":"data"}]},
       "eventsSince": {"sql":"select \"seq\", \"kind\", \"ts\", \"session_id\", \"data\" from \"events\" where \"seq\" > ? order by \"seq\" limit ?","slots":[{"name":"cursor"},{"name":"limit"}]},
       "recordCall": {"sql":"insert into \"calls_in_progress\" (\"call_id\", \"session_id\", \"server\", \"tool\", \"args_sha256\", \"caller\", \"channel\", \"approval_id\", \"rule_id\", \"waited_ms\", \"authorized_at\") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)","slots":[{"name":"call_id"},{"name":"session_id"},{"name":"server"},{"name":"tool"},{"name":"args_sha256"},{"name":"caller"},{"name":"channel"},{"name":"approval_id"},{"name":"rule_id"},{"name":"waited_ms"},{"name":"authorized_at"}]},
       "endCall": {"sql":"delete from \"calls_in_progress\" where \"call_id\" = ?","slots":[{"name":"call_id"}]},

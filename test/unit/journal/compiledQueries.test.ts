@@ -36,6 +36,9 @@ describe('the compiled store queries', () => {
     // The one place they differ: PostgreSQL locks the proof's row, SQLite's transaction holds the write lock.
     expect(compiled.proofs.postgres['lockProofByHash']?.sql).toMatch(/for update$/);
     expect(compiled.proofs.sqlite['lockProofByHash']?.sql).not.toMatch(/for update/);
+    // An event's seq: PostgreSQL's insert returns it, SQLite's run reports the rowid.
+    expect(compiled.eventsCalls.postgres['appendEvent']?.sql).toMatch(/returning "seq"$/);
+    expect(compiled.eventsCalls.sqlite['appendEvent']?.sql).not.toMatch(/returning/);
     // The instance's settings: daemon_meta in the journal, team_meta in the team database.
     expect(compiled.eventsCalls.sqlite['readMeta']?.sql).toMatch(/"daemon_meta"/);
     expect(compiled.eventsCalls.postgres['readMeta']?.sql).toMatch(/"team_meta"/);

@@ -133,8 +133,10 @@ describe('the hot paths stay one statement each, on both engines', () => {
     });
   }
 
-  it('an event insert that returns no row is an error, never seq 0', () => {
-    const ctx: ops.EventCallContext = { q: ops.EVENT_CALL_QUERIES.sqlite, hostId: undefined };
-    expect(() => stepsOf(ops.appendEvent(ctx, { kind: 'k', ts: 1, data: {} }), { rows: [], changes: 1 })).toThrow(/returned no seq for a k event/);
+  it('an event insert that returns no seq (no row, no rowid) is an error, never seq 0', () => {
+    for (const engine of ['sqlite', 'postgres'] as const) {
+      const ctx: ops.EventCallContext = { q: ops.EVENT_CALL_QUERIES[engine], hostId: engine === 'postgres' ? HOST_A : undefined };
+      expect(() => stepsOf(ops.appendEvent(ctx, { kind: 'k', ts: 1, data: {} }), { rows: [], changes: 1 })).toThrow(/returned no seq for a k event/);
+    }
   });
 });
