@@ -25,6 +25,7 @@ import {
 } from './journalRecords.js';
 import * as eventsCalls from './eventsCalls.js';
 import { migrate } from './journalSchema.js';
+import { bind } from './sql/prepared.js';
 import { isSqliteConstraint, SqliteSteps } from './sql/sqliteSteps.js';
 import * as tokenRules from './tokenRules.js';
 import { rowToPasskey, type PasskeyRecord, type PasskeyRow } from './passkeyRecords.js';
@@ -416,7 +417,8 @@ export function readJournalMeta(path: string, key: string): string | undefined {
     db.pragma('busy_timeout = 1000');
     const table = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'daemon_meta'").get();
     if (table === undefined) return undefined;
-    return db.prepare<[string], { value: string }>('SELECT value FROM daemon_meta WHERE key = ?').get(key)?.value;
+    const query = eventsCalls.EVENT_CALL_QUERIES.sqlite.readMeta;
+    return db.prepare<unknown[], { value: string }>(query.sql).get(...bind(query, { key }))?.value;
   } catch (cause) {
     const missing = !fs.existsSync(path);
     throw new AssentError(
