@@ -7,23 +7,21 @@ import type { Clock } from '../core/base/clock.js';
 import { AssentError } from '../core/base/errors.js';
 import type { Rule } from '../core/policy/toolPolicy.js';
 import {
-  rowToCallInProgress,
-  rowToEvent,
   rowToWebDevice,
   type ApprovalRecord,
   type ApprovalResolution,
   type ApprovalState,
   type ApprovalVote,
   type CallInProgressRecord,
-  type CallInProgressRow,
   type EventRecord,
-  type EventRow,
   type TokenRecord,
   type WebDeviceRecord,
   type WebDeviceRow,
 } from './journalRecords.js';
 import * as approvalVotes from './approvalVotes.js';
+import * as eventsCalls from './eventsCalls.js';
 import { migrate } from './journalSchema.js';
+import { bind } from './sql/prepared.js';
 import { isSqliteConstraint, SqliteSteps } from './sql/sqliteSteps.js';
 import * as tokenRules from './tokenRules.js';
 import { rowToPasskey, type PasskeyRecord, type PasskeyRow } from './passkeyRecords.js';
@@ -55,11 +53,12 @@ function createPrivateFile(target: string): void {
 
 /** This host's journal.db: in SQLite mode the shared concerns' statements too (sqliteStore.ts); in either mode its own web devices and passkeys. */
 export class Journal implements WebDeviceStore, PasskeyStore {
-  private readonly statements;
-  /** The statements written once for both engines (approvals and votes, tokens and rules), run on this connection. */
+  /** The statements written once for both engines (approvals and votes, tokens and rules, events, calls in progress, export cursors, settings), run on this connection. */
   private readonly steps: SqliteSteps;
   private readonly tokenRules: tokenRules.TokenRuleContext = { q: tokenRules.TOKEN_RULE_QUERIES.sqlite, isUniqueViolation: isConstraintError };
   private readonly approvals: approvalVotes.ApprovalContext = { q: approvalVotes.APPROVAL_QUERIES.sqlite, isUniqueViolation: isConstraintError, defaultHostId: null };
+  /** Events, calls in progress, export cursors and settings; one host writes this journal, so its rows name none. */
+  private readonly eventsCalls: eventsCalls.EventCallContext = { q: eventsCalls.EVENT_CALL_QUERIES.sqlite, hostId: undefined };
 
   private constructor(
     private readonly db: Database.Database,
@@ -67,16 +66,6 @@ export class Journal implements WebDeviceStore, PasskeyStore {
     private readonly clock: Clock,
   ) {
     this.steps = new SqliteSteps(db);
-    this.statements = {
-      appendEvent: db.prepare('INSERT INTO events (kind, ts, session_id, data) VALUES (?, ?, ?, ?)'),
-      eventsSince: db.prepare<[number, number], EventRow>('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?'),
-      insertCallInProgress: db.prepare(
-        `INSERT INTO calls_in_progress (call_id, session_id, server, tool, args_sha256, caller, channel, approval_id, rule_id, waited_ms, authorized_at)
-         VALUES (@call_id, @session_id, @server, @tool, @args_sha256, @caller, @channel, @approval_id, @rule_id, @waited_ms, @authorized_at)`,
-      ),
-      deleteCallInProgress: db.prepare('DELETE FROM calls_in_progress WHERE call_id = ?'),
-      listCallsInProgress: db.prepare<[], CallInProgressRow>('SELECT * FROM calls_in_progress ORDER BY authorized_at, call_id'),
-    };
   }
 
   /**
@@ -172,13 +161,12 @@ export class Journal implements WebDeviceStore, PasskeyStore {
 
   /** Appends to the event log and returns its sequence number, which only ever grows. */
   appendEvent(event: { kind: string; ts: number; sessionId?: string; data: Record<string, unknown> }): number {
-    const info = this.statements.appendEvent.run(event.kind, event.ts, event.sessionId ?? null, JSON.stringify(event.data));
-    return Number(info.lastInsertRowid);
+    return this.steps.run(eventsCalls.appendEvent(this.eventsCalls, event));
   }
 
   /** Events with seq greater than `cursor`, oldest first, at most `limit`. */
   eventsSince(cursor: number, limit: number): EventRecord[] {
-    return this.statements.eventsSince.all(cursor, Math.max(0, Math.floor(limit))).map(rowToEvent);
+    return this.steps.run(eventsCalls.eventsSince(this.eventsCalls, cursor, limit));
   }
 
   /** Stores a rule. Throws `conflict` when the id is taken. */
@@ -202,56 +190,43 @@ export class Journal implements WebDeviceStore, PasskeyStore {
 
   /** Records an admitted call before the caller may run it; it stays until `endCallInProgress`. */
   recordCallInProgress(record: CallInProgressRecord): void {
-    this.statements.insertCallInProgress.run({
-      call_id: record.callId,
-      session_id: record.sessionId,
-      server: record.server,
-      tool: record.tool,
-      args_sha256: record.argsSha256,
-      caller: JSON.stringify(record.caller),
-      channel: record.channel ?? null,
-      approval_id: record.approvalId ?? null,
-      rule_id: record.ruleId ?? null,
-      waited_ms: Math.round(record.waitedForConsentMs),
-      authorized_at: record.authorizedAt,
-    });
+    this.steps.run(eventsCalls.recordCallInProgress(this.eventsCalls, record));
   }
 
   /** The call's end was recorded; false when it was not (or no longer) in progress. */
   endCallInProgress(callId: string): boolean {
-    return this.statements.deleteCallInProgress.run(callId).changes === 1;
+    return this.steps.run(eventsCalls.endCallInProgress(this.eventsCalls, callId));
   }
 
   /** Admitted calls whose end was never recorded, oldest first. */
   listCallsInProgress(): CallInProgressRecord[] {
-    return this.statements.listCallsInProgress.all().map(rowToCallInProgress);
+    return this.steps.run(eventsCalls.listCallsInProgress(this.eventsCalls));
   }
 
   /** A daemon setting kept across restarts (e.g. the confirmed config), or undefined. */
   readMeta(key: string): string | undefined {
-    return this.db.prepare<[string], { value: string }>('SELECT value FROM daemon_meta WHERE key = ?').get(key)?.value;
+    return this.steps.run(eventsCalls.readMeta(this.eventsCalls, key));
   }
 
   writeMeta(key: string, value: string): void {
-    this.db.prepare('INSERT INTO daemon_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value);
+    this.steps.run(eventsCalls.writeMeta(this.eventsCalls, key, value));
   }
 
   /** The seq of the last audit line export sink `sink` took from host `hostId`'s files (0: none yet; R-AUD-5). */
   exportCursor(sink: string, hostId: string): number {
-    return this.db.prepare<[string, string], { seq: number }>('SELECT seq FROM export_cursors WHERE sink = ? AND host_id = ?').get(sink, hostId)?.seq ?? 0;
+    return this.steps.run(eventsCalls.exportCursor(this.eventsCalls, sink, hostId));
   }
 
-  /** Moves a sink's cursor forward (never back: a late acknowledgement of an earlier batch changes nothing). */
+  /** Moves a sink's cursor forward (never back: a late acknowledgement of an earlier batch keeps the later seq). */
   advanceExportCursor(sink: string, hostId: string, seq: number, at: number): void {
-    const upsert = 'INSERT INTO export_cursors (sink, host_id, seq, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT(sink, host_id) DO UPDATE SET seq = max(seq, excluded.seq), updated_at = excluded.updated_at';
-    this.db.prepare(upsert).run(sink, hostId, seq, at);
+    this.steps.run(eventsCalls.advanceExportCursor(this.eventsCalls, sink, hostId, seq, at));
   }
 
   /** This journal's random instance id, drawn once at creation: the audience bearer tokens are bound to (R-WEB-4). */
   instanceId(): string {
-    const row = this.db.prepare<[], { value: string }>("SELECT value FROM daemon_meta WHERE key = 'instance_id'").get();
-    if (row === undefined) throw new AssentError('state_insecure', `the journal ${this.path} has no instance id; move it aside so assent creates a new one`);
-    return row.value;
+    const id = this.readMeta('instance_id');
+    if (id === undefined) throw new AssentError('state_insecure', `the journal ${this.path} has no instance id; move it aside so assent creates a new one`);
+    return id;
   }
 
   /** Stores a bearer token's metadata and hash (never the token). Throws `conflict` when the id is taken. */
@@ -362,7 +337,8 @@ export function readJournalMeta(path: string, key: string): string | undefined {
     db.pragma('busy_timeout = 1000');
     const table = db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'daemon_meta'").get();
     if (table === undefined) return undefined;
-    return db.prepare<[string], { value: string }>('SELECT value FROM daemon_meta WHERE key = ?').get(key)?.value;
+    const query = eventsCalls.EVENT_CALL_QUERIES.sqlite.readMeta;
+    return db.prepare<unknown[], { value: string }>(query.sql).get(...bind(query, { key }))?.value;
   } catch (cause) {
     const missing = !fs.existsSync(path);
     throw new AssentError(

@@ -1,7 +1,11 @@
 // The team store's audit mirror (R-TEAM-4): every host's audit lines as rows, and
-// each host's export cursors over its own lines (R-AUD-5).
+// each host's export cursors over its own lines (R-AUD-5). The cursors' statements
+// are written once for both engines (../eventsCalls.ts); the mirror's rows exist
+// in the team database only (the embedded journal's audit files are the whole
+// log), so their statements are this engine's own, here.
+import * as eventsCalls from '../eventsCalls.js';
 import type { AuditMirrorStore, AuditRow } from '../store.js';
-import type { PgContext } from './postgresQuery.js';
+import { runPgSteps, type PgContext } from './postgresQuery.js';
 
 /** Idempotent: a row already stored (a retry after an outage) is kept as it is. */
 async function appendAuditRows(db: PgContext, rows: readonly AuditRow[]): Promise<void> {
@@ -24,26 +28,13 @@ async function listAuditRows(db: PgContext, filter: { hostId?: string } = {}): P
   return result.rows.map((row) => ({ hostId: row.host_id, seq: row.seq, ts: row.ts, line: row.line }));
 }
 
-async function exportCursor(db: PgContext, sink: string): Promise<number> {
-  const rows = (await db.query<{ seq: string | number }>('SELECT seq FROM export_cursors WHERE sink = $1 AND host_id = $2', [sink, db.hostId])).rows;
-  return Number(rows[0]?.seq ?? 0);
-}
-
-/** Forward only: a late acknowledgement of an earlier batch changes nothing. */
-async function advanceExportCursor(db: PgContext, sink: string, seq: number, at: number): Promise<void> {
-  await db.query(
-    `INSERT INTO export_cursors (sink, host_id, seq, updated_at) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (sink, host_id) DO UPDATE SET seq = GREATEST(export_cursors.seq, excluded.seq), updated_at = excluded.updated_at`,
-    [sink, db.hostId, seq, at],
-  );
-}
-
 export function postgresAudit(db: PgContext): AuditMirrorStore {
+  const ctx: eventsCalls.EventCallContext = { q: eventsCalls.EVENT_CALL_QUERIES.postgres, hostId: db.hostId };
   return {
     appendAuditRows: (rows) => appendAuditRows(db, rows),
     lastAuditSeq: () => lastAuditSeq(db),
     listAuditRows: (filter) => listAuditRows(db, filter),
-    exportCursor: (sink) => exportCursor(db, sink),
-    advanceExportCursor: (sink, seq, at) => advanceExportCursor(db, sink, seq, at),
+    exportCursor: (sink) => runPgSteps(db.query, eventsCalls.exportCursor(ctx, sink, db.hostId)),
+    advanceExportCursor: (sink, seq, at) => runPgSteps(db.query, eventsCalls.advanceExportCursor(ctx, sink, db.hostId, seq, at)),
   };
 }

@@ -9,6 +9,7 @@
 // Nothing it logs, reports or throws contains the database password.
 import pg from 'pg';
 import { AssentError } from '../../core/base/errors.js';
+import * as eventsCalls from '../eventsCalls.js';
 import { rowToEvent, type EventRow } from '../journalRecords.js';
 import { composeStore, type RemoteEvent, type Store, type StoreChange, type StoreInfo, type StoreParts } from '../store.js';
 import { maskSecrets, type DatabaseUrl } from './databaseUrl.js';
@@ -18,7 +19,7 @@ import { postgresCalls } from './postgresCalls.js';
 import { postgresEvents } from './postgresEvents.js';
 import { postgresHosts } from './postgresHosts.js';
 import { postgresProofs } from './postgresProofs.js';
-import { isConnectionError, isUniqueViolation, PG_TYPES, type PgContext } from './postgresQuery.js';
+import { clientQuery, isConnectionError, isUniqueViolation, PG_TYPES, runPgSteps, type PgContext } from './postgresQuery.js';
 import { postgresRules } from './postgresRules.js';
 import { migratePostgres } from './postgresSchema.js';
 import { postgresTokens } from './postgresTokens.js';
@@ -84,7 +85,8 @@ export class PostgresConnection implements StoreInfo {
       const client = await store.pool.connect();
       try {
         await migratePostgres(client, options.database.display);
-        store.instance = (await client.query<{ value: string }>("SELECT value FROM team_meta WHERE key = 'instance_id'")).rows[0]?.value ?? '';
+        const settings: eventsCalls.EventCallContext = { q: eventsCalls.EVENT_CALL_QUERIES.postgres, hostId: options.hostId };
+        store.instance = (await runPgSteps(clientQuery(client), eventsCalls.readMeta(settings, 'instance_id'))) ?? '';
       } finally {
         client.release();
       }

@@ -9,6 +9,7 @@ export const COMPILED: {
   proofs: Compiled<'insertProof' | 'proofByHash' | 'lockProofByHash' | 'proofById' | 'proofByApproval' | 'proofsForAction' | 'listProofs' | 'hostRevision' | 'markConsumed' | 'insertEffect' | 'effectById' | 'effectByProof' | 'finishEffect' | 'markUncertain' | 'revoke'>;
   tokenRules: Compiled<'insertToken' | 'tokenByHash' | 'tokenById' | 'listTokens' | 'revokeToken' | 'insertRule' | 'ruleById' | 'listAllRules' | 'listActiveRules' | 'revokeRule'>;
   approvals: Compiled<'insertApproval' | 'approvalById' | 'lockApprovalById' | 'listApprovals' | 'listApprovalsByState' | 'resolveApproval' | 'insertVote' | 'votesOf' | 'votesOfPending'>;
+  eventsCalls: Compiled<'appendEvent' | 'eventsSince' | 'recordCall' | 'endCall' | 'listCalls' | 'exportCursor' | 'advanceExportCursor' | 'readMeta' | 'writeMeta' | 'announceHost' | 'listHosts'>;
   proofTables: Record<Engine, { tables: string[]; indexes: string[] }>;
 } = {
   "proofs": {
@@ -95,6 +96,34 @@ export const COMPILED: {
       "insertVote": {"sql":"insert into \"approval_votes\" (\"approval_id\", \"principal\", \"host_id\", \"channel\", \"scope\", \"voted_at\") values ($1, $2, $3, $4, $5, $6) on conflict (\"approval_id\", \"principal\") do nothing","slots":[{"name":"approval_id"},{"name":"principal"},{"name":"host_id"},{"name":"channel"},{"name":"scope"},{"name":"voted_at"}]},
       "votesOf": {"sql":"select * from \"approval_votes\" where \"approval_id\" = $1 order by \"voted_at\", \"principal\"","slots":[{"name":"approval_id"}]},
       "votesOfPending": {"sql":"select \"v\".* from \"approval_votes\" as \"v\" inner join \"approvals\" as \"a\" on \"a\".\"id\" = \"v\".\"approval_id\" where \"a\".\"state\" = $1 order by \"v\".\"voted_at\", \"v\".\"principal\"","slots":[{"value":"pending"}]},
+    },
+  },
+  "eventsCalls": {
+    "sqlite": {
+      "appendEvent": {"sql":"insert into \"events\" (\"kind\", \"ts\", \"session_id\", \"data\") values (?, ?, ?, ?)","slots":[{"name":"kind"},{"name":"ts"},{"name":"session_id"},{"name":"data"}]},
+      "eventsSince": {"sql":"select \"seq\", \"kind\", \"ts\", \"session_id\", \"data\" from \"events\" where \"seq\" > ? order by \"seq\" limit ?","slots":[{"name":"cursor"},{"name":"limit"}]},
+      "recordCall": {"sql":"insert into \"calls_in_progress\" (\"call_id\", \"session_id\", \"server\", \"tool\", \"args_sha256\", \"caller\", \"channel\", \"approval_id\", \"rule_id\", \"waited_ms\", \"authorized_at\") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)","slots":[{"name":"call_id"},{"name":"session_id"},{"name":"server"},{"name":"tool"},{"name":"args_sha256"},{"name":"caller"},{"name":"channel"},{"name":"approval_id"},{"name":"rule_id"},{"name":"waited_ms"},{"name":"authorized_at"}]},
+      "endCall": {"sql":"delete from \"calls_in_progress\" where \"call_id\" = ?","slots":[{"name":"call_id"}]},
+      "listCalls": {"sql":"select \"call_id\", \"session_id\", \"server\", \"tool\", \"args_sha256\", \"caller\", \"channel\", \"approval_id\", \"rule_id\", \"waited_ms\", \"authorized_at\" from \"calls_in_progress\" order by \"authorized_at\", \"call_id\"","slots":[]},
+      "exportCursor": {"sql":"select \"seq\" from \"export_cursors\" where \"sink\" = ? and \"host_id\" = ?","slots":[{"name":"sink"},{"name":"host_id"}]},
+      "advanceExportCursor": {"sql":"insert into \"export_cursors\" (\"sink\", \"host_id\", \"seq\", \"updated_at\") values (?, ?, ?, ?) on conflict (\"sink\", \"host_id\") do update set \"seq\" = case when \"excluded\".\"seq\" > \"export_cursors\".\"seq\" then \"excluded\".\"seq\" else \"export_cursors\".\"seq\" end, \"updated_at\" = \"excluded\".\"updated_at\"","slots":[{"name":"sink"},{"name":"host_id"},{"name":"seq"},{"name":"at"}]},
+      "readMeta": {"sql":"select \"value\" from \"daemon_meta\" where \"key\" = ?","slots":[{"name":"key"}]},
+      "writeMeta": {"sql":"insert into \"daemon_meta\" (\"key\", \"value\") values (?, ?) on conflict (\"key\") do update set \"value\" = \"excluded\".\"value\"","slots":[{"name":"key"},{"name":"value"}]},
+      "announceHost": {"sql":"insert into \"hosts\" (\"host_id\", \"name\", \"revision\", \"updated_at\") values (?, ?, ?, ?) on conflict (\"host_id\") do update set \"name\" = \"excluded\".\"name\", \"revision\" = \"excluded\".\"revision\", \"updated_at\" = \"excluded\".\"updated_at\"","slots":[{"name":"host_id"},{"name":"name"},{"name":"revision"},{"name":"at"}]},
+      "listHosts": {"sql":"select \"host_id\", \"name\", \"revision\", \"updated_at\" from \"hosts\" order by \"name\", \"host_id\"","slots":[]},
+    },
+    "postgres": {
+      "appendEvent": {"sql":"insert into \"events\" (\"host_id\", \"kind\", \"ts\", \"session_id\", \"data\") values ($1, $2, $3, $4, $5) returning \"seq\"","slots":[{"name":"host_id"},{"name":"kind"},{"name":"ts"},{"name":"session_id"},{"name":"data"}]},
+      "eventsSince": {"sql":"select \"seq\", \"kind\", \"ts\", \"session_id\", \"data\" from \"events\" where \"seq\" > $1 order by \"seq\" limit $2","slots":[{"name":"cursor"},{"name":"limit"}]},
+      "recordCall": {"sql":"insert into \"calls_in_progress\" (\"host_id\", \"call_id\", \"session_id\", \"server\", \"tool\", \"args_sha256\", \"caller\", \"channel\", \"approval_id\", \"rule_id\", \"waited_ms\", \"authorized_at\") values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)","slots":[{"name":"host_id"},{"name":"call_id"},{"name":"session_id"},{"name":"server"},{"name":"tool"},{"name":"args_sha256"},{"name":"caller"},{"name":"channel"},{"name":"approval_id"},{"name":"rule_id"},{"name":"waited_ms"},{"name":"authorized_at"}]},
+      "endCall": {"sql":"delete from \"calls_in_progress\" where \"host_id\" = $1 and \"call_id\" = $2","slots":[{"name":"host_id"},{"name":"call_id"}]},
+      "listCalls": {"sql":"select \"call_id\", \"session_id\", \"server\", \"tool\", \"args_sha256\", \"caller\", \"channel\", \"approval_id\", \"rule_id\", \"waited_ms\", \"authorized_at\" from \"calls_in_progress\" where \"host_id\" = $1 order by \"authorized_at\", \"call_id\"","slots":[{"name":"host_id"}]},
+      "exportCursor": {"sql":"select \"seq\" from \"export_cursors\" where \"sink\" = $1 and \"host_id\" = $2","slots":[{"name":"sink"},{"name":"host_id"}]},
+      "advanceExportCursor": {"sql":"insert into \"export_cursors\" (\"sink\", \"host_id\", \"seq\", \"updated_at\") values ($1, $2, $3, $4) on conflict (\"sink\", \"host_id\") do update set \"seq\" = case when \"excluded\".\"seq\" > \"export_cursors\".\"seq\" then \"excluded\".\"seq\" else \"export_cursors\".\"seq\" end, \"updated_at\" = \"excluded\".\"updated_at\"","slots":[{"name":"sink"},{"name":"host_id"},{"name":"seq"},{"name":"at"}]},
+      "readMeta": {"sql":"select \"value\" from \"team_meta\" where \"key\" = $1","slots":[{"name":"key"}]},
+      "writeMeta": {"sql":"insert into \"team_meta\" (\"key\", \"value\") values ($1, $2) on conflict (\"key\") do update set \"value\" = \"excluded\".\"value\"","slots":[{"name":"key"},{"name":"value"}]},
+      "announceHost": {"sql":"insert into \"hosts\" (\"host_id\", \"name\", \"revision\", \"updated_at\") values ($1, $2, $3, $4) on conflict (\"host_id\") do update set \"name\" = \"excluded\".\"name\", \"revision\" = \"excluded\".\"revision\", \"updated_at\" = \"excluded\".\"updated_at\"","slots":[{"name":"host_id"},{"name":"name"},{"name":"revision"},{"name":"at"}]},
+      "listHosts": {"sql":"select \"host_id\", \"name\", \"revision\", \"updated_at\" from \"hosts\" order by \"name\", \"host_id\"","slots":[]},
     },
   },
   "proofTables": {

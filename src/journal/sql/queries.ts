@@ -7,6 +7,7 @@ import type { EffectRow, ProofRow } from '../proofEffects.js';
 import type { RuleRow, TokenRow } from '../journalRecords.js';
 import { approvalQueries } from './approvalQueries.js';
 import { compileOnly, prepareForEngines } from './compile.js';
+import { eventCallQueries } from './eventQueries.js';
 import { param, type Engine } from './prepared.js';
 
 // ------------------------------------------------------------ proofs and effects (proofEffects.ts)
@@ -207,6 +208,7 @@ export function compileAll() {
     proofs: prepareForEngines(proofQueries),
     tokenRules: prepareForEngines(tokenRuleQueries),
     approvals: prepareForEngines(approvalQueries),
+    eventsCalls: prepareForEngines(eventCallQueries),
     proofTables: { sqlite: proofTablesDdl(compileOnly('sqlite')), postgres: proofTablesDdl(compileOnly('postgres')) },
   };
 }
@@ -236,6 +238,7 @@ export const COMPILED: {
   proofs: Compiled<${names(compiled.proofs.sqlite)}>;
   tokenRules: Compiled<${names(compiled.tokenRules.sqlite)}>;
   approvals: Compiled<${names(compiled.approvals.sqlite)}>;
+  eventsCalls: Compiled<${names(compiled.eventsCalls.sqlite)}>;
   proofTables: Record<Engine, { tables: string[]; indexes: string[] }>;
 } = ${render(compiled)};
 `;

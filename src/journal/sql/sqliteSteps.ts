@@ -10,6 +10,9 @@ export function isSqliteConstraint(error: unknown): boolean {
   return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
 }
 
+/** A write's rows: none, one shared array for every run. */
+const NO_ROWS: readonly unknown[] = Object.freeze([]);
+
 export class SqliteSteps {
   private readonly statements = new Map<Prepared, { statement: Database.Statement; reader: boolean; raw: boolean }>();
 
@@ -26,7 +29,10 @@ export class SqliteSteps {
       throw new Error(`query ${query.sql} is read both as arrays and as objects; give each use its own compiled query`);
     }
     const parameters = bind(query, values);
-    return prepared.reader ? { rows: prepared.statement.all(...parameters), changes: 0 } : { rows: [], changes: prepared.statement.run(...parameters).changes };
+    if (prepared.reader) return { rows: prepared.statement.all(...parameters), changes: 0 };
+    // The rowid comes with the run's answer: an insert that needs it (an event's seq) costs no RETURNING here.
+    const info = prepared.statement.run(...parameters);
+    return { rows: NO_ROWS, changes: info.changes, lastRowId: Number(info.lastInsertRowid) };
   };
 
   constructor(private readonly db: Database.Database) {}

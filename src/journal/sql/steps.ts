@@ -16,8 +16,10 @@ export interface Step {
 
 /** What the engine answers a step with: the rows (selects, RETURNING) and how many rows changed. */
 export interface StepResult {
-  rows: unknown[];
+  rows: readonly unknown[];
   changes: number;
+  /** The rowid an insert gave its row, where the engine reports it without RETURNING (SQLite). */
+  lastRowId?: number;
 }
 
 /** An operation: the engine runs each step it yields and sends back the result (or throws the engine's error into it). */

@@ -118,10 +118,10 @@ describe('the SQLite step runner\u2019s raw rows', () => {
     try {
       const steps = new SqliteSteps((journal as unknown as { db: ConstructorParameters<typeof SqliteSteps>[0] }).db);
       const query = COMPILED.approvals.sqlite.approvalById;
-      function* raw(): Steps<unknown[]> {
+      function* raw(): Steps<readonly unknown[]> {
         return (yield { query, values: { id: 'x' }, raw: true }).rows;
       }
-      function* objects(): Steps<unknown[]> {
+      function* objects(): Steps<readonly unknown[]> {
         return (yield { query, values: { id: 'x' } }).rows;
       }
       expect(steps.run(raw())).toEqual([]);
