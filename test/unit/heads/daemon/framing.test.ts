@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LineDecoder, MAX_FRAME_BYTES, encodeFrame } from '../../../../src/heads/daemon/framing.js';
 
@@ -67,6 +68,50 @@ describe('LineDecoder (R-D-2 framing)', () => {
     expect(events).toEqual(['oversize']);
     expect(pushed).toBeLessThanOrEqual(MAX_FRAME_BYTES + chunk.length);
     expect(lines).toEqual([]);
+  });
+
+  it('reads any byte stream, however it is cut into chunks, exactly as decoding each line on its own would', () => {
+    // The reference: split the whole stream at each newline and decode every complete line by itself.
+    const reference = (stream: Buffer, maxBytes: number): string[] => {
+      const events: string[] = [];
+      let start = 0;
+      for (let newline = stream.indexOf(0x0a); newline !== -1; newline = stream.indexOf(0x0a, start)) {
+        if (newline - start > maxBytes) return [...events, 'oversize'];
+        try {
+          events.push(`line:${new TextDecoder('utf-8', { fatal: true }).decode(stream.subarray(start, newline))}`);
+        } catch {
+          events.push('invalid-utf8');
+        }
+        start = newline + 1;
+      }
+      return stream.length - start > maxBytes ? [...events, 'oversize'] : events;
+    };
+    // Bytes that make lines: good and bad UTF-8, sequences cut short, byte order marks, carriage returns.
+    const piece = fc.oneof(
+      fc.constantFrom('\n', '\n', '\r\n', '\uFEFF', '\n\uFEFF', '{"a":1}', 'é', '€', '😀', '\u2028').map((text) => Buffer.from(text)),
+      fc.constantFrom([0xff], [0xc3], [0xe2, 0x82], [0xef, 0xbb], [0xbf], [0xed, 0xa0, 0x80]).map((bytes) => Buffer.from(bytes)),
+      fc.uint8Array({ maxLength: 6 }).map((bytes) => Buffer.from(bytes)),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40, size: 'medium' }), fc.array(fc.nat(), { maxLength: 8 }), fc.constantFrom(8, 64, 4096), (pieces, cuts, maxBytes) => {
+        const stream = Buffer.concat(pieces);
+        const at = [...new Set(cuts.map((cut) => cut % (stream.length + 1)))].sort((a, b) => a - b);
+        const events: string[] = [];
+        const decoder = new LineDecoder({
+          maxBytes,
+          onLine: (line) => events.push(`line:${line}`),
+          onInvalidUtf8: () => events.push('invalid-utf8'),
+          onOversize: () => events.push('oversize'),
+        });
+        let from = 0;
+        for (const cut of [...at, stream.length]) {
+          decoder.push(stream.subarray(from, cut));
+          from = cut;
+        }
+        expect(events).toEqual(reference(stream, maxBytes));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('encodes one message per line', () => {
