@@ -8,6 +8,9 @@
 // change of machine load over a round hits both ends alike), each round followed by a pause of SETTLE_MS so
 // work a side leaves behind (assent's audit, which waits for a burst to end and then
 // goes to the daemon) is done before the next side is measured, not during it.
+// A fourth reference, the least auditing proxy (refs/auditingProxy.mjs), does per call only what
+// any proxy that gates and audits must: parse and re-serialize the request, match the answer by
+// id, spool a digest of the arguments; it shows how much of the gap to the relay is inherent.
 // BENCH_GATEWAY_LOCAL=1 adds a reference side: assent without a daemon (local gate,
 // nothing audited), to show what audit costs. BENCH_GATEWAY_CPU_PROF=<dir> writes a
 // CPU profile of the assent gateway (node --cpu-prof) into <dir>, to see where a call's time goes.
@@ -101,6 +104,7 @@ export async function benchGateway({ calls = 2000, block = 100, warmup = 300, ro
     sides.push({ name: 'direct', client: await connect(upstreamArgv[0], upstreamArgv.slice(1)) });
     sides.push({ name: 'relay floor', client: await connect(process.execPath, [join(root, 'bench/refs/byteRelay.mjs'), ...upstreamArgv]) });
     sides.push({ name: 'naive SDK proxy', client: await connect(process.execPath, [join(root, 'bench/refs/naiveProxy.mjs'), ...upstreamArgv]) });
+    sides.push({ name: 'least auditing proxy', client: await connect(process.execPath, [join(root, 'bench/refs/auditingProxy.mjs'), ...upstreamArgv]) });
     const profile = process.env.BENCH_GATEWAY_CPU_PROF;
     const profiling = profile === undefined || profile === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(profile)];
     sides.push({
@@ -146,7 +150,7 @@ export async function benchGateway({ calls = 2000, block = 100, warmup = 300, ro
     rows.push({ name: `gateway ${side.name}: mean`, value: round(side.mean), unit: 'ms', ...report });
     rows.push({ name: `gateway ${side.name}: calls/s, ${IN_FLIGHT} in flight (median of ${rounds})`, value: Math.round(side.rate), unit: 'calls/s', ...report });
   }
-  const [direct, relay, naive, assent, ...extra] = sides;
+  const [direct, relay, naive, leastAuditing, assent, ...extra] = sides;
   const overhead = (side) => side.p50 - direct.p50;
   const relayOverhead = Math.max(0, overhead(relay));
   const overheadTarget = OVERHEAD_FACTOR * relayOverhead + OVERHEAD_SLACK_MS;
@@ -163,10 +167,10 @@ export async function benchGateway({ calls = 2000, block = 100, warmup = 300, ro
   for (const side of extra) {
     rows.push({ name: `gateway ${side.name}: p50 overhead over direct`, value: round(overhead(side)), unit: 'ms', target: NaN, targetText: '(reference)' });
   }
-  for (const side of [relay, naive, assent, ...extra]) {
+  for (const side of [relay, naive, leastAuditing, assent, ...extra]) {
     rows.push({ name: `gateway ${side.name}: throughput share of direct, ${IN_FLIGHT} in flight`, value: round(side.rate / direct.rate), unit: 'ratio', target: NaN, targetText: '(reference)' });
   }
-  for (const side of [naive, assent, ...extra]) {
+  for (const side of [naive, leastAuditing, assent, ...extra]) {
     // Paired by round: each round's rate over the relay's in the same round, then the median.
     const share = median(side.rates.map((rate, index) => rate / relay.rates[index]));
     rows.push({
