@@ -88,7 +88,7 @@ async function startDaemon(home) {
 }
 
 /** Rows `{ name, value, unit, target, ok }` for the bench runner. */
-export async function benchGateway({ calls = 2000, block = 100, warmup = 300, rounds = 7, perRound = 4000 } = {}) {
+export async function benchGateway({ calls = 2000, block = 100, warmup = 300, rounds = 11, perRound = 4000 } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'assent-bench-mcp-'));
   chmodSync(home, 0o700);
   writeFileSync(

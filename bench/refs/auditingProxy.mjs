@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { hash } from 'node:crypto';
 import { mkdtempSync, openSync, rmSync, write } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setImmediate } from 'node:timers';
 import { join } from 'node:path';
+import { setImmediate } from 'node:timers';
 
 const SPOOL_MS = 20;
 const SPOOL_BATCH = 256;
