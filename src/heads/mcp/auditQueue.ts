@@ -167,7 +167,26 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
    */
   const recordHeads = new Map<string, string>();
   let headsCaller: Record<string, unknown> | undefined;
+  /** The call whose head was asked for last: a burst asks for the same head call after call, and a key built per call costs more than the rest of its line. */
+  let lastHeadOf: SettledCall | undefined;
+  let lastHead = '';
   const recordHead = (call: SettledCall): string => {
+    const last = lastHeadOf;
+    if (
+      last !== undefined &&
+      call.tool === last.tool &&
+      call.server === last.server &&
+      call.sessionId === last.sessionId &&
+      call.ruleId === last.ruleId &&
+      call.caller === last.caller
+    ) {
+      return lastHead;
+    }
+    lastHeadOf = call;
+    lastHead = headFor(call);
+    return lastHead;
+  };
+  const headFor = (call: SettledCall): string => {
     if (call.caller !== headsCaller || recordHeads.size >= MAX_RECORD_HEADS) {
       recordHeads.clear();
       headsCaller = call.caller;

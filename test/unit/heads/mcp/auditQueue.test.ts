@@ -6,6 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { digestOf } from '../../../../src/core/base/canonical.js';
 import type { DaemonClient } from '../../../../src/heads/daemon/rpcClient.js';
@@ -92,6 +93,49 @@ describe('the audit queue with a spool', () => {
     await settle();
     expect(audited.map((record) => record.argsSha256)).toEqual([digestOf({ n: 1 }), digestOf({ n: 2 })]);
     expect(queue.backlog).toBe(0);
+  });
+
+  it('spools each call as its own record, whatever sessions, servers, tools, rules and callers follow each other', async () => {
+    // Record heads are reused from call to call: a head kept too long would put one call's tool or rule on the next.
+    const callers = [{ head: 'mcp' }, { head: 'mcp', clientName: 'é' }];
+    const call = fc.record({
+      sessionId: fc.constantFrom('s1', 's2'),
+      server: fc.constantFrom('fs', 'git'),
+      tool: fc.constantFrom('read', 'write', 'rëad'),
+      ruleId: fc.option(fc.constantFrom('r1', 'r2'), { nil: undefined }),
+      caller: fc.constantFrom(0, 1),
+      n: fc.integer(),
+      outcome: fc.constantFrom('ok' as const, 'error' as const, 'denied' as const),
+      durationMs: fc.option(fc.double({ min: 0, max: 1e4, noNaN: true }), { nil: undefined }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 30 }), async (calls) => {
+        const { time, queue, spool, spooledLines } = setup();
+        for (const c of calls) {
+          const local: SettledCall = { sessionId: c.sessionId, server: c.server, tool: c.tool, args: { n: c.n }, caller: callers[c.caller] as Record<string, unknown> };
+          if (c.ruleId !== undefined) local.ruleId = c.ruleId;
+          queue.record(local, c.outcome, c.durationMs);
+        }
+        time.advance(20);
+        await spool.written();
+        const records = spooledLines().map((line) => (JSON.parse(line) as { record: Record<string, unknown> }).record);
+        expect(records).toEqual(
+          calls.map((c) => ({
+            sessionId: c.sessionId,
+            server: c.server,
+            tool: c.tool,
+            caller: callers[c.caller],
+            ...(c.ruleId === undefined ? {} : { ruleId: c.ruleId }),
+            argsSha256: digestOf({ n: c.n }),
+            outcome: c.outcome,
+            ...(c.outcome === 'denied' ? { deniedReason: 'policy' } : {}),
+            ...(c.durationMs === undefined ? {} : { durationMs: Math.round(c.durationMs) }),
+          })),
+        );
+        await queue.close();
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it('a long burst that leaves 5,000 records unread has the daemon read them at once: nothing is dropped for a full backlog', async () => {
