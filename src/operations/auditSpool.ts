@@ -29,11 +29,21 @@ export function spoolDirOf(home: string): string {
   return path.join(home, SPOOL_DIR_NAME);
 }
 
-/** One line of a spool: when the gateway wrote it (epoch ms) and the record as `calls.record` takes it. */
+/**
+ * One line of a spool: when the gateway wrote it (epoch ms) and its records as `calls.record` takes them. A line is
+ * `{"at":…,"record":{…}}` (one record), or `{"at":…,"head":{…},"calls":[[argsSha256,outcome,durationMs?],…]}`:
+ * calls of one session, server, tool, rule and caller (the head), each record being the head with its call's fields
+ * (`deniedReason` "policy" for a denied one, the only denial a gateway settles itself).
+ */
 export interface SpoolLine {
   at: number;
-  record: SettledCallRecord;
+  records: SettledCallRecord[];
+  /** Calls of the line that are no audit record. */
+  refused: number;
 }
+
+/** Fields a line's head must not hold: each call gives its own. */
+const CALL_FIELDS = new Set(['argsSha256', 'outcome', 'durationMs', 'deniedReason']);
 
 export interface SpoolIngestion {
   /** Lines audited by this reading. */
@@ -204,7 +214,7 @@ export class AuditSpoolReader {
         const from = start;
         start = newline + 1;
         if (newline === from) continue;
-        const parsed = newline - from > MAX_LINE_BYTES ? undefined : parseLine(buffer.toString('utf8', from, newline));
+        const parsed = newline - from > MAX_LINE_BYTES ? undefined : parseSpoolLine(buffer.toString('utf8', from, newline));
         if (parsed === undefined) {
           result.refused += 1;
           continue;
@@ -213,8 +223,9 @@ export class AuditSpoolReader {
           lastAt = parsed.at;
           lastTs = new Date(sensibleTime(parsed.at, this.options.now())).toISOString();
         }
-        this.options.append(toAuditRecord(parsed.record, lastTs, this.options.principal));
-        result.recorded += 1;
+        for (const record of parsed.records) this.options.append(toAuditRecord(record, lastTs, this.options.principal));
+        result.recorded += parsed.records.length;
+        result.refused += parsed.refused;
       }
       offset += end + 1;
     }
@@ -294,20 +305,48 @@ export class AuditSpoolReader {
   }
 }
 
-/** The record of one spool line, checked as `calls.record` checks one; undefined when it is none. */
-function parseLine(line: string): SpoolLine | undefined {
+/** The records of one spool line, each checked as `calls.record` checks one; undefined when the line is none. */
+export function parseSpoolLine(line: string): SpoolLine | undefined {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { at, record } = value as Record<string, unknown>;
-  if (typeof at !== 'number' || !Number.isFinite(at) || Object.keys(value).length !== 2) return undefined;
-  if (isSettledCall(record)) return { at, record: record as SettledCallRecord };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const fields = value as Record<string, unknown>;
+  const at = fields['at'];
+  if (typeof at !== 'number' || !Number.isFinite(at)) return undefined;
+  const keys = Object.keys(fields).length;
+  if (keys === 2 && 'record' in fields) {
+    const record = checkedRecord(fields['record']);
+    return record === undefined ? undefined : { at, records: [record], refused: 0 };
+  }
+  const { head, calls } = fields;
+  if (keys !== 3 || !Array.isArray(calls) || typeof head !== 'object' || head === null || Array.isArray(head)) return undefined;
+  if (Object.keys(head).some((key) => CALL_FIELDS.has(key))) return undefined;
+  const parsed: SpoolLine = { at, records: [], refused: 0 };
+  for (const call of calls as unknown[]) {
+    const record = Array.isArray(call) && call.length >= 2 && call.length <= 3 ? checkedRecord(recordOf(head as Record<string, unknown>, call)) : undefined;
+    if (record === undefined) parsed.refused += 1;
+    else parsed.records.push(record);
+  }
+  return parsed;
+}
+
+/** A call of a line with a head, as the record `calls.record` would take. */
+function recordOf(head: Record<string, unknown>, call: unknown[]): Record<string, unknown> {
+  const [argsSha256, outcome, durationMs] = call;
+  const record: Record<string, unknown> = { ...head, argsSha256, outcome };
+  if (outcome === 'denied') record['deniedReason'] = 'policy';
+  if (call.length === 3) record['durationMs'] = durationMs;
+  return record;
+}
+
+function checkedRecord(record: unknown): SettledCallRecord | undefined {
+  if (isSettledCall(record)) return record as SettledCallRecord;
   const checked = SettledCallSchema.safeParse(record);
-  return checked.success ? { at, record: checked.data } : undefined;
+  return checked.success ? checked.data : undefined;
 }
 
 /** The time a line says, unless it is later than now (a clock that jumped): then now. */

@@ -48,6 +48,9 @@ const SPOOL_MS = 20;
 const SPOOL_BATCH = 256;
 /** Spooled records the daemon has not read beyond which it is told to read at once, calls in flight or not (well below the backlog bound). */
 const MAX_UNREAD_SPOOLED = 5000;
+/** Calls one spool line holds at most, and about the most characters it has (the daemon reads lines of up to 64 KiB). */
+const MAX_CALLS_PER_SPOOL_LINE = 128;
+const MAX_SPOOL_LINE_CHARS = 16 * 1024;
 /** Distinct (session, server, tool, rule) record heads kept serialized; beyond it the cache starts over. */
 const MAX_RECORD_HEADS = 1000;
 /** While calls are in flight, a flush waits at most this many timer periods (1 s), so records never wait long. */
@@ -163,11 +166,12 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
 
   /**
    * The fields of a spool record that are the same for every call of one session, server, tool, rule and caller,
-   * serialized once: a burst writes a line per call, and re-serializing its caller each time costs more than its digest.
+   * serialized once as the `head` of a spool line: a burst spools call after call of one head, and re-serializing
+   * its caller each time costs more than its digest.
    */
   const recordHeads = new Map<string, string>();
   let headsCaller: Record<string, unknown> | undefined;
-  /** The call whose head was asked for last: a burst asks for the same head call after call, and a key built per call costs more than the rest of its line. */
+  /** The call whose head was asked for last: a burst asks for the same head call after call, and a key built per call costs more than the rest of its entry. */
   let lastHeadOf: SettledCall | undefined;
   let lastHead = '';
   const recordHead = (call: SettledCall): string => {
@@ -195,42 +199,61 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     let head = recordHeads.get(key);
     if (head === undefined) {
       head =
-        `"sessionId":${JSON.stringify(call.sessionId)},"server":${JSON.stringify(call.server)},"tool":${JSON.stringify(call.tool)},` +
-        `"caller":${JSON.stringify(call.caller)},${call.ruleId === undefined ? '' : `"ruleId":${JSON.stringify(call.ruleId)},`}`;
+        `{"sessionId":${JSON.stringify(call.sessionId)},"server":${JSON.stringify(call.server)},"tool":${JSON.stringify(call.tool)},` +
+        `"caller":${JSON.stringify(call.caller)}${call.ruleId === undefined ? '' : `,"ruleId":${JSON.stringify(call.ruleId)}`}}`;
       recordHeads.set(key, head);
     }
     return head;
   };
 
-  /** One record as its spool line's `record`, the same JSON `encode` would give; null when it cannot be digested. */
-  const spoolRecord = (entry: QueuedRecord): string | null => {
-    if (entry.params !== undefined) return entry.params === null ? null : JSON.stringify(entry.params);
-    const argsSha256 = digestEntry(entry);
-    if (argsSha256 === null) return null;
-    const { call, outcome, durationMs } = entry;
-    const denied = outcome === 'denied' ? ',"deniedReason":"policy"' : '';
-    const duration = durationMs === undefined ? '' : `,"durationMs":${String(Math.round(durationMs))}`;
-    return `{${recordHead(call)}"argsSha256":"${argsSha256}","outcome":"${outcome}"${denied}${duration}}`;
-  };
-
-  /** Digests what is queued and appends it to the spool in one write; on a write error the spool is given up and the records stay queued. */
+  /**
+   * Digests what is queued and appends it to the spool in one write; on a write error the spool is given up and the
+   * records stay queued. Calls that share a head go on one line (operations/auditSpool.ts reads it):
+   * `{"at":…,"head":{sessionId,server,tool,caller,ruleId?},"calls":[[argsSha256,outcome,durationMs?],…]}`.
+   */
   const writeSpool = (): void => {
     if (spoolTimer !== undefined) {
       timers.clearTimeout(spoolTimer);
       spoolTimer = undefined;
     }
     if (spool === undefined || queue.length === 0) return;
-    const prefix = `{"at":${String(Math.floor(wallNow()))},"record":`;
+    const at = String(Math.floor(wallNow()));
     let text = '';
-    let lines = 0;
+    let records = 0;
+    /** The head of the line being written, '' when none is open. */
+    let open = '';
+    let onLine = 0;
+    let lineStart = 0;
     for (const entry of queue) {
-      const record = spoolRecord(entry);
-      if (record === null) continue;
-      text += `${prefix}${record}}\n`;
-      lines += 1;
+      if (entry.params !== undefined) {
+        // Encoded for the socket before the spool took over: written as a line of its own.
+        if (entry.params === null) continue;
+        if (open !== '') text += ']}\n';
+        open = '';
+        text += `{"at":${at},"record":${JSON.stringify(entry.params)}}\n`;
+        records += 1;
+        continue;
+      }
+      const argsSha256 = digestEntry(entry);
+      if (argsSha256 === null) continue;
+      const head = recordHead(entry.call);
+      const { outcome, durationMs } = entry;
+      const call = durationMs === undefined ? `["${argsSha256}","${outcome}"]` : `["${argsSha256}","${outcome}",${String(Math.round(durationMs))}]`;
+      if (head === open && onLine < MAX_CALLS_PER_SPOOL_LINE && text.length - lineStart < MAX_SPOOL_LINE_CHARS) {
+        text += `,${call}`;
+        onLine += 1;
+      } else {
+        if (open !== '') text += ']}\n';
+        lineStart = text.length;
+        text += `{"at":${at},"head":${head},"calls":[${call}`;
+        open = head;
+        onLine = 1;
+      }
+      records += 1;
     }
+    if (open !== '') text += ']}\n';
     try {
-      if (lines > 0) spool.append(text, lines);
+      if (records > 0) spool.append(text, records);
       queue.length = 0;
     } catch (error) {
       logger.error('could not write to the audit spool; audit records are kept in memory until the daemon takes them', { error: errorText(error) });

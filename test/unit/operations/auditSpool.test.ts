@@ -113,6 +113,29 @@ describe('AuditSpoolReader: a spool is audited once', () => {
     expect(audited.map((record) => record.tool)).toEqual(['good', 'also good']);
   });
 
+  it('reads a line of calls that share a head as one record per call, refusing and counting the calls that are none', () => {
+    const { file } = spoolHome();
+    const path = file();
+    const head = { sessionId: 's1', server: 'fs', tool: 't', caller: { head: 'mcp' }, ruleId: 'r1' };
+    const calls = [[DIGEST, 'ok', 2], [DIGEST, 'denied'], ['v1:sha256:short', 'ok'], [DIGEST, 'approved'], [DIGEST], 'not a call', [DIGEST, 'error', -1], [DIGEST, 'cancelled', 0]];
+    const lines = [
+      { at: 1_700_000_000_000, head, calls },
+      // A head may not carry what each call gives: the whole line is refused.
+      { at: 1, head: { ...head, outcome: 'ok' }, calls: [[DIGEST, 'ok']] },
+      { at: 1, head, calls: [[DIGEST, 'ok']], extra: 1 },
+      { at: 1, head: [head], calls: [[DIGEST, 'ok']] },
+    ];
+    writeFileSync(path, lines.map((value) => `${JSON.stringify(value)}\n`).join('') + line('legacy'), { mode: 0o600 });
+    const { reader: daemon, audited } = reader();
+    expect(daemon.ingest(path)).toMatchObject({ recorded: 4, refused: 5 + 3 });
+    expect(audited.map((record) => [record.tool, record.outcome, record.durationMs, record.deniedReason, record.ruleId])).toEqual([
+      ['t', 'ok', 2, undefined, 'r1'],
+      ['t', 'denied', undefined, 'policy', 'r1'],
+      ['t', 'cancelled', 0, undefined, 'r1'],
+      ['legacy', 'ok', 2, undefined, undefined],
+    ]);
+  });
+
   it('a time later than now (a clock that jumped) is audited at now', () => {
     const { file } = spoolHome();
     const path = file();

@@ -12,7 +12,7 @@ import { digestOf } from '../../../../src/core/base/canonical.js';
 import type { DaemonClient } from '../../../../src/heads/daemon/rpcClient.js';
 import { createAuditQueue, type SettledCall } from '../../../../src/heads/mcp/auditQueue.js';
 import { openAuditSpool } from '../../../../src/heads/mcp/auditSpool.js';
-import { AuditSpoolReader } from '../../../../src/operations/auditSpool.js';
+import { AuditSpoolReader, parseSpoolLine } from '../../../../src/operations/auditSpool.js';
 import type { AuditRecord } from '../../../../src/journal/auditRecords.js';
 import type { Logger } from '../../../../src/service/logger.js';
 import { ManualTime } from '../../../helpers/manualTime.js';
@@ -64,7 +64,14 @@ function setup(options: { busy?: () => boolean } = {}) {
     const file = spool.files[spool.files.length - 1]?.path;
     return file === undefined ? [] : readFileSync(file, 'utf8').split('\n').filter(Boolean);
   };
-  return { home, spool, time, audited, daemon, queue, spooledLines, close: () => ((closing = true), queue.close()) };
+  /** The records the spool holds, as the daemon's reader reads them; a line it refuses fails the test. */
+  const spooledRecords = (): Record<string, unknown>[] =>
+    spooledLines().flatMap((line) => {
+      const parsed = parseSpoolLine(line);
+      if (parsed === undefined || parsed.refused > 0) throw new Error(`the reader refuses the spool line ${line}`);
+      return parsed.records;
+    });
+  return { home, spool, time, audited, daemon, queue, spooledLines, spooledRecords, close: () => ((closing = true), queue.close()) };
 }
 
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -72,15 +79,16 @@ const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolv
 describe('the audit queue with a spool', () => {
   it('writes each record to the spool within 20 ms while calls keep running, with the digest core computes; the daemon reads it only after the burst', async () => {
     let busy = true;
-    const { time, queue, spool, spooledLines, audited, daemon } = setup({ busy: () => busy });
+    const { time, queue, spool, spooledLines, spooledRecords, audited, daemon } = setup({ busy: () => busy });
     queue.record(settled(1), 'ok', 3);
     queue.record(settled(2), 'denied');
     await spool.written();
     expect(spooledLines()).toEqual([]);
     time.advance(20);
     await spool.written();
-    const lines = spooledLines().map((line) => JSON.parse(line) as { at: number; record: Record<string, unknown> });
-    expect(lines.map((line) => line.record)).toEqual([
+    // Both calls have one head (session, server, tool, caller): one line holds them.
+    expect(spooledLines()).toHaveLength(1);
+    expect(spooledRecords()).toEqual([
       { sessionId: 's1', server: 'fs', tool: 'read', caller: { head: 'mcp' }, argsSha256: digestOf({ n: 1 }), outcome: 'ok', durationMs: 3 },
       { sessionId: 's1', server: 'fs', tool: 'read', caller: { head: 'mcp' }, argsSha256: digestOf({ n: 2 }), outcome: 'denied', deniedReason: 'policy' },
     ]);
@@ -110,7 +118,7 @@ describe('the audit queue with a spool', () => {
     });
     await fc.assert(
       fc.asyncProperty(fc.array(call, { minLength: 1, maxLength: 30 }), async (calls) => {
-        const { time, queue, spool, spooledLines } = setup();
+        const { time, queue, spool, spooledRecords } = setup();
         for (const c of calls) {
           const local: SettledCall = { sessionId: c.sessionId, server: c.server, tool: c.tool, args: { n: c.n }, caller: callers[c.caller] as Record<string, unknown> };
           if (c.ruleId !== undefined) local.ruleId = c.ruleId;
@@ -118,8 +126,7 @@ describe('the audit queue with a spool', () => {
         }
         time.advance(20);
         await spool.written();
-        const records = spooledLines().map((line) => (JSON.parse(line) as { record: Record<string, unknown> }).record);
-        expect(records).toEqual(
+        expect(spooledRecords()).toEqual(
           calls.map((c) => ({
             sessionId: c.sessionId,
             server: c.server,
@@ -136,6 +143,22 @@ describe('the audit queue with a spool', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('splits the calls of one head over lines the daemon reads whole: at most 128 calls a line, and a large caller on shorter lines', async () => {
+    for (const caller of [{ head: 'mcp' }, { head: 'mcp', note: 'x'.repeat(12_000) }]) {
+      const { time, queue, spool, spooledLines, spooledRecords } = setup();
+      for (let n = 0; n < 300; n += 1) queue.record({ ...settled(n), caller }, 'ok', n);
+      time.advance(20);
+      await spool.written();
+      const lines = spooledLines();
+      for (const line of lines) expect(Buffer.byteLength(line)).toBeLessThan(64 * 1024);
+      expect(lines.length).toBeGreaterThanOrEqual(3);
+      expect(spooledRecords().map((record) => [record['argsSha256'], record['durationMs'], record['caller']])).toEqual(
+        Array.from({ length: 300 }, (_, n) => [digestOf({ n }), n, caller]),
+      );
+      await queue.close();
+    }
   });
 
   it('a long burst that leaves 5,000 records unread has the daemon read them at once: nothing is dropped for a full backlog', async () => {
