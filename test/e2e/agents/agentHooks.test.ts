@@ -254,7 +254,13 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
       { tool: 'ToolSearch', input: { query: 'select:mcp__assent__echo', max_results: 1 } },
       { tool: 'mcp__assent__echo', input: { message: 'through the gateway' } },
     ],
-    codex: [{ tool: 'echo', namespace: 'mcp__assent', input: { message: 'through the gateway' } }],
+    // Codex builds each model request's tool router from the MCP servers started by then, and does not wait for them
+    // before its first request: a server slower to start than that (`assent mcp` starts its upstream after the
+    // daemon's pinned config) is missing from the first step. A shell step first gives the gateway that time.
+    codex: [
+      { tool: 'exec_command', input: { cmd: 'sleep 3' } },
+      { tool: 'echo', namespace: 'mcp__assent', input: { message: 'through the gateway' } },
+    ],
     gemini: [{ tool: 'mcp_assent_echo', input: { message: 'through the gateway' } }],
   };
 
@@ -265,8 +271,8 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
         const everything = join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
         const home = await daemonWith({
           servers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
-          // ToolSearch only loads the tool's schema; the prompt under test is the gateway's.
-          policy: { default: 'allow', tools: { 'everything/echo': 'prompt', 'claude/ToolSearch': 'allow' } },
+          // ToolSearch only loads the tool's schema and Codex's shell step only waits; the prompt under test is the gateway's.
+          policy: { default: 'allow', tools: { 'everything/echo': 'prompt', 'claude/ToolSearch': 'allow', 'codex/Bash': 'allow' } },
         });
         const scene = await startScene(agent, home, GATEWAY_ECHO[agent], {
           mcpServers: { assent: { command: process.execPath, args: [CLI_ENTRY, 'mcp'], env: { ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' }, startupTimeoutSec: 30 } },
@@ -278,7 +284,8 @@ describe.skipIf(!available)('SPEC §17 agent hooks with the real CLIs', () => {
         expect(lastResult(scene.model, run).output, describeRun(run)).toContain('Echo: through the gateway');
         // One approval, at the gateway; the hook's answer for the gateway's tool filed and audited nothing.
         await expect.poll(() => auditLines(home).filter((line) => line['approvalId'] !== undefined).map((line) => line['server'])).toEqual(['everything']);
-        expect(auditLines(home).filter((line) => line['agent'] !== undefined && line['tool'] !== 'ToolSearch')).toEqual([]);
+        // ToolSearch (Claude Code) and the shell step that waits for the gateway (Codex) are the hook's own calls.
+        expect(auditLines(home).filter((line) => line['agent'] !== undefined && line['tool'] !== 'ToolSearch' && line['tool'] !== 'Bash')).toEqual([]);
       },
       TEST_TIMEOUT_MS,
     );
