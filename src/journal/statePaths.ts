@@ -22,6 +22,13 @@ export interface StatePaths {
   spawnLock: string;
 }
 
+/** The folder of audit spool files under the state directory (heads/mcp/auditSpool.ts writes them, operations/auditSpool.ts reads them). */
+export const SPOOL_DIR_NAME = 'spool';
+
+export function spoolDirOf(home: string): string {
+  return path.join(home, SPOOL_DIR_NAME);
+}
+
 /** sun_path holds 108 bytes on Linux and 104 on macOS, including the terminating NUL. */
 export function maxSocketPathBytes(platform: NodeJS.Platform = process.platform): number {
   return platform === 'linux' ? 107 : 103;

@@ -3,7 +3,7 @@
 // schema, hand the action to the agent-action service.
 import { z } from 'zod';
 import { AGENT_ACTION_KINDS, AGENT_NAMES } from '../core/agent/agentAction.js';
-import { portableJson } from '../core/base/jsonLimits.js';
+import { portableJson } from '../core/base/portableJson.js';
 import type { AgentActionService } from '../service/agentActions.js';
 import { watchRequest } from './approvalOperations.js';
 import { defineOperation, type Operation } from './operation.js';

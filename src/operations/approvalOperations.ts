@@ -3,7 +3,7 @@
 // approval service, return its data.
 import { z } from 'zod';
 import { AssentError } from '../core/base/errors.js';
-import { portableJson } from '../core/base/jsonLimits.js';
+import { portableJson } from '../core/base/portableJson.js';
 import { newApprovalId, type RandomBytes } from '../core/base/ids.js';
 import { MAX_RULE_PATTERN_LENGTH } from '../core/policy/autoApproval.js';
 import type { Rule } from '../core/policy/toolPolicy.js';

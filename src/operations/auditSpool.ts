@@ -10,24 +10,21 @@
 // of the spool pattern, in a directory named `spool`, both owned by this user
 // and private to them, opened without following a link.
 import type { Logger } from '../service/logger.js';
+import { SPOOL_DIR_NAME, spoolDirOf } from '../journal/statePaths.js';
 import { isSettledCall, SettledCallSchema, toAuditRecord, type SettledCallRecord } from './policyOperations.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 
 const fs = process.getBuiltinModule('node:fs');
 const path = process.getBuiltinModule('node:path');
 
-/** The folder of spool files under the state directory. */
-export const SPOOL_DIR_NAME = 'spool';
+export { SPOOL_DIR_NAME, spoolDirOf };
+
 /** A spool file's name: the gateway's pid and a random part, so two gateways never share one. */
 export const SPOOL_FILE_PATTERN = /^mcp-([1-9][0-9]{0,9})-([0-9a-f]{16})\.jsonl$/;
 /** What the daemon reads of a spool at once; the rest is read in further steps of the same call. */
 const READ_STEP_BYTES = 4 * 1024 * 1024;
 /** The longest line taken: a record is a few hundred bytes, its caller at most a few kB. */
 const MAX_LINE_BYTES = 64 * 1024;
-
-export function spoolDirOf(home: string): string {
-  return path.join(home, SPOOL_DIR_NAME);
-}
 
 /**
  * One line of a spool: when the gateway wrote it (epoch ms) and its records as `calls.record` takes them. A line is

@@ -3,7 +3,7 @@
 // an enrolment, lists and removes passkeys (CLI). Nothing here reaches MCP.
 import { z } from 'zod';
 import { AssentError } from '../core/base/errors.js';
-import { portableJson } from '../core/base/jsonLimits.js';
+import { portableJson } from '../core/base/portableJson.js';
 import type { PasskeyService } from '../service/passkeys.js';
 import { ApprovalViewSchema } from './approvalOperations.js';
 import { defineOperation, type CallContext, type Operation } from './operation.js';

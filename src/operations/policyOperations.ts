@@ -4,7 +4,8 @@
 // `prompt` waits on the daemon. A gateway never re-reads config.json.
 import { z } from 'zod';
 import { AssentError, errorText } from '../core/base/errors.js';
-import { findJsonProblem, portableJson } from '../core/base/jsonLimits.js';
+import { findJsonProblem } from '../core/base/jsonLimits.js';
+import { portableJson } from '../core/base/portableJson.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { ApprovalService } from '../service/approvalService.js';

@@ -3,7 +3,7 @@
 // private socket; they are never put in events, logs or error messages.
 import { z } from 'zod';
 import { nativeDigestOf } from '../journal/nativeHash.js';
-import { portableJson } from '../core/base/jsonLimits.js';
+import { portableJson } from '../core/base/portableJson.js';
 import { isProofShaped } from '../core/approval/proof.js';
 import { AssentError } from '../core/base/errors.js';
 import type { ApprovalService } from '../service/approvalService.js';

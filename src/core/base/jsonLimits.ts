@@ -1,8 +1,6 @@
 // What free-form JSON (tool arguments, callers, exec actions) may contain so
 // that every reader sees the same value: the approver's preview, the digest,
 // the policy and the upstream. Checked at every edge before anything decides.
-import { z } from 'zod';
-
 /**
  * Deepest nesting of objects and arrays accepted, counting the outermost
  * value as level 1. Real tool arguments are a few levels deep; the bound keeps
@@ -121,19 +119,4 @@ export function jsonPointerOf(path: readonly (string | number)[]): string {
         .replace(/\p{Cs}/gu, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)}`,
     )
     .join('');
-}
-
-/**
- * Wraps a params schema so free-form JSON is checked on the value as it
- * arrived, before the schema copies it (a record parse drops an own
- * `__proto__` key silently, which would hide it from the digest while the
- * sender still holds it). The issue carries the path; the JSON Schema of the
- * inner schema is unchanged.
- */
-export function portableJson<T extends z.ZodType>(schema: T) {
-  return z.preprocess((value, context) => {
-    const problem = typeof value === 'object' && value !== null ? findJsonProblem(value) : undefined;
-    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem.message, path: problem.path });
-    return value;
-  }, schema);
 }

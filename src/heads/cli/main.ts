@@ -81,6 +81,11 @@ function rewriteAliases(argv: string[]): string[] {
 
 export async function main(argv: string[]): Promise<number> {
   const args = rewriteAliases(argv);
+  // What commander prints for the version, without loading every family to find no command in them.
+  if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
   const plainPending = args[0] === 'pending' ? (await import('./commands/pending.js')).plainPendingArgs(args) : undefined;
   if (plainPending !== undefined) {
     const { runPending } = await import('./commands/pending.js');

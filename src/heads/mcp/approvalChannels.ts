@@ -1,8 +1,6 @@
 // The gateway's own channels for a call that waits for approval: the MCP client's
 // elicitation form (R-MCP-6) and the controlling terminal (R-MCP-7).
 import { randomBytes } from 'node:crypto';
-import { askOnControllingTerminal } from '../../channels/ttyApproval.js';
-import { renderApprovalPreview } from '../../core/approval/approvalPreview.js';
 import { errorText } from '../../core/base/errors.js';
 import { escapedJson, escapeText } from '../../core/base/escape.js';
 import type { Logger } from '../../service/logger.js';
@@ -55,6 +53,11 @@ export function createApprovalChannels(options: ApprovalChannelsOptions): Approv
 
     async askThroughTerminal(call, approvalId, expiresAt, signal) {
       try {
+        // The terminal channel and its preview load with the first call that asks there, not with every gateway.
+        const [{ askOnControllingTerminal }, { renderApprovalPreview }] = await Promise.all([
+          import('../../channels/ttyApproval.js'),
+          import('../../core/approval/approvalPreview.js'),
+        ]);
         const preview = renderApprovalPreview(
           { id: approvalId, sessionId: call.sessionId || sessionId, kind: 'tool', server: call.server, tool: call.tool, args: call.args, requestedAt: now(), expiresAt, caller: call.caller },
           now(),

@@ -3,11 +3,10 @@
 // for a URL), its request-id space, the requests in flight on it, and what the
 // gateway has learnt from its lists.
 import { isPlainObject } from '../../core/base/plainObject.js';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { AssentError } from '../../core/base/errors.js';
 import { asMessageLink, type MessageLink } from './messageLink.js';
+import { DeferredTransportLink } from './sdkUpstream.js';
 import { StdioUpstreamLink, type SpawnChild } from './stdioUpstream.js';
 import { GATEWAY_ID_PREFIX, isGatewayId, type RpcErrorBody, type RpcId, type WireMessage } from './wire.js';
 
@@ -32,7 +31,18 @@ export interface UpstreamTransportFactoryOptions {
 }
 
 /**
- * Variables a stdio upstream inherits besides the SDK's list (docs/mcp.md): the
+ * The variables a stdio upstream inherits from the gateway, as the SDK's stdio
+ * transport lets a child inherit them (its `DEFAULT_INHERITED_ENV_VARS`, after
+ * sudo's list; a test keeps the two equal). Written here so a gateway with only
+ * stdio upstreams never loads the SDK and its schemas at start.
+ */
+export const DEFAULT_INHERITED_VARIABLES: readonly string[] =
+  process.platform === 'win32'
+    ? ['APPDATA', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PROCESSOR_ARCHITECTURE', 'SYSTEMDRIVE', 'SYSTEMROOT', 'TEMP', 'USERNAME', 'USERPROFILE', 'PROGRAMFILES']
+    : ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
+
+/**
+ * Variables a stdio upstream inherits besides that list (docs/mcp.md): the
  * proxy and CA settings, in both cases, so `npx -y` behind a TLS-inspecting
  * proxy works as it does in the agent's shell.
  */
@@ -41,10 +51,10 @@ export const INHERITED_NETWORK_VARIABLES: readonly string[] = ['HTTP_PROXY', 'HT
   name.toLowerCase(),
 ]);
 
-/** What a stdio upstream's environment starts from: the SDK's allowlist and the network variables that are set. */
+/** What a stdio upstream's environment starts from: both lists' variables that are set, never a value that is a shell function (`() {…`). */
 export function inheritedUpstreamEnvironment(source: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = { ...getDefaultEnvironment() };
-  for (const name of INHERITED_NETWORK_VARIABLES) {
+  const env: Record<string, string> = {};
+  for (const name of [...DEFAULT_INHERITED_VARIABLES, ...INHERITED_NETWORK_VARIABLES]) {
     const value = source[name];
     if (value !== undefined && !value.startsWith('()')) env[name] = value;
   }
@@ -56,12 +66,19 @@ export function inheritedUpstreamEnvironment(source: NodeJS.ProcessEnv = process
  * allowlist and the proxy and CA variables, plus the spec's own env, never the gateway's whole environment,
  * so secrets in the agent's shell do not leak into every server. On Windows
  * the SDK's stdio transport stays, for its resolution of `.cmd` shims (`npx`).
+ * The SDK's transports are loaded when their link starts, so only a gateway
+ * that uses one pays for loading it.
  */
 export function upstreamTransportFactory(options: UpstreamTransportFactoryOptions = {}): UpstreamTransportFactory {
   const platform = options.platform ?? process.platform;
   return (spec) => {
     if (spec.url !== undefined) {
-      return new StreamableHTTPClientTransport(new URL(spec.url), spec.headers ? { requestInit: { headers: spec.headers } } : undefined);
+      const url = new URL(spec.url);
+      const headers = spec.headers;
+      return new DeferredTransportLink(async () => {
+        const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+        return new StreamableHTTPClientTransport(url, headers ? { requestInit: { headers } } : undefined);
+      });
     }
     if (spec.command === undefined) {
       throw new AssentError(
@@ -72,7 +89,11 @@ export function upstreamTransportFactory(options: UpstreamTransportFactoryOption
     }
     const env = { ...inheritedUpstreamEnvironment(), ...(spec.env ?? {}) };
     if (platform === 'win32') {
-      return new StdioClientTransport({ command: spec.command, args: spec.args ?? [], env, ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }), stderr: 'inherit' });
+      const { command, args = [], cwd } = spec;
+      return new DeferredTransportLink(async () => {
+        const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+        return new StdioClientTransport({ command, args, env, ...(cwd === undefined ? {} : { cwd }), stderr: 'inherit' });
+      });
     }
     return new StdioUpstreamLink({
       alias: spec.alias,

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { canonicalJson, digestOf } from '../../../src/core/base/canonical.js';
 import { AssentError } from '../../../src/core/base/errors.js';
-import { findJsonProblem, hasLoneSurrogate, jsonPointerOf, MAX_JSON_DEPTH, portableJson, toWellFormed } from '../../../src/core/base/jsonLimits.js';
+import { findJsonProblem, hasLoneSurrogate, jsonPointerOf, MAX_JSON_DEPTH, toWellFormed } from '../../../src/core/base/jsonLimits.js';
+import { portableJson } from '../../../src/core/base/portableJson.js';
 
 function nested(depth: number): unknown {
   let value: unknown = 1;

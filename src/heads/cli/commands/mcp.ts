@@ -9,7 +9,6 @@ import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { createGateForCli } from '../../mcp/gateFactory.js';
 import { startGateway } from '../../mcp/gateway.js';
 import { LineLink } from '../../mcp/lineLink.js';
-import { connectOperationTools } from '../../mcp/operationTools.js';
 import { createLevelLogger, logLevelFrom } from '../../mcp/stderrLogger.js';
 import type { UpstreamSpec } from '../../mcp/upstream.js';
 import { escapeText } from '../../../core/base/escape.js';
@@ -123,7 +122,8 @@ async function runMcp(options: McpOptions): Promise<void> {
     await gate.close?.();
     throw error;
   }
-  const operationTools = options.assentTools ? connectOperationTools(paths.socket) : undefined;
+  // Opt-in, and it brings the operation registry with it: loaded only when asked for.
+  const operationTools = options.assentTools ? (await import('../../mcp/operationTools.js')).connectOperationTools(paths.socket) : undefined;
   let gateway;
   try {
     gateway = await startGateway({

@@ -1,8 +1,9 @@
 // CLI conventions that hold for every command (R-CLI-4, R-CLI-6), checked over
 // the program the binary builds, so a new command cannot skip them.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Command } from 'commander';
-import { buildProgram } from '../../../../src/heads/cli/main.js';
+import { buildProgram, main } from '../../../../src/heads/cli/main.js';
+import { VERSION } from '../../../../src/version.js';
 
 function leaves(command: Command, path: string[] = []): { path: string; command: Command }[] {
   const here = [...path, command.name()];
@@ -19,6 +20,22 @@ function leaves(command: Command, path: string[] = []): { path: string; command:
 const NO_JSON_FLAG = new Set(['action run', 'action confirm', 'action mcp', 'action review', 'action connect', 'mcp', 'hook', 'help']);
 
 describe('CLI conventions', () => {
+  it('--version and -V print the version the program declares, and exit 0', async () => {
+    expect((await buildProgram()).version()).toBe(VERSION);
+    const written: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(await main(['--version'])).toBe(0);
+      expect(await main(['-V'])).toBe(0);
+    } finally {
+      write.mockRestore();
+    }
+    expect(written).toEqual([`${VERSION}\n`, `${VERSION}\n`]);
+  });
+
   it('R-CLI-6 every command has help text that names what it does', async () => {
     const program = await buildProgram();
     const all = leaves(program);

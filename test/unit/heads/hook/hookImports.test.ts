@@ -4,34 +4,12 @@
 // loaded only on demand, when no daemon answers.
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readEventFromFd } from '../../../../src/heads/hook/hookProcess.js';
+import { staticGraph, staticImportsOf as staticImports } from '../../../helpers/imports.js';
 
 const srcDir = join(import.meta.dirname, '../../../../src');
-
-/** Static `import … from 'x'` and `import 'x'` specifiers; `import type` and dynamic `import()` are left out. */
-function staticImports(source: string): string[] {
-  const specifiers: string[] = [];
-  for (const match of source.matchAll(/^import\s+(?!type\s)(?:[^'"]*?\sfrom\s*)?['"]([^'"]+)['"]/gm)) specifiers.push(match[1] ?? '');
-  return specifiers;
-}
-
-/** Every module the file loads statically, transitively, as paths under src/ or bare package names. */
-function staticGraph(entry: string): Set<string> {
-  const seen = new Set<string>();
-  const visit = (file: string): void => {
-    const key = relative(srcDir, file);
-    if (seen.has(key)) return;
-    seen.add(key);
-    for (const spec of staticImports(readFileSync(file, 'utf8'))) {
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec).replace(/\.js$/, '.ts'));
-      else seen.add(spec);
-    }
-  };
-  visit(entry);
-  return seen;
-}
 
 describe('the hook is a thin client (R-HOOK-8)', () => {
   it('R-HOOK-8 the hook entry loads no CLI, commander, zod, policy, service, operation or journal store module', () => {
@@ -39,7 +17,7 @@ describe('the hook is a thin client (R-HOOK-8)', () => {
     const entry = readFileSync(join(srcDir, 'bin', 'assent-hook.ts'), 'utf8');
     expect(staticImports(entry)).toEqual([]);
     expect([...entry.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((match) => match[1])).toEqual(['../heads/hook/hookProcess.js']);
-    const graph = [...staticGraph(join(srcDir, 'heads', 'hook', 'hookProcess.ts'))].sort();
+    const graph = [...staticGraph(srcDir, join(srcDir, 'heads', 'hook', 'hookProcess.ts'))].sort();
     expect(graph).toEqual([
       'core/agent/agentAction.ts',
       'core/agent/hookDeadline.ts',

@@ -1,10 +1,12 @@
 // A stdio upstream as the gateway runs it: a real child process over a line
 // link, and the stop sequence (stdin end, SIGTERM, SIGKILL) of the MCP stdio
 // convention. Children are tiny node scripts and always stopped.
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StdioUpstreamLink } from '../../../../src/heads/mcp/stdioUpstream.js';
-import { upstreamTransportFactory } from '../../../../src/heads/mcp/upstream.js';
+import { DeferredTransportLink } from '../../../../src/heads/mcp/sdkUpstream.js';
+import { DEFAULT_INHERITED_VARIABLES, inheritedUpstreamEnvironment, upstreamTransportFactory } from '../../../../src/heads/mcp/upstream.js';
 import type { WireMessage } from '../../../../src/heads/mcp/wire.js';
 
 const open: StdioUpstreamLink[] = [];
@@ -79,9 +81,24 @@ describe('StdioUpstreamLink', () => {
 });
 
 describe('upstreamTransportFactory', () => {
-  it('uses the line link for a stdio server, and keeps the SDK stdio transport on Windows for its .cmd resolution', () => {
+  it('uses the line link for a stdio server, and keeps the SDK stdio transport on Windows for its .cmd resolution', async () => {
     const spec = { alias: 'fs', command: 'npx', args: ['-y', 'server'] };
     expect(upstreamTransportFactory({ platform: 'linux' })(spec)).toBeInstanceOf(StdioUpstreamLink);
-    expect(upstreamTransportFactory({ platform: 'win32' })(spec)).toBeInstanceOf(StdioClientTransport);
+    const windows = upstreamTransportFactory({ platform: 'win32' })(spec);
+    expect(windows).toBeInstanceOf(DeferredTransportLink);
+    expect(await (windows as DeferredTransportLink).transport()).toBeInstanceOf(StdioClientTransport);
+  });
+
+  it('loads the SDK Streamable HTTP transport for a url server only when its link is used', async () => {
+    const link = upstreamTransportFactory({ platform: 'linux' })({ alias: 'web', url: 'http://127.0.0.1:9/mcp', headers: { authorization: 'Bearer t' } });
+    expect(link).toBeInstanceOf(DeferredTransportLink);
+    expect(link.send({ jsonrpc: '2.0', id: 1, method: 'ping' })).toBe(false);
+    expect(await (link as DeferredTransportLink).transport()).toBeInstanceOf(StreamableHTTPClientTransport);
+  });
+
+  it("a stdio child inherits the SDK's own list of variables, skipping shell functions, plus the proxy and CA variables", () => {
+    expect(DEFAULT_INHERITED_VARIABLES).toEqual(DEFAULT_INHERITED_ENV_VARS);
+    const env = inheritedUpstreamEnvironment({ HOME: '/home/a', PATH: '/bin', SHELL: '() { evil; }', HTTPS_PROXY: 'http://proxy:3128', SECRET_TOKEN: 'x', no_proxy: 'localhost' });
+    expect(env).toEqual({ HOME: '/home/a', PATH: '/bin', HTTPS_PROXY: 'http://proxy:3128', no_proxy: 'localhost' });
   });
 });
