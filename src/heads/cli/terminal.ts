@@ -17,6 +17,12 @@ export interface ReadLineOptions {
   deadlineMs: number;
   maxBytes?: number;
   signal?: AbortSignal;
+  /**
+   * Written to stderr once the terminal is in raw mode, so a key pressed as soon
+   * as the prompt shows (Ctrl+C above all) reaches the reader, not the line
+   * discipline that would echo it and kill the process before it could answer.
+   */
+  prompt?: string;
 }
 
 /** How a terminal read ended: a line, or why there is none (each one a refusal). */
@@ -94,6 +100,7 @@ export function readTerminalAnswer(options: ReadLineOptions): Promise<{ line?: s
     if (options.signal?.aborted) return finish(undefined, 'aborted');
     options.signal?.addEventListener('abort', onAbort);
     if (stdin.isTTY) stdin.setRawMode(true);
+    if (options.prompt !== undefined) process.stderr.write(options.prompt);
     stdin.on('data', onData);
     stdin.resume();
   });

@@ -56,7 +56,6 @@ async function approveInteractively(client: DaemonClient, id: string, options: J
   const scopeText = options.session ? ' for the rest of this session' : ' once';
   // The daemon decides: a code typed for an approval that needs a passkey is refused there (R-REM-6).
   if (approval.presence === 'passkey') process.stderr.write(`Approval ${id} needs your passkey on the paired page; approving here will be refused, n denies it.\n`);
-  process.stderr.write(`Type ${code} to approve${scopeText}, or n to deny: `);
 
   const resolvedElsewhere = new AbortController();
   await client.call('events.subscribe', { kinds: ['approval_resolved'], selector: id });
@@ -64,7 +63,7 @@ async function approveInteractively(client: DaemonClient, id: string, options: J
     const event = params as BusEvent;
     if (event.kind === 'approval_resolved' && event.data['id'] === id) resolvedElsewhere.abort();
   });
-  const { line: answer, end } = await readTerminalAnswer({ deadlineMs: approval.expiresAt - now, signal: resolvedElsewhere.signal });
+  const { line: answer, end } = await readTerminalAnswer({ deadlineMs: approval.expiresAt - now, signal: resolvedElsewhere.signal, prompt: `Type ${code} to approve${scopeText}, or n to deny: ` });
   stop();
   if (resolvedElsewhere.signal.aborted) {
     const current = await client.call<ApprovalView>('approvals.get', { id });
@@ -102,8 +101,10 @@ async function approveAndExport(client: DaemonClient, approval: ApprovalView, op
   const now = Date.now();
   const code = newApprovalCode((n) => randomBytes(n));
   process.stderr.write(renderApprovalPreview(approval, now));
-  process.stderr.write(`Type ${code} to approve once and export a proof to ${options.json ? 'the file' : 'the file you named'}, or n to deny: `);
-  const { line: answer, end } = await readTerminalAnswer({ deadlineMs: approval.expiresAt - now });
+  const { line: answer, end } = await readTerminalAnswer({
+    deadlineMs: approval.expiresAt - now,
+    prompt: `Type ${code} to approve once and export a proof to ${options.json ? 'the file' : 'the file you named'}, or n to deny: `,
+  });
   const trimmed = answer?.trim();
   if (trimmed === 'n' || trimmed === 'N') {
     const result = await client.call<ApprovalView>('approvals.decide', { id, behavior: 'deny', channel: 'cli' });

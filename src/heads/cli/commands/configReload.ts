@@ -62,8 +62,11 @@ export function registerConfigReload(config: Command): void {
         const lines = status.diff.length > 0 ? status.diff : ['(no policy change; other settings differ)'];
         const since = status.confirmedInvalid === undefined ? 'since the daemon pinned it' : 'compared with the fail-closed configuration the daemon runs now';
         process.stderr.write(`Changes in ${escapeText(status.path)} ${since}:\n${lines.map((l) => `  ${diffLineForTerminal(l)}`).join('\n')}\n`);
-        process.stderr.write(`Type ${code} to apply these changes (60 s), anything else keeps the current policy: `);
-        await requireTypedCode(code, { deadlineMs: RELOAD_DEADLINE_MS, consequence: 'the daemon keeps its current policy' });
+        await requireTypedCode(code, {
+          deadlineMs: RELOAD_DEADLINE_MS,
+          consequence: 'the daemon keeps its current policy',
+          prompt: `Type ${code} to apply these changes (60 s), anything else keeps the current policy: `,
+        });
         const result = await client.call<{ revision: string; applied: boolean }>('config.apply', { revision: status.fileRevision });
         if (options.json) printJsonOk(result);
         else process.stderr.write(`Applied revision ${result.revision}.\n`);

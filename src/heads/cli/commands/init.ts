@@ -77,8 +77,11 @@ async function runForce(options: InitOptions): Promise<void> {
     requireInteractiveTerminal('`assent init --force` (it would discard settings of yours; `assent init --merge` keeps them)');
     process.stderr.write(`Replacing ${paths.config} with the defaults discards:\n${discarded.map((key) => `  - ${key}`).join('\n')}\n`);
     const code = newApprovalCode((n) => randomBytes(n));
-    process.stderr.write(`Type ${code} to replace it (a backup is kept), anything else cancels; \`assent init --merge\` adds the defaults and keeps these: `);
-    await requireTypedCode(code, { deadlineMs: CONFIRM_DEADLINE_MS, consequence: `${paths.config} was not changed` });
+    await requireTypedCode(code, {
+      deadlineMs: CONFIRM_DEADLINE_MS,
+      consequence: `${paths.config} was not changed`,
+      prompt: `Type ${code} to replace it (a backup is kept), anything else cancels; \`assent init --merge\` adds the defaults and keeps these: `,
+    });
   }
   runPlain({ ...options, force: true });
 }

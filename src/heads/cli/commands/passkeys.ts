@@ -53,11 +53,12 @@ export function registerPasskeyCommands(web: Command): void {
         // A passkey approves what nothing else can: letting a page enrol one takes a person at
         // this terminal typing the code that page shows, like `assent rules add` (R-REM-6).
         requireInteractiveTerminal('`assent web passkeys add`');
-        process.stderr.write(
-          'Enrol a passkey: the page session that shows the code may register one passkey, which can then approve actions marked by policy.presence.\n' +
+        const answer = await readTerminalLine({
+          deadlineMs: CODE_DEADLINE_MS,
+          prompt:
+            'Enrol a passkey: the page session that shows the code may register one passkey, which can then approve actions marked by policy.presence.\n' +
             'Type the 8-letter code the page shows, anything else cancels: ',
-        );
-        const answer = await readTerminalLine({ deadlineMs: CODE_DEADLINE_MS });
+        });
         const code = answer?.trim() ?? '';
         if (!/^[A-Za-z]{8}$/.test(code)) {
           throw new AssentError('policy_denied', 'no enrolment code was typed; nothing was confirmed', { details: { reason: 'confirmation-denied' } });

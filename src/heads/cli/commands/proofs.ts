@@ -68,11 +68,13 @@ export function registerProofCommands(program: Command): void {
         // Declaring a host gone decides what its half-run effects become: a person at a terminal, not an agent's shell (R-TEAM-6).
         requireInteractiveTerminal('`assent effects reconcile`');
         const code = newApprovalCode((n) => randomBytes(n));
-        process.stderr.write(
-          `Host ${escapeText(options.host)} will be treated as gone: every effect it started and never finished becomes uncertain (never retried; check each one by hand).\n` +
+        await requireTypedCode(code, {
+          deadlineMs: 60_000,
+          consequence: 'nothing was reconciled',
+          prompt:
+            `Host ${escapeText(options.host)} will be treated as gone: every effect it started and never finished becomes uncertain (never retried; check each one by hand).\n` +
             `Type ${code} to go on, anything else cancels: `,
-        );
-        await requireTypedCode(code, { deadlineMs: 60_000, consequence: 'nothing was reconciled' });
+        });
         const result = await client.call<{ hostId: string; hostName: string; effects: { id: string; approvalId: string; startedAt: number }[] }>('effects.reconcile', { hostId: options.host });
         if (options.json) return printJsonOk(result);
         if (result.effects.length === 0) return void process.stderr.write(`Host ${escapeText(result.hostName)} had no open effects.\n`);

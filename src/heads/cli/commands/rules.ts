@@ -145,12 +145,13 @@ export function registerRuleCommands(program: Command): void {
         // at a terminal typing a fresh code, so an agent's shell cannot add one (R-CLI-2, R-POL-4).
         requireInteractiveTerminal('`assent rules add`');
         const code = newApprovalCode((n) => randomBytes(n));
-        process.stderr.write(
-          `Add a rule: ${describeNewRule(form, options)}.\n` +
+        const answer = await readTerminalLine({
+          deadlineMs: 60_000,
+          prompt:
+            `Add a rule: ${describeNewRule(form, options)}.\n` +
             `It lasts ${options.ttl === undefined ? 'until you revoke it' : escapeText(options.ttl)}; deny still wins.\n` +
             `Type ${code} to add it, anything else cancels: `,
-        );
-        const answer = await readTerminalLine({ deadlineMs: 60_000 });
+        });
         if (answer?.trim() !== code) {
           throw new AssentError('policy_denied', 'the code did not match; no rule was added', { details: { reason: 'confirmation-denied' } });
         }

@@ -47,11 +47,13 @@ async function runUninstall(agentName: string, options: UninstallOptions): Promi
   requireInteractiveTerminal('`assent uninstall`');
   for (const file of plan.files) process.stderr.write(`${renderDiff(file.diff)}\n`);
   const code = newApprovalCode((n) => randomBytes(n));
-  process.stderr.write(
-    `Remove assent's ${options.mcp ? 'hooks and MCP server' : 'hooks'} for ${title}? ${AGENT_TITLES[agent]}'s tool calls will then run without asking assent.\n` +
+  await requireTypedCode(code, {
+    deadlineMs: CONFIRM_DEADLINE_MS,
+    consequence: `nothing was removed from ${title}`,
+    prompt:
+      `Remove assent's ${options.mcp ? 'hooks and MCP server' : 'hooks'} for ${title}? ${AGENT_TITLES[agent]}'s tool calls will then run without asking assent.\n` +
       `Type ${code} to remove them, anything else cancels: `,
-  );
-  await requireTypedCode(code, { deadlineMs: CONFIRM_DEADLINE_MS, consequence: `nothing was removed from ${title}` });
+  });
   const backups = applyUninstall(plan, { paths, now: new Date() });
   if (options.json) {
     printJsonOk({
