@@ -116,8 +116,14 @@ export const NATIVE_CLAIM_MS = 30_000;
  */
 export const DIALOG_PERMISSION_MODES: ReadonlySet<string> = new Set(['default', 'auto', 'acceptEdits']);
 
-/** Kept between an approval's expiry and the hook's deadline, so the expiry's answer reaches the hook in time. */
-export const ANSWER_BY_SLACK_MS = 250;
+/**
+ * Kept between an approval's expiry and the hook's deadline, so the expiry's
+ * answer reaches the hook in time: the daemon's timer, the journal's durable
+ * write of the resolution and the answer on the socket. On a loaded machine
+ * (two cores, an agent CLI and a test suite beside it) those took over 250 ms,
+ * and the hook's own deadline then spoke first with a less precise deny.
+ */
+export const ANSWER_BY_SLACK_MS = 1000;
 
 interface DenialContext {
   toolId: string;

@@ -9,7 +9,7 @@ import type { AgentAction } from '../../../src/core/agent/agentAction.js';
 import { FakeClock } from '../../../src/core/base/clock.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
 import { ensureStateDir, resolveStatePaths, type StatePaths } from '../../../src/journal/statePaths.js';
-import { AgentActionService, NATIVE_CLAIM_MS } from '../../../src/service/agentActions.js';
+import { AgentActionService, ANSWER_BY_SLACK_MS, NATIVE_CLAIM_MS } from '../../../src/service/agentActions.js';
 import { EXPIRY_STORE_WAIT_MS } from '../../../src/service/approvalQueue.js';
 import type { Timers } from '../../../src/service/approvalService.js';
 import { createApprovalRuntime, type ApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
@@ -321,7 +321,7 @@ describe('agent actions through the approval service (R-HOOK-3)', () => {
     void agents.authorize(bash('rm -rf ./build'), { answerBy }).catch(() => undefined);
     const [approval] = await pendingAfterFiling(f);
     expect(approval).toBeDefined();
-    expect(approval?.expiresAt).toBeLessThanOrEqual(answerBy);
+    expect(approval?.expiresAt).toBeLessThanOrEqual(answerBy - ANSWER_BY_SLACK_MS);
   });
 });
 
