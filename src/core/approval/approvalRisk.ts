@@ -142,9 +142,14 @@ export function toolCallRisk(destructive: boolean): ApprovalRisk {
 /** Files a shell start reads: a write there is code that runs later (R-POL-8). */
 const STARTUP_FILES: ReadonlySet<string> = new Set(['.bashrc', '.bash_profile', '.bash_login', '.profile', '.zshrc', '.zprofile', '.zshenv']);
 /** Gate files by their own name, wherever they are (R-SH-9). */
-const GATE_NAMES: ReadonlySet<string> = new Set(['.gitmodules', '.mcp.json', '.envrc']);
+const GATE_NAMES: ReadonlySet<string> = new Set([
+  '.gitmodules', '.mcp.json', '.envrc', '.pre-commit-config.yaml', '.npmrc', '.yarnrc.yml', '.yarnrc', '.devcontainer.json',
+  ...['lefthook', '.lefthook', 'lefthook-local', '.lefthook-local'].flatMap((base) => ['yml', 'yaml', 'json', 'toml'].map((ext) => `${base}.${ext}`)),
+]);
 /** Directories of agent and tool configuration: anything beneath is a gate file (R-SH-9, R-POL-8). */
-const GATE_DIRS: ReadonlySet<string> = new Set(['.claude', '.gemini', '.codex', '.cursor', '.opencode', '.kilo', '.qwen']);
+const GATE_DIRS: ReadonlySet<string> = new Set(['.claude', '.gemini', '.codex', '.cursor', '.opencode', '.kilo', '.qwen', '.devcontainer', '.idea', '.husky', '.lefthook']);
+/** Files of `.vscode` that VS Code runs from on its own (a task on folder open, a terminal profile, a debug launch). */
+const VSCODE_GATES: ReadonlySet<string> = new Set(['tasks.json', 'settings.json', 'launch.json']);
 /** Under `.git`: configuration and hooks (R-SH-9). */
 const GIT_GATES: ReadonlySet<string> = new Set(['config', 'hooks', 'info']);
 
@@ -157,13 +162,14 @@ const GIT_GATES: ReadonlySet<string> = new Set(['config', 'hooks', 'info']);
 export function gateFileOf(path: string): string | undefined {
   const parts = path.split('/').filter((part) => part !== '' && part !== '.');
   const last = parts.at(-1);
-  if (last !== undefined && (GATE_NAMES.has(last) || STARTUP_FILES.has(last))) return last;
+  if (last !== undefined && (GATE_NAMES.has(last) || STARTUP_FILES.has(last) || last.endsWith('.code-workspace'))) return last;
   for (let i = 0; i < parts.length; i += 1) {
     const part = parts[i] as string;
     const next = parts[i + 1];
     if (GATE_DIRS.has(part)) return `${part}/`;
     if (part === '.git' && next !== undefined && GIT_GATES.has(next)) return next === 'config' ? '.git/config' : `.git/${next}/`;
     if (part === '.github' && next === 'hooks') return '.github/hooks/';
+    if (part === '.vscode' && next !== undefined && i + 2 === parts.length && VSCODE_GATES.has(next)) return `.vscode/${next}`;
     if (part === '.config' && next === 'fish') return '.config/fish/';
   }
   return undefined;

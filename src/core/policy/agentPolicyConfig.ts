@@ -50,6 +50,22 @@ const CREDENTIALS = [
   '~/.mozilla/**',
   '~/Library/Application Support/Google/Chrome/**',
   '~/Library/Application Support/Firefox/**',
+  // A process's environment holds the agent's API keys (env and printenv are refused for that reason), its
+  // memory anything it read, its root and cwd and open files reach any file it can (R-POL-8). A command line of
+  // another process may carry a token: every process's, since /proc/self resolves to the daemon's own pid here.
+  '/proc/*/environ',
+  '/proc/*/cmdline',
+  '/proc/*/mem',
+  '/proc/*/root/**',
+  '/proc/*/cwd/**',
+  '/proc/*/fd/**',
+  '/proc/*/map_files/**',
+  '/proc/*/task/*/environ',
+  '/proc/*/task/*/cmdline',
+  '/proc/*/task/*/mem',
+  '/proc/*/task/*/root/**',
+  '/proc/*/task/*/cwd/**',
+  '/proc/*/task/*/fd/**',
 ];
 
 /** assent's own state: the journal, the team database URL, the TLS key — no tool or command of an agent touches it (R-POL-8). */
@@ -93,6 +109,26 @@ export const GATE_FILE_GLOBS: readonly string[] = Object.freeze([
   '**/.qwen/**',
   '**/.github/hooks/**',
   '**/.envrc',
+  // Editors and tools run these on their own when a person opens or uses the project: a VS Code task with
+  // `runOn: folderOpen`, a dev container's lifecycle commands, a husky, pre-commit or lefthook hook, and the
+  // package managers' script shell and node options.
+  '**/.vscode/tasks.json',
+  '**/.vscode/settings.json',
+  '**/.vscode/launch.json',
+  '**/*.code-workspace',
+  '**/.devcontainer/**',
+  '**/.devcontainer.json',
+  '**/.idea/**',
+  '**/.husky/**',
+  '**/.pre-commit-config.yaml',
+  '**/lefthook.{yml,yaml,json,toml}',
+  '**/.lefthook.{yml,yaml,json,toml}',
+  '**/lefthook-local.{yml,yaml,json,toml}',
+  '**/.lefthook-local.{yml,yaml,json,toml}',
+  '**/.lefthook/**',
+  '**/.npmrc',
+  '**/.yarnrc.yml',
+  '**/.yarnrc',
   // git's own configuration in the home directory: a pager or alias set there runs in every repository.
   '~/.gitconfig',
   '~/.config/git/**',
