@@ -1,5 +1,7 @@
 // The edge step of deciding an agent action (SPEC §18): parse the command line,
 // plan in core, resolve the planned paths on this host, decide in core.
+import { lstatSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { autoApprovedPart, decidePlan, type ActionPlan, type ActionVerdict, type PolicyPart, type ResolvedChecks, type ResolvedPaths, type ResolvedTree } from '../core/policy/actionPlan.js';
 import type { AgentPolicySnapshot } from '../core/policy/agentPolicyConfig.js';
 import { approveUrl, NO_AUTO_APPROVALS, type AutoApprovals } from '../core/policy/autoApproval.js';
@@ -55,11 +57,37 @@ function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string, 
   return { trees, repositories };
 }
 
+/**
+ * The files of each launcher's list that exist in the directory it runs in or
+ * one above it, up to the agent's cwd (R-SH-11). Above the cwd the files are
+ * the person's: an agent writes there only past a prompt.
+ */
+function resolveLaunchers(plan: ActionPlan, resolved: ResolvedPaths, cwds: readonly string[]): (readonly string[])[] {
+  return (plan.launchers ?? []).map((launcher) => {
+    const found = new Set<string>();
+    for (const start of new Set(resolved[launcher.request] ?? [])) {
+      let dir = start;
+      for (;;) {
+        for (const file of launcher.files) {
+          const path = join(dir, file);
+          if (lstatSync(path, { throwIfNoEntry: false }) !== undefined) found.add(path);
+        }
+        const up = dirname(dir);
+        if (up === dir || !cwds.some((cwd) => up === cwd || up.startsWith(`${cwd}/`))) break;
+        dir = up;
+      }
+    }
+    return [...found];
+  });
+}
+
 function decide(plan: ActionPlan, snapshot: AgentPolicySnapshot, auto: AutoApprovals): ActionVerdict {
   // One decision resolves each directory once, whichever of its paths, trees and repositories needs it.
   const cache = new Map<string, string | undefined>();
   const resolved = resolvePathRequests(plan.requests, cache);
-  return decidePlan(plan, resolved, snapshot.paths, cwdForms(plan.cwd, cache), auto, resolveChecks(plan, resolved, snapshot.vars.home, cache));
+  const cwds = cwdForms(plan.cwd, cache);
+  const checks = resolveChecks(plan, resolved, snapshot.vars.home, cache);
+  return decidePlan(plan, resolved, snapshot.paths, cwds, auto, plan.launchers === undefined ? checks : { ...checks, launchers: resolveLaunchers(plan, resolved, cwds) });
 }
 
 /**

@@ -73,12 +73,24 @@ export interface PlannedRepository {
   part: number;
 }
 
+/** A launcher's configuration files (R-SH-11): the part is allow only where none of them exists. */
+export interface PlannedLauncher {
+  /** Index into `ActionPlan.requests`: the directory the launcher runs in. */
+  request: number;
+  /** The part (index into `ActionPlan.parts`) such a file refuses. */
+  part: number;
+  /** Relative to that directory and each one above it, up to the agent's cwd. */
+  files: readonly string[];
+  why: string;
+}
+
 export interface ActionPlan {
   parts: PolicyPart[];
   paths: PlannedPath[];
   requests: PathRequest[];
   trees?: PlannedTree[];
   repositories?: PlannedRepository[];
+  launchers?: PlannedLauncher[];
   /** The agent's cwd, as given. */
   cwd: string;
   /** What the commands themselves risk, for the approval's risk (R-POL-10); never a policy input. */
@@ -108,6 +120,8 @@ export interface ResolvedRepository {
 export interface ResolvedChecks {
   trees: readonly ResolvedTree[];
   repositories: readonly ResolvedRepository[];
+  /** Per planned launcher, the files of its list that exist (undefined: not looked at). */
+  launchers?: readonly (readonly string[])[];
 }
 
 const NO_CHECKS: ResolvedChecks = { trees: [], repositories: [] };
@@ -179,6 +193,18 @@ export function decidePlan(
     else if (found === undefined) why = 'the repository configuration git would use was not read';
     else if (found.unreadable !== undefined) why = `the repository configuration could not be read (${found.unreadable})`;
     else if (found.keys.length > 0) why = `the repository ${found.repository ?? ''} sets ${found.keys.join(', ')}, which makes git run a program`;
+    if (why === undefined) return;
+    part.decision = 'prompt';
+    part.reason = part.reason === undefined ? why : `${part.reason}; ${why}`;
+  });
+  (plan.launchers ?? []).forEach((launcher, i) => {
+    const found = checks.launchers?.[i];
+    const part = parts[launcher.part];
+    if (part === undefined || part.decision !== 'allow') return;
+    let why: string | undefined;
+    if (writes) why = 'the command also writes files, which may create the files a version manager reads first';
+    else if (found === undefined) why = 'the files a version manager reads first were not looked for';
+    else if (found.length > 0) why = `${launcher.why}: ${found.join(', ')}`;
     if (why === undefined) return;
     part.decision = 'prompt';
     part.reason = part.reason === undefined ? why : `${part.reason}; ${why}`;

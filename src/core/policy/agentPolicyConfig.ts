@@ -20,11 +20,14 @@ const MODELLED_DEFAULTS = [
   'time', 'timeout', 'nice', 'nohup', 'stdbuf',
 ];
 
-/** The built-in command rules (R-POL-8): each modelled program in the forms its model accepts, `PROGRAM --version`, and assent itself. */
+/** The built-in command rules (R-POL-8): each modelled program in the forms its model accepts, the version forms of the version table, and assent itself. */
 export const DEFAULT_COMMAND_RULES: readonly CommandRuleConfig[] = Object.freeze([
   ...MODELLED_DEFAULTS.map((name): CommandRuleConfig => ({ match: `${name} *`, decision: 'allow', model: name })),
+  // Only the programs of the version table (programs/version.ts): the model refuses every other name.
   { match: '* --version', decision: 'allow', model: 'version' },
   { match: '* -V', decision: 'allow', model: 'version' },
+  { match: '* -v', decision: 'allow', model: 'version' },
+  { match: '* -version', decision: 'allow', model: 'version' },
   // An agent must not approve, reconfigure or uninstall its own gate (R-POL-8).
   { match: 'assent *', decision: 'deny', except: ['assent pending *', 'assent daemon status *', 'assent policy explain *', 'assent audit *'] },
   { match: 'assent *', decision: 'allow', model: 'assent' },

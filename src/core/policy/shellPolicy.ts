@@ -177,6 +177,17 @@ function planProgram(state: PlanState, program: ProgramVerdict, bases: string[] 
       part.reason = part.reason === undefined ? why : `${part.reason}; ${why}`;
     }
   }
+  if (program.launcher !== undefined) {
+    if (moved === undefined) {
+      const part = state.plan.parts[partIndex] as PolicyPart;
+      part.decision = 'prompt';
+      part.reason = 'the directory the launcher runs in is not statically known';
+    } else {
+      const request = state.plan.requests.length;
+      state.plan.requests.push({ text: '.', bases: moved });
+      (state.plan.launchers ??= []).push({ request, part: partIndex, files: program.launcher.files, why: program.launcher.why });
+    }
+  }
   if (program.repository !== undefined && moved !== undefined) {
     const request = state.plan.requests.length;
     state.plan.requests.push({ text: '.', bases: moved });

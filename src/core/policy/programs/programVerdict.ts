@@ -61,6 +61,12 @@ export interface ProgramVerdict {
      */
     checkout?: { revision: ShellWord; paths: ShellWord[] };
   };
+  /**
+   * A launcher (a version manager's shim) reads these files, relative to the
+   * directory it runs in and each one above it, to pick the program it runs:
+   * the edge refuses the part where one of them exists (R-SH-11).
+   */
+  launcher?: { files: readonly string[]; why: string };
   /** `REV:PATH` reads of git: `PATH` relative to the repository's top (or to the cwd when it starts with `./` or `../`). */
   revisionPaths?: ShellWord[];
 }

@@ -28,8 +28,18 @@ describe('R-SH-1 wrappers: only their own options; the command they run is judge
 });
 
 describe('R-POL-8 PROGRAM --version and -V', () => {
-  it.each(['node --version', 'cargo --version', 'python3 -V', 'python3.12 -V', 'ssh -V', 'sudo -V', 'perl -V'])('%s is the version model', (command) => {
+  it.each(['ssh -V', 'sudo -V', 'perl -v', 'make --version', 'curl --version'])('%s is the version model', (command) => {
     expect(judgeProgram(words(command), new Set())).toEqual({ model: 'version', reads: [], writes: [], trees: [] });
+  });
+
+  it.each(['node --version', 'cargo --version', 'python3 -V', 'python3.12 -V', 'java --version'])('%s is the version model of a launcher: the edge looks for the files its shim reads', (command) => {
+    const verdict = judgeProgram(words(command), new Set());
+    expect(verdict?.refused).toBeUndefined();
+    expect(verdict?.launcher?.files).toContain('.tool-versions');
+  });
+
+  it('perl -V loads Config.pm from @INC: it is not a version form', () => {
+    expect(judgeVersion(words('perl -V'))).toBeUndefined();
   });
 
   it('accepts nothing else', () => {
