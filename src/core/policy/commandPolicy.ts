@@ -4,9 +4,10 @@
 import type { PolicyValue } from './policyValue.js';
 import { atLeastPrompt, mostRestrictive } from './decisions.js';
 import { AssentError } from '../base/errors.js';
-import { DESCRIPTIVE_VARIABLES, judgeProgram, judgeVersion, MODELLED_PROGRAMS } from './programs/index.js';
+import { isInertVariable } from './inertVariables.js';
+import { DESCRIPTIVE_VARIABLES, judgeProgram, judgeVersion, modelDeclaresVariable, MODELLED_PROGRAMS } from './programs/index.js';
 import type { ProgramVerdict } from './programs/programVerdict.js';
-import { commandBaseName, type ShellWord, type SimpleCommand } from './shellCommand.js';
+import { commandBaseName, type ShellAssignment, type ShellWord, type SimpleCommand } from './shellCommand.js';
 import { compileWordPattern, literalAt, patternMatches, wordMatches, type WordMatcher, type WordPattern } from './wordPattern.js';
 
 export interface CommandRuleConfig {
@@ -122,12 +123,15 @@ function candidateRules(commands: CompiledCommands, words: readonly ShellWord[])
   return [...new Set([...exact, ...base, ...commands.globbed])].sort((a, b) => a.index - b.index);
 }
 
-/** Assignment prefixes that change what runs or how (R-SH-3). */
-const RISKY_NAME = /^(PATH|PS4|BASH_XTRACEFD|BASH_LOADABLES_PATH|BASH_FUNC_.+|LD_[A-Z_]+|DYLD_[A-Z_]+|BASH_ENV|ENV|PROMPT_COMMAND|GIT_[A-Z0-9_]+|NODE_OPTIONS|NODE_PATH|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5LIB|PERL5OPT|PERLLIB|RUBYOPT|RUBYLIB|SHELLOPTS|BASHOPTS|IFS|HOME|CDPATH|PAGER|GIT_PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|SSH_ASKPASS|SUDO_ASKPASS|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|GCONV_PATH|npm_config_[A-Za-z0-9_]+|NPM_CONFIG_[A-Z0-9_]+)$/;
-
-/** Whether assigning `name` changes what a command runs (R-SH-3). */
-export function isRiskyAssignment(name: string): boolean {
-  return RISKY_NAME.test(name);
+/**
+ * Whether a prefix assignment of `command` may change what it runs or reads
+ * (R-SH-3): any name off the positive list of inert variables, unless the
+ * model of the program declares it and judges it itself.
+ */
+export function isRiskyPrefix(command: SimpleCommand, assignment: ShellAssignment): boolean {
+  const value = assignment.value.static ? assignment.value.text : undefined;
+  if (isInertVariable(assignment.name, value)) return false;
+  return !modelDeclaresVariable(command.words, assignment.name, assignment.value);
 }
 
 /** Interpreters and the options after which their code comes (R-SH-3). */
@@ -161,7 +165,9 @@ export function staticReasons(command: SimpleCommand): string[] {
   const name = commandBaseName(first);
   if (name === 'source' || name === '.') reasons.push(`${name} runs the commands in a file`);
   for (const assignment of command.assignments) {
-    if (isRiskyAssignment(assignment.name)) reasons.push(`the assignment ${assignment.name}=… changes what the command runs`);
+    if (isRiskyPrefix(command, assignment)) {
+      reasons.push(`the assignment ${assignment.name}=… is not on the list of variables known to leave what a program reads and runs unchanged`);
+    }
   }
   return reasons;
 }
@@ -209,7 +215,7 @@ interface RuleOutcome {
 }
 
 /** The named model's verdict on the words, or undefined when that model does not describe them (another program). */
-function judgeByModel(model: string, words: readonly ShellWord[], assigned: ReadonlySet<string>): ProgramVerdict | undefined {
+function judgeByModel(model: string, words: readonly ShellWord[], assigned: ReadonlySet<string>, prefixes: ReadonlySet<string>): ProgramVerdict | undefined {
   if (model === 'version') return judgeVersion(words);
   if (commandBaseName(words[0]) !== model || (words[0] as ShellWord).text.includes('/')) return undefined;
   // Only variables that describe the session are inert text: any other one of the agent's environment
@@ -220,12 +226,12 @@ function judgeByModel(model: string, words: readonly ShellWord[], assigned: Read
       return { model, refused: `${JSON.stringify(word.text)} is not statically known: $${secret} may hold a secret of the agent's environment (an API key, a token)`, reads: [], writes: [], trees: [] };
     }
   }
-  return judgeProgram(words, assigned);
+  return judgeProgram(words, assigned, prefixes);
 }
 
 function allowOutcome(rule: CompiledCommandRule, command: SimpleCommand, assigned: ReadonlySet<string>, programs: Map<string, ProgramVerdict | undefined>): RuleOutcome {
   if (rule.model !== undefined) {
-    if (!programs.has(rule.model)) programs.set(rule.model, judgeByModel(rule.model, command.words, assigned));
+    if (!programs.has(rule.model)) programs.set(rule.model, judgeByModel(rule.model, command.words, assigned, new Set(command.assignments.map((a) => a.name))));
     const program = programs.get(rule.model);
     if (program === undefined) return { decision: 'prompt', reason: `the ${rule.model} model does not describe this command` };
     if (program.refused !== undefined) return { decision: 'prompt', reason: `${program.model} model: ${program.refused}`, program };

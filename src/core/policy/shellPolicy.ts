@@ -6,7 +6,8 @@ import { networkIntoShellParts } from './networkIntoShell.js';
 import type { ProgramVerdict } from './programs/programVerdict.js';
 import { approveCommand, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
 import { planCommandRisks, planLineRisks } from './commandRisks.js';
-import { evaluateCommand, isRiskyAssignment, type CompiledCommands } from './commandPolicy.js';
+import { evaluateCommand, type CompiledCommands } from './commandPolicy.js';
+import { changesLaterCommands } from './inertVariables.js';
 import { atLeastPrompt } from './decisions.js';
 import type { PathAccess } from './pathPolicy.js';
 import { commandBaseName, type ParsedShell, type ShellWord, type SimpleCommand } from './shellCommand.js';
@@ -84,28 +85,58 @@ function followCd(state: PlanState, command: SimpleCommand): void {
   state.bases = [...new Set([...state.bases, ...next])];
 }
 
-/** Variables whose value changes what later commands run or where (R-SH-3, R-SH-7); `*` is a name not statically known. */
-function riskyAssigned(command: SimpleCommand): string | undefined {
-  return (command.assigns ?? []).find((name) => name === '*' || isRiskyAssignment(name));
+/** bash's special builtins: a prefix assignment before one of them persists (in POSIX mode; assumed always). */
+const SPECIAL_BUILTINS = new Set([':', '.', 'source', 'break', 'continue', 'eval', 'exec', 'exit', 'export', 'readonly', 'return', 'set', 'shift', 'times', 'trap', 'unset']);
+
+/** The name and static value of a declaration operand (`NAME=value`, `NAME`), when it is one. */
+function declared(word: ShellWord): { name: string; value: string | undefined } | undefined {
+  const match = /^([A-Za-z_][A-Za-z0-9_]*)(\[.*?\])?(\+?=(.*))?$/s.exec(word.text);
+  if (match === null) return undefined;
+  return { name: match[1] as string, value: match[3] === undefined ? undefined : word.static ? match[4] : undefined };
+}
+
+/**
+ * A variable the command sets for the rest of the line that changes what
+ * later commands run or read (R-SH-3, R-SH-7): an export of any name off the
+ * inert list, or an unexported assignment of one a program may read from the
+ * environment. A prefix of an ordinary command lasts for that command only.
+ */
+function persistentRisk(command: SimpleCommand): string | undefined {
+  const name = commandBaseName(command.words[0]);
+  const flagged = command.words.slice(1).filter((w) => w.static && /^-[A-Za-z]+$/.test(w.text));
+  const exported = name === 'export' || (name !== undefined && DECLARATIONS.has(name) && flagged.some((w) => w.text.includes('x')));
+  const values = new Map<string, string | undefined>(command.assignments.map((a) => [a.name.replace(/\[.*$/s, ''), a.value.static ? a.value.text : undefined]));
+  const prefixOnly = command.words.length > 0 && (name === undefined || !SPECIAL_BUILTINS.has(name));
+  const prefixNames = new Set(prefixOnly ? command.assignments.map((a) => a.name.replace(/\[.*$/s, '')) : []);
+  if (name !== undefined && DECLARATIONS.has(name)) {
+    for (const word of command.words.slice(1)) {
+      const one = word.static ? declared(word) : undefined;
+      if (one === undefined) {
+        if (!word.static) return '*';
+        continue;
+      }
+      if (changesLaterCommands(one.name, exported, one.value)) return one.name;
+      values.set(one.name, one.value);
+      prefixNames.delete(one.name);
+    }
+  }
+  for (const assigned of command.assigns ?? []) {
+    if (prefixNames.has(assigned)) continue;
+    const inDeclaration = name !== undefined && DECLARATIONS.has(name);
+    if (changesLaterCommands(assigned, exported && inDeclaration, values.get(assigned))) return assigned;
+  }
+  return undefined;
 }
 
 /** A part that changes what later commands in the line run: an alias, `source`, an exported PATH, `read PATH`. */
 function taintOf(command: SimpleCommand): string | undefined {
   const name = commandBaseName(command.words[0]);
-  const assigned = riskyAssigned(command);
+  const assigned = persistentRisk(command);
   if (assigned !== undefined) {
     const what = assigned === '*' ? 'a variable whose name is not statically known' : assigned;
-    return `an earlier part (${command.text.length > 40 ? `${command.text.slice(0, 40)}…` : command.text}) assigns ${what}, which changes what later commands run`;
-  }
-  if (command.words.length === 0) {
-    const risky = command.assignments.find((a) => isRiskyAssignment(a.name));
-    return risky === undefined ? undefined : `an earlier part sets ${risky.name}, which changes what later commands run`;
+    return `an earlier part (${command.text.length > 40 ? `${command.text.slice(0, 40)}…` : command.text}) assigns ${what}, which may change what later commands run`;
   }
   if (name !== undefined && TAINTING.has(name)) return `an earlier part (${name}) changes what later commands run`;
-  if (name !== undefined && DECLARATIONS.has(name)) {
-    const risky = command.words.slice(1).find((w) => /^[A-Za-z_][A-Za-z0-9_]*/.test(w.text) && isRiskyAssignment(/^[A-Za-z_][A-Za-z0-9_]*/.exec(w.text)?.[0] ?? ''));
-    if (risky !== undefined) return `an earlier part (${name} ${risky.text}) changes what later commands run`;
-  }
   return undefined;
 }
 
@@ -200,8 +231,8 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
   const extra: string[] = [];
   if (state.taint !== undefined) extra.push(state.taint);
   if (command.chdir !== undefined && bases === undefined) extra.push('a wrapper runs it in a directory that is not statically known');
-  const assigned = riskyAssigned(command);
-  if (assigned !== undefined) extra.push(`it assigns ${assigned === '*' ? 'a variable whose name is not statically known' : assigned}, which changes what commands run`);
+  const assigned = persistentRisk(command);
+  if (assigned !== undefined) extra.push(`it assigns ${assigned === '*' ? 'a variable whose name is not statically known' : assigned}, which may change what commands run`);
   const text = command.via === undefined ? command.text : `${command.text}  (run by ${command.via})`;
   if (command.words.length > 0) {
     const verdict = evaluateCommand(commands, command, extra, state.assigned);
@@ -225,7 +256,7 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
   } else {
     // No command name: assignments, a loop or case header, a redirection of a group. It runs nothing by
     // itself, but an expansion in it may (`x=$((a[$(cmd)]))`, `${x@P}`), and it may assign what changes later parts.
-    const risky = command.assignments.filter((a) => isRiskyAssignment(a.name)).map((a) => a.name);
+    const risky = command.assignments.filter((a) => changesLaterCommands(a.name.replace(/\[.*$/s, ''), false, a.value.static ? a.value.text : undefined)).map((a) => a.name);
     const reasons = [...command.unknown, ...extra];
     if (risky.length > 0) reasons.push(`sets ${risky.join(', ')}, which changes what later commands run`);
     if (reasons.length > 0 || command.redirects.length === 0) {

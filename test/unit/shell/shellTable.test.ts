@@ -151,7 +151,12 @@ const NOT_STATIC: Row[] = [
   ['NODE_OPTIONS=--require=x npm test', 'prompt'],
   ['PYTHONPATH=. make', 'prompt'],
   ['BASH_ENV=x bash -c ls', 'prompt'],
-  ['FOO=1 npm test', 'allow'],
+  // Assignment prefixes are judged by a positive list (R-SH-3): FOO is not on it, CI and LC_ALL=C are.
+  ['FOO=1 npm test', 'prompt'],
+  ['RIPGREP_CONFIG_PATH=rgrc npm test', 'prompt'],
+  ['CI=1 npm test', 'allow'],
+  ['LC_ALL=C npm test', 'allow'],
+  ['LC_ALL=/tmp/loc npm test', 'prompt'],
   ['export PATH=/tmp:$PATH; git status', 'prompt'],
   ['PATH=/tmp; git status', 'prompt'],
   ['alias ls="rm -rf /"; ls', 'prompt'],

@@ -78,3 +78,11 @@ export function judgeGit(args: readonly ShellWord[], assigned: ReadonlySet<strin
   return verdict;
 }
 
+/**
+ * The prefix assignments the git model judges itself (R-SH-3): a pager that
+ * only copies its input (`GIT_PAGER=cat git log`). Every other GIT_* variable
+ * moves the repository, its configuration or what git runs.
+ */
+export function gitDeclaresVariable(name: string, value: ShellWord): boolean {
+  return (name === 'GIT_PAGER' || name === 'PAGER') && value.static && (value.text === 'cat' || value.text === '');
+}

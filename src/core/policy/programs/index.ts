@@ -11,7 +11,7 @@ import { CAT, HEAD, TAIL, WC } from './fileReaders.js';
 import { FILE, STAT } from './fileInfo.js';
 import { MKDIR, TOUCH } from './fileOps.js';
 import { judgeFind } from './find.js';
-import { GIT_GLOBAL, GIT_SUBCOMMAND_MODELS, judgeGit } from './git.js';
+import { GIT_GLOBAL, GIT_SUBCOMMAND_MODELS, gitDeclaresVariable, judgeGit } from './git.js';
 import { GIT_STASH_APPLY, GIT_STASH_LIST, GIT_STASH_POP, GIT_STASH_PUSH, GIT_STASH_SHOW } from './gitWork.js';
 import { GREP } from './grep.js';
 import { judgeModel } from './judgeModel.js';
@@ -68,11 +68,36 @@ export const MODELLED_PROGRAMS: readonly string[] = [...JUDGES.keys()].sort();
  * known). Undefined when no model knows `words[0]` (a command named by a path
  * with `/` has none); `NAME --version` is then judged by the version model.
  */
-export function judgeProgram(words: readonly ShellWord[], assigned: ReadonlySet<string>): ProgramVerdict | undefined {
+export function judgeProgram(words: readonly ShellWord[], assigned: ReadonlySet<string>, prefixes: ReadonlySet<string> = NO_PREFIXES): ProgramVerdict | undefined {
   const first = words[0];
   const name = commandBaseName(first);
   if (first === undefined || name === undefined || first.text.includes('/')) return undefined;
   const judge = JUDGES.get(name);
   if (judge === undefined) return judgeVersion(words);
+  if (prefixes.has('POSIXLY_CORRECT')) {
+    // getopt stops at the first operand: `POSIXLY_CORRECT=1 cp README.md -t . ../out` copies to ../out.
+    const model = SIMPLE_PROGRAMS.find((m) => m.name === name);
+    if (model === undefined || model.syntax.long !== 'getopt') {
+      return { model: model?.name ?? name, refused: `POSIXLY_CORRECT changes how ${name} reads its options, and its model does not say how`, reads: [], writes: [], trees: [] };
+    }
+    return judgeModel({ ...model, syntax: { ...model.syntax, permute: false } }, words.slice(1), assigned);
+  }
   return judge(words.slice(1), assigned);
+}
+
+const NO_PREFIXES: ReadonlySet<string> = new Set();
+
+/**
+ * Whether the model of the command `words` runs declares the variable a
+ * prefix assigns and judges it itself (R-SH-3): POSIXLY_CORRECT for a program
+ * that reads its options with getopt (parsed then without permutation), and
+ * a pager of `cat` (or none) for git.
+ */
+export function modelDeclaresVariable(words: readonly ShellWord[], name: string, value: ShellWord): boolean {
+  const first = words[0];
+  const program = commandBaseName(first);
+  if (first === undefined || program === undefined || first.text.includes('/') || !JUDGES.has(program)) return false;
+  if (name === 'POSIXLY_CORRECT') return SIMPLE_PROGRAMS.some((m) => m.name === program && m.syntax.long === 'getopt');
+  if (program === 'git') return gitDeclaresVariable(name, value);
+  return false;
 }
