@@ -234,7 +234,7 @@ function arithmeticTest(node: Node, sink: WordSink): void {
     }
   } else if (node.type === 'unary_expression' && operator?.text === '-v') {
     const operand = node.namedChildren[node.namedChildCount - 1];
-    const word = operand === null || operand === undefined ? undefined : wordOf(operand);
+    const word = operand === null || operand === undefined ? undefined : wordOf(operand, undefined, operand.type, false);
     const plain = word !== undefined && word.static && (NAME.test(word.text) || /^[A-Za-z_][A-Za-z0-9_]*\[([0-9]+|@|\*)\]$/.test(word.text));
     if (!plain) sink.code.push(`a variable test (${shown(node.text)}) whose name is not a plain name: bash evaluates its subscript, which may run code`);
   }
@@ -252,7 +252,7 @@ function testLeaves(node: Node, p: Pending): void {
   } else if (node.type === 'test_operator') p.words.push(literal(node.text));
   else if (kind === 'statement') p.statements.push(node);
   else if (node.type !== 'comment') {
-    p.words.push(wordOf(node, p.sink));
+    p.words.push(wordOf(node, p.sink, node.type, false));
     walkLater(p, node);
   }
 }

@@ -106,6 +106,7 @@ function parseInto(ctx: Context, source: string): void {
     const root = parsed.tree.rootNode;
     if (root.hasError) reportParseErrors(inner, parsed.tree);
     if (parsed.source.includes('\n')) reportJoinedLines(inner, parsed.tree);
+    if (parsed.source.includes('\\')) reportSplitWords(inner, parsed.tree);
     statement(inner, root);
     for (const header of inner.headers.splice(0)) pushHeader(inner, header);
   } finally {
@@ -126,6 +127,43 @@ function reportJoinedLines(ctx: Context, tree: TreeSitter.Tree): void {
     for (;;) {
       if (cursor.nodeType === 'word' && /(^|[^\\])\n/.test(cursor.nodeText)) {
         reportError(ctx, `parse error${ctx.where}: a line break inside the word ${shown(cursor.nodeText)} at character ${cursor.startIndex + 1}; bash ends the command there`);
+      }
+      if (cursor.gotoFirstChild()) continue;
+      while (!cursor.gotoNextSibling()) if (!cursor.gotoParent()) return;
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
+/** Nodes whose named children are separate words of bash. */
+const SEPARATE_WORDS = new Set(['command', 'declaration_command', 'unset_command', 'file_redirect', 'herestring_redirect', 'for_statement', 'array', 'case_statement', 'test_command', 'unary_expression', 'binary_expression']);
+/** Nodes that are (part of) one word. */
+const WORD_PARTS = new Set([
+  'word', 'concatenation', 'string', 'raw_string', 'ansi_c_string', 'translated_string', 'simple_expansion', 'expansion', 'command_substitution',
+  'process_substitution', 'number', 'arithmetic_expansion', 'brace_expression', 'variable_assignment', 'command_name', 'extglob_pattern', 'test_operator',
+  // operators the grammar lifts out of a word (`==x`, `=~x`)
+  '==', '=~', '!=', 'regex',
+]);
+
+/**
+ * The grammar sometimes ends a word before a backslash escape that bash reads
+ * as part of it: `cat .e''\nv` becomes the two words `.e` and `nv`, where bash
+ * reads the one word `.env` (and `a=x''\y cat` runs `cat`, not `\y`). Two
+ * words with nothing between them are one bash word, so it is a parse error
+ * (found by the word oracle against real bash).
+ */
+function reportSplitWords(ctx: Context, tree: TreeSitter.Tree): void {
+  const cursor = tree.walk();
+  try {
+    for (;;) {
+      if (SEPARATE_WORDS.has(cursor.nodeType)) {
+        let previous: Node | undefined;
+        for (const child of cursor.currentNode.children) {
+          if (child === null) continue;
+          if (previous !== undefined && WORD_PARTS.has(previous.type) && WORD_PARTS.has(child.type) && previous.endIndex === child.startIndex) reportError(ctx, `parse error${ctx.where}: assent's parser splits the word ${JSON.stringify(shown(previous.text + child.text))} at character ${child.startIndex + 1}, where bash reads one word; quote the whole word`);
+          previous = child;
+        }
       }
       if (cursor.gotoFirstChild()) continue;
       while (!cursor.gotoNextSibling()) if (!cursor.gotoParent()) return;

@@ -27,6 +27,12 @@ interface WordState {
   text: string;
   /** The word with quoted and escaped characters replaced, to look for brace expansion. */
   bare: string;
+  /**
+   * The word as bash's pattern matcher sees it after quote removal: unquoted
+   * characters as they are, quoted ones as `Q` except a quoted `]`, kept so that
+   * `[` in one piece and `]` in another (`.e["n"]v`) still read as a bracket.
+   */
+  pattern: string;
   /** The first reason it is not static, other than a plain variable. */
   other: string | undefined;
   /** Plain `$NAME`/`${NAME}` names, and the first as written. */
@@ -34,13 +40,15 @@ interface WordState {
   plainText: string | undefined;
   unquotedPlain: boolean;
   tilde: boolean;
+  /** A leading `~` whose prefix (up to the first unquoted `/`) did not end in its own piece. */
+  tildeOpen: boolean;
   first: boolean;
   quoted: boolean;
   sink: WordSink | undefined;
 }
 
 function newState(sink: WordSink | undefined): WordState {
-  return { text: '', bare: '', other: undefined, plain: [], plainText: undefined, unquotedPlain: false, tilde: false, first: true, quoted: false, sink };
+  return { text: '', bare: '', pattern: '', other: undefined, plain: [], plainText: undefined, unquotedPlain: false, tilde: false, tildeOpen: false, first: true, quoted: false, sink };
 }
 
 /** Text for a reason: short, on one line. */
@@ -49,11 +57,20 @@ export function shown(text: string): string {
   return one.length > 40 ? `${one.slice(0, 40)}…` : one;
 }
 
-/** A word after quote removal, with whether the shell would expand anything in it; code-running expansions go to `sink`. */
-export function wordOf(node: Node, sink?: WordSink, type = node.type): ShellWord {
+/** A word after quote removal, with whether the shell would expand anything in it; code-running expansions go to `sink`; `globs` false inside `[[ ]]`. */
+export function wordOf(node: Node, sink?: WordSink, type = node.type, globs = true): ShellWord {
   const state = newState(sink);
   appendPart(node, state, type);
-  if (state.other === undefined && /\{[^{}]*(,|\.\.)[^{}]*\}/.test(state.bare)) state.other = 'a brace expansion';
+  // Bash looks past a `}` with no comma before it (`{e}x,}` expands), so any unquoted `{` … `,` or `..` … `}` may be one.
+  if (state.other === undefined && /\{.*(,|\.\.).*\}/s.test(state.bare)) state.other = 'a brace expansion';
+  // An unquoted `[` with any `]` after it may open a bracket expression, whatever pieces the grammar split the word into.
+  // (`[[ ]]` does no pathname expansion: there `a[0]` is a word.)
+  if (globs && state.other === undefined && /\[.*\]/s.test(state.pattern)) state.other = `a glob (${shown(node.text)})`;
+  // `~` alone is the home folder; `~"x"` or `~$'/'` is a prefix with quoted characters, which bash leaves as it is written.
+  if (state.tildeOpen) {
+    if (node.text === '~') state.tilde = true;
+    else dynamic(state, `a tilde followed by quoted text (${shown(node.text)})`);
+  }
   if (state.other !== undefined) return { text: node.text, static: false, why: state.other };
   if (state.plain.length > 0) {
     return { text: node.text, static: false, why: `a variable (${state.plainText ?? ''})`, plainVars: { names: [...new Set(state.plain)], quoted: !state.unquotedPlain } };
@@ -96,16 +113,13 @@ function appendPart(node: Node, state: WordState, type = node.type): void {
         dynamic(state, `a pattern with an expansion (${shown(node.text)})`);
         return;
       }
-      state.text += node.text;
-      state.bare += 'Q'.repeat(node.text.length);
+      addQuoted(state, node.text);
       return;
     case 'variable_name':
-      state.text += node.text;
-      state.bare += 'Q'.repeat(node.text.length);
+      addQuoted(state, node.text);
       return;
     case 'raw_string':
-      state.text += node.text.slice(1, -1);
-      state.bare += 'Q'.repeat(Math.max(0, node.text.length - 2));
+      addQuoted(state, node.text.slice(1, -1));
       return;
     case 'string':
       appendString(node, state);
@@ -117,10 +131,7 @@ function appendPart(node: Node, state: WordState, type = node.type): void {
     case 'ansi_c_string': {
       const decoded = decodeAnsiC(node.text.slice(2, -1));
       if (decoded === undefined) dynamic(state, `an escape in ${shown(node.text)} that assent does not decode`);
-      else {
-        state.text += decoded;
-        state.bare += 'Q'.repeat(decoded.length);
-      }
+      else addQuoted(state, decoded);
       return;
     }
     case 'concatenation':
@@ -213,9 +224,14 @@ function appendString(node: Node, state: WordState): void {
 
 function appendQuoted(raw: string, state: WordState): void {
   if (raw === '') return;
-  const content = unescapeDouble(raw);
+  addQuoted(state, unescapeDouble(raw));
+}
+
+/** Text bash does not expand: no glob or brace character in it counts, but a `]` may still close an unquoted `[`. */
+function addQuoted(state: WordState, content: string): void {
   state.text += content;
   state.bare += 'Q'.repeat(content.length);
+  state.pattern += content.replace(/[^\]]/g, 'Q');
 }
 
 const SUBSTRING_SAFE = new Set(['number']);
@@ -298,8 +314,9 @@ function appendUnquoted(raw: string, state: WordState, first: boolean): void {
   if (first && raw.startsWith('~')) {
     const end = raw.indexOf('/');
     const prefix = end < 0 ? raw : raw.slice(0, end);
-    if (prefix === '~') state.tilde = true;
-    else dynamic(state, `a tilde expansion (${prefix})`);
+    if (prefix !== '~') dynamic(state, `a tilde expansion (${prefix})`);
+    else if (end < 0) state.tildeOpen = true;
+    else state.tilde = true;
   }
   for (let i = 0; i < raw.length; i += 1) {
     const ch = raw[i] as string;
@@ -307,8 +324,7 @@ function appendUnquoted(raw: string, state: WordState, first: boolean): void {
       const next = raw[i + 1];
       i += 1;
       if (next === undefined || next === '\n') continue;
-      state.text += next;
-      state.bare += 'Q';
+      addQuoted(state, next);
       continue;
     }
     if (ch === '*' || ch === '?' || (ch === '[' && raw.indexOf(']', i + 1) > i)) dynamic(state, `a glob (${raw})`);
@@ -317,6 +333,7 @@ function appendUnquoted(raw: string, state: WordState, first: boolean): void {
     if ((ch === '@' || ch === '!' || ch === '+') && raw[i + 1] === '(') dynamic(state, `an extended glob (${raw})`);
     state.text += ch;
     state.bare += ch;
+    state.pattern += ch;
   }
 }
 
