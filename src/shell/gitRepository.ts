@@ -67,6 +67,29 @@ export function gitExecutionKeys(startDir: string, home: string): GitExecutionKe
   return result;
 }
 
+/**
+ * The person's global ignore files, which ripgrep (like git) honours:
+ * `~/.config/git/ignore` and every `core.excludesFile` that `~/.gitconfig` or
+ * `~/.config/git/config` names.
+ */
+export function globalExcludesFiles(home: string): string[] {
+  const files = [join(home, '.config', 'git', 'ignore')];
+  for (const config of [join(home, '.gitconfig'), join(home, '.config', 'git', 'config')]) {
+    let text: string;
+    try {
+      text = readFileSync(config, 'latin1').slice(0, GIT_CONFIG_MAX_BYTES);
+    } catch {
+      continue;
+    }
+    for (const entry of parseGitConfig(text).entries ?? []) {
+      if (entry.key !== 'core.excludesfile' || entry.value === undefined) continue;
+      const value = decode(entry.value);
+      files.push(value === '~' || value.startsWith('~/') ? join(home, value.slice(1)) : isAbsolute(value) ? value : join(dirname(config), value));
+    }
+  }
+  return files;
+}
+
 export interface GitDirs {
   gitDir: string;
   commonDir: string;

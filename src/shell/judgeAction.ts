@@ -8,7 +8,7 @@ import { approveUrl, NO_AUTO_APPROVALS, type AutoApprovals } from '../core/polic
 import type { PathAccess } from '../core/policy/pathPolicy.js';
 import { planShell } from '../core/policy/shellPolicy.js';
 import { evaluateUrl } from '../core/policy/urlPolicy.js';
-import { gitExecutionKeys } from './gitRepository.js';
+import { gitExecutionKeys, globalExcludesFiles } from './gitRepository.js';
 import { cwdForms, resolvePathRequests } from './resolvePaths.js';
 import { scanTree } from './treeScan.js';
 import type { ShellParser } from './shellParser.js';
@@ -18,11 +18,13 @@ const TREE_LIMIT = 10_000;
 
 /** What lies beneath each planned tree and which repository each git part obeys, read from this host's file system. */
 function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string, cache: Map<string, string | undefined>): ResolvedChecks {
+  let globalIgnoreFiles: string[] | undefined;
   const trees = (plan.trees ?? []).map((tree): ResolvedTree => {
     const entries: string[] = [];
     let truncated = false;
+    if (!tree.hidden) globalIgnoreFiles ??= globalExcludesFiles(home);
     for (const dir of new Set(resolved[tree.request] ?? [])) {
-      const found = scanTree(dir, { hidden: tree.hidden, follow: tree.follow === true, limit: TREE_LIMIT - entries.length, cache });
+      const found = scanTree(dir, { hidden: tree.hidden, follow: tree.follow === true, limit: TREE_LIMIT - entries.length, cache, globalIgnoreFiles });
       entries.push(...found.entries);
       truncated ||= found.truncated || entries.length >= TREE_LIMIT;
       if (truncated) break;

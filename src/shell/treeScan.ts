@@ -1,7 +1,8 @@
 // What a recursive read reaches (R-SH-10): every entry beneath its starting
 // directory, found on the file system at decision time and bounded, so
 // `grep -r KEY ~` is judged by the credential files it would read.
-import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, statSync, type Dirent } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { normalizePathText } from '../core/policy/pathPolicy.js';
 import { physicalPath } from './resolvePaths.js';
 
@@ -9,8 +10,16 @@ import { physicalPath } from './resolvePaths.js';
 export const TREE_SCAN_LIMIT = 10_000;
 
 export interface ScanTreeOptions {
-  /** False for a program that skips dot-entries (`rg` without `--hidden`/`-u`): they are neither listed nor entered. */
+  /**
+   * False for a program that skips dot-entries (`rg` without `--hidden`/`-u`):
+   * they are neither listed nor entered — unless an ignore file ripgrep reads
+   * whitelists a name (`!.env` in a `.ignore`, `.rgignore` or `.gitignore` of
+   * the tree or above it, `.git/info/exclude`, or one of `globalIgnoreFiles`),
+   * which makes ripgrep search hidden files it names; then all are listed.
+   */
   hidden: boolean;
+  /** The person's global git ignore files (`~/.config/git/ignore`, core.excludesFile): ripgrep honours them too. */
+  globalIgnoreFiles?: readonly string[];
   /** At most this many entries, the starting directory included (default {@link TREE_SCAN_LIMIT}). */
   limit?: number;
   /**
@@ -45,6 +54,21 @@ export interface TreeScan {
  * exist: then it is the only entry.
  */
 export function scanTree(dir: string, options: ScanTreeOptions): TreeScan {
+  if (!options.hidden) {
+    const start = physicalPath(dir, options.cache ?? new Map<string, string | undefined>()) ?? normalizePathText(dir);
+    if (whitelistAbove(start) || (options.globalIgnoreFiles ?? []).some(whitelists)) return walkAll(dir, options);
+  }
+  return walk(dir, options) ?? walkAll(dir, options);
+}
+
+function walkAll(dir: string, options: ScanTreeOptions): TreeScan {
+  const all = walk(dir, { ...options, hidden: true });
+  if (all === undefined) throw new Error('a walk with hidden entries never stops for a whitelist');
+  return all;
+}
+
+/** The walk; undefined when it skips hidden entries and finds an ignore file that whitelists one. */
+function walk(dir: string, options: ScanTreeOptions): TreeScan | undefined {
   const limit = options.limit ?? TREE_SCAN_LIMIT;
   const cache = options.cache ?? new Map<string, string | undefined>();
   const start = physicalPath(dir, cache) ?? normalizePathText(dir);
@@ -71,6 +95,7 @@ export function scanTree(dir: string, options: ScanTreeOptions): TreeScan {
       continue;
     }
     children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (!options.hidden && children.some((child) => (IGNORE_FILES.includes(child.name) && whitelists(`${current}/${child.name}`)) || (child.name === '.git' && whitelists(`${current}/.git/info/exclude`)))) return undefined;
     for (const child of children) {
       if (!options.hidden && child.name.startsWith('.')) continue;
       const path = current === '/' ? `/${child.name}` : `${current}/${child.name}`;
@@ -93,6 +118,38 @@ export function scanTree(dir: string, options: ScanTreeOptions): TreeScan {
     }
   }
   return { entries: [...entries], truncated: false };
+}
+
+/** The ignore files ripgrep reads in every directory it walks (and, by default, in those above it). */
+const IGNORE_FILES = ['.ignore', '.rgignore', '.gitignore'];
+/** How much of an ignore file is read for a whitelist line; a longer one counts as whitelisting. */
+const IGNORE_READ_LIMIT = 256 * 1024;
+
+/** Whether an ignore file holds a whitelist line (`!name`), which re-includes what hidden-skipping left out. */
+function whitelists(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const buffer = Buffer.alloc(IGNORE_READ_LIMIT + 1);
+    const read = readSync(fd, buffer, 0, buffer.length, 0);
+    return read > IGNORE_READ_LIMIT || /^[ \t]*!/m.test(buffer.toString('utf8', 0, read));
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** An ignore file in `start` or a directory above it, or a repository's info/exclude there, that whitelists a name. */
+function whitelistAbove(start: string): boolean {
+  for (let current = start; ; current = dirname(current)) {
+    if (IGNORE_FILES.some((name) => whitelists(join(current, name))) || whitelists(join(current, '.git', 'info', 'exclude'))) return true;
+    if (dirname(current) === current) return false;
+  }
 }
 
 function isDirectory(path: string): boolean {

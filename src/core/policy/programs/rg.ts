@@ -1,14 +1,22 @@
 // ripgrep (14.x flag set). Recursive by default: each directory operand, or `.`
 // when there is none, is a tree read (R-SH-10) that skips hidden entries unless
-// --hidden, `-.` or `-uu` says otherwise. Options that run programs (--pre,
+// --hidden, `-.`, `-uu`, an include glob or a whitelisting ignore file says
+// otherwise (the edge reads the ignore files, treeScan.ts). Options that run programs (--pre,
 // --search-zip, --hostname-bin) are refused. ripgrep matches long names exactly.
 import { flags, opt, refused, searchTrees, type OptionsSeen, type OptionSyntax, type ParsedOperand, type ProgramModel, type WordKind } from './programModel.js';
 
 const SYNTAX: OptionSyntax = { long: 'exact', permute: true, shortEquals: true };
 
+/**
+ * Whether ripgrep may search hidden files: --hidden or `-uu`, and also any
+ * include glob (`-g .env`, `--iglob '*'`: a glob that names a hidden file
+ * searches it), a type defined on the line (`--type-add 'x:.env' -t x`), or an
+ * extra ignore file (whose `!.env` whitelists it). Only `-g '!…'` excludes.
+ */
 function hidden(options: OptionsSeen): boolean {
   const unrestricted = options.all.filter((o) => o.name === '--unrestricted').length;
-  return options.has('--hidden') || unrestricted >= 2;
+  const includes = options.all.some((o) => (o.name === '--glob' || o.name === '--iglob') && !(o.value?.static === true && o.value.text.startsWith('!')));
+  return options.has('--hidden', '--type-add', '--ignore-file') || unrestricted >= 2 || includes;
 }
 
 function plan(options: OptionsSeen, operands: readonly ParsedOperand[]) {
