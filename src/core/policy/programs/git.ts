@@ -7,6 +7,7 @@
 import type { ShellWord } from '../shellCommand.js';
 import { GIT_BRANCH, GIT_CHECKOUT, GIT_RESTORE, GIT_SWITCH } from './gitBranch.js';
 import { GIT_DIFF, GIT_LOG, GIT_SHOW, GIT_STATUS } from './gitInspect.js';
+import { GIT_READ_FORMS, GIT_READ_MODELS, judgeGitReflog, judgeGitRemote, judgeGitWorktree } from './gitRead.js';
 import { GIT_ADD, GIT_COMMIT, judgeGitStash } from './gitWork.js';
 import { judgeModel, refusedOption, refusedVerdict } from './judgeModel.js';
 import { parseOptions } from './optionParser.js';
@@ -42,14 +43,17 @@ function model(m: ProgramModel): SubcommandJudge {
   return (args, assigned) => judgeModel(m, args, assigned);
 }
 
-export const GIT_SUBCOMMAND_MODELS: readonly ProgramModel[] = [GIT_STATUS, GIT_DIFF, GIT_LOG, GIT_SHOW, GIT_BRANCH, GIT_ADD, GIT_COMMIT, GIT_SWITCH, GIT_CHECKOUT, GIT_RESTORE];
+export const GIT_SUBCOMMAND_MODELS: readonly ProgramModel[] = [GIT_STATUS, GIT_DIFF, GIT_LOG, GIT_SHOW, GIT_BRANCH, GIT_ADD, GIT_COMMIT, GIT_SWITCH, GIT_CHECKOUT, GIT_RESTORE, ...GIT_READ_MODELS, ...GIT_READ_FORMS];
 
 const SUBCOMMANDS: ReadonlyMap<string, SubcommandJudge> = new Map<string, SubcommandJudge>([
   ...GIT_SUBCOMMAND_MODELS.map((m): [string, SubcommandJudge] => [m.name.slice('git '.length), model(m)]),
   ['stash', judgeGitStash],
+  ['reflog', judgeGitReflog],
+  ['worktree', judgeGitWorktree],
+  ['remote', judgeGitRemote],
 ]);
 
-const REMOTE = ['push', 'fetch', 'pull', 'clone', 'remote', 'submodule', 'ls-remote', 'archive', 'request-pull', 'send-email', 'svn', 'p4'];
+const REMOTE = ['push', 'fetch', 'pull', 'clone', 'submodule', 'ls-remote', 'archive', 'request-pull', 'send-email', 'svn', 'p4'];
 
 export function judgeGit(args: readonly ShellWord[], assigned: ReadonlySet<string>): ProgramVerdict {
   const parsed = parseOptions(args, GIT_GLOBAL_SYNTAX, GIT_GLOBAL_OPTIONS, 0);

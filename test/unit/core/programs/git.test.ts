@@ -37,7 +37,7 @@ describe('R-SH-9 git global options', () => {
   it('refuses unmodelled subcommands and aliases', () => {
     expectRefused('git rebase -x sh main', undefined, /not a modelled subcommand/);
     expectRefused('git st', undefined, /not a modelled subcommand/);
-    expectRefused('git config core.pager sh', undefined, /not a modelled subcommand/);
+    expectRefused('git config core.pager sh', undefined, /changes the configuration/);
   });
 });
 
