@@ -216,7 +216,6 @@ const EXECUTION_KEYS: readonly (ExecutionKey & { why: string })[] = [
   { section: 'core', name: 'pager', why: 'the pager of every paged command (log, diff, show)' },
   { section: 'core', name: 'editor', why: 'the editor of commit, tag, rebase -i' },
   { section: 'core', name: 'sshcommand', why: 'runs instead of ssh for every ssh remote' },
-  { section: 'core', name: 'hookspath', why: 'the directory hooks run from (commit, checkout, merge…)' },
   { section: 'core', name: 'askpass', why: 'runs to ask for credentials' },
   { section: 'core', name: 'gitproxy', why: 'runs as the proxy of git:// remotes' },
   { section: 'core', name: 'alternaterefscommand', why: 'runs to list an alternate\'s refs during fetch and push' },

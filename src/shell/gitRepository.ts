@@ -10,8 +10,8 @@ import { physicalPath } from './resolvePaths.js';
 export const GIT_CONFIG_MAX_BYTES = 256 * 1024;
 /** git's MAX_INCLUDE_DEPTH. */
 const INCLUDE_DEPTH = 10;
-/** A decision reads a handful of files; a config that includes more is not judged. */
-const CONFIG_FILES_MAX = 16;
+/** A decision reads a handful of files per repository (and each submodule's); a config that includes more is not judged. */
+const CONFIG_FILES_MAX = 200;
 
 export interface GitExecutionKeys {
   /** The git directory git would use from `startDir` (physical); undefined when it would find none. */
@@ -26,8 +26,19 @@ export interface GitExecutionKeys {
    * git does not take yet (see {@link gitExecutionKeys}).
    */
   keys: string[];
-  /** Executable files in the hooks directories of those repositories (not `*.sample`): commit, checkout, merge… run them. */
+  /**
+   * Executable files (not `*.sample`) in the hooks directory git would use —
+   * `core.hooksPath` as git resolves it (system, global, then the repository's
+   * config; relative to the top of the work tree), else `$GIT_COMMON_DIR/hooks`
+   * — and, for a command that recurses, each submodule's (R-SH-13).
+   */
   hooks: string[];
+  /** The hooks directory git would use. */
+  hooksDir?: string;
+  /** The top of the work tree (undefined for a bare repository). */
+  workTree?: string;
+  /** `core.worktree` as the repository's config sets it (R-SH-12): git's work tree is then elsewhere. */
+  coreWorktree?: string;
   /** The config files read, in order, for the preview. */
   configs: string[];
   /** Why the configuration cannot be judged (unparseable, too large, unreadable, an invalid gitfile): then at least prompt. */
@@ -53,18 +64,75 @@ export interface GitExecutionKeys {
  * sets them is not statically known anyway (R-SH-3). Nothing is cached: each
  * call reads a few small files.
  */
-export function gitExecutionKeys(startDir: string, home: string): GitExecutionKeys {
+export function gitExecutionKeys(startDir: string, home: string, options: { recurses?: boolean } = {}): GitExecutionKeys {
   const result: GitExecutionKeys = { keys: [], hooks: [], configs: [] };
   const found = discoverRepository(startDir);
   if (found.unreadable !== undefined) result.unreadable = found.unreadable;
+  // The person's own files may name programs (git-lfs filters, a pager): only where hooks live is read from them.
+  const trusted: GitExecutionKeys = { keys: [], hooks: [], configs: [] };
+  const person = new ConfigReader(home, trusted);
+  for (const file of ['/etc/gitconfig', join(home, '.config', 'git', 'config'), join(home, '.gitconfig')]) person.readConfig(file);
+  if (trusted.unreadable !== undefined) result.unreadable ??= trusted.unreadable;
   const reader = new ConfigReader(home, result);
-  for (const candidate of found.candidates) reader.readRepository(candidate);
+  for (const candidate of found.candidates) {
+    reader.readRepository(candidate);
+    readHooks(join(candidate.commonDir, 'hooks'), result.hooks);
+  }
   if (found.repository !== undefined) {
-    result.repository = found.repository.gitDir;
-    result.commonDir = found.repository.commonDir;
-    reader.readRepository(found.repository);
+    const repo = found.repository;
+    result.repository = repo.gitDir;
+    result.commonDir = repo.commonDir;
+    if (repo.workTree !== undefined) result.workTree = repo.workTree;
+    reader.readRepository(repo);
+    if (reader.worktree !== undefined) result.coreWorktree = reader.worktree;
+    const hooksPath = reader.hooksPath ?? person.hooksPath;
+    result.hooksDir = hooksPath === undefined ? join(repo.commonDir, 'hooks') : resolveHooksPath(hooksPath, home, repo.workTree ?? repo.gitDir);
+    readHooks(result.hooksDir, result.hooks);
+    if (options.recurses === true) readSubmodules(join(repo.commonDir, 'modules'), reader, result, 0);
   }
   return result;
+}
+
+/** git expands `~/` in core.hooksPath and takes a relative one from where hooks run: the work tree's top, or the git dir of a bare repository. */
+function resolveHooksPath(value: string, home: string, base: string): string {
+  if (value === '~' || value.startsWith('~/')) return join(home, value.slice(1));
+  return isAbsolute(value) ? value : join(base, value);
+}
+
+/** How deep submodules nest under `.git/modules` before a decision stops looking (then the configuration is not known). */
+const SUBMODULE_DEPTH = 4;
+/** How many submodule git dirs one decision reads. */
+const SUBMODULES_MAX = 64;
+
+/**
+ * Every submodule's own git dir beneath `.git/modules` (nested ones under
+ * `modules/NAME/modules/…`): `git status` and `git diff` run in each, obeying
+ * its config (core.fsmonitor, diff drivers) and its hooks.
+ */
+function readSubmodules(dir: string, reader: ConfigReader, result: GitExecutionKeys, depth: number): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const gitDir = join(dir, name);
+    if (statOf(join(gitDir, 'HEAD'), false) === undefined) {
+      // A submodule name may hold slashes: `modules/a/b`.
+      if (depth < SUBMODULE_DEPTH && statOf(gitDir, false) !== undefined) readSubmodules(gitDir, reader, result, depth + 1);
+      continue;
+    }
+    if (reader.submodules >= SUBMODULES_MAX) {
+      result.unreadable ??= `more than ${SUBMODULES_MAX} submodules`;
+      return;
+    }
+    reader.submodules += 1;
+    reader.readRepository({ gitDir, commonDir: gitDir });
+    readHooks(join(gitDir, 'hooks'), result.hooks);
+    if (depth < SUBMODULE_DEPTH) readSubmodules(join(gitDir, 'modules'), reader, result, depth + 1);
+    else result.unreadable ??= `submodules nest deeper than ${SUBMODULE_DEPTH}`;
+  }
 }
 
 /**
@@ -93,6 +161,8 @@ export function globalExcludesFiles(home: string): string[] {
 export interface GitDirs {
   gitDir: string;
   commonDir: string;
+  /** The directory whose `.git` it was found through: the top of the work tree. */
+  workTree?: string;
 }
 
 export interface Discovery {
@@ -130,11 +200,11 @@ export function discoverRepository(startDir: string): Discovery {
       const dirs = repositoryAt(target.gitDir);
       // git dies here ("not a git repository: X"): nothing of it runs, but the state is not one to allow in.
       if (dirs === undefined) return { candidates, unreadable: `${dotGit} points to ${target.gitDir}, which is not a git repository` };
-      return { repository: dirs, candidates };
+      return { repository: { ...dirs, workTree: dir }, candidates };
     }
     if (stats?.isDirectory() === true) {
       const dirs = repositoryAt(dotGit);
-      if (dirs !== undefined) return { repository: dirs, candidates };
+      if (dirs !== undefined) return { repository: { ...dirs, workTree: dir }, candidates };
       const maybe = lookalikeAt(dotGit);
       if (maybe !== undefined) candidates.push(maybe);
     }
@@ -229,6 +299,12 @@ function lookalikeAt(dir: string): GitDirs | undefined {
 /** Reads the config files of repositories into one result, following includes. */
 class ConfigReader {
   private readonly seen = new Set<string>();
+  /** The last core.hooksPath read (git: the last value wins). */
+  hooksPath: string | undefined;
+  /** The last core.worktree read. */
+  worktree: string | undefined;
+  /** Submodule git dirs read so far. */
+  submodules = 0;
 
   constructor(
     private readonly home: string,
@@ -239,7 +315,11 @@ class ConfigReader {
     this.readFile(join(dirs.commonDir, 'config'), 0);
     // config.worktree counts when extensions.worktreeConfig is set; read whenever present.
     this.readFile(join(dirs.gitDir, 'config.worktree'), 0);
-    this.readHooks(join(dirs.commonDir, 'hooks'));
+  }
+
+  /** One config file and what it includes. */
+  readConfig(path: string): void {
+    this.readFile(path, 0);
   }
 
   private fail(reason: string): void {
@@ -268,6 +348,8 @@ class ConfigReader {
     const parsed = parseGitConfig(text);
     if (parsed.error !== undefined) return this.fail(`${path}: ${parsed.error}`);
     for (const entry of parsed.entries) {
+      if (entry.key === 'core.hookspath' && entry.value !== undefined) this.hooksPath = decode(entry.value);
+      if (entry.key === 'core.worktree' && entry.value !== undefined) this.worktree = decode(entry.value);
       if (isExecutionKey(entry.key, entry.value) && !this.result.keys.includes(entry.key)) this.result.keys.push(entry.key);
       const include = entry.key === 'include.path' || (entry.key.startsWith('includeif.') && entry.key.endsWith('.path'));
       if (!include || entry.value === undefined || entry.value === '') continue;
@@ -285,25 +367,26 @@ class ConfigReader {
     if (value.startsWith('~') || value.startsWith('%(prefix)/')) return undefined;
     return isAbsolute(value) ? value : join(dirname(from), value);
   }
+}
 
-  private readHooks(dir: string): void {
-    let names: string[];
+/** Executable hooks (not `*.sample`) in `dir`, added to `into`. */
+function readHooks(dir: string, into: string[]): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names.sort()) {
+    if (name.endsWith('.sample')) continue;
+    const path = join(dir, name);
     try {
-      names = readdirSync(dir);
-    } catch {
-      return;
-    }
-    for (const name of names.sort()) {
-      if (name.endsWith('.sample')) continue;
-      const path = join(dir, name);
-      try {
-        if (statSync(path).isFile()) {
-          accessSync(path, constants.X_OK);
-          if (!this.result.hooks.includes(path)) this.result.hooks.push(path);
-        }
-      } catch {
-        // Not executable or gone: git would not run it.
+      if (statSync(path).isFile()) {
+        accessSync(path, constants.X_OK);
+        if (!into.includes(path)) into.push(path);
       }
+    } catch {
+      // Not executable or gone: git would not run it.
     }
   }
 }

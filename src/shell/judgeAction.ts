@@ -1,7 +1,7 @@
 // The edge step of deciding an agent action (SPEC §18): parse the command line,
 // plan in core, resolve the planned paths on this host, decide in core.
 import { lstatSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { autoApprovedPart, decidePlan, type ActionPlan, type ActionVerdict, type PolicyPart, type ResolvedChecks, type ResolvedPaths, type ResolvedTree } from '../core/policy/actionPlan.js';
 import type { AgentPolicySnapshot } from '../core/policy/agentPolicyConfig.js';
 import { approveUrl, NO_AUTO_APPROVALS, type AutoApprovals } from '../core/policy/autoApproval.js';
@@ -33,27 +33,28 @@ function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string, 
   });
   // Several git parts of one line usually run in one directory: its repository is read once per decision.
   const byDir = new Map<string, ReturnType<typeof gitExecutionKeys>>();
-  const keysOf = (dir: string): ReturnType<typeof gitExecutionKeys> => {
-    let found = byDir.get(dir);
-    if (found === undefined) byDir.set(dir, (found = gitExecutionKeys(dir, home)));
+  const keysOf = (dir: string, recurses: boolean): ReturnType<typeof gitExecutionKeys> => {
+    const key = `${recurses ? 'r' : '-'}${dir}`;
+    let found = byDir.get(key);
+    if (found === undefined) byDir.set(key, (found = gitExecutionKeys(dir, home, { recurses })));
     return found;
   };
   const repositories = (plan.repositories ?? []).map((repository) => {
     const dirs = [...new Set(resolved[repository.request] ?? [])];
     const keys = new Set<string>();
-    const found: { repository?: string; keys: string[]; unreadable?: string } = { keys: [] };
+    const hooks = new Set<string>();
+    const found: { repository?: string; keys: string[]; hooks?: string[]; unreadable?: string } = { keys: [] };
     if (dirs.length === 0) found.unreadable = 'the directory git runs in could not be resolved';
     for (const dir of dirs) {
-      const one = keysOf(dir);
+      const one = keysOf(dir, repository.recurses === true);
       if (one.repository !== undefined) found.repository = one.repository;
       for (const key of one.keys) keys.add(key);
-      // Hooks in a working tree's own .git/hooks are the person's: a clone never brings them, and an agent
-      // writes there only past a prompt (a gate file). A bare or embedded repository can carry its own.
-      const ownHooks = one.repository !== undefined && one.repository.endsWith('/.git');
-      if (!ownHooks && one.hooks.length > 0) keys.add(`hooks (${one.hooks.map((hook) => hook.slice(hook.lastIndexOf('/') + 1)).join(', ')})`);
+      // R-SH-13: the hooks this command runs, where git would look for them (and in each submodule it recurses into).
+      for (const hook of one.hooks) if (repository.hooks?.includes(basename(hook)) === true) hooks.add(hook);
       if (one.unreadable !== undefined) found.unreadable = one.unreadable;
     }
     found.keys = [...keys];
+    if (hooks.size > 0) found.hooks = [...hooks];
     return found;
   });
   return { trees, repositories };

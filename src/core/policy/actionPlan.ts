@@ -71,6 +71,10 @@ export interface PlannedRepository {
   request: number;
   /** The part (index into `ActionPlan.parts`) the repository's configuration may refuse. */
   part: number;
+  /** The hooks the command may run (R-SH-13): one that exists in the hooks directory git uses makes the part prompt. */
+  hooks?: readonly string[];
+  /** The command reads each submodule's configuration too (R-SH-12). */
+  recurses?: boolean;
 }
 
 /** A launcher's configuration files (R-SH-11): the part is allow only where none of them exists. */
@@ -112,6 +116,8 @@ export interface ResolvedTree {
 export interface ResolvedRepository {
   repository?: string;
   keys: readonly string[];
+  /** The planned hooks that exist, executable, where git would run them from (R-SH-13). */
+  hooks?: readonly string[];
   /** Why the configuration could not be read (then at least prompt). */
   unreadable?: string;
 }
@@ -184,6 +190,7 @@ export function decidePlan(
   // A write earlier in the same line may create the repository git then obeys (`printf … > e/config; cd e && git status`):
   // what is on disk now does not say what git will read.
   const writes = plan.paths.some((path) => path.access === 'write' && path.denyOnly !== true && path.byGit !== true && path.shown !== '/dev/null');
+  const hookRisks: RiskSignal[] = [];
   (plan.repositories ?? []).forEach((repository, i) => {
     const found = checks.repositories[i];
     const part = parts[repository.part];
@@ -193,6 +200,10 @@ export function decidePlan(
     else if (found === undefined) why = 'the repository configuration git would use was not read';
     else if (found.unreadable !== undefined) why = `the repository configuration could not be read (${found.unreadable})`;
     else if (found.keys.length > 0) why = `the repository ${found.repository ?? ''} sets ${found.keys.join(', ')}, which makes git run a program`;
+    else if (found.hooks !== undefined && found.hooks.length > 0) {
+      why = `runs ${found.hooks.join(', ')}, ${found.hooks.length === 1 ? 'a hook that runs' : 'hooks that run'} project code`;
+      hookRisks.push({ flag: 'runs project code', detail: 'git hook' });
+    }
     if (why === undefined) return;
     part.decision = 'prompt';
     part.reason = part.reason === undefined ? why : `${part.reason}; ${why}`;
@@ -210,7 +221,7 @@ export function decidePlan(
     part.reason = part.reason === undefined ? why : `${part.reason}; ${why}`;
   });
   (plan.trees ?? []).forEach((tree, i) => parts.push(treePart(tree, checks.trees[i], resolved, paths, cwds)));
-  const risks: RiskSignal[] = [...(plan.risks ?? []), ...deleteRisks(plan.deletes ?? [], resolved, cwds)];
+  const risks: RiskSignal[] = [...(plan.risks ?? []), ...hookRisks, ...deleteRisks(plan.deletes ?? [], resolved, cwds)];
   for (const path of plan.paths) {
     // A write that may land outside the cwd (or where, is not known), or on a gate file, is on the risk line.
     if (path.access === 'write' && path.denyOnly !== true) risks.push(...writeRisks(path.unknown === undefined ? (resolved[path.request ?? -1] ?? []) : [], cwds));

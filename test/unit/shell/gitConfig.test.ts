@@ -127,7 +127,6 @@ describe('R-SH-9 execution keys', () => {
     'core.pager',
     'core.editor',
     'core.sshcommand',
-    'core.hookspath',
     'core.askpass',
     'core.gitproxy',
     'core.alternaterefscommand',

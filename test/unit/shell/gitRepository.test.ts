@@ -227,7 +227,6 @@ describe('R-SH-9 gitExecutionKeys reports every key that executes', () => {
       'core.pager',
       'core.editor',
       'core.sshcommand',
-      'core.hookspath',
       'core.askpass',
       'core.gitproxy',
       'core.alternaterefscommand',

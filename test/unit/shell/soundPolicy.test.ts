@@ -123,7 +123,7 @@ describe('no class the outside checks found is allowed (R-SH-5..10, R-PATH-1, R-
     expect(decide('git -C vendor/lib show HEAD', embedded).decision).not.toBe('allow');
   });
 
-  it('git commit in an embedded bare repository that carries its own hooks is not allowed; hooks of a working tree are the person\'s', () => {
+  it('git commit where a hook it runs exists is not allowed, in an embedded bare repository and in a working tree (R-SH-13)', () => {
     mkdirSync(join(embedded, 'vendor', 'lib', 'objects'), { recursive: true });
     mkdirSync(join(embedded, 'vendor', 'lib', 'refs'), { recursive: true });
     mkdirSync(join(embedded, 'vendor', 'lib', 'hooks'), { recursive: true });
@@ -139,7 +139,13 @@ describe('no class the outside checks found is allowed (R-SH-5..10, R-PATH-1, R-
     writeFileSync(join(own, '.git', 'HEAD'), 'ref: refs/heads/main\n');
     writeFileSync(join(own, '.git', 'config'), '[core]\n\tbare = false\n');
     writeFileSync(join(own, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
-    expect(decide('git commit -m x', own).decision).toBe('allow');
+    const commit = decide('git commit -m x', own);
+    expect(commit.decision).toBe('prompt');
+    expect(JSON.stringify(commit.parts)).toContain('.git/hooks/pre-commit');
+    expect(commit.risks?.map((r) => r.flag)).toContain('runs project code');
+    // A command that runs no hook stays allowed beside it, and --no-verify skips pre-commit.
+    expect(decide('git log', own).decision).toBe('allow');
+    expect(decide('git commit --no-verify -m x', own).decision).toBe('allow');
   });
 
   it('git restore PATH writes only what it names, so it stays allowed; a write of another file in the line makes git ask', () => {

@@ -8,6 +8,7 @@ import type { ShellWord } from '../shellCommand.js';
 import { GIT_BRANCH, GIT_CHECKOUT, GIT_RESTORE, GIT_SWITCH } from './gitBranch.js';
 import { GIT_DIFF, GIT_LOG, GIT_SHOW, GIT_STATUS } from './gitInspect.js';
 import { GIT_READ_FORMS, GIT_READ_MODELS, judgeGitReflog, judgeGitRemote, judgeGitWorktree } from './gitRead.js';
+import { gitHooksRun } from './gitHooks.js';
 import { GIT_ADD, GIT_COMMIT, judgeGitStash } from './gitWork.js';
 import { judgeModel, refusedOption, refusedVerdict } from './judgeModel.js';
 import { parseOptions } from './optionParser.js';
@@ -53,6 +54,9 @@ const SUBCOMMANDS: ReadonlyMap<string, SubcommandJudge> = new Map<string, Subcom
   ['remote', judgeGitRemote],
 ]);
 
+/** Subcommands that look into each submodule, and so run what its own configuration names (R-SH-12). */
+const RECURSING = new Set(['status', 'diff', 'describe']);
+
 const REMOTE = ['push', 'fetch', 'pull', 'clone', 'submodule', 'ls-remote', 'archive', 'request-pull', 'send-email', 'svn', 'p4'];
 
 export function judgeGit(args: readonly ShellWord[], assigned: ReadonlySet<string>): ProgramVerdict {
@@ -78,7 +82,10 @@ export function judgeGit(args: readonly ShellWord[], assigned: ReadonlySet<strin
   const verdict = judge(rest.slice(1), assigned);
   if (verdict.refused !== undefined) return verdict;
   const checkout = verdict.repository?.checkout;
-  verdict.repository = { chdir, ...(checkout === undefined ? {} : { checkout }) };
+  const subArgs = rest.slice(1);
+  const hooks = gitHooksRun(sub.text, subArgs);
+  const recurses = RECURSING.has(sub.text) || subArgs.some((w) => w.static && w.text.startsWith('--recurse-submodules'));
+  verdict.repository = { chdir, ...(checkout === undefined ? {} : { checkout }), ...(hooks.length > 0 ? { hooks } : {}), ...(recurses ? { recurses: true } : {}) };
   return verdict;
 }
 

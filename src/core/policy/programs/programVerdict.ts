@@ -60,6 +60,10 @@ export interface ProgramVerdict {
      * `paths` when given.
      */
     checkout?: { revision: ShellWord; paths: ShellWord[] };
+    /** The hooks the subcommand may run (R-SH-13): the edge looks for them in the hooks directory git would use. */
+    hooks?: readonly string[];
+    /** The subcommand reads each submodule's own configuration too (`status`, `diff`, `--recurse-submodules`; R-SH-12). */
+    recurses?: boolean;
   };
   /**
    * A launcher (a version manager's shim) reads these files, relative to the

@@ -6,9 +6,11 @@ import { expectAccepted, expectRefused, judge, substitution, variable, words } f
 
 describe('R-SH-9 git global options', () => {
   it('-C moves where git runs; every accepted form sets repository', () => {
-    expect(judge('git status').repository).toEqual({ chdir: [] });
+    // status looks into submodules and may run post-index-change when it refreshes the index (R-SH-12, R-SH-13).
+    expect(judge('git status').repository).toEqual({ chdir: [], hooks: ['post-index-change'], recurses: true });
+    expect(judge('git log').repository).toEqual({ chdir: [] });
     expect(judge('git -C sub -C deeper log').repository?.chdir.map((w) => w.text)).toEqual(['sub', 'deeper']);
-    expect(judge('git --no-pager -P diff').repository).toEqual({ chdir: [] });
+    expect(judge('git --no-pager -P diff').repository).toEqual({ chdir: [], hooks: ['post-index-change'], recurses: true });
     expectAccepted('git --version');
     expectAccepted('git');
   });
