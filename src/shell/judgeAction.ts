@@ -17,7 +17,7 @@ import type { ShellParser } from './shellParser.js';
 const TREE_LIMIT = 10_000;
 
 /** What lies beneath each planned tree and which repository each git part obeys, read from this host's file system. */
-function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string, cache: Map<string, string | undefined>): ResolvedChecks {
+function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string, cache: Map<string, string | undefined>, cwds: readonly string[]): ResolvedChecks {
   let globalIgnoreFiles: string[] | undefined;
   const trees = (plan.trees ?? []).map((tree): ResolvedTree => {
     const entries: string[] = [];
@@ -43,7 +43,7 @@ function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string, 
     const dirs = [...new Set(resolved[repository.request] ?? [])];
     const keys = new Set<string>();
     const hooks = new Set<string>();
-    const found: { repository?: string; keys: string[]; hooks?: string[]; unreadable?: string } = { keys: [] };
+    const found: { repository?: string; keys: string[]; hooks?: string[]; unreadable?: string; workTreeAbove?: string; coreWorktree?: string } = { keys: [] };
     if (dirs.length === 0) found.unreadable = 'the directory git runs in could not be resolved';
     for (const dir of dirs) {
       const one = keysOf(dir, repository.recurses === true);
@@ -52,6 +52,9 @@ function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string, 
       // R-SH-13: the hooks this command runs, where git would look for them (and in each submodule it recurses into).
       for (const hook of one.hooks) if (repository.hooks?.includes(basename(hook)) === true) hooks.add(hook);
       if (one.unreadable !== undefined) found.unreadable = one.unreadable;
+      if (one.coreWorktree !== undefined) found.coreWorktree = one.coreWorktree;
+      const top = one.workTree;
+      if (top !== undefined && !cwds.some((cwd) => top === cwd || top.startsWith(`${cwd}/`))) found.workTreeAbove = top;
     }
     found.keys = [...keys];
     if (hooks.size > 0) found.hooks = [...hooks];
@@ -89,7 +92,7 @@ function decide(plan: ActionPlan, snapshot: AgentPolicySnapshot, auto: AutoAppro
   const cache = new Map<string, string | undefined>();
   const resolved = resolvePathRequests(plan.requests, cache);
   const cwds = cwdForms(plan.cwd, cache);
-  const checks = resolveChecks(plan, resolved, snapshot.vars.home, cache);
+  const checks = resolveChecks(plan, resolved, snapshot.vars.home, cache, cwds);
   return decidePlan(plan, resolved, snapshot.paths, cwds, auto, plan.launchers === undefined ? checks : { ...checks, launchers: resolveLaunchers(plan, resolved, cwds) });
 }
 

@@ -75,6 +75,8 @@ export interface PlannedRepository {
   hooks?: readonly string[];
   /** The command reads each submodule's configuration too (R-SH-12). */
   recurses?: boolean;
+  /** The command writes anywhere in the work tree: it is allow only where the work tree's top is the cwd or beneath it. */
+  wholeTree?: boolean;
 }
 
 /** A launcher's configuration files (R-SH-11): the part is allow only where none of them exists. */
@@ -118,6 +120,10 @@ export interface ResolvedRepository {
   keys: readonly string[];
   /** The planned hooks that exist, executable, where git would run them from (R-SH-13). */
   hooks?: readonly string[];
+  /** The top of the work tree git would use, when it lies above every form of the cwd. */
+  workTreeAbove?: string;
+  /** `core.worktree` of the repository: git's work tree is elsewhere, which the git model does not follow. */
+  coreWorktree?: string;
   /** Why the configuration could not be read (then at least prompt). */
   unreadable?: string;
 }
@@ -200,6 +206,8 @@ export function decidePlan(
     else if (found === undefined) why = 'the repository configuration git would use was not read';
     else if (found.unreadable !== undefined) why = `the repository configuration could not be read (${found.unreadable})`;
     else if (found.keys.length > 0) why = `the repository ${found.repository ?? ''} sets ${found.keys.join(', ')}, which makes git run a program`;
+    else if (found.coreWorktree !== undefined) why = `the repository ${found.repository ?? ''} sets core.worktree to ${found.coreWorktree}, so git reads and writes files there, which this model does not follow`;
+    else if (repository.wholeTree === true && found.workTreeAbove !== undefined) why = `git acts on the whole work tree at ${found.workTreeAbove}, above the cwd`;
     else if (found.hooks !== undefined && found.hooks.length > 0) {
       why = `runs ${found.hooks.join(', ')}, ${found.hooks.length === 1 ? 'a hook that runs' : 'hooks that run'} project code`;
       hookRisks.push({ flag: 'runs project code', detail: 'git hook' });

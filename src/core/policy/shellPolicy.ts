@@ -222,8 +222,8 @@ function planProgram(state: PlanState, program: ProgramVerdict, bases: string[] 
   if (program.repository !== undefined && moved !== undefined) {
     const request = state.plan.requests.length;
     state.plan.requests.push({ text: '.', bases: moved });
-    const { hooks, recurses } = program.repository;
-    (state.plan.repositories ??= []).push({ request, part: partIndex, ...(hooks === undefined ? {} : { hooks }), ...(recurses === true ? { recurses } : {}) });
+    const { hooks, recurses, wholeTree } = program.repository;
+    (state.plan.repositories ??= []).push({ request, part: partIndex, ...(hooks === undefined ? {} : { hooks }), ...(recurses === true ? { recurses } : {}), ...(wholeTree === true ? { wholeTree } : {}) });
   }
 }
 

@@ -85,7 +85,16 @@ export function judgeGit(args: readonly ShellWord[], assigned: ReadonlySet<strin
   const subArgs = rest.slice(1);
   const hooks = gitHooksRun(sub.text, subArgs);
   const recurses = RECURSING.has(sub.text) || subArgs.some((w) => w.static && w.text.startsWith('--recurse-submodules'));
-  verdict.repository = { chdir, ...(checkout === undefined ? {} : { checkout }), ...(hooks.length > 0 ? { hooks } : {}), ...(recurses ? { recurses: true } : {}) };
+  // git stash resets and deletes files across the whole work tree (also above the cwd) unless paths narrow it.
+  const stashSub = sub.text === 'stash' ? (subArgs[0]?.static === true && !subArgs[0].text.startsWith('-') ? subArgs[0].text : 'push') : undefined;
+  const wholeTree = stashSub !== undefined && stashSub !== 'list' && stashSub !== 'show' && (stashSub !== 'push' || verdict.writes.length === 0);
+  verdict.repository = {
+    chdir,
+    ...(checkout === undefined ? {} : { checkout }),
+    ...(hooks.length > 0 ? { hooks } : {}),
+    ...(recurses ? { recurses: true } : {}),
+    ...(wholeTree ? { wholeTree: true } : {}),
+  };
   return verdict;
 }
 

@@ -62,6 +62,8 @@ export interface ProgramVerdict {
     checkout?: { revision: ShellWord; paths: ShellWord[] };
     /** The hooks the subcommand may run (R-SH-13): the edge looks for them in the hooks directory git would use. */
     hooks?: readonly string[];
+    /** The subcommand writes files anywhere in the work tree, not only beneath the cwd (`git stash` with no paths, `stash pop`; issue 38). */
+    wholeTree?: boolean;
     /** The subcommand reads each submodule's own configuration too (`status`, `diff`, `--recurse-submodules`; R-SH-12). */
     recurses?: boolean;
   };
