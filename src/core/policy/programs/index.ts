@@ -7,6 +7,7 @@ import { judgeCd, judgeEcho, judgeIgnoringArguments, judgePrintf, judgePushd } f
 import { CP, MV } from './copyMove.js';
 import { CMP, DIFF } from './diffCmp.js';
 import { DU, TREE } from './duTree.js';
+import { CHECKSUMS } from './checksums.js';
 import { CAT, HEAD, TAIL, WC } from './fileReaders.js';
 import { FILE, STAT } from './fileInfo.js';
 import { MKDIR, TOUCH } from './fileOps.js';
@@ -21,8 +22,10 @@ import type { ProgramModel } from './programModel.js';
 import type { ProgramVerdict } from './programVerdict.js';
 import { RG } from './rg.js';
 import { SED } from './sed.js';
+import { judgeExpr, judgeSeq, SEQ } from './seqExpr.js';
 import { SORT, UNIQ } from './sortUniq.js';
 import { DATE, PWD, UNAME, WHICH, WHOAMI } from './systemInfo.js';
+import { TEXT_TOOLS } from './textTools.js';
 import { judgeVersion } from './version.js';
 import { NICE, NOHUP, STDBUF, TIME, TIMEOUT } from './wrappers.js';
 
@@ -40,6 +43,8 @@ export const PROGRAM_MODELS: readonly ProgramModel[] = [
   PWD, SED, MKDIR, TOUCH, CP, MV, TIME, TIMEOUT, NICE, NOHUP, STDBUF,
   GIT_GLOBAL, ...GIT_SUBCOMMAND_MODELS, GIT_STASH_PUSH, GIT_STASH_LIST, GIT_STASH_SHOW, GIT_STASH_APPLY, GIT_STASH_POP,
   ASSENT_PENDING, ASSENT_DAEMON_STATUS, ASSENT_POLICY_EXPLAIN, ASSENT_AUDIT, ASSENT_AUDIT_VERIFY,
+  // Read-only programs that coding agents approve on their own.
+  ...TEXT_TOOLS, ...CHECKSUMS, SEQ,
 ];
 
 const SIMPLE_PROGRAMS = PROGRAM_MODELS.filter((m) => !m.name.includes(' ') && m.name !== 'git');
@@ -48,6 +53,8 @@ const JUDGES: ReadonlyMap<string, ProgramJudge> = new Map<string, ProgramJudge>(
   ...SIMPLE_PROGRAMS.map((m): [string, ProgramJudge] => [m.name, (args, assigned) => judgeModel(m, args, assigned)]),
   ['find', judgeFind],
   ['git', judgeGit],
+  ['seq', judgeSeq],
+  ['expr', judgeExpr],
   ['assent', judgeAssent],
   ['echo', judgeEcho],
   ['printf', judgePrintf],

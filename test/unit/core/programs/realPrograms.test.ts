@@ -79,7 +79,10 @@ function samplePrefixes(model: ProgramModel): string[] {
   return [...prefixes];
 }
 
-const GNU_PROGRAMS = ['ls', 'cat', 'head', 'tail', 'wc', 'file', 'stat', 'grep', 'sort', 'uniq', 'diff', 'cmp', 'du', 'basename', 'dirname', 'realpath', 'date', 'whoami', 'uname', 'sed', 'mkdir', 'touch', 'cp', 'mv', 'timeout', 'nice', 'nohup', 'stdbuf'];
+const GNU_PROGRAMS = ['ls', 'cat', 'head', 'tail', 'wc', 'file', 'stat', 'grep', 'sort', 'uniq', 'diff', 'cmp', 'du', 'basename', 'dirname', 'realpath', 'date', 'whoami', 'uname', 'sed', 'mkdir', 'touch', 'cp', 'mv', 'timeout', 'nice', 'nohup', 'stdbuf',
+  'cut', 'tr', 'nl', 'paste', 'rev', 'tac', 'numfmt', 'base64', 'fold', 'expand', 'unexpand', 'comm', 'join', 'od', 'md5sum', 'sha1sum', 'sha224sum',
+  'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'seq',
+];
 
 describe('R-SH-6 the GNU models resolve long options as the installed programs do', () => {
   it.each(GNU_PROGRAMS)('%s', async (program) => {

@@ -1,0 +1,102 @@
+// R-SH-6 tables of the read-only programs coding agents approve on their own:
+// the forms each model accepts, with what they read, and the forms it refuses,
+// with the option or word that decided.
+import { describe, it } from 'vitest';
+import { expectAccepted, expectRefused, substitution, variable, words } from './programTable.js';
+
+describe('R-SH-6 coreutils text filters: every file operand is a read', () => {
+  it.each([
+    ['cut -d: -f1 README.md', ['README.md']],
+    ['cut -c1-3 --output-delimiter=, a b', ['a', 'b']],
+    ['cut -b 1 -n --complement -s -z a', ['a']],
+    ['nl -ba -s: -w3 a', ['a']],
+    ['nl -b pfoo a', ['a']],
+    ['paste -d, -s a b', ['a', 'b']],
+    ['rev a', ['a']],
+    ['tac -s x -r a', ['a']],
+    ['base64 a', ['a']],
+    ['base64 -d -i -w 0 a', ['a']],
+    ['fold -w 40 -s a', ['a']],
+    ['fold -12 a', ['a']],
+    ['expand -t 4 a', ['a']],
+    ['expand -4 a', ['a']],
+    ['unexpand -a --first-only a', ['a']],
+    ['comm -12 a b', ['a', 'b']],
+    ['comm --total --output-delimiter=: a b', ['a', 'b']],
+    ['join -t , -1 2 -2 1 -o 1.1,2.2 a b', ['a', 'b']],
+    ['join --header -a1 -e x a b', ['a', 'b']],
+    ['od -c a', ['a']],
+    ['od -An -tx1 -N 16 -j 4 -w8 --endian=little a', ['a']],
+    ['od --strings a', ['a']],
+    ['od -S 4 a', ['a']],
+  ])('%s', (command, reads) => void expectAccepted(command, { reads, writes: [], trees: [] }));
+
+  it('tr reads stdin only; its operands are sets, and its options end at the first one', () => {
+    expectAccepted('tr a-z A-Z', { reads: [] });
+    expectAccepted('tr -d [:space:]', { reads: [] });
+    expectAccepted('tr -cs A-Za-z \\n', { reads: [] });
+    // `tr x -d` maps x to "-": -d is a set there.
+    expectAccepted('tr x -d', { reads: [] });
+    expectRefused('tr a b c', undefined, /more than tr takes/);
+  });
+
+  it('numfmt operands are numbers', () => {
+    expectAccepted('numfmt --to=si 1000 2000', { reads: [] });
+    expectAccepted('numfmt --from=iec --header --field 2-4 --format %.1f', { reads: [] });
+  });
+
+  it('refuses extra operands and options the programs do not document', () => {
+    expectRefused('base64 a b', undefined, /more than base64 takes/);
+    expectRefused('comm a b c', undefined, /more than comm takes/);
+    expectRefused('join a b c', undefined, /more than join takes/);
+    expectRefused('cut --foo a', undefined, /not one this model knows/);
+    expectRefused('od -H a', undefined, /not one this model knows/);
+    expectRefused('rev -0 a', undefined, /not one this model knows/);
+  });
+
+  it('file operands must be statically known', () => {
+    expectRefused(words('cut -f1 --', variable('f')), undefined, /not statically known/);
+    expectAccepted(words('tr -- a-z', variable('x')));
+    // Its options ended at a-z: `--` after it is a second set, and the word after that one more than tr takes.
+    expectRefused(words('tr a-z --', variable('x')), undefined, /more than tr takes/);
+  });
+});
+
+describe('R-SH-6 checksums: -c reads files named inside the list', () => {
+  it.each(['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum'])('%s reads its operands; -c is refused', (program) => {
+    expectAccepted(`${program} a b`, { reads: ['a', 'b'] });
+    expectAccepted(`${program} --tag -z a`, { reads: ['a'] });
+    expectRefused(`${program} -c sums`, '--check', /files named inside its operands/);
+    expectRefused(`${program} --check sums`, '--check');
+    expectRefused(`${program} --ch sums`, '--check');
+    expectRefused(`${program} --quiet -c sums`, '--check');
+  });
+
+  it('b2sum and cksum take a length; cksum an algorithm', () => {
+    expectAccepted('b2sum -l 256 a', { reads: ['a'] });
+    expectAccepted('cksum -a sha256 --untagged a', { reads: ['a'] });
+    expectRefused('sha256sum -l 256 a', undefined, /not one this model knows/);
+  });
+});
+
+describe('R-SH-6 seq and expr only compute', () => {
+  it.each(['seq 10', 'seq 1 10', 'seq 1 2 10', 'seq -w -s , 1 10', 'seq -f %03g 5', 'seq -5 5', 'seq -s -1 3', 'seq -.5 1', 'seq -w -1 1'])('%s', (command) => {
+    expectAccepted(command, { reads: [], writes: [] });
+  });
+
+  it('seq refuses a fourth operand and unknown options', () => {
+    expectRefused('seq 1 2 3 4', undefined, /more than seq takes/);
+    expectRefused('seq -x 1', undefined, /not one this model knows/);
+  });
+
+  it.each(['expr 1 + 2', 'expr length abc', 'expr abc : a.*', 'expr match abc ab', 'expr substr abc 1 2', 'expr -1 + 2', 'expr --help'])('%s', (command) => {
+    expectAccepted(command, { model: 'expr', reads: [] });
+  });
+
+  it('expr takes a quoted plain variable, but not a substitution or an unquoted one', () => {
+    expectAccepted(words('expr', variable('n'), '+ 1'));
+    expectRefused(words('expr', variable('n', false), '+ 1'), undefined, /split/);
+    expectRefused(words('expr', substitution(), '+ 1'), undefined, /not statically known/);
+  });
+});
+
