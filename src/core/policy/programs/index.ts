@@ -25,6 +25,7 @@ import { SED } from './sed.js';
 import { judgeExpr, judgeSeq, SEQ } from './seqExpr.js';
 import { SORT, UNIQ } from './sortUniq.js';
 import { DATE, PWD, UNAME, WHICH, WHOAMI } from './systemInfo.js';
+import { SYSTEM_TOOLS } from './systemTools.js';
 import { TEXT_TOOLS } from './textTools.js';
 import { judgeVersion } from './version.js';
 import { NICE, NOHUP, STDBUF, TIME, TIMEOUT } from './wrappers.js';
@@ -45,6 +46,7 @@ export const PROGRAM_MODELS: readonly ProgramModel[] = [
   ASSENT_PENDING, ASSENT_DAEMON_STATUS, ASSENT_POLICY_EXPLAIN, ASSENT_AUDIT, ASSENT_AUDIT_VERIFY,
   // Read-only programs that coding agents approve on their own.
   ...TEXT_TOOLS, ...CHECKSUMS, SEQ,
+  ...SYSTEM_TOOLS,
 ];
 
 const SIMPLE_PROGRAMS = PROGRAM_MODELS.filter((m) => !m.name.includes(' ') && m.name !== 'git');

@@ -100,3 +100,51 @@ describe('R-SH-6 seq and expr only compute', () => {
   });
 });
 
+describe('R-SH-6 system facts', () => {
+  it('id, nproc, uptime, df', () => {
+    expectAccepted('id', { reads: [] });
+    expectAccepted('id -u', { reads: [] });
+    expectAccepted('id -nG root', { reads: [] });
+    expectAccepted('nproc --all', { reads: [] });
+    expectAccepted('uptime -p', { reads: [] });
+    expectAccepted('df -h .', { reads: ['.'] });
+    expectAccepted('df --output=source,avail -x tmpfs', { reads: [] });
+    expectRefused('uptime -c', undefined, /not one this model knows/);
+  });
+
+  it('hostname prints; every form that sets it is refused', () => {
+    expectAccepted('hostname', { reads: [] });
+    expectAccepted('hostname -f', { reads: [] });
+    expectAccepted('hostname --short', { reads: [] });
+    expectAccepted('hostname -I', { reads: [] });
+    expectRefused('hostname evil', undefined, /"evil" sets the host name/);
+    expectRefused('hostname -F /etc/hostname', '--file', /sets the host name from a file/);
+    expectRefused('hostname --fi=name', '--file');
+    expectRefused('hostname -b', '--boot', /sets the host name/);
+    expectRefused('hostname --a', undefined, /ambiguous/);
+  });
+
+  it('pgrep lists PIDs and names; -a prints command lines', () => {
+    expectAccepted('pgrep node', { reads: [] });
+    expectAccepted('pgrep -f vitest', { reads: [] });
+    expectAccepted('pgrep -l -u root -x sshd', { reads: [] });
+    expectAccepted('pgrep -c -F run.pid', { reads: ['run.pid'] });
+    expectRefused('pgrep -a node', '--list-full', /command line/);
+    expectRefused('pgrep -fa node', '--list-full');
+    expectRefused('pgrep --list-f node', '--list-full');
+    expectRefused('pgrep --signal=9 node', '--signal', /pkill/);
+    expectRefused('pgrep a b', undefined, /more than pgrep takes/);
+  });
+
+  it('printenv prints only named variables that hold no secret', () => {
+    expectAccepted('printenv HOME', { reads: [] });
+    expectAccepted('printenv -0 PATH USER SHELL PWD LANG TERM LC_ALL TZ', { reads: [] });
+    expectAccepted('printenv --help');
+    expectRefused('printenv', undefined, /whole environment/);
+    expectRefused('printenv -0', undefined, /whole environment/);
+    expectRefused('printenv ANTHROPIC_API_KEY', undefined, /not a variable known to hold no secret/);
+    expectRefused('printenv HOME GITHUB_TOKEN', undefined, /GITHUB_TOKEN/);
+    expectRefused(words('printenv --', variable('n')), undefined, /not statically known/);
+  });
+});
+
