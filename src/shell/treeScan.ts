@@ -13,7 +13,7 @@ export interface ScanTreeOptions {
   /**
    * False for a program that skips dot-entries (`rg` without `--hidden`/`-u`):
    * they are neither listed nor entered — unless an ignore file ripgrep reads
-   * whitelists a name (`!.env` in a `.ignore`, `.rgignore` or `.gitignore` of
+   * whitelists a name (`!.env` in a `.ignore`, `.rgignore`, `.fdignore` or `.gitignore` of
    * the tree or above it, `.git/info/exclude`, or one of `globalIgnoreFiles`),
    * which makes ripgrep search hidden files it names; then all are listed.
    */
@@ -120,8 +120,8 @@ function walk(dir: string, options: ScanTreeOptions): TreeScan | undefined {
   return { entries: [...entries], truncated: false };
 }
 
-/** The ignore files ripgrep reads in every directory it walks (and, by default, in those above it). */
-const IGNORE_FILES = ['.ignore', '.rgignore', '.gitignore'];
+/** The ignore files ripgrep reads in every directory it walks (and, by default, in those above it); fd reads .fdignore instead of .rgignore. */
+const IGNORE_FILES = ['.ignore', '.rgignore', '.fdignore', '.gitignore'];
 /** How much of an ignore file is read for a whitelist line; a longer one counts as whitelisting. */
 const IGNORE_READ_LIMIT = 256 * 1024;
 
