@@ -1,7 +1,8 @@
 // grep (GNU grep 3.8). The first operand is the pattern unless -e or -f gives
 // one; the others are files it reads. -r, -R and `-d recurse` read whole trees
 // (R-SH-10): each operand, or `.` when there is none. Nothing grep does writes
-// or runs a program, so no option is refused for its effect.
+// or runs a program, so no option is refused for its effect. egrep and fgrep
+// are grep under other names.
 import { flags, GNU, opt, searchTrees, type OptionsSeen, type ParsedOperand, type ProgramModel, type WordKind } from './programModel.js';
 
 function recursion(options: OptionsSeen): { recursive: boolean; follow: boolean } {
@@ -53,3 +54,7 @@ export const GREP: ProgramModel = {
   ],
   plan,
 };
+
+// egrep and fgrep (grep 3.8) are scripts that run `grep -E "$@"` and `grep -F "$@"`: grep's options and operands.
+export const EGREP: ProgramModel = { ...GREP, name: 'egrep' };
+export const FGREP: ProgramModel = { ...GREP, name: 'fgrep' };

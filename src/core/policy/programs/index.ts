@@ -11,10 +11,12 @@ import { CHECKSUMS } from './checksums.js';
 import { CAT, HEAD, TAIL, WC } from './fileReaders.js';
 import { FILE, STAT } from './fileInfo.js';
 import { MKDIR, TOUCH } from './fileOps.js';
+import { FD, FDFIND, judgeFd } from './fd.js';
 import { judgeFind } from './find.js';
 import { GIT_GLOBAL, GIT_SUBCOMMAND_MODELS, gitDeclaresVariable, judgeGit } from './git.js';
 import { GIT_STASH_APPLY, GIT_STASH_LIST, GIT_STASH_POP, GIT_STASH_PUSH, GIT_STASH_SHOW } from './gitWork.js';
-import { GREP } from './grep.js';
+import { EGREP, FGREP, GREP } from './grep.js';
+import { judgeJq } from './jq.js';
 import { judgeModel } from './judgeModel.js';
 import { LS } from './ls.js';
 import { BASENAME, DIRNAME, REALPATH } from './pathNames.js';
@@ -47,6 +49,7 @@ export const PROGRAM_MODELS: readonly ProgramModel[] = [
   // Read-only programs that coding agents approve on their own.
   ...TEXT_TOOLS, ...CHECKSUMS, SEQ,
   ...SYSTEM_TOOLS,
+  EGREP, FGREP, FD, FDFIND,
 ];
 
 const SIMPLE_PROGRAMS = PROGRAM_MODELS.filter((m) => !m.name.includes(' ') && m.name !== 'git');
@@ -55,8 +58,11 @@ const JUDGES: ReadonlyMap<string, ProgramJudge> = new Map<string, ProgramJudge>(
   ...SIMPLE_PROGRAMS.map((m): [string, ProgramJudge] => [m.name, (args, assigned) => judgeModel(m, args, assigned)]),
   ['find', judgeFind],
   ['git', judgeGit],
+  ['fd', judgeFd(FD)],
+  ['fdfind', judgeFd(FDFIND)],
   ['seq', judgeSeq],
   ['expr', judgeExpr],
+  ['jq', judgeJq],
   ['assent', judgeAssent],
   ['echo', judgeEcho],
   ['printf', judgePrintf],

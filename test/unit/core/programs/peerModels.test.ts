@@ -1,8 +1,9 @@
 // R-SH-6 tables of the read-only programs coding agents approve on their own:
 // the forms each model accepts, with what they read, and the forms it refuses,
 // with the option or word that decided.
-import { describe, it } from 'vitest';
-import { expectAccepted, expectRefused, substitution, variable, words } from './programTable.js';
+import { describe, expect, it } from 'vitest';
+import { jqFilterRefusal } from '../../../../src/core/policy/programs/jq.js';
+import { expectAccepted, expectRefused, judge, substitution, variable, words } from './programTable.js';
 
 describe('R-SH-6 coreutils text filters: every file operand is a read', () => {
   it.each([
@@ -145,6 +146,86 @@ describe('R-SH-6 system facts', () => {
     expectRefused('printenv ANTHROPIC_API_KEY', undefined, /not a variable known to hold no secret/);
     expectRefused('printenv HOME GITHUB_TOKEN', undefined, /GITHUB_TOKEN/);
     expectRefused(words('printenv --', variable('n')), undefined, /not statically known/);
+  });
+});
+
+describe('R-SH-6 egrep and fgrep are grep', () => {
+  it('same options and operands', () => {
+    expectAccepted('egrep x README.md', { model: 'egrep', reads: ['README.md'] });
+    expectAccepted('fgrep -rn x src', { model: 'fgrep', trees: ['src'], hidden: true });
+    expectAccepted('egrep -e a|b -f pats a', { reads: ['pats', 'a'] });
+    expectRefused('egrep -X x a', '-X');
+  });
+});
+
+describe('R-SH-6 fd: a tree read like rg', () => {
+  it('fd and fdfind search . or their paths, without hidden entries by default', () => {
+    const fd = expectAccepted('fd ts', { model: 'fd', trees: ['.'], reads: [] });
+    expect(fd.trees[0]?.hidden).toBe(false);
+    expectAccepted('fdfind -e ts', { model: 'fdfind', trees: ['.'], hidden: false });
+    expectAccepted('fd -t f -e md . docs src', { reads: ['docs', 'src'], trees: ['docs', 'src'], hidden: false });
+    expectAccepted('fd . src', { trees: ['src'], hidden: false });
+    expectAccepted('fd -d 2 -E node_modules --changed-within 1d x', { trees: ['.'], hidden: false });
+    expectAccepted('fd --search-path src --search-path lib x', { reads: ['src', 'lib'], trees: ['src', 'lib'] });
+  });
+
+  it('-H, -u, a glob search, a dotted pattern and an ignore file reach hidden entries', () => {
+    for (const command of ['fd -H env', 'fd -u env', 'fd --unrestricted env', 'fd -g *.ts', 'fd --glob x', 'fd .env', 'fd --and .git x', 'fd --ignore-file ig x']) {
+      expectAccepted(command, { hidden: true });
+    }
+    expectAccepted('fd --ignore-file ig x', { reads: ['ig'] });
+    expect(judge('fd -L x').trees[0]?.follow).toBe(true);
+  });
+
+  it('refuses what runs a program or moves the search', () => {
+    expectRefused('fd -x rm', '--exec', /runs a program/);
+    expectRefused('fd -e zip -x unzip -o {}', '--exec');
+    expectRefused('fd -x rm -rf {}', '--exec');
+    expectRefused('fd ts -X wc -l', '--exec-batch', /runs a program/);
+    expectRefused('fdfind --exec-batch=ls', '--exec-batch');
+    expectRefused('fd -l', '--list-details', /runs ls/);
+    expectRefused('fd --base-directory ~ -H id_rsa', '--base-directory', /another directory/);
+    expectRefused('fd --hid x', undefined, /not one this model knows/);
+  });
+});
+
+describe('R-SH-6 jq', () => {
+  it('the first operand is the filter; the others are files it reads', () => {
+    expectAccepted('jq .name package.json', { model: 'jq', reads: ['package.json'] });
+    expectAccepted('jq -r .scripts.env a.json b.json', { reads: ['a.json', 'b.json'] });
+    expectAccepted('jq -nr 1+2', { reads: [] });
+    expectAccepted(words('jq -c --arg name', variable('USER'), '.name==$name a.json'), { reads: ['a.json'] });
+    expectAccepted('jq --argjson n 3 --tab --indent 4 .x a', { reads: ['a'] });
+    expectAccepted('jq -n --rawfile k notes.txt $k', { reads: ['notes.txt'] });
+    expectAccepted('jq -n --slurpfile d data.json $d', { reads: ['data.json'] });
+    expectAccepted('jq -n $ARGS --args a b', { reads: [] });
+    expectAccepted('jq . a --jsonargs 1 2', { reads: ['a'] });
+    expectAccepted('jq . -- -file', { reads: ['-file'] });
+    expectAccepted('jq -e .ok - ', { reads: ['-'] });
+    expectAccepted('jq input_line_number a', { reads: ['a'] });
+  });
+
+  it('refuses a filter that reads the environment or other files', () => {
+    for (const filter of ['env', 'env.HOME', '$ENV', '$ENV.X', '"\\(env.X)"', '.a|env', 'input_filename', 'import "m" as m; 1', 'include "m"; 1', 'modulemeta', 'get_search_list', '..env']) {
+      expectRefused(words('jq -n', { text: filter, static: true }), undefined, /reads/);
+    }
+    expect(jqFilterRefusal('.env')).toBeUndefined();
+    expect(jqFilterRefusal('.a.env | .ENV')).toBeUndefined();
+    expect(jqFilterRefusal('.environment')).toBeUndefined();
+  });
+
+  it('refuses a filter in a file, module paths, test files and filters not statically known', () => {
+    expectRefused('jq -f prog.jq a', '--from-file', /filter from a file/);
+    expectRefused('jq -nf prog.jq', '--from-file');
+    expectRefused('jq --from-file prog.jq', '--from-file');
+    expectRefused('jq -L lib .', '-L', /modules/);
+    expectRefused('jq -Llib .', '-L');
+    expectRefused('jq --run-tests t', '--run-tests');
+    expectRefused(words('jq', variable('f')), undefined, /not statically known/);
+    expectRefused(words('jq --', variable('f')), undefined, /not statically known/);
+    expectRefused('jq --raw-output0 .', undefined, /not one this model knows/);
+    expectRefused('jq -x .', undefined, /not one this model knows/);
+    expectRefused('jq --arg a', '--arg', /takes 2 words/);
   });
 });
 

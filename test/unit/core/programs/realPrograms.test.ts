@@ -83,6 +83,7 @@ const GNU_PROGRAMS = ['ls', 'cat', 'head', 'tail', 'wc', 'file', 'stat', 'grep',
   'cut', 'tr', 'nl', 'paste', 'rev', 'tac', 'numfmt', 'base64', 'fold', 'expand', 'unexpand', 'comm', 'join', 'od', 'md5sum', 'sha1sum', 'sha224sum',
   'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'seq',
   'id', 'df', 'pgrep', 'nproc', 'uptime', 'printenv',
+  'egrep', 'fgrep',
 ];
 // hostname is left out: a value its parser takes as --file would set this machine's host name.
 
