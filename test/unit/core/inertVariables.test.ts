@@ -37,7 +37,7 @@ const RUNS: Record<string, string> = {
   egrep: 'egrep readme README.md', fgrep: 'fgrep readme README.md', fd: 'fd md', fdfind: 'fdfind md', jq: 'jq -n 1',
 };
 /** Builtins and assent itself: bash runs them without reading the environment for them. */
-const NO_PROGRAM = new Set(['echo', 'printf', 'true', 'false', 'cd', 'pushd', 'assent']);
+const NO_PROGRAM = new Set(['echo', 'printf', 'true', 'false', 'cd', 'pushd', 'assent', 'test', '[', 'command', 'type']);
 
 /** A value for each inert variable that is a legitimate setting (the path-like ones are not inert). */
 function valueFor(name: string): string {

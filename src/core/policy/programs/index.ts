@@ -19,6 +19,7 @@ import { EGREP, FGREP, GREP } from './grep.js';
 import { judgeJq } from './jq.js';
 import { judgeModel } from './judgeModel.js';
 import { LS } from './ls.js';
+import { COMMAND, TYPE } from './nameLookup.js';
 import { BASENAME, DIRNAME, REALPATH } from './pathNames.js';
 import type { ProgramModel } from './programModel.js';
 import type { ProgramVerdict } from './programVerdict.js';
@@ -28,6 +29,7 @@ import { judgeExpr, judgeSeq, SEQ } from './seqExpr.js';
 import { SORT, UNIQ } from './sortUniq.js';
 import { DATE, PWD, UNAME, WHICH, WHOAMI } from './systemInfo.js';
 import { SYSTEM_TOOLS } from './systemTools.js';
+import { judgeBracket, judgeTest } from './testBuiltin.js';
 import { TEXT_TOOLS } from './textTools.js';
 import { judgeVersion } from './version.js';
 import { NICE, NOHUP, STDBUF, TIME, TIMEOUT } from './wrappers.js';
@@ -50,6 +52,7 @@ export const PROGRAM_MODELS: readonly ProgramModel[] = [
   ...TEXT_TOOLS, ...CHECKSUMS, SEQ,
   ...SYSTEM_TOOLS,
   EGREP, FGREP, FD, FDFIND,
+  COMMAND, TYPE,
 ];
 
 const SIMPLE_PROGRAMS = PROGRAM_MODELS.filter((m) => !m.name.includes(' ') && m.name !== 'git');
@@ -63,6 +66,8 @@ const JUDGES: ReadonlyMap<string, ProgramJudge> = new Map<string, ProgramJudge>(
   ['seq', judgeSeq],
   ['expr', judgeExpr],
   ['jq', judgeJq],
+  ['test', judgeTest],
+  ['[', judgeBracket],
   ['assent', judgeAssent],
   ['echo', judgeEcho],
   ['printf', judgePrintf],

@@ -229,3 +229,59 @@ describe('R-SH-6 jq', () => {
   });
 });
 
+describe('R-SH-6 test and [', () => {
+  it.each([
+    ['test -f README.md', ['README.md']],
+    ['[ -d build ]', ['build']],
+    ['[ -e a -a -r b ]', ['a', 'b']],
+    ['[ ! -s a ]', ['a']],
+    ['test a -nt b', ['a', 'b']],
+    ['[ ( -L l ) -o -x x ]', ['l', 'x']],
+    ['[ -z abc ]', []],
+    ['[ abc = abc ]', []],
+    ['[ 1 -lt 2 ]', []],
+    ['test -t 1', []],
+    ['[ -f ]', []],
+    ['[ -f = -d ]', []],
+    ['[ ]', []],
+    ['test', []],
+  ])('%s reads %j', (command, reads) => void expectAccepted(command, { reads }));
+
+  it('a quoted plain variable may stand where bash does not look at its value', () => {
+    expectAccepted(words('[', variable('x'), ']'), { reads: [] });
+    expectAccepted(words('[ -n', variable('x'), ']'), { reads: [] });
+    expectAccepted(words('[', variable('x'), '= yes ]'), { reads: [] });
+    expectRefused(words('[', variable('x'), 'README.md ]'), undefined, /would decide/);
+    expectRefused(words('[ -n', variable('x'), '-a -f README.md ]'), undefined, /would decide/);
+    expectRefused(words('[ -f', variable('f'), ']'), undefined, /not statically known/);
+  });
+
+  it('refuses -v, -R, a missing ] and syntax errors', () => {
+    expectRefused('test -v name', '-v', /subscript/);
+    expectRefused('[ -v a[1] ]', '-v');
+    expectRefused('[ -R name ]', '-R');
+    expectRefused('[ -f a', undefined, /needs \] as its last word/);
+    expectRefused('[ -q a ]', undefined, /syntax error/);
+    expectRefused('[ a b c ]', undefined, /syntax error/);
+    expectRefused('[ ( a ]', undefined, /syntax error/);
+  });
+});
+
+describe('R-SH-6 command -v and type describe a name', () => {
+  it('accepts the describing forms', () => {
+    expectAccepted('command -v git', { model: 'command', reads: [] });
+    expectAccepted('command -V ls cat', { reads: [] });
+    expectAccepted('command -pv ls', { reads: [] });
+    expectAccepted('type ls', { model: 'type', reads: [] });
+    expectAccepted('type -t -a ls', { reads: [] });
+    expectAccepted('type -P node', { reads: [] });
+  });
+
+  it('command without -v or -V runs its name: refused here, judged as that command by the parser', () => {
+    expectRefused('command ls', undefined, /command ls runs ls/);
+    expectRefused('command -p ls', undefined, /runs ls/);
+    expectRefused('command', undefined, /runs nothing/);
+    expectRefused('type --type ls', undefined, /not one this model knows/);
+  });
+});
+
