@@ -35,6 +35,7 @@ const RUNS: Record<string, string> = {
   sha512sum: 'sha512sum README.md', b2sum: 'b2sum README.md', cksum: 'cksum README.md', seq: 'seq 1 3', expr: 'expr 1 + 2',
   id: 'id -u', hostname: 'hostname', df: 'df -h .', pgrep: 'pgrep -x init', nproc: 'nproc', uptime: 'uptime', printenv: 'printenv HOME',
   egrep: 'egrep readme README.md', fgrep: 'fgrep readme README.md', fd: 'fd md', fdfind: 'fdfind md', jq: 'jq -n 1',
+  gh: 'gh pr list', docker: 'docker ps',
 };
 /** Builtins and assent itself: bash runs them without reading the environment for them. */
 const NO_PROGRAM = new Set(['echo', 'printf', 'true', 'false', 'cd', 'pushd', 'assent', 'test', '[', 'command', 'type']);

@@ -8,11 +8,13 @@ import { CP, MV } from './copyMove.js';
 import { CMP, DIFF } from './diffCmp.js';
 import { DU, TREE } from './duTree.js';
 import { CHECKSUMS } from './checksums.js';
+import { DOCKER_GLOBAL, DOCKER_MODELS, judgeDocker } from './docker.js';
 import { CAT, HEAD, TAIL, WC } from './fileReaders.js';
 import { FILE, STAT } from './fileInfo.js';
 import { MKDIR, TOUCH } from './fileOps.js';
 import { FD, FDFIND, judgeFd } from './fd.js';
 import { judgeFind } from './find.js';
+import { GH_MODELS, judgeGh } from './gh.js';
 import { GIT_GLOBAL, GIT_SUBCOMMAND_MODELS, gitDeclaresVariable, judgeGit } from './git.js';
 import { GIT_STASH_APPLY, GIT_STASH_LIST, GIT_STASH_POP, GIT_STASH_PUSH, GIT_STASH_SHOW } from './gitWork.js';
 import { EGREP, FGREP, GREP } from './grep.js';
@@ -53,14 +55,19 @@ export const PROGRAM_MODELS: readonly ProgramModel[] = [
   ...SYSTEM_TOOLS,
   EGREP, FGREP, FD, FDFIND,
   COMMAND, TYPE,
+  ...GH_MODELS, DOCKER_GLOBAL, ...DOCKER_MODELS,
 ];
 
-const SIMPLE_PROGRAMS = PROGRAM_MODELS.filter((m) => !m.name.includes(' ') && m.name !== 'git');
+/** Programs with subcommands, judged by their own function (their models are named `git status`, `docker ps`). */
+const WITH_SUBCOMMANDS = new Set(['git', 'docker']);
+const SIMPLE_PROGRAMS = PROGRAM_MODELS.filter((m) => !m.name.includes(' ') && !WITH_SUBCOMMANDS.has(m.name));
 
 const JUDGES: ReadonlyMap<string, ProgramJudge> = new Map<string, ProgramJudge>([
   ...SIMPLE_PROGRAMS.map((m): [string, ProgramJudge] => [m.name, (args, assigned) => judgeModel(m, args, assigned)]),
   ['find', judgeFind],
   ['git', judgeGit],
+  ['gh', judgeGh],
+  ['docker', judgeDocker],
   ['fd', judgeFd(FD)],
   ['fdfind', judgeFd(FDFIND)],
   ['seq', judgeSeq],

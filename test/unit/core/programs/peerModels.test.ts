@@ -285,3 +285,71 @@ describe('R-SH-6 command -v and type describe a name', () => {
   });
 });
 
+describe('R-SH-6 gh read-only forms', () => {
+  it.each([
+    'gh pr list', 'gh pr list -s all -L 50 --json number,title', 'gh pr view 12', 'gh pr view 12 --comments', 'gh pr view -R o/r 12',
+    'gh pr diff 12', 'gh pr diff 12 --patch', 'gh pr diff --name-only', 'gh pr checks 12', 'gh pr checks --watch', 'gh pr status',
+    'gh issue view 3', 'gh issue list -l bug', 'gh issue status', 'gh run view 99', 'gh run view 99 --log', 'gh run view --log-failed -j 5',
+    'gh run list -w ci.yml -b main', 'gh repo view', 'gh repo view o/r', 'gh release view v1', 'gh release list', 'gh workflow list',
+    'gh workflow view ci.yml --yaml', 'gh search repos assent', 'gh search issues --repo o/r crash', 'gh search prs --merged x',
+    'gh search commits fix', 'gh search code --language go func', 'gh status', 'gh auth status', 'gh auth status -a -h github.com',
+    'gh api repos/{owner}/{repo}/pulls', 'gh api -X GET repos/o/r', 'gh api --paginate --jq .[].name repos/o/r/branches',
+    'gh pr list --jq .[].number --json number', 'gh api -H Accept:application/vnd.github.raw repos/o/r/readme',
+  ])('%s', (command) => void expectAccepted(command, { reads: [], writes: [] }));
+
+  it('the forms that resolve the repository name it, so the edge checks its git configuration', () => {
+    expect(judge('gh pr list').repository).toEqual({ chdir: [] });
+    expect(judge('gh search repos x').repository).toBeUndefined();
+  });
+
+  it('refuses tokens, browsers, downloads, checkouts and writes', () => {
+    expectRefused('gh auth token', undefined, /prints the auth token/);
+    expectRefused('gh auth status -t', '--show-token', /token/);
+    expectRefused('gh auth status --show-token', '--show-token');
+    expectRefused('gh pr view 12 --web', '--web', /browser/);
+    expectRefused('gh pr list -w', '--web');
+    expectRefused('gh pr checkout 12', undefined, /worktree/);
+    expectRefused('gh run download 99', undefined, /writes/);
+    expectRefused('gh release download v1', undefined, /writes/);
+    expectRefused('gh pr merge 12', undefined, /not one of the read-only forms/);
+    expectRefused('gh repo clone o/r', undefined, /not one of the read-only forms/);
+    expectRefused('gh pr view 12 --jq $ENV.GH_TOKEN --json title', '--jq', /environment/);
+    expectRefused('gh api user --jq env', '--jq', /environment/);
+  });
+
+  it('gh api: only a GET of a GitHub endpoint', () => {
+    expectRefused('gh api -X POST repos/o/r/issues', '--method', /not GET/);
+    expectRefused('gh api --method=delete repos/o/r', '--method');
+    expectRefused('gh api -f title=x repos/o/r/issues', '--raw-field', /parameter/);
+    expectRefused('gh api -F n=1 repos/o/r', '--field');
+    expectRefused('gh api --raw-field q=x graphql', '--raw-field');
+    expectRefused('gh api --input body.json repos/o/r/issues', '--input', /request body/);
+    expectRefused('gh api --hostname evil.example user', '--hostname', /another host/);
+    expectRefused('gh api https://evil.example/x', undefined, /full URL/);
+    expectRefused('gh api --verbose user', '--verbose', /headers/);
+    expectRefused('gh api -H X-HTTP-Method-Override:DELETE repos/o/r', '--header', /Accept/);
+  });
+});
+
+describe('R-SH-6 docker listing forms', () => {
+  it.each([
+    'docker ps', 'docker ps -a --format {{.Names}}', 'docker images', 'docker images -q node', 'docker image ls', 'docker image list',
+    'docker container ls -a', 'docker container ps', 'docker inspect web', 'docker inspect -f {{.State.Status}} a b', 'docker logs web',
+    'docker logs -f --tail 100 web', 'docker logs -n=20 web', 'docker version', 'docker info', 'docker system info', 'docker stats --no-stream',
+    'docker network ls', 'docker volume ls -q', 'docker --log-level=error ps', 'docker -D ps', 'docker --version', 'docker --tlscacert ca.pem ps',
+  ])('%s', (command) => void expectAccepted(command, { writes: [] }));
+
+  it('refuses other daemons and configurations, other subcommands, and stats that never end', () => {
+    expectRefused('docker -H tcp://evil:2375 ps', '--host', /another configuration or daemon/);
+    expectRefused('docker --host=unix:///x ps', '--host');
+    expectRefused('docker --config /tmp/c ps', '--config');
+    expectRefused('docker -c remote ps', '--context');
+    expectRefused('docker run alpine', undefined, /not one of the listing forms/);
+    expectRefused('docker exec web sh', undefined, /not one of the listing forms/);
+    expectRefused('docker cp web:/etc/passwd .', undefined, /not one of the listing forms/);
+    expectRefused('docker container rm web', undefined, /not one of the listing forms/);
+    expectRefused('docker stats', undefined, /--no-stream/);
+    expectRefused('docker ps --all=false', undefined, /takes no value/);
+    expectRefused('docker logs a b', undefined, /more than docker logs takes/);
+  });
+});
