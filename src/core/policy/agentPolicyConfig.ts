@@ -18,11 +18,17 @@ const MODELLED_DEFAULTS = [
   'mkdir', 'touch', 'cp', 'mv', 'git',
   // wrappers, as a layer of their own: what they run is judged separately (R-SH-1)
   'time', 'timeout', 'nice', 'nohup', 'stdbuf',
+  // read-only programs that coding agents approve on their own (after the others, so the rules above keep their numbers)
+  'cut', 'tr', 'nl', 'paste', 'rev', 'tac', 'numfmt', 'base64', 'fold', 'expand', 'unexpand', 'comm', 'join', 'od',
+  'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'seq', 'expr',
+  'id', 'hostname', 'df', 'pgrep', 'nproc', 'uptime', 'printenv', 'egrep', 'fgrep', 'fd', 'fdfind', 'jq',
+  'test', '[', 'command', 'type', 'gh', 'docker',
 ];
 
 /** The built-in command rules (R-POL-8): each modelled program in the forms its model accepts, the version forms of the version table, and assent itself. */
 export const DEFAULT_COMMAND_RULES: readonly CommandRuleConfig[] = Object.freeze([
-  ...MODELLED_DEFAULTS.map((name): CommandRuleConfig => ({ match: `${name} *`, decision: 'allow', model: name })),
+  // A name's glob characters are escaped: `[` is the program, not the start of a bracket expression.
+  ...MODELLED_DEFAULTS.map((name): CommandRuleConfig => ({ match: `${name.replace(/[\\*?[\]'"]/g, '\\$&')} *`, decision: 'allow', model: name })),
   // Only the programs of the version table (programs/version.ts): the model refuses every other name.
   { match: '* --version', decision: 'allow', model: 'version' },
   { match: '* -V', decision: 'allow', model: 'version' },

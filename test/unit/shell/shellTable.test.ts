@@ -96,7 +96,8 @@ const WRAPPERS: Row[] = [
   ['env -C /tmp ls', 'allow'],
   ['env -i rm -rf /', 'deny'],
   ['command rm -rf /', 'deny'],
-  ['command -v rm', 'prompt'],
+  ['command -v rm', 'allow'], // it only says what rm is
+  ['command ls', 'prompt'], // the command builtin runs ls: its model describes only -v and -V
   ['exec rm -rf /', 'deny'],
   ['nohup rm -rf / &', 'deny'],
   ['nice -n 5 rm -rf /', 'deny'],
