@@ -135,7 +135,7 @@ function opened(cwd: string): string[] {
 }
 
 describe.skipIf(!HAS_STRACE)('R-SH-12 git configuration, with real git under strace as the oracle', () => {
-  it(`${RUNS} generated layouts: git opens no config assent did not inspect, and nothing that ran is allowed`, () => {
+  it(`${RUNS} generated layouts: git opens no config assent did not inspect, and nothing that ran is allowed`, { timeout: 600_000 }, () => {
     const snapshot = compileAgentPolicy(DEFAULT_CONFIG.policy, hostPathVars({ HOME: home() }, join(home(), '.assent')));
     const trusted = new Set([join(home(), '.gitconfig'), join(home(), '.config', 'git', 'config'), '/etc/gitconfig']);
     const uninspected: string[] = [];
