@@ -150,8 +150,8 @@ const GATE_NAMES: ReadonlySet<string> = new Set([
 const GATE_DIRS: ReadonlySet<string> = new Set(['.claude', '.gemini', '.codex', '.cursor', '.opencode', '.kilo', '.qwen', '.devcontainer', '.idea', '.husky', '.lefthook']);
 /** Files of `.vscode` that VS Code runs from on its own (a task on folder open, a terminal profile, a debug launch). */
 const VSCODE_GATES: ReadonlySet<string> = new Set(['tasks.json', 'settings.json', 'launch.json']);
-/** Under `.git`: configuration and hooks (R-SH-9). */
-const GIT_GATES: ReadonlySet<string> = new Set(['config', 'hooks', 'info']);
+/** Under `.git`: configuration and hooks (R-SH-9), and submodules' and worktrees' own (R-SH-12). */
+const GIT_GATES: ReadonlySet<string> = new Set(['config', 'hooks', 'info', 'modules', 'worktrees', 'config.worktree', 'commondir']);
 
 /**
  * The gate file (R-SH-9) an absolute path is, by name: assent's own word for
@@ -167,7 +167,7 @@ export function gateFileOf(path: string): string | undefined {
     const part = parts[i] as string;
     const next = parts[i + 1];
     if (GATE_DIRS.has(part)) return `${part}/`;
-    if (part === '.git' && next !== undefined && GIT_GATES.has(next)) return next === 'config' ? '.git/config' : `.git/${next}/`;
+    if (part === '.git' && next !== undefined && GIT_GATES.has(next)) return ['config', 'config.worktree', 'commondir'].includes(next) ? `.git/${next}` : `.git/${next}/`;
     if (part === '.github' && next === 'hooks') return '.github/hooks/';
     if (part === '.vscode' && next !== undefined && i + 2 === parts.length && VSCODE_GATES.has(next)) return `.vscode/${next}`;
     if (part === '.config' && next === 'fish') return '.config/fish/';

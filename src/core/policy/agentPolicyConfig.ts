@@ -107,6 +107,11 @@ export const GATE_FILE_GLOBS: readonly string[] = Object.freeze([
   '**/.git/config',
   '**/.git/hooks/**',
   '**/.git/info/**',
+  // A submodule's own git dir and a linked worktree's: their config and hooks are obeyed as the repository's (R-SH-12).
+  '**/.git/modules/**',
+  '**/.git/worktrees/**',
+  '**/.git/config.worktree',
+  '**/.git/commondir',
   '**/.gitmodules',
   '**/.mcp.json',
   '**/.claude/**',

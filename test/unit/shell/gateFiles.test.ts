@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentActionRisk } from '../../../src/core/approval/approvalRisk.js';
+import { agentActionRisk, gateFileOf } from '../../../src/core/approval/approvalRisk.js';
 import { DEFAULT_CONFIG } from '../../../src/core/config/config.js';
 import type { AgentPolicySnapshot } from '../../../src/core/policy/agentPolicyConfig.js';
 import type { ActionVerdict } from '../../../src/core/policy/actionPlan.js';
@@ -77,5 +77,12 @@ describe('R-SH-9 the files editors and tools run on their own are gate files', (
     for (const path of ['.vscode/extensions.json', 'docs/husky.md', 'lefthook.md', 'npmrc.example', 'src/tasks.json']) {
       expect(judgeShell(parser, snapshot, `cp payload.json ${path}`, host.cwd).decision, path).toBe('allow');
     }
+  });
+});
+
+describe('R-SH-12 a submodule\'s and a worktree\'s own git files are gate files', () => {
+  it.each(['.git/modules/sub/config', '.git/modules/sub/hooks/pre-commit', '.git/modules/a/modules/b/config', '.git/worktrees/wt/config.worktree', '.git/config.worktree'])('%s', (file) => {
+    expect(gateFileOf(`/p/${file}`)).toBeDefined();
+    expect(judgeShell(parser, snapshot, `echo x >> ${file}`, host.cwd).decision).not.toBe('allow');
   });
 });

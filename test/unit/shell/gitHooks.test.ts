@@ -137,6 +137,12 @@ describe('R-SH-13 hooks git runs, with real git as the oracle', () => {
     mkdirSync(join(repo, '.husky', '_'), { recursive: true });
     writeFileSync(join(repo, '.husky', '_', 'pre-commit'), '#!/bin/sh\n. "$(dirname "$0")/h"\n', { mode: 0o755 });
     writeFileSync(join(repo, '.husky', 'pre-commit'), 'npx lint-staged\n');
+    // git-lfs's filters in the person's own global config name programs, and keep git status allowed.
+    const lfsHome = join(root, 'lfs-home');
+    mkdirSync(lfsHome);
+    writeFileSync(join(lfsHome, '.gitconfig'), '[filter "lfs"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n');
+    const lfs = compileAgentPolicy(DEFAULT_CONFIG.policy, hostPathVars({ HOME: lfsHome }, join(lfsHome, '.assent')));
+    expect(judgeShell(parser, lfs, 'git status', repo).decision).toBe('allow');
     const snapshot = compileAgentPolicy(DEFAULT_CONFIG.policy, hostPathVars({ HOME: home() }, join(home(), '.assent')));
     for (const command of ['git status', 'git log', 'git diff', 'git show', 'git log --oneline -5', 'git diff --stat']) {
       expect(judgeShell(parser, snapshot, command, repo).decision, command).toBe('allow');
