@@ -3,6 +3,7 @@
 // `grep -r KEY ~` is judged by the credential files it would read.
 import { closeSync, openSync, readdirSync, readSync, statSync, type Dirent } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { AssentError } from '../core/base/errors.js';
 import { normalizePathText } from '../core/policy/pathPolicy.js';
 import { physicalPath } from './resolvePaths.js';
 
@@ -63,7 +64,7 @@ export function scanTree(dir: string, options: ScanTreeOptions): TreeScan {
 
 function walkAll(dir: string, options: ScanTreeOptions): TreeScan {
   const all = walk(dir, { ...options, hidden: true });
-  if (all === undefined) throw new Error('a walk with hidden entries never stops for a whitelist');
+  if (all === undefined) throw new AssentError('internal', 'a tree walk that lists hidden entries stopped for a whitelist');
   return all;
 }
 

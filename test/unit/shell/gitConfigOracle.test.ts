@@ -8,7 +8,7 @@
 // about a second to build (git submodule add), so npm test runs 40 and
 // GIT_ORACLE_RUNS=500 (or 5000) runs the issue's full counts.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
@@ -19,6 +19,7 @@ import { gitExecutionKeys } from '../../../src/shell/gitRepository.js';
 import { judgeShell } from '../../../src/shell/judgeAction.js';
 import { hostPathVars } from '../../../src/shell/resolvePaths.js';
 import { loadShellParser, type ShellParser } from '../../../src/shell/shellParser.js';
+import { makeGitTemplate, runGit } from '../../helpers/gitFixture.js';
 
 const RUNS = Number(process.env.GIT_ORACLE_RUNS ?? 40);
 const SEED = Number(process.env.GIT_ORACLE_SEED ?? 33);
@@ -54,21 +55,13 @@ const home = (): string => join(root, 'home');
 const ENV = (): NodeJS.ProcessEnv => ({ PATH: '/usr/bin:/bin', HOME: home(), GIT_CONFIG_NOSYSTEM: '1', GIT_OPTIONAL_LOCKS: '0' });
 
 function git(cwd: string, ...args: string[]): void {
-  const run = spawnSync('git', args, { cwd, env: ENV(), encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
+  runGit(cwd, ENV(), ...args);
 }
 
 beforeAll(async () => {
   parser = await loadShellParser();
   root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-gitcfg-')));
-  mkdirSync(home());
-  writeFileSync(join(home(), '.gitconfig'), '[user]\n\tname = T\n\temail = t@example.com\n[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n');
-  template = join(root, 'template');
-  mkdirSync(template);
-  writeFileSync(join(template, 'README.md'), '# r\n');
-  git(template, 'init', '-q');
-  git(template, 'add', 'README.md');
-  git(template, 'commit', '-qm', 'one');
+  template = makeGitTemplate(root, home(), ENV(), '[protocol "file"]\n\tallow = always\n');
 });
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));

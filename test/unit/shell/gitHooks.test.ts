@@ -13,6 +13,7 @@ import { compileAgentPolicy } from '../../../src/core/policy/agentPolicyConfig.j
 import { judgeShell } from '../../../src/shell/judgeAction.js';
 import { hostPathVars } from '../../../src/shell/resolvePaths.js';
 import { loadShellParser, type ShellParser } from '../../../src/shell/shellParser.js';
+import { makeGitTemplate, runGit } from '../../helpers/gitFixture.js';
 
 const HOOKS = [
   'pre-commit', 'prepare-commit-msg', 'commit-msg', 'post-commit', 'post-rewrite', 'post-checkout', 'post-merge', 'pre-merge-commit',
@@ -57,22 +58,16 @@ let template: string;
 let cases = 0;
 const home = (): string => join(root, 'home');
 
+const ENV = (): NodeJS.ProcessEnv => ({ PATH: '/usr/bin:/bin', HOME: home(), GIT_CONFIG_NOSYSTEM: '1' });
+
 function git(cwd: string, ...args: string[]): void {
-  const run = spawnSync('git', args, { cwd, env: { PATH: '/usr/bin:/bin', HOME: home(), GIT_CONFIG_NOSYSTEM: '1' }, encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`git ${args.join(' ')}: ${run.stderr}`);
+  runGit(cwd, ENV(), ...args);
 }
 
 beforeAll(async () => {
   parser = await loadShellParser();
   root = realpathSync(mkdtempSync(join(tmpdir(), 'assent-hooks-')));
-  mkdirSync(home());
-  writeFileSync(join(home(), '.gitconfig'), '[user]\n\tname = T\n\temail = t@example.com\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n');
-  template = join(root, 'template');
-  mkdirSync(template);
-  writeFileSync(join(template, 'README.md'), '# r\n');
-  git(template, 'init', '-q');
-  git(template, 'add', 'README.md');
-  git(template, 'commit', '-qm', 'one');
+  template = makeGitTemplate(root, home(), ENV(), '[gc]\n\tauto = 0\n');
   git(template, 'branch', 'other');
 });
 
