@@ -33,10 +33,10 @@ function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string, 
   });
   // Several git parts of one line usually run in one directory: its repository is read once per decision.
   const byDir = new Map<string, ReturnType<typeof gitExecutionKeys>>();
-  const keysOf = (dir: string, recurses: boolean): ReturnType<typeof gitExecutionKeys> => {
-    const key = `${recurses ? 'r' : '-'}${dir}`;
+  const keysOf = (dir: string, recurses: boolean, env: Readonly<Record<string, string>> | undefined): ReturnType<typeof gitExecutionKeys> => {
+    const key = `${recurses ? 'r' : '-'}${env === undefined ? '' : JSON.stringify(env)}${dir}`;
     let found = byDir.get(key);
-    if (found === undefined) byDir.set(key, (found = gitExecutionKeys(dir, home, { recurses })));
+    if (found === undefined) byDir.set(key, (found = gitExecutionKeys(dir, home, { recurses, ...(env === undefined ? {} : { env }) })));
     return found;
   };
   const repositories = (plan.repositories ?? []).map((repository) => {
@@ -46,9 +46,9 @@ function resolveChecks(plan: ActionPlan, resolved: ResolvedPaths, home: string, 
     const found: { repository?: string; keys: string[]; hooks?: string[]; unreadable?: string; workTreeAbove?: string; coreWorktree?: string } = { keys: [] };
     if (dirs.length === 0) found.unreadable = 'the directory git runs in could not be resolved';
     for (const dir of dirs) {
-      const one = keysOf(dir, repository.recurses === true);
+      const one = keysOf(dir, repository.recurses === true, repository.env);
       if (one.repository !== undefined) found.repository = one.repository;
-      for (const key of one.keys) keys.add(key);
+      one.keys.forEach((key, k) => keys.add(one.keySources?.[k] === undefined ? key : `${key} (${one.keySources[k]})`));
       // R-SH-13: the hooks this command runs, where git would look for them (and in each submodule it recurses into).
       for (const hook of one.hooks) if (repository.hooks?.includes(basename(hook)) === true) hooks.add(hook);
       if (one.unreadable !== undefined) found.unreadable = one.unreadable;

@@ -77,6 +77,8 @@ export interface PlannedRepository {
   recurses?: boolean;
   /** The command writes anywhere in the work tree: it is allow only where the work tree's top is the cwd or beneath it. */
   wholeTree?: boolean;
+  /** Prefix assignments that move where git finds its configuration (`HOME=. git status`; R-SH-12), `~` expanded. */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** A launcher's configuration files (R-SH-11): the part is allow only where none of them exists. */
@@ -205,7 +207,7 @@ export function decidePlan(
     if (writes) why = 'the command also writes files, which may change the repository configuration git reads before it runs';
     else if (found === undefined) why = 'the repository configuration git would use was not read';
     else if (found.unreadable !== undefined) why = `the repository configuration could not be read (${found.unreadable})`;
-    else if (found.keys.length > 0) why = `the repository ${found.repository ?? ''} sets ${found.keys.join(', ')}, which makes git run a program`;
+    else if (found.keys.length > 0) why = `the configuration git reads for ${found.repository ?? 'the cwd'} sets ${found.keys.join(', ')}, which makes git run a program`;
     else if (found.coreWorktree !== undefined) why = `the repository ${found.repository ?? ''} sets core.worktree to ${found.coreWorktree}, so git reads and writes files there, which this model does not follow`;
     else if (repository.wholeTree === true && found.workTreeAbove !== undefined) why = `git acts on the whole work tree at ${found.workTreeAbove}, above the cwd`;
     else if (found.hooks !== undefined && found.hooks.length > 0) {

@@ -3,14 +3,15 @@
 // `policy.paths`, `cd` followed so relative paths are judged where they land.
 import { autoApprovedPart, type ActionPlan, type PlannedPath, type PolicyPart } from './actionPlan.js';
 import { networkIntoShellParts } from './networkIntoShell.js';
+import { GIT_ENVIRONMENT } from './programs/git.js';
 import type { ProgramVerdict } from './programs/programVerdict.js';
 import { approveCommand, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
 import { planCommandRisks, planLineRisks } from './commandRisks.js';
 import { evaluateCommand, type CompiledCommands } from './commandPolicy.js';
 import { changesLaterCommands } from './inertVariables.js';
-import { atLeastPrompt } from './decisions.js';
+import { atLeastPrompt, mostRestrictive } from './decisions.js';
 import type { PathAccess } from './pathPolicy.js';
-import { commandBaseName, type ParsedShell, type ShellWord, type SimpleCommand } from './shellCommand.js';
+import { commandBaseName, type ParsedShell, type ShellAssignment, type ShellWord, type SimpleCommand } from './shellCommand.js';
 
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>']);
 /** Commands after which later commands in the line may run something else (an alias, a changed PATH, a trap). */
@@ -168,9 +169,32 @@ function chdirBases(state: PlanState, bases: string[] | undefined, dirs: readonl
   return current;
 }
 
+/**
+ * The prefix assignments that move where git finds its configuration
+ * (R-SH-12), for the edge to follow: `~` expanded as bash does in an
+ * assignment. `GIT_DIR` is a read of the repository it names (a credential
+ * location stays refused). A `~` bash would expand after a `:` is not followed.
+ */
+function gitEnvironment(state: PlanState, assignments: readonly ShellAssignment[], bases: string[] | undefined, partIndex: number): Record<string, string> | undefined {
+  let env: Record<string, string> | undefined;
+  for (const assignment of assignments) {
+    if (!GIT_ENVIRONMENT.test(assignment.name) || !assignment.value.static) continue;
+    const text = expandTilde(assignment.value, state.home);
+    if (/:~/.test(text)) {
+      const part = state.plan.parts[partIndex] as PolicyPart;
+      part.decision = mostRestrictive(part.decision, 'prompt');
+      part.reason = `${part.reason === undefined ? '' : `${part.reason}; `}bash expands the ~ after a colon in ${assignment.name}=…, which this model does not follow`;
+    }
+    (env ??= {})[assignment.name] = text;
+    if (assignment.name === 'GIT_DIR') addPath(state, assignment.value, 'read', bases);
+  }
+  return env;
+}
+
 /** The paths, trees and repository a program model found (R-SH-6, R-SH-9, R-SH-10) become path requests and edge checks. */
-function planProgram(state: PlanState, program: ProgramVerdict, bases: string[] | undefined, partIndex: number): void {
+function planProgram(state: PlanState, program: ProgramVerdict, bases: string[] | undefined, partIndex: number, assignments: readonly ShellAssignment[]): void {
   const moved = program.repository === undefined ? bases : chdirBases(state, bases, program.repository.chdir);
+  const env = program.repository === undefined ? undefined : gitEnvironment(state, assignments, moved, partIndex);
   if (program.repository !== undefined && moved === undefined) {
     const part = state.plan.parts[partIndex] as PolicyPart;
     part.decision = 'prompt';
@@ -223,7 +247,14 @@ function planProgram(state: PlanState, program: ProgramVerdict, bases: string[] 
     const request = state.plan.requests.length;
     state.plan.requests.push({ text: '.', bases: moved });
     const { hooks, recurses, wholeTree } = program.repository;
-    (state.plan.repositories ??= []).push({ request, part: partIndex, ...(hooks === undefined ? {} : { hooks }), ...(recurses === true ? { recurses } : {}), ...(wholeTree === true ? { wholeTree } : {}) });
+    (state.plan.repositories ??= []).push({
+      request,
+      part: partIndex,
+      ...(hooks === undefined ? {} : { hooks }),
+      ...(recurses === true ? { recurses } : {}),
+      ...(wholeTree === true ? { wholeTree } : {}),
+      ...(env === undefined ? {} : { env }),
+    });
   }
 }
 
@@ -243,7 +274,7 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
     const partIndex = state.plan.parts.length;
     state.plan.parts.push(approval === undefined ? part : autoApprovedPart(part, approval));
     planCommandRisks(state.plan, command, bases, state.home);
-    if (verdict.program !== undefined) planProgram(state, verdict.program, bases, partIndex);
+    if (verdict.program !== undefined) planProgram(state, verdict.program, bases, partIndex, command.assignments);
     for (const operand of verdict.readOperands) addPath(state, operand, 'read', bases);
     const name = commandBaseName(command.words[0]);
     if (name === 'tee') {

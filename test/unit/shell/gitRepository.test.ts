@@ -284,6 +284,8 @@ describe('R-SH-9 gitExecutionKeys reports every key that executes', () => {
   });
 
   it('outside any repository: no repository, no keys', () => {
-    expect(gitExecutionKeys(join(root, 'nowhere', 'deep'), home)).toEqual({ keys: [], hooks: [], configs: [] });
+    const found = gitExecutionKeys(join(root, 'nowhere', 'deep'), home);
+    expect(found).toMatchObject({ keys: [], hooks: [], configs: [] });
+    expect(found.repository).toBeUndefined();
   });
 });

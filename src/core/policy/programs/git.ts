@@ -99,10 +99,19 @@ export function judgeGit(args: readonly ShellWord[], assigned: ReadonlySet<strin
 }
 
 /**
+ * The environment that moves where git finds its configuration and
+ * repository (R-SH-12): a prefix assigning one of these with a static value is
+ * followed by the edge, which reads the files git would read under it.
+ */
+export const GIT_ENVIRONMENT = /^(HOME|XDG_CONFIG_HOME|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG_NOSYSTEM|GIT_DIR|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_[0-9]+|GIT_CONFIG_VALUE_[0-9]+)$/;
+
+/**
  * The prefix assignments the git model judges itself (R-SH-3): a pager that
- * only copies its input (`GIT_PAGER=cat git log`). Every other GIT_* variable
- * moves the repository, its configuration or what git runs.
+ * only copies its input (`GIT_PAGER=cat git log`), and the environment of
+ * {@link GIT_ENVIRONMENT}. Every other GIT_* variable moves the repository,
+ * its work tree or what git runs in ways this model does not follow.
  */
 export function gitDeclaresVariable(name: string, value: ShellWord): boolean {
-  return (name === 'GIT_PAGER' || name === 'PAGER') && value.static && (value.text === 'cat' || value.text === '');
+  if ((name === 'GIT_PAGER' || name === 'PAGER') && value.static && (value.text === 'cat' || value.text === '')) return true;
+  return GIT_ENVIRONMENT.test(name) && value.static;
 }
