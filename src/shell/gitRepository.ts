@@ -45,6 +45,8 @@ export interface GitExecutionKeys {
   configs: string[];
   /** The person's own config files read (system, global and what they include): their programs are trusted. */
   personConfigs?: string[];
+  /** Every file an include or includeIf names, whether it exists or not: writing one changes what git reads. */
+  includes?: string[];
   /** Why the configuration cannot be judged (unparseable, too large, unreadable, an invalid gitfile): then at least prompt. */
   unreadable?: string;
 }
@@ -107,6 +109,7 @@ export function gitExecutionKeys(startDir: string, home: string, options: GitExe
   const reader = new ConfigReader(setup.home, result, hooksPath);
   for (const file of setup.personFiles) (file.trusted ? person : reader).readConfig(file.path);
   result.personConfigs = trusted.configs;
+  if (trusted.includes !== undefined) result.includes = [...trusted.includes, ...(result.includes ?? [])];
   if (trusted.unreadable !== undefined) result.unreadable ??= trusted.unreadable;
   for (const candidate of found.candidates) {
     reader.readRepository(candidate);
@@ -274,6 +277,20 @@ export function globalExcludesFiles(home: string): string[] {
     }
   }
   return files;
+}
+
+/**
+ * The files and folders git would run or read configuration from on its own
+ * for the repository that holds `dir` (R-SH-12, R-SH-13), beyond the gate
+ * files every project has by name: the `core.hooksPath` folder wherever it
+ * points, and every config file git reads or an include names. A write there
+ * is code git runs later, in the person's own git commands too.
+ */
+export function gitGateFiles(dir: string, home: string): { files: string[]; hooksDir?: string } {
+  const found = gitExecutionKeys(dir, home);
+  if (found.repository === undefined) return { files: [] };
+  const files = [...new Set([...found.configs, ...(found.personConfigs ?? []), ...(found.includes ?? [])])];
+  return found.hooksDir === undefined ? { files } : { files, hooksDir: found.hooksDir };
 }
 
 export interface GitDirs {
@@ -487,8 +504,12 @@ class ConfigReader {
       // Every includeIf is followed whatever its condition: conditions change with the cwd and branch.
       if (depth + 1 > INCLUDE_DEPTH) return this.fail(`${source}: includes nest deeper than ${INCLUDE_DEPTH}`);
       const file = target(entry.value);
-      if (file === undefined) this.fail(`${source}: the include path ${JSON.stringify(entry.value)} cannot be expanded`);
-      else this.readFile(file, depth + 1);
+      if (file === undefined) {
+        this.fail(`${source}: the include path ${JSON.stringify(entry.value)} cannot be expanded`);
+        continue;
+      }
+      if (!(this.result.includes ??= []).includes(file)) this.result.includes.push(file);
+      this.readFile(file, depth + 1);
     }
   }
 

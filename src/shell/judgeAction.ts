@@ -8,8 +8,8 @@ import { approveUrl, NO_AUTO_APPROVALS, type AutoApprovals } from '../core/polic
 import type { PathAccess } from '../core/policy/pathPolicy.js';
 import { planShell } from '../core/policy/shellPolicy.js';
 import { evaluateUrl } from '../core/policy/urlPolicy.js';
-import { gitExecutionKeys, globalExcludesFiles } from './gitRepository.js';
-import { cwdForms, resolvePathRequests } from './resolvePaths.js';
+import { gitExecutionKeys, gitGateFiles, globalExcludesFiles } from './gitRepository.js';
+import { cwdForms, physicalPath, resolvePathRequests } from './resolvePaths.js';
 import { scanTree } from './treeScan.js';
 import type { ShellParser } from './shellParser.js';
 
@@ -87,13 +87,50 @@ function resolveLaunchers(plan: ActionPlan, resolved: ResolvedPaths, cwds: reado
   });
 }
 
+/**
+ * Per planned path, whether a write lands where git runs or reads
+ * configuration from on its own for the repository that holds it (R-SH-12,
+ * R-SH-13): the folder `core.hooksPath` names (`.githooks/`, `scripts/hooks/`)
+ * and every config file git reads or an include names (`include.path =
+ * ../.gitconfig` in `.git/config` makes the project's `.gitconfig` one).
+ */
+function resolveGitGates(plan: ActionPlan, resolved: ResolvedPaths, home: string, cache: Map<string, string | undefined>): ({ file: string; why: string } | undefined)[] | undefined {
+  if (!plan.paths.some((path) => path.access === 'write')) return undefined;
+  const byDir = new Map<string, { files: Set<string>; hooksDir?: string }>();
+  const physical = (path: string): string => physicalPath(path, cache) ?? path;
+  const gatesOf = (dir: string): { files: Set<string>; hooksDir?: string } => {
+    let found = byDir.get(dir);
+    if (found === undefined) {
+      const gates = gitGateFiles(dir, home);
+      found = { files: new Set(gates.files.map(physical)), ...(gates.hooksDir === undefined ? {} : { hooksDir: physical(gates.hooksDir) }) };
+      byDir.set(dir, found);
+    }
+    return found;
+  };
+  return plan.paths.map((path) => {
+    if (path.access !== 'write' || path.denyOnly === true || path.request === undefined) return undefined;
+    for (const form of new Set(resolved[path.request] ?? [])) {
+      if (form.startsWith('/dev/') || form.startsWith('/proc/')) continue;
+      const gates = gatesOf(dirname(form));
+      const { hooksDir } = gates;
+      if (hooksDir !== undefined && (form === hooksDir || form.startsWith(`${hooksDir}/`))) {
+        return { file: form, why: `${form} is in ${hooksDir}, the hooks folder git runs hooks from (core.hooksPath)` };
+      }
+      if (gates.files.has(form)) return { file: form, why: `${form} is a configuration file git reads for this repository, which may name programs git runs` };
+    }
+    return undefined;
+  });
+}
+
 function decide(plan: ActionPlan, snapshot: AgentPolicySnapshot, auto: AutoApprovals): ActionVerdict {
   // One decision resolves each directory once, whichever of its paths, trees and repositories needs it.
   const cache = new Map<string, string | undefined>();
   const resolved = resolvePathRequests(plan.requests, cache);
   const cwds = cwdForms(plan.cwd, cache);
-  const checks = resolveChecks(plan, resolved, snapshot.vars.home, cache, cwds);
-  return decidePlan(plan, resolved, snapshot.paths, cwds, auto, plan.launchers === undefined ? checks : { ...checks, launchers: resolveLaunchers(plan, resolved, cwds) });
+  const checks: ResolvedChecks = resolveChecks(plan, resolved, snapshot.vars.home, cache, cwds);
+  const launchers = plan.launchers === undefined ? undefined : resolveLaunchers(plan, resolved, cwds);
+  const gates = resolveGitGates(plan, resolved, snapshot.vars.home, cache);
+  return decidePlan(plan, resolved, snapshot.paths, cwds, auto, { ...checks, ...(launchers === undefined ? {} : { launchers }), ...(gates === undefined ? {} : { gates }) });
 }
 
 /**

@@ -136,6 +136,12 @@ export interface ResolvedChecks {
   repositories: readonly ResolvedRepository[];
   /** Per planned launcher, the files of its list that exist (undefined: not looked at). */
   launchers?: readonly (readonly string[])[];
+  /**
+   * Per planned path, for a write the edge found to be a file git runs or
+   * reads configuration from on its own (R-SH-12, R-SH-13) — the folder
+   * `core.hooksPath` names, a file an include names — what it is.
+   */
+  gates?: readonly ({ file: string; why: string } | undefined)[];
 }
 
 const NO_CHECKS: ResolvedChecks = { trees: [], repositories: [] };
@@ -232,22 +238,28 @@ export function decidePlan(
   });
   (plan.trees ?? []).forEach((tree, i) => parts.push(treePart(tree, checks.trees[i], resolved, paths, cwds)));
   const risks: RiskSignal[] = [...(plan.risks ?? []), ...hookRisks, ...deleteRisks(plan.deletes ?? [], resolved, cwds)];
-  for (const path of plan.paths) {
+  plan.paths.forEach((path, index) => {
     // A write that may land outside the cwd (or where, is not known), or on a gate file, is on the risk line.
     if (path.access === 'write' && path.denyOnly !== true) risks.push(...writeRisks(path.unknown === undefined ? (resolved[path.request ?? -1] ?? []) : [], cwds));
     if (path.unknown !== undefined) {
       parts.push({ kind: 'path', text: `${path.access} ${path.shown}`, decision: atLeastPrompt(paths[path.access]), rule: `policy.paths.${path.access}`, reason: path.unknown });
-      continue;
+      return;
     }
     const forms = resolved[path.request ?? -1] ?? [];
     const verdict = evaluatePathForms(paths, forms, path.access, cwds);
-    if (path.denyOnly === true && verdict.decision !== 'deny') continue;
+    if (path.denyOnly === true && verdict.decision !== 'deny') return;
     const landed = forms.filter((form) => form !== path.shown);
     const part: PolicyPart = { kind: 'path', text: `${path.access} ${path.shown}`, decision: verdict.decision, rule: verdict.rule };
     if (landed.length > 0) part.reason = `resolves to ${[...new Set(landed)].join(', ')}`;
-    const approval = verdict.decision === 'prompt' ? approvePath(auto, forms, path.access, cwds) : undefined;
+    const gate = path.access === 'write' ? checks.gates?.[index] : undefined;
+    if (gate !== undefined && verdict.decision === 'allow') {
+      part.decision = 'prompt';
+      part.reason = part.reason === undefined ? gate.why : `${part.reason}; ${gate.why}`;
+      risks.push({ flag: 'gate file write', detail: gate.file });
+    }
+    const approval = part.decision === 'prompt' ? approvePath(auto, forms, path.access, cwds) : undefined;
     parts.push(approval === undefined ? part : autoApprovedPart(part, approval));
-  }
+  });
   let decision: PolicyValue = 'allow';
   for (const part of parts) decision = mostRestrictive(decision, part.decision);
   if (parts.length === 0) decision = 'prompt';
