@@ -18,6 +18,8 @@ export interface PolicyPart {
   reason?: string;
   /** The auto-approval rule that turned this part's prompt into allow (R-POL-6); `rule` then names it too. */
   ruleId?: string;
+  /** A prompt that runs project code and may run confined instead (R-SH-14): the `policy.commands.confine` key it matched. */
+  confine?: string;
 }
 
 /** A part the policy left at prompt, allowed by the auto-approval rule `label` (R-POL-6): the rule and what it overrode are named. */
@@ -183,6 +185,12 @@ export interface ActionVerdict {
   parts: PolicyPart[];
   /** What the rules found for the risk (R-POL-10): the commands' own findings, writes and deletes by where they land. */
   risks?: RiskSignal[];
+  /**
+   * R-SH-14: the action is prompt only because of parts that run project code
+   * and may run confined (each has `confine`); nothing in it is denied. Whether
+   * it does is up to the host (a sandbox) and the agent (a hook that rewrites).
+   */
+  confinable?: boolean;
 }
 
 /**
@@ -264,6 +272,9 @@ export function decidePlan(
   for (const part of parts) decision = mostRestrictive(decision, part.decision);
   if (parts.length === 0) decision = 'prompt';
   const verdict: ActionVerdict = { decision, parts };
+  if (decision === 'prompt' && parts.every((part) => part.decision === 'allow' || part.confine !== undefined)) {
+    verdict.confinable = true;
+  }
   if (risks.length > 0) verdict.risks = orderRisks(risks);
   return verdict;
 }

@@ -19,7 +19,14 @@ export interface AgentPolicyResult extends ToolPolicyResult {
   decidingPart?: PolicyPart;
   /** What the kind's rules found for the risk (R-POL-10): the commands' own findings, writes and deletes by where they land. */
   risks?: RiskSignal[];
+  /** R-SH-14: allowed to run confined, in the sandbox; `key` names the `policy.commands.confine` pattern. */
+  confined?: true;
+  /** R-SH-14: the action could have run confined, and why it does not here (no sandbox, an agent that cannot rewrite). */
+  notConfined?: string;
 }
+
+/** Whether an action that runs project code may run confined on this host for this agent (R-SH-14). */
+export type Confinement = { available: true } | { available: false; why: string };
 
 const KIND_SOURCE = { shell: 'commands', read: 'paths', write: 'paths', fetch: 'urls' } as const;
 
@@ -40,6 +47,7 @@ export function evaluateAgentPolicy(
   action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'mcpServer'>,
   nowMs: number,
   verdict?: ActionVerdict,
+  confinement?: Confinement,
 ): AgentPolicyResult {
   const id = agentToolId(action.agent, action.tool);
   const explicit = snapshot.tools.get(id);
@@ -56,7 +64,9 @@ export function evaluateAgentPolicy(
     const ruleId = verdict.decision === 'allow' ? verdict.parts.find((part) => part.ruleId !== undefined)?.ruleId : undefined;
     if (ruleId !== undefined) result.ruleId = ruleId;
     if (verdict.risks !== undefined) result.risks = verdict.risks;
-    return withRule(snapshot, result, id, action.input, nowMs);
+    const ruled = withRule(snapshot, result, id, action.input, nowMs);
+    // A rule the person made for the tool outranks confinement: what they allowed runs as they allowed it.
+    return ruled.decision === 'prompt' && verdict.confinable === true ? confined(ruled, verdict, confinement) : ruled;
   }
   const agentsPolicy: AgentsPolicy = typeof agents === 'string' ? { default: agents, bookkeeping: 'allow' } : agents;
   if (action.kind === 'other' && isBookkeepingTool(action.agent, action.tool)) {
@@ -69,6 +79,16 @@ export function evaluateAgentPolicy(
     return withRule(snapshot, result, id, action.input, nowMs);
   }
   return withRule(snapshot, { decision: agentsPolicy.default, source: 'agents', key: 'policy.agents.default' }, id, action.input, nowMs);
+}
+
+/** R-SH-14: a prompt only for parts that run project code is allow, confined, where the host and the agent can confine it. */
+function confined(result: AgentPolicyResult, verdict: ActionVerdict, confinement: Confinement | undefined): AgentPolicyResult {
+  const part = verdict.parts.find((p) => p.confine !== undefined);
+  if (confinement === undefined || !confinement.available) return { ...result, notConfined: confinement?.why ?? 'confinement was not offered for this call' };
+  const out: AgentPolicyResult = { ...result, decision: 'allow', confined: true };
+  if (part?.confine !== undefined) out.key = part.confine;
+  delete out.decidingPart;
+  return out;
 }
 
 /** A prompt becomes allow when a rule for the agent's tool id matches (R-POL-4); deny and allow stay. */
@@ -114,6 +134,11 @@ export function explainAgentPolicy(result: AgentPolicyResult, toolId: string): A
       : [{ kind: 'tool', text: toolId, decision: result.source === 'rule' ? 'prompt' : result.decision, rule: result.key ?? 'policy' }];
   if (result.source === 'rule' && result.ruleId !== undefined) {
     parts.push({ kind: 'rule', text: toolId, decision: 'allow', rule: `rule ${result.ruleId}`, reason: 'an auto-approval rule turns this prompt into allow' });
+  }
+  for (const part of parts) {
+    if (!('confine' in part) || part.confine === undefined) continue;
+    const said = result.confined === true ? 'runs project code: confined' : `runs project code: not confined here (${result.notConfined ?? 'no sandbox'}), so it asks`;
+    part.reason = (part.reason ?? '').replace('runs project code: it may run confined', said) || said;
   }
   return { decision: result.decision, parts };
 }

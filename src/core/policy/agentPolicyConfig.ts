@@ -8,6 +8,7 @@ import { escapeText } from '../base/escape.js';
 import { compilePathGlob, compilePaths, GLOB_CHECK_VARS, type CompiledPaths, type PathRuleConfig, type PathsConfig, type PathVars } from './pathPolicy.js';
 import { PolicyValueSchema } from './policyValue.js';
 import { compileUrlPattern, compileUrls, type CompiledUrls, type UrlRuleConfig, type UrlsConfig } from './urlPolicy.js';
+import { compileWordPattern } from './wordPattern.js';
 
 /** Programs the default policy allows in the forms their model describes (R-SH-6, R-POL-8). */
 const MODELLED_DEFAULTS = [
@@ -39,7 +40,7 @@ export const DEFAULT_COMMAND_RULES: readonly CommandRuleConfig[] = Object.freeze
   { match: 'assent *', decision: 'allow', model: 'assent' },
 ] satisfies CommandRuleConfig[]);
 
-const CREDENTIALS = [
+export const CREDENTIALS = [
   '~/.ssh/**',
   '~/.aws/**',
   '~/.gnupg/**',
@@ -218,13 +219,36 @@ export function isBuiltInRuleKey(policy: { commands: { rules: object }; paths: {
   return section !== undefined && BUILT_IN_RULE_LISTS.has(policy[section].rules);
 }
 
+/**
+ * Commands that run the project's own code (R-SH-14): the package managers'
+ * script runners and the test and build tools of the common ecosystems. A
+ * prompt they match may run confined instead, where the agent's hook can
+ * rewrite the command and the sandbox works on this host.
+ */
+export const DEFAULT_CONFINE_PATTERNS: readonly string[] = Object.freeze([
+  'npm test *', 'npm t *', 'npm run *', 'npm run-script *', 'npm exec *', 'npm x *', 'npx *',
+  'pnpm test *', 'pnpm run *', 'pnpm exec *', 'yarn test *', 'yarn run *', 'yarn exec *', 'bun test *', 'bun run *',
+  'node *', 'python *', 'python3 *', 'pytest *', 'python -m pytest *', 'python3 -m pytest *',
+  'cargo build *', 'cargo check *', 'cargo test *', 'cargo clippy *', 'go build *', 'go test *', 'go vet *',
+  'make *', 'just *', './*.sh *',
+]);
+
+const ConfinePatternSchema = nonEmpty('a word pattern such as "npm test *"').superRefine((source, ctx) => {
+  try {
+    compileWordPattern(source);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+  }
+});
+
 export const CommandsSchema = z.object(
   {
     default: PolicyValueSchema.default('prompt'),
     rules: z.array(CommandRuleSchema, { error: 'an array of rules' }).default(() => builtIn(DEFAULT_COMMAND_RULES.map((rule) => ({ ...rule })))),
     networkIntoShell: PolicyValueSchema.default('deny'),
+    confine: z.array(ConfinePatternSchema, { error: 'an array of word patterns such as "npm test *"' }).default(() => [...DEFAULT_CONFINE_PATTERNS]),
   },
-  { error: 'an object with "default", "rules" and "networkIntoShell"' },
+  { error: 'an object with "default", "rules", "networkIntoShell" and "confine"' },
 );
 
 export const PathRuleSchema = z
@@ -307,7 +331,7 @@ export function diffAgentPolicy(a: AgentPolicyConfig, b: AgentPolicyConfig): str
 /** The default agent policy as `assent init` writes it (R-POL-8), so it can be read and edited. */
 export function defaultAgentPolicyDocument(): AgentPolicyConfig {
   return {
-    commands: { default: 'prompt', rules: DEFAULT_COMMAND_RULES.map((rule) => ({ ...rule })), networkIntoShell: 'deny' },
+    commands: { default: 'prompt', rules: DEFAULT_COMMAND_RULES.map((rule) => ({ ...rule })), networkIntoShell: 'deny', confine: [...DEFAULT_CONFINE_PATTERNS] },
     paths: { read: 'allow', write: 'prompt', rules: DEFAULT_PATH_RULES.map((rule) => ({ ...rule })) },
     urls: { default: 'prompt', rules: [] satisfies UrlRuleConfig[] },
   };

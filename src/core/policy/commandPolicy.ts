@@ -31,6 +31,8 @@ export interface CommandsConfig {
   rules: CommandRuleConfig[];
   /** Network data piped or substituted into a shell or interpreter (`curl … | sh`; R-POL-8). */
   networkIntoShell?: PolicyValue | undefined;
+  /** Word patterns of commands that run project code: a prompt they match may run confined instead (R-SH-14). */
+  confine?: string[] | undefined;
 }
 
 interface CompiledCommandRule {
@@ -51,6 +53,8 @@ export interface CompiledCommands {
   /** Rules by their literal first word; `globbed` holds those whose first word is a glob. Same order as `rules`. */
   byName: ReadonlyMap<string, readonly CompiledCommandRule[]>;
   globbed: readonly CompiledCommandRule[];
+  /** `policy.commands.confine`, compiled, in config order. */
+  confine: readonly WordPattern[];
 }
 
 /** The verdict for one simple command's words (paths are judged apart). */
@@ -104,7 +108,8 @@ export function compileCommands(config: CommandsConfig): CompiledCommands {
     if ('literal' in first) byName.set(first.literal, [...(byName.get(first.literal) ?? []), rule]);
     else globbed.push(rule);
   }
-  return { default: config.default, rules, networkIntoShell: config.networkIntoShell ?? 'deny', byName, globbed };
+  const confine = (config.confine ?? []).map((source) => compileWordPattern(source));
+  return { default: config.default, rules, networkIntoShell: config.networkIntoShell ?? 'deny', byName, globbed, confine };
 }
 
 /**
@@ -309,4 +314,15 @@ export function autoApprovalMatches(pattern: WordPattern, command: SimpleCommand
   if (!patternMatches(pattern, command.words, false)) return false;
   const code = interpreterCodeIndex(command.words);
   return code === undefined || literalAt(pattern, code);
+}
+
+/**
+ * The `policy.commands.confine` pattern a command that runs project code
+ * matches (R-SH-14), as its config key, or undefined. Matched as an
+ * auto-approval rule's pattern is: exactly, and only when nothing about the
+ * command is left for the shell to decide (R-SH-3).
+ */
+export function confineKey(commands: CompiledCommands, command: SimpleCommand, extraReasons: readonly string[]): string | undefined {
+  const index = commands.confine.findIndex((pattern) => autoApprovalMatches(pattern, command, extraReasons));
+  return index < 0 ? undefined : `policy.commands.confine.${index} ${JSON.stringify((commands.confine[index] as WordPattern).source)}`;
 }

@@ -7,7 +7,7 @@ import { GIT_ENVIRONMENT } from './programs/git.js';
 import type { ProgramVerdict } from './programs/programVerdict.js';
 import { approveCommand, NO_AUTO_APPROVALS, type AutoApprovals } from './autoApproval.js';
 import { planCommandRisks, planLineRisks } from './commandRisks.js';
-import { evaluateCommand, type CompiledCommands } from './commandPolicy.js';
+import { confineKey, evaluateCommand, type CompiledCommands } from './commandPolicy.js';
 import { changesLaterCommands } from './inertVariables.js';
 import { atLeastPrompt, mostRestrictive } from './decisions.js';
 import type { PathAccess } from './pathPolicy.js';
@@ -271,6 +271,11 @@ function commandPart(state: PlanState, commands: CompiledCommands, command: Simp
     const part: PolicyPart = { kind: 'command', text, decision: verdict.decision, rule: verdict.rule };
     if (verdict.reasons.length > 0) part.reason = verdict.reasons.join('; ');
     const approval = verdict.decision === 'prompt' ? approveCommand(state.auto, command, extra) : undefined;
+    const confine = verdict.decision === 'prompt' && approval === undefined ? confineKey(commands, command, extra) : undefined;
+    if (confine !== undefined) {
+      part.confine = confine;
+      part.reason = part.reason === undefined ? 'runs project code: it may run confined' : `${part.reason}; runs project code: it may run confined`;
+    }
     const partIndex = state.plan.parts.length;
     state.plan.parts.push(approval === undefined ? part : autoApprovedPart(part, approval));
     planCommandRisks(state.plan, command, bases, state.home);
