@@ -27,6 +27,7 @@ const FAMILIES: Record<string, () => Promise<Registrar>> = {
   hook: async () => (await import('./commands/hook.js')).registerHookCommand,
   init: async () => (await import('./commands/init.js')).registerInitCommand,
   policy: async () => (await import('./commands/policy.js')).registerPolicyCommands,
+  confine: async () => (await import('./commands/confine.js')).registerConfineCommand,
 };
 
 /** Which family serves a first word; unknown words load every family (help, suggestions). */
@@ -54,6 +55,7 @@ const FAMILY_OF: Record<string, string> = {
   hook: 'hook',
   init: 'init',
   policy: 'policy',
+  confine: 'confine',
 };
 
 export async function buildProgram(firstWord?: string): Promise<Command> {
