@@ -63,6 +63,8 @@ export interface AuditRecord {
   credentialId?: string;
   /** The call's risk level (R-POL-10): what its approval showed, or would have shown (R-AUD-4). */
   risk?: 'low' | 'elevated' | 'high';
+  /** R-SH-14: the call ran confined, in the sandbox whose profile has this sha256 digest. */
+  confined?: string;
 }
 
 /** The order fields are written in; anything else a caller passes is dropped. */
@@ -93,6 +95,7 @@ export const AUDIT_FIELDS = [
   'presence',
   'credentialId',
   'risk',
+  'confined',
 ] as const satisfies readonly (keyof AuditRecord)[];
 
 /** Copies the R-AUD-1 fields into `out` in their order and drops everything else, so a stray `args` never reaches disk. */

@@ -38,6 +38,8 @@ export const AgentDecisionSchema = z.object({
   approvalId: z.string().optional(),
   channel: z.string().optional(),
   waitedForConsentMs: z.number().optional(),
+  /** R-SH-14: allowed to run confined; the agent runs `command` (the original wrapped in `assent confine`) instead. */
+  confined: z.object({ command: z.string(), digest: z.string() }).optional(),
 });
 
 export const ExplainedPartSchema = z.object({

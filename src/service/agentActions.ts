@@ -14,9 +14,9 @@ import {
   type AgentAction,
   type AgentName,
 } from '../core/agent/agentAction.js';
-import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult } from '../core/policy/agentPolicy.js';
+import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult, type Confinement } from '../core/policy/agentPolicy.js';
 import { isBuiltInRuleKey } from '../core/policy/agentPolicyConfig.js';
-import { sessionGrantSubject } from '../core/agent/agentTargets.js';
+import { actionCommand, sessionGrantSubject } from '../core/agent/agentTargets.js';
 import { agentActionRisk, readApprovalRisk } from '../core/approval/approvalRisk.js';
 import { nativeDigestOf } from '../journal/nativeHash.js';
 import type { Clock } from '../core/base/clock.js';
@@ -48,6 +48,8 @@ export type AgentDecision =
       approvalId?: string;
       channel?: string;
       waitedForConsentMs?: number;
+      /** R-SH-14: the agent runs `command` — the original wrapped in `assent confine` — instead of what it asked. */
+      confined?: { command: string; digest: string };
     }
   | { decision: 'deny'; reason: AgentDenialReason; message: string; approvalId?: string }
   /**
@@ -92,6 +94,16 @@ export interface AgentActionServiceOptions {
   maxOpenCalls?: number;
   /** For the no_outcome sweep (R-HOOK-12); default: real, unref'd timers. */
   timers?: Timers;
+  /** R-SH-14: confining commands that run project code; without one, nothing is confined (they prompt). */
+  confiner?: Confiner;
+}
+
+/** R-SH-14: how this host confines an agent's command. */
+export interface Confiner {
+  /** Whether `agent`'s commands may run confined here: the sandbox works and the agent's hook can rewrite. */
+  confinement(agent: AgentName): Confinement;
+  /** The sandbox profile for a run in `cwd` and the command the agent runs instead, or why it cannot be confined. */
+  prepare(cwd: string, command: string): { digest: string; command: string } | { why: string };
 }
 
 type AuthorizeOptions = NonNullable<Parameters<ApprovalService['authorize']>[1]>;
@@ -200,6 +212,7 @@ export interface AgentEvaluationContext {
   config: Pick<PinnedConfig, 'config' | 'revision'>;
   judge: AgentJudge;
   nowMs: number;
+  confiner?: Confiner;
 }
 
 /**
@@ -212,7 +225,8 @@ export function evaluateAgentAction(context: AgentEvaluationContext, action: Pic
   const verdict = context.snapshot.tools.has(agentToolId(action.agent, action.tool))
     ? undefined
     : context.judge.judge({ revision: config.revision, policy: config.config.policy }, action, { rules: context.snapshot.agentRules, nowMs: context.nowMs });
-  return evaluateAgentPolicy(context.snapshot, config.config.policy.agents, action, context.nowMs, verdict);
+  const confinement: Confinement = context.confiner?.confinement(action.agent) ?? { available: false, why: 'this assent runs no sandbox' };
+  return evaluateAgentPolicy(context.snapshot, config.config.policy.agents, action, context.nowMs, verdict, confinement);
 }
 
 const DENIAL_REASONS: readonly string[] = ['policy', 'consent_denied', 'consent_timeout', 'cancelled', 'withdrawn', 'shutdown', 'session_ended', 'unavailable'];
@@ -232,6 +246,7 @@ export class AgentActionService {
   private readonly byToolUse = new Map<string, string>();
   /** Calls shown in the agent's own dialog while their approval is filed here too (R-HOOK-9). */
   private readonly native = new NativePrompts();
+  private readonly confiner?: Confiner;
 
   constructor(options: AgentActionServiceOptions) {
     this.approvals = options.approvals;
@@ -240,6 +255,7 @@ export class AgentActionService {
     this.maxOpenCalls = options.maxOpenCalls ?? MAX_OPEN_AGENT_CALLS;
     this.judge = options.judge;
     this.timers = options.timers ?? realTimers;
+    if (options.confiner !== undefined) this.confiner = options.confiner;
   }
 
   /** `policy.explain` (R-POL-9): the decision and its parts under the pinned policy; runs and files nothing. */
@@ -262,7 +278,9 @@ export class AgentActionService {
    * A shell action needs the bash grammar: `await ready(action)` first.
    */
   evaluate(action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'cwd' | 'mcpServer'>): AgentPolicyResult {
-    return evaluateAgentAction({ snapshot: this.approvals.policySnapshot, config: this.approvals.config, judge: this.judge, nowMs: this.clock.now() }, action);
+    const context: AgentEvaluationContext = { snapshot: this.approvals.policySnapshot, config: this.approvals.config, judge: this.judge, nowMs: this.clock.now() };
+    if (this.confiner !== undefined) context.confiner = this.confiner;
+    return evaluateAgentAction(context, action);
   }
 
 
@@ -303,7 +321,17 @@ export class AgentActionService {
     // The hook's own deadline may come first (an agent timeout shorter than hooks.timeoutSeconds needs): the approval expires by then.
     const consentTimeoutMs = answerBy === undefined ? configuredMs : Math.max(1, Math.min(configuredMs, answerBy - this.clock.now() - ANSWER_BY_SLACK_MS));
     const timeoutSeconds = Number((consentTimeoutMs / 1000).toFixed(1));
-    const evaluation = this.evaluate({ ...action, kind });
+    let evaluation = this.evaluate({ ...action, kind });
+    // R-SH-14: the sandbox for this cwd, built now; its digest is audited and the rewritten command names it.
+    let confined: { command: string; digest: string } | undefined;
+    if (evaluation.confined === true) {
+      const command = actionCommand(action.input);
+      const prepared = command === undefined || this.confiner === undefined ? { why: 'the input has no command to confine' } : this.confiner.prepare(action.cwd, command);
+      if ('why' in prepared) {
+        const { confined: _dropped, ...rest } = evaluation;
+        evaluation = { ...rest, decision: 'prompt', notConfined: prepared.why };
+      } else confined = prepared;
+    }
     const caller: Record<string, unknown> = { head: 'hook', agent: action.agent, cwd: action.cwd, kind };
     if (action.toolUseId !== undefined) caller['toolUseId'] = action.toolUseId;
     const { cwd: _cwd, ...auditCaller } = caller;
@@ -326,6 +354,7 @@ export class AgentActionService {
         consentTimeoutMs,
         auditCaller,
         ...(grant === undefined ? {} : { sessionGrant: nativeDigestOf(grant.subject) }),
+        ...(confined === undefined ? {} : { confined: confined.digest }),
       },
     };
     const allowed = (result: AuthorizeResult): AgentDecision => {
@@ -343,6 +372,10 @@ export class AgentActionService {
         channel: channel ?? 'policy',
       };
       if (result.consent?.approvalId !== undefined) decision.approvalId = result.consent.approvalId;
+      if (confined !== undefined && channel === undefined) {
+        decision.confined = confined;
+        decision.message = `assent: ${toolId} allowed to run confined by ${evaluation.key ?? 'policy.commands.confine'} (sandbox ${confined.digest.slice(0, 12)})`;
+      }
       return decision;
     };
     const denied = (error: unknown): AgentDecision => {

@@ -37,6 +37,8 @@ export interface AgentCallBinding {
    * exact command text, a path action's paths. Absent: the exact input.
    */
   sessionGrant?: string;
+  /** R-SH-14: the call runs confined, in the sandbox whose profile has this digest (its audit lines say so). */
+  confined?: string;
 }
 
 export interface Consent {
@@ -94,6 +96,8 @@ export interface CallRecord {
   decision?: DecidedBy;
   /** The risk level every view of its approval shows (R-POL-10), copied onto its audit lines for export (R-AUD-4). */
   risk?: RiskLevel;
+  /** R-SH-14: allowed to run confined; the sandbox profile's digest, copied onto its audit lines. */
+  confined?: string;
 }
 
 /** What identifies a call in its audit line and call record. */

@@ -148,6 +148,7 @@ export class ToolCalls {
       );
     const risk = agent !== undefined ? readApprovalRisk(caller['risk'])?.level : toolCallRisk(isDestructive(params.annotations)).level;
     const base = callBase(params.sessionId, params.server, params.tool, argsSha256, agent?.auditCaller ?? caller, agent?.agent, risk);
+    if (agent?.confined !== undefined && evaluation.decision === 'allow') base.confined = agent.confined;
 
     if (evaluation.decision === 'deny') {
       writeAudit(ctx, { ...base, outcome: 'denied', deniedReason: 'policy' });
@@ -325,6 +326,7 @@ export class ToolCalls {
     };
     if (base.agent !== undefined) call.agent = base.agent;
     if (base.risk !== undefined) call.risk = base.risk;
+    if (base.confined !== undefined) call.confined = base.confined;
     if (effectId !== undefined) call.effectId = effectId;
     else if (base.agent !== undefined) {
       // R-HOOK-10: an agent action's start is its own audit line; its end comes, if ever,
@@ -419,6 +421,7 @@ export class ToolCalls {
       record.callId = params.callId;
     }
     if (call.risk !== undefined) record.risk = call.risk;
+    if (call.confined !== undefined) record.confined = call.confined;
     if (call.consent !== undefined) {
       record.channel = call.consent.channel as NonNullable<AuditRecord['channel']>;
       if (call.consent.approvalId !== undefined) record.approvalId = call.consent.approvalId;

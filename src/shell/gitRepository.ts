@@ -293,6 +293,21 @@ export function gitGateFiles(dir: string, home: string): { files: string[]; hook
   return found.hooksDir === undefined ? { files } : { files, hooksDir: found.hooksDir };
 }
 
+/**
+ * Where the repository that holds `dir` lives and what of it a sandbox must
+ * hold read-only (R-SH-14): the work tree's top, the git dirs, the hooks
+ * folder, and every config file git reads or an include names.
+ */
+export function repositoryLocation(dir: string, home: string): { workTree?: string; gitDir?: string; commonDir?: string; hooksDir?: string; configFiles: string[] } {
+  const found = gitExecutionKeys(dir, home);
+  const location: { workTree?: string; gitDir?: string; commonDir?: string; hooksDir?: string; configFiles: string[] } = { configFiles: [...found.configs, ...(found.includes ?? [])] };
+  if (found.workTree !== undefined) location.workTree = found.workTree;
+  if (found.repository !== undefined) location.gitDir = found.repository;
+  if (found.commonDir !== undefined) location.commonDir = found.commonDir;
+  if (found.hooksDir !== undefined) location.hooksDir = found.hooksDir;
+  return location;
+}
+
 export interface GitDirs {
   gitDir: string;
   commonDir: string;

@@ -4,7 +4,7 @@
 // commands or paths. Pure; docs/audit.md documents every field.
 
 /** How a call was decided, in the words of R-AUD-4. */
-export type DecidedHow = 'policy' | 'rule' | 'person' | 'passkey' | 'quorum' | 'session' | 'timeout' | 'withdrawn' | 'system' | 'unknown';
+export type DecidedHow = 'policy' | 'confined' | 'rule' | 'person' | 'passkey' | 'quorum' | 'session' | 'timeout' | 'withdrawn' | 'system' | 'unknown';
 
 /** One exported record: flat, every value a string, number or list of strings. */
 export interface ExportRecord {
@@ -78,6 +78,8 @@ export function decidedHowOf(line: Record<string, unknown>): DecidedHow {
   if (channel === 'session') return 'session';
   if (channel !== undefined && HUMAN_CHANNELS.has(channel)) return 'person';
   if (reason !== undefined && SYSTEM_REASONS.has(reason)) return 'system';
+  // R-SH-14: allowed by policy to run only in the sandbox its profile digest names.
+  if (str(line, 'confined') !== undefined) return 'confined';
   if (reason === 'policy' || outcome === 'ok' || outcome === 'error' || outcome === 'started' || outcome === 'denied' || outcome === 'uncertain' || outcome === 'no_outcome') return 'policy';
   return 'unknown';
 }

@@ -2,6 +2,8 @@
 // composition root (daemonRuntime.ts `assembleRuntime`, which itself builds the
 // audit log and the services, R-ARCH-3): the notifier, the agents, the watch on
 // config.json, daemon status, and web sign-in with passkeys.
+import { homedir } from 'node:os';
+import { hostConfiner } from './hostConfiner.js';
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { combineNotifiers, disabledNotifier, createOsNotifier, type Notifier } from '../../channels/notifier.js';
@@ -71,7 +73,8 @@ export function wireNotifier(ctx: DaemonContext, options: ApprovalRuntimeOptions
  */
 export function wireAgents(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, service: ApprovalService): AgentActionService {
   const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
-  return new AgentActionService({ approvals: service, clock: base.clock, logger: ctx.logger.child({ component: 'agents' }), judge, timers: options.timers ?? realTimers });
+  const confiner = hostConfiner({ home: homedir(), assentHome: ctx.paths.home, assentSocket: ctx.paths.socket });
+  return new AgentActionService({ approvals: service, clock: base.clock, logger: ctx.logger.child({ component: 'agents' }), judge, timers: options.timers ?? realTimers, confiner });
 }
 
 /** R-CFG-4: a changed config.json is noticed and reported, never applied silently; returns the watcher to close. */

@@ -22,13 +22,19 @@ export function oneLine(text: string): string {
  * `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,"permissionDecisionReason":…}}`;
  * Gemini CLI and assent's OpenCode/Kilo plugin: `{"decision":…,"reason":…}`;
  * Copilot CLI: `{"permissionDecision":…,"permissionDecisionReason":…}` (its
- * own hook style reads no `hookSpecificOutput`). Never `updatedInput`: what
- * runs is exactly what was decided (R-HOOK-2). `ask` is Claude Code's alone
- * (R-HOOK-9); asked of another agent's answer it is a deny, which fails closed.
+ * own hook style reads no `hookSpecificOutput`). `updatedInput` only for a
+ * confined allow (R-SH-14), and only to Claude Code: the input with its command
+ * wrapped in `assent confine`, which is what was decided; otherwise what runs is
+ * exactly what was asked (R-HOOK-2). `ask` is Claude Code's alone (R-HOOK-9);
+ * asked of another agent's answer it is a deny, which fails closed — as is a
+ * confined allow for an agent that cannot rewrite.
  */
-export function beforeAnswer(agent: AgentName, asked: BeforeDecision, reason: string): string {
+export function beforeAnswer(agent: AgentName, asked: BeforeDecision, reason: string, updatedInput?: Record<string, unknown>): string {
   const text = oneLine(reason);
-  const decision: BeforeDecision = asked === 'ask' && agent !== 'claude-code' ? 'deny' : asked;
+  const decision: BeforeDecision = (asked === 'ask' || updatedInput !== undefined) && agent !== 'claude-code' ? 'deny' : asked;
+  if (updatedInput !== undefined && decision === 'allow') {
+    return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: text, updatedInput } });
+  }
   switch (agent) {
     case 'gemini':
     case 'opencode':

@@ -273,7 +273,7 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
     const grace = deps.expiryGraceMs ?? DEFAULT_EXPIRY_GRACE_MS;
     // The daemon files the approval to expire by then, so an unanswered prompt ends as its consent_timeout (R-HOOK-11).
     const params = { ...parsed.action, answerBy };
-    const ask = (): Promise<{ decision: 'allow' | 'deny' | 'ask'; message: string }> =>
+    const ask = (): Promise<{ decision: 'allow' | 'deny' | 'ask'; message: string; confined?: { command?: unknown } }> =>
       requestOnce({
         socketPath: paths.socket,
         method: 'agents.authorize',
@@ -287,7 +287,7 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
         },
       });
     try {
-      let answer: { decision: 'allow' | 'deny' | 'ask'; message: string };
+      let answer: { decision: 'allow' | 'deny' | 'ask'; message: string; confined?: { command?: unknown } };
       try {
         answer = await ask();
       } catch (error) {
@@ -306,7 +306,11 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
       // `ask` is the daemon's only for Claude Code (R-HOOK-9); beforeAnswer turns it into a deny for any other agent.
       if (answer.decision !== 'allow' && answer.decision !== 'deny' && answer.decision !== 'ask') throw new AssentError('internal', 'the daemon answered neither allow, deny nor ask');
       // A decision (allow, or a policy or human deny) is an answer, not a failure: exit 0 (R-HOOK-4).
-      const text = beforeAnswer(agent, answer.decision, answer.message);
+      // R-SH-14: a confined allow runs the decided command, wrapped in `assent confine`, in place of the original.
+      const confined = answer.confined;
+      if (confined !== undefined && (typeof confined.command !== 'string' || answer.decision !== 'allow')) throw new AssentError('internal', 'the daemon answered a confined allow without its command');
+      const updatedInput = confined === undefined ? undefined : { ...parsed.action.input, command: confined.command as string };
+      const text = beforeAnswer(agent, answer.decision, answer.message, updatedInput);
       return { stdout: text === '' ? '' : `${text}\n`, exitCode: 0 };
     } catch (error) {
       return failClosed(agent, failureReason(subject, error));

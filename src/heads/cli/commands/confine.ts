@@ -8,7 +8,7 @@ import { AssentError } from '../../../core/base/errors.js';
 import { buildSandboxProfile, createdGateFiles, type SandboxProfile } from '../../../exec/confine/sandboxProfile.js';
 import { runConfined, sandboxStatus } from '../../../exec/confine/sandboxRun.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
-import { gitExecutionKeys } from '../../../shell/gitRepository.js';
+import { repositoryLocation } from '../../../shell/gitRepository.js';
 import { ExitWith } from '../output.js';
 
 interface ConfineOptions {
@@ -23,19 +23,15 @@ function say(text: string): void {
   process.stderr.write(`assent confine: ${text}\n`);
 }
 
-function buildProfile(): SandboxProfile {
+/**
+ * The sandbox for this cwd. `env` is the caller's environment, which the
+ * sandbox gets filtered; the decision's digest is the one built without it
+ * (the daemon does not see the agent's environment), so a variable the agent
+ * has only adds what the run hides, never what the decision named.
+ */
+function buildProfile(env: NodeJS.ProcessEnv): SandboxProfile {
   const paths = resolveStatePaths();
-  return buildSandboxProfile({
-    cwd: process.cwd(),
-    home: homedir(),
-    assentHome: paths.home,
-    assentSocket: paths.socket,
-    env: process.env,
-    locateRepository: (cwd, home) => {
-      const found = gitExecutionKeys(cwd, home);
-      return { workTree: found.workTree, gitDir: found.repository, commonDir: found.commonDir, hooksDir: found.hooksDir, configFiles: [...found.configs, ...(found.includes ?? [])] };
-    },
-  });
+  return buildSandboxProfile({ cwd: process.cwd(), home: homedir(), assentHome: paths.home, assentSocket: paths.socket, env, locateRepository: repositoryLocation });
 }
 
 async function runConfine(options: ConfineOptions): Promise<number> {
@@ -45,16 +41,18 @@ async function runConfine(options: ConfineOptions): Promise<number> {
     return CANNOT_RUN;
   }
   let profile: SandboxProfile;
+  let decided: string;
   try {
-    profile = buildProfile();
+    profile = buildProfile(process.env);
+    decided = buildProfile({}).digest;
   } catch (error) {
     if (!(error instanceof AssentError)) throw error;
     say(`${error.message}; nothing was run`);
     return CANNOT_RUN;
   }
-  if (options.profile !== undefined && options.profile !== profile.digest) {
+  if (options.profile !== undefined && options.profile !== decided) {
     say(
-      `the sandbox profile was decided as ${options.profile}, but ${profile.root} now gives ${profile.digest}: the project's layout changed since the decision ` +
+      `the sandbox profile was decided as ${options.profile}, but ${profile.root} now gives ${decided}: the project's layout changed since the decision ` +
         '(a gate file, an .env file, a socket or the environment appeared or went away); nothing was run — run the command again so it is decided anew',
     );
     return CANNOT_RUN;

@@ -1,0 +1,62 @@
+// R-SH-14 on this host: whether an agent's command may run confined, and the
+// command its hook runs instead — the original wrapped in `assent confine`,
+// naming the sandbox profile the decision was made for. The sandbox is
+// checked once when the daemon starts; the profile is built per call.
+import { fileURLToPath } from 'node:url';
+import type { AgentName } from '../../core/agent/agentAction.js';
+import { AssentError } from '../../core/base/errors.js';
+import type { Confinement } from '../../core/policy/agentPolicy.js';
+import { buildSandboxProfile } from '../../exec/confine/sandboxProfile.js';
+import { sandboxStatus, type SandboxStatus } from '../../exec/confine/sandboxRun.js';
+import type { Confiner } from '../../service/agentActions.js';
+import { repositoryLocation } from '../../shell/gitRepository.js';
+
+/** Agents whose hook can replace the command it runs (Claude Code's `updatedInput`); for the others it stays prompt. */
+const REWRITING_AGENTS: ReadonlySet<AgentName> = new Set(['claude-code']);
+
+/** A single-quoted shell word: nothing inside is special but the quote itself. */
+function singleQuote(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+export interface HostConfinerOptions {
+  home: string;
+  assentHome: string;
+  assentSocket?: string;
+  /** The node binary and dist/bin/assent.js the rewritten command runs; default: this process's. */
+  node?: string;
+  cliEntry?: string;
+  /** Default: bwrap checked on the first call that could be confined (about 25 ms, once). */
+  status?: SandboxStatus;
+}
+
+export function hostConfiner(options: HostConfinerOptions): Confiner {
+  let checked = options.status;
+  const node = options.node ?? process.execPath;
+  const cliEntry = options.cliEntry ?? fileURLToPath(new URL('../../bin/assent.js', import.meta.url));
+  return {
+    confinement(agent: AgentName): Confinement {
+      const status = (checked ??= sandboxStatus());
+      if (!status.available) return { available: false, why: status.reason };
+      if (!REWRITING_AGENTS.has(agent)) return { available: false, why: `the ${agent} hook cannot rewrite a command into its confined form` };
+      return { available: true };
+    },
+    prepare(cwd: string, command: string) {
+      try {
+        const profile = buildSandboxProfile({
+          cwd,
+          home: options.home,
+          assentHome: options.assentHome,
+          ...(options.assentSocket === undefined ? {} : { assentSocket: options.assentSocket }),
+          env: {},
+          locateRepository: repositoryLocation,
+        });
+        const rewritten = [node, cliEntry, 'confine', '--profile', profile.digest, '--command', command].map(singleQuote).join(' ');
+        return { digest: profile.digest, command: rewritten };
+      } catch (error) {
+        if (error instanceof AssentError) return { why: error.message };
+        throw error;
+      }
+    },
+  };
+}
