@@ -179,7 +179,8 @@ describe('agent actions decided by the command, path and URL rules (R-POL-6)', (
   });
 
   it('R-POL-7 approving `npm test` for the session remembers that exact command text: the next `npm test` in the session passes (whatever its description), `npm test -- --update` and `npm test` in another session still ask', async () => {
-    const f = await setup(undefined);
+    // With a sandbox here `npm test` would run confined (R-SH-14); this test is about what a prompt remembers.
+    const f = await setup({ policy: { commands: { confine: [] } } });
     const npm = (command: string, sessionId: string, description: string): Record<string, unknown> =>
       shellEvent('claude-code', command, { cwd: f.project, session_id: sessionId, tool_input: { command, description } });
     const first = runHook(['claude-code'], npm('npm test', 'S1', 'run the tests'), f.env);
@@ -220,7 +221,8 @@ describe('agent actions decided by the command, path and URL rules (R-POL-6)', (
   });
 
   it('R-POL-6 (issue 12 item 5) a --command rule added at a terminal with the typed code lets a prompting hook action through, audited with its rule id; --agent codex leaves claude-code asking; the preview and explain name it; revoked, it asks again', async () => {
-    const f = await setup(undefined);
+    // With a sandbox here `npm test` would run confined (R-SH-14); this test is about what a rule lets through.
+    const f = await setup({ policy: { commands: { confine: [] } } });
     const cli = (args: string[]) => f.home.runCli(args, { env: { HOME: f.userHome } });
     const askedAndDenied = async (agent: 'claude-code' | 'codex', command: string): Promise<Record<string, unknown>> => {
       const call = runHook([agent], shellEvent(agent, command, { cwd: f.project }), f.env);

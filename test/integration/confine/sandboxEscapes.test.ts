@@ -346,7 +346,8 @@ describe('R-SH-14 assent confine refuses what it cannot hold', () => {
   it('a --profile digest other than the layout gives exits 126 naming both digests, without running; the right one runs', async () => {
     const env = runEnv();
     const paths = resolveStatePaths(env, home);
-    const profile = buildSandboxProfile({ cwd: projectC, home, assentHome: paths.home, assentSocket: paths.socket, env, locateRepository });
+    // The decision's digest is the layout's alone: the daemon that decides does not see the agent's environment.
+    const profile = buildSandboxProfile({ cwd: projectC, home, assentHome: paths.home, assentSocket: paths.socket, env: {}, locateRepository });
     const wrong = '0'.repeat(64);
     const refused = await runCli(projectC, ['confine', '--profile', wrong, '--command', 'touch src/ran'], env);
     expect(refused.code).toBe(126);

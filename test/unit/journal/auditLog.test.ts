@@ -237,7 +237,7 @@ describe('R-AUD-1..3 audit log', () => {
     expect(exportAudit(dir, { since: Date.parse('2026-01-01T10:30:00.000Z') })).toHaveLength(1);
     const csv = auditToCsv(all).split('\n');
     expect(csv[0]).toBe(
-      'ts,principal,sessionId,server,tool,kind,argsSha256,outcome,deniedReason,channel,approvalId,ruleId,waitedForConsentMs,durationMs,caller,effectId,replayed,claimedChannel,peer,agent,callId,decidedBy,approvedBy,presence,credentialId,risk',
+      'ts,principal,sessionId,server,tool,kind,argsSha256,outcome,deniedReason,channel,approvalId,ruleId,waitedForConsentMs,durationMs,caller,effectId,replayed,claimedChannel,peer,agent,callId,decidedBy,approvedBy,presence,credentialId,risk,confined',
     );
     expect(csv[2]).toContain("'=cmd()");
     expect(csv[2]).toContain('"{""name"":""a,b""}"');

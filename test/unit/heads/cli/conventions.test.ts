@@ -17,7 +17,7 @@ function leaves(command: Command, path: string[] = []): { path: string; command:
  * `action connect` speak the MCP protocol on stdout, `hook` answers in its
  * agent's own JSON shape (R-HOOK-1), and `help` is commander's.
  */
-const NO_JSON_FLAG = new Set(['action run', 'action confirm', 'action mcp', 'action review', 'action connect', 'mcp', 'hook', 'help']);
+const NO_JSON_FLAG = new Set(['action run', 'action confirm', 'action mcp', 'action review', 'action connect', 'mcp', 'hook', 'confine', 'help']);
 
 describe('CLI conventions', () => {
   it('--version and -V print the version the program declares, and exit 0', async () => {
