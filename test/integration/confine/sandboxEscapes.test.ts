@@ -14,7 +14,7 @@ import { AssentError } from '../../../src/core/base/errors.js';
 import { buildSandboxProfile, type SandboxProfileOptions } from '../../../src/exec/confine/sandboxProfile.js';
 import { sandboxStatus } from '../../../src/exec/confine/sandboxRun.js';
 import { resolveStatePaths } from '../../../src/journal/statePaths.js';
-import { gitExecutionKeys } from '../../../src/shell/gitRepository.js';
+import { repositoryLocation } from '../../../src/shell/gitRepository.js';
 import { CLI_ENTRY, REPO_ROOT, cleanEnv, processesForHome, processesWithEnv, requireBuiltCli } from '../../helpers/daemon.js';
 import { PtySession } from '../../helpers/pty.js';
 
@@ -34,10 +34,8 @@ interface Run {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-const locateRepository: SandboxProfileOptions['locateRepository'] = (cwd, home) => {
-  const found = gitExecutionKeys(cwd, home);
-  return { workTree: found.workTree, gitDir: found.repository, commonDir: found.commonDir, hooksDir: found.hooksDir, configFiles: [...found.configs, ...(found.includes ?? [])] };
-};
+/** What `assent confine` and the daemon hand the profile: git's own discovery. */
+const locateRepository: SandboxProfileOptions['locateRepository'] = repositoryLocation;
 
 /** The fixture: a home, assent's state with a running daemon, two listening servers, and the projects. */
 let base: string;
