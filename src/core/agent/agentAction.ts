@@ -36,6 +36,19 @@ export const CANARY_TOOL = 'AssentDoctorCanary';
 export const CANARY_REASON = 'assent doctor canary: this synthetic call is always denied; the hook works.';
 
 /** The agent named by a hook argument; `claude` is accepted for `claude-code` (R-SH-0). */
+/**
+ * Agents whose hook answer can replace the command that runs with its confined
+ * form (R-SH-14): Claude Code's `updatedInput`, and assent's own OpenCode/Kilo
+ * plugin, which writes the rewritten input into the call's `output.args`. For
+ * every other agent a command that could run confined keeps asking.
+ */
+export const REWRITING_AGENTS = ['claude-code', 'opencode', 'kilo'] as const satisfies readonly AgentName[];
+export type RewritingAgent = (typeof REWRITING_AGENTS)[number];
+
+export function isRewritingAgent(agent: AgentName): agent is RewritingAgent {
+  return (REWRITING_AGENTS as readonly AgentName[]).includes(agent);
+}
+
 export function parseAgentName(text: string): AgentName | undefined {
   if (text === 'claude') return 'claude-code';
   return (AGENT_NAMES as readonly string[]).includes(text) ? (text as AgentName) : undefined;

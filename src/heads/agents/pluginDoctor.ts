@@ -12,7 +12,7 @@ import { doubleQuote } from './hookCommand.js';
 import type { AgentReport, DoctorDependencies } from './hookDoctor.js';
 import { digestText } from './installRecords.js';
 import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds } from '../../core/agent/hookDeadline.js';
-import { isAssentPlugin, LOAD_MARKER_NAME, readPluginSettings } from './pluginFile.js';
+import { isAssentPlugin, LOAD_MARKER_NAME, pluginText, readPluginSettings } from './pluginFile.js';
 import { readFileState, resolveSettingsPath } from './settingsFiles.js';
 
 /** Words the daemon's canary denial carries (as hookDoctor's CANARY_REASON_TEXT). */
@@ -125,6 +125,10 @@ export async function checkPluginAgent(target: AgentTarget, deps: DoctorDependen
   } else {
     report.command = `${doubleQuote(settings.node)} ${doubleQuote(settings.hookEntry)} ${settings.agent} --timeout ${settings.timeoutSeconds}`;
     if (settings.agent !== agent) report.problems.push(`the plugin answers as ${JSON.stringify(settings.agent)}, not ${agent}; ${again}`);
+    else if ((agent === 'opencode' || agent === 'kilo') && record?.afterDigest === digestText(text) && text !== pluginText({ agent, installation: { ...deps.installation, node: settings.node, hookEntry: settings.hookEntry }, timeoutSeconds: settings.timeoutSeconds })) {
+      // An older plugin fails closed on what it does not know (a confined allow), so this costs approvals, not safety.
+      report.problems.push(`the plugin was written by an older assent: it refuses the commands assent would run confined (R-SH-14) instead of running them in the sandbox; ${again}`);
+    }
     if (!fs.existsSync(settings.node)) report.problems.push(`the plugin runs node at ${settings.node}, which is not there; ${again}`);
     if (!fs.existsSync(settings.hookEntry)) report.problems.push(`the plugin runs ${settings.hookEntry}, which does not exist; ${again}`);
     else if (resolveSettingsPath(settings.hookEntry) !== resolveSettingsPath(deps.installation.hookEntry)) {

@@ -73,6 +73,10 @@ function runHook(flags, event) {
   });
 }
 
+function isObject(value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 /** The MCP server a tool name \`<server>_<tool>\` belongs to, by the servers in the agent's config (the longest that fits). */
 function serverOf(tool, servers) {
   const fits = servers.map((name) => name.replace(/[^a-zA-Z0-9_-]/g, '_')).filter((name) => tool.startsWith(\`\${name}_\`) && tool.length > name.length + 1);
@@ -111,6 +115,12 @@ export const AssentPlugin = async (context) => {
         answer = undefined;
       }
       if (run.code === 0 && answer?.decision === 'allow') return;
+      // R-SH-14: a confined allow runs the decided command, the original wrapped in \`assent confine\`, in place of the one asked.
+      // Only this plugin knows 'confine': an older plugin throws on it, so it never runs the original unconfined.
+      if (run.code === 0 && answer?.decision === 'confine' && isObject(answer.updatedInput) && isObject(output?.args)) {
+        Object.assign(output.args, answer.updatedInput);
+        return;
+      }
       const reason = typeof answer?.reason === 'string' && answer.reason !== '' ? answer.reason : run.stderr.trim();
       throw new Error(reason !== '' ? reason : \`assent blocked \${subject}: the hook exited \${run.code ?? run.signal} with no answer. The call did not run.\`);
     },

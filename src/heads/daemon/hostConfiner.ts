@@ -3,16 +3,13 @@
 // naming the sandbox profile the decision was made for. The sandbox is
 // checked once when the daemon starts; the profile is built per call.
 import { fileURLToPath } from 'node:url';
-import type { AgentName } from '../../core/agent/agentAction.js';
+import { isRewritingAgent, type AgentName } from '../../core/agent/agentAction.js';
 import { AssentError } from '../../core/base/errors.js';
 import type { Confinement } from '../../core/policy/agentPolicy.js';
 import { buildSandboxProfile } from '../../exec/confine/sandboxProfile.js';
 import { sandboxStatus, type SandboxStatus } from '../../exec/confine/sandboxRun.js';
 import type { Confiner } from '../../service/agentActions.js';
 import { repositoryLocation } from '../../shell/gitRepository.js';
-
-/** Agents whose hook can replace the command it runs (Claude Code's `updatedInput`); for the others it stays prompt. */
-const REWRITING_AGENTS: ReadonlySet<AgentName> = new Set(['claude-code']);
 
 /** A single-quoted shell word: nothing inside is special but the quote itself. */
 function singleQuote(text: string): string {
@@ -38,7 +35,7 @@ export function hostConfiner(options: HostConfinerOptions): Confiner {
     confinement(agent: AgentName): Confinement {
       const status = (checked ??= sandboxStatus());
       if (!status.available) return { available: false, why: status.reason };
-      if (!REWRITING_AGENTS.has(agent)) return { available: false, why: `the ${agent} hook cannot rewrite a command into its confined form` };
+      if (!isRewritingAgent(agent)) return { available: false, why: `the ${agent} hook cannot rewrite a command into its confined form` };
       return { available: true };
     },
     prepare(cwd: string, command: string) {

@@ -1,7 +1,7 @@
 // The answer a hook prints, in exactly the shape its agent reads (R-HOOK-1):
 // mixing shapes makes Claude Code ignore the answer and Codex run the call
 // (docs/agents-testing.md), so each agent gets its own and nothing else.
-import type { AgentName } from '../../core/agent/agentAction.js';
+import { isRewritingAgent, type AgentName, type RewritingAgent } from '../../core/agent/agentAction.js';
 
 export type HookDecision = 'allow' | 'deny';
 /** What a before-tool hook may answer: `ask` only for Claude Code with hooks.claudeNativePrompt (R-HOOK-9), which shows its own dialog then. */
@@ -18,23 +18,34 @@ export function oneLine(text: string): string {
 }
 
 /**
+ * How each agent that can rewrite a call is told to run the confined form
+ * instead (R-SH-14): Claude Code reads `updatedInput` beside its allow;
+ * assent's OpenCode/Kilo plugin reads its own decision `confine`, which a
+ * plugin from before confinement treats as a refusal, so it never runs the
+ * original command unconfined.
+ */
+const CONFINED_FORM: Readonly<Record<RewritingAgent, (reason: string, updatedInput: Record<string, unknown>) => unknown>> = {
+  'claude-code': (reason, updatedInput) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: reason, updatedInput } }),
+  opencode: (reason, updatedInput) => ({ decision: 'confine', reason, updatedInput }),
+  kilo: (reason, updatedInput) => ({ decision: 'confine', reason, updatedInput }),
+};
+
+/**
  * The before-tool answer. Claude Code, Codex and Qwen Code:
  * `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,"permissionDecisionReason":…}}`;
  * Gemini CLI and assent's OpenCode/Kilo plugin: `{"decision":…,"reason":…}`;
  * Copilot CLI: `{"permissionDecision":…,"permissionDecisionReason":…}` (its
  * own hook style reads no `hookSpecificOutput`). `updatedInput` only for a
- * confined allow (R-SH-14), and only to Claude Code: the input with its command
- * wrapped in `assent confine`, which is what was decided; otherwise what runs is
+ * confined allow (R-SH-14), and only to an agent that can rewrite (CONFINED_FORM):
+ * the input with its command wrapped in `assent confine`, which is what was decided; otherwise what runs is
  * exactly what was asked (R-HOOK-2). `ask` is Claude Code's alone (R-HOOK-9);
  * asked of another agent's answer it is a deny, which fails closed — as is a
  * confined allow for an agent that cannot rewrite.
  */
 export function beforeAnswer(agent: AgentName, asked: BeforeDecision, reason: string, updatedInput?: Record<string, unknown>): string {
   const text = oneLine(reason);
-  const decision: BeforeDecision = (asked === 'ask' || updatedInput !== undefined) && agent !== 'claude-code' ? 'deny' : asked;
-  if (updatedInput !== undefined && decision === 'allow') {
-    return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: text, updatedInput } });
-  }
+  if (updatedInput !== undefined && asked === 'allow' && isRewritingAgent(agent)) return JSON.stringify(CONFINED_FORM[agent](text, updatedInput));
+  const decision: BeforeDecision = (asked === 'ask' && agent !== 'claude-code') || updatedInput !== undefined ? 'deny' : asked;
   switch (agent) {
     case 'gemini':
     case 'opencode':

@@ -2,6 +2,7 @@
 // `uninstall` for OpenCode, Kilo Code, Copilot CLI and Qwen Code with the built
 // binary and a real daemon in a temp HOME (the agents' own CLIs are not needed:
 // moreAgentHooks.test.ts runs them against what install writes).
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -122,6 +123,29 @@ describe('R-HOOK-14 R-HOOK-7 install, doctor and uninstall for OpenCode, Kilo Co
     expect(refused.code).not.toBe(0);
     expect(refused.stdout + refused.stderr).toContain('is not a plugin assent wrote');
     expect(readFileSync(plugin, 'utf8')).toBe('export const Mine = async () => ({});\n');
+  }, 60_000);
+
+  it('opencode: a plugin written by an assent from before confined runs is named by doctor as older, with the fix', async () => {
+    const { state, home, cli } = await setup('opencode');
+    const plugin = join(home, HOOKS_FILE.opencode);
+    expect((await cli(['install', 'opencode'])).code).toBe(0);
+    // The older plugin had no 'confine' branch; install recorded its text as written.
+    const older = readFileSync(plugin, 'utf8').replace(/\n {6}\/\/ R-SH-14:[\s\S]*?\n {6}}\n/, '\n');
+    expect(older).not.toContain("'confine'");
+    writeFileSync(plugin, older);
+    const recordsFile = join(state.home, 'installs.json');
+    const records = JSON.parse(readFileSync(recordsFile, 'utf8')) as { files: Record<string, { afterDigest: string }> };
+    const entry = Object.entries(records.files).find(([file]) => file.endsWith('assent.js'));
+    expect(entry).toBeDefined();
+    if (entry !== undefined) entry[1].afterDigest = createHash('sha256').update(older, 'utf8').digest('hex');
+    writeFileSync(recordsFile, JSON.stringify(records), { mode: 0o600 });
+    const doctor = await cli(['doctor', '--json']);
+    expect(doctor.code).toBe(65);
+    const problems = reportOf(doctor, 'opencode').problems.join('\n');
+    expect(problems).toMatch(/written by an older assent: it refuses the commands assent would run confined/);
+    expect(problems).not.toMatch(/edited since/);
+    expect((await cli(['install', 'opencode'])).code).toBe(0);
+    expect(reportOf(await cli(['doctor', '--json']), 'opencode').problems).toEqual([]);
   }, 60_000);
 
   it('copilot: --scope project is refused with what to do instead, since repository hooks load only in a trusted folder; doctor says which hooks it checks', async () => {
