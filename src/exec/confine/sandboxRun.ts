@@ -6,6 +6,7 @@ import { accessSync, constants as fsConstants, lstatSync, rmdirSync, statSync, u
 import { constants as osConstants } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Duplex, Stream } from 'node:stream';
+import { REWRITING_AGENTS, type AgentName } from '../../core/agent/agentAction.js';
 import { AssentError } from '../../core/base/errors.js';
 import { DATA_FD_BASE, type SandboxProfile } from './sandboxProfile.js';
 
@@ -92,6 +93,16 @@ export function sandboxStatus(options: SandboxStatusOptions = {}): SandboxStatus
   const status = probe(env, options.spawnSync ?? ((command, args, spawnOptions) => spawnSync(command, args, spawnOptions)));
   if (options.spawnSync === undefined) statusCache.set(key, status);
   return status;
+}
+
+/** What `daemon status` and `doctor` say of confined runs (R-SH-14): on, with the sandbox and the agents that can run them; or off, and why. */
+export type ConfinementStatus =
+  | { available: true; bwrap: string; version: string; agents: readonly AgentName[] }
+  | { available: false; reason: string; effect: string };
+
+export function confinementStatus(status: SandboxStatus): ConfinementStatus {
+  if (status.available) return { available: true, bwrap: status.bwrap, version: status.version, agents: REWRITING_AGENTS };
+  return { available: false, reason: status.reason, effect: 'commands of policy.commands.confine ask a person instead of running confined' };
 }
 
 /**

@@ -7,7 +7,7 @@ import { isRewritingAgent, type AgentName } from '../../core/agent/agentAction.j
 import { AssentError } from '../../core/base/errors.js';
 import type { Confinement } from '../../core/policy/agentPolicy.js';
 import { buildSandboxProfile } from '../../exec/confine/sandboxProfile.js';
-import { sandboxStatus, type SandboxStatus } from '../../exec/confine/sandboxRun.js';
+import { confinementStatus, sandboxStatus, type ConfinementStatus, type SandboxStatus } from '../../exec/confine/sandboxRun.js';
 import type { Confiner } from '../../service/agentActions.js';
 import { repositoryLocation } from '../../shell/gitRepository.js';
 
@@ -27,11 +27,17 @@ export interface HostConfinerOptions {
   status?: SandboxStatus;
 }
 
-export function hostConfiner(options: HostConfinerOptions): Confiner {
+export interface HostConfiner extends Confiner {
+  /** The sandbox as this daemon found it (checked once). */
+  status(): ConfinementStatus;
+}
+
+export function hostConfiner(options: HostConfinerOptions): HostConfiner {
   let checked = options.status;
   const node = options.node ?? process.execPath;
   const cliEntry = options.cliEntry ?? fileURLToPath(new URL('../../bin/assent.js', import.meta.url));
   return {
+    status: () => confinementStatus((checked ??= sandboxStatus())),
     confinement(agent: AgentName): Confinement {
       const status = (checked ??= sandboxStatus());
       if (!status.available) return { available: false, why: status.reason };

@@ -74,6 +74,13 @@ export function wireNotifier(ctx: DaemonContext, options: ApprovalRuntimeOptions
 export function wireAgents(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: RuntimeBase, service: ApprovalService): AgentActionService {
   const judge = new AgentJudge({ env: process.env, assentHome: ctx.paths.home });
   const confiner = hostConfiner({ home: homedir(), assentHome: ctx.paths.home, assentSocket: ctx.paths.socket });
+  ctx.status['confinement'] = () => confiner.status();
+  // R-SH-14: the sandbox is checked once, just after start (two short spawns), and the log says whether commands run confined.
+  setTimeout(() => {
+    const status = confiner.status();
+    if (status.available) ctx.logger.info('confined runs are on', { bwrap: status.bwrap, version: status.version });
+    else ctx.logger.warn('confined runs are off: commands that run project code ask a person', { reason: status.reason });
+  }, 0).unref();
   return new AgentActionService({ approvals: service, clock: base.clock, logger: ctx.logger.child({ component: 'agents' }), judge, timers: options.timers ?? realTimers, confiner });
 }
 

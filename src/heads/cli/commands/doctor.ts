@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { AssentError, exitCodeFor } from '../../../core/base/errors.js';
 import { escapeText } from '../../../core/base/escape.js';
+import { confinementStatus, sandboxStatus, type ConfinementStatus } from '../../../exec/confine/sandboxRun.js';
 import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { AGENT_IDS, AGENT_TITLES, currentEnvironment } from '../../agents/agentTargets.js';
 import { checkAgent, CODEX_TRUST_CAVEAT, reportIsFine, runThroughShell, scopesToCheck, type AgentReport } from '../../agents/hookDoctor.js';
@@ -25,6 +26,15 @@ function humanLine(report: AgentReport): string {
   if (report.problems.length > 0) return `${where}: ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`;
   if (!report.installed) return `${where}: not installed (\`assent install ${report.agent}\`)`;
   return `${where}: ok, blocks the canary${report.mcp ? ', MCP server registered' : ''}`;
+}
+
+/**
+ * R-SH-14, as this shell's PATH finds the sandbox: a note, never a failure —
+ * without it, commands that run project code ask a person, which is safe.
+ */
+function confinementLine(status: ConfinementStatus): string {
+  if (status.available) return `Confined runs (R-SH-14): on, bwrap ${status.version} at ${escapeText(status.bwrap)}; project code runs in the sandbox without a person for ${status.agents.map((agent) => AGENT_TITLES[agent]).join(', ')}.`;
+  return `Confined runs (R-SH-14): off, so ${status.effect}: ${escapeText(status.reason)}. The daemon's own view: \`assent daemon status\`.`;
 }
 
 /** The all-fine summary: it never claims what doctor cannot see (Codex's /hooks trust). */
@@ -56,10 +66,11 @@ async function runDoctor(options: DoctorOptions): Promise<void> {
       reports.push(report);
     }
   }
+  const confinement = confinementStatus(sandboxStatus());
   const failing = reports.filter((r) => !reportIsFine(r));
   const ok = failing.length === 0;
   if (options.json) {
-    const document: Record<string, unknown> = { ok, data: { agents: reports }, meta: { hookTimeoutSeconds: deps.hookTimeoutSeconds, hookTimeoutSource: timeout.source } };
+    const document: Record<string, unknown> = { ok, data: { agents: reports, confinement }, meta: { hookTimeoutSeconds: deps.hookTimeoutSeconds, hookTimeoutSource: timeout.source } };
     if (!ok) {
       const error = new AssentError('invalid_input', `${failing.map((r) => `${r.agent} (${r.scope})`).join(', ')}: assent's hooks are not in working order; see data.agents[].problems`, {
         details: { agents: failing.map((r) => ({ agent: r.agent, scope: r.scope, problems: r.problems })) },
@@ -73,6 +84,7 @@ async function runDoctor(options: DoctorOptions): Promise<void> {
       for (const problem of report.problems) out(`  - ${escapeText(problem)}`);
       for (const note of report.notes) out(`  note: ${escapeText(note)}`);
     }
+    out(confinementLine(confinement));
     out(ok ? summaryLine(reports) : `${failing.length} agent setting${failing.length === 1 ? ' has' : 's have'} problems; fix them and run \`assent doctor\` again.`);
   }
   if (!ok) throw new ExitWith(exitCodeFor('invalid_input'));
