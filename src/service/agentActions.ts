@@ -16,6 +16,7 @@ import {
 } from '../core/agent/agentAction.js';
 import { describeDecidingPart, evaluateAgentPolicy, explainAgentPolicy, type AgentPolicyExplanation, type AgentPolicyResult, type Confinement } from '../core/policy/agentPolicy.js';
 import { isBuiltInRuleKey } from '../core/policy/agentPolicyConfig.js';
+import { compilePresence, presenceFor } from '../core/policy/presencePolicy.js';
 import { actionCommand, sessionGrantSubject } from '../core/agent/agentTargets.js';
 import { agentActionRisk, readApprovalRisk } from '../core/approval/approvalRisk.js';
 import { nativeDigestOf } from '../journal/nativeHash.js';
@@ -225,8 +226,20 @@ export function evaluateAgentAction(context: AgentEvaluationContext, action: Pic
   const verdict = context.snapshot.tools.has(agentToolId(action.agent, action.tool))
     ? undefined
     : context.judge.judge({ revision: config.revision, policy: config.config.policy }, action, { rules: context.snapshot.agentRules, nowMs: context.nowMs });
-  const confinement: Confinement = context.confiner?.confinement(action.agent) ?? { available: false, why: 'this assent runs no sandbox' };
+  const confinement = confinementFor(context, action.agent, action.tool);
   return evaluateAgentPolicy(context.snapshot, config.config.policy.agents, action, context.nowMs, verdict, confinement);
+}
+
+/**
+ * Whether this action may run confined (R-SH-14): a sandbox and an agent that
+ * can rewrite, and a tool `policy.presence` does not mark — its actions wait for
+ * a person present (R-REM-6), which no policy allow may skip, a confined one neither.
+ */
+function confinementFor(context: AgentEvaluationContext, agent: AgentName, tool: string): Confinement {
+  const confinement = context.confiner?.confinement(agent) ?? { available: false, why: 'this assent runs no sandbox' };
+  if (!confinement.available) return confinement;
+  const marked = presenceFor(compilePresence(context.config.config.policy.presence), agentToolId(agent, tool));
+  return marked === undefined ? confinement : { available: false, why: `policy.presence marks ${marked.key} ${marked.presence}: its actions wait for a person` };
 }
 
 const DENIAL_REASONS: readonly string[] = ['policy', 'consent_denied', 'consent_timeout', 'cancelled', 'withdrawn', 'shutdown', 'session_ended', 'unavailable'];

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sandboxStatus } from '../../src/exec/confine/sandboxRun.js';
 import { makeTempHome, waitForAudit, type TempHome } from '../helpers/daemon.js';
 import { answerOf, runHook, shellEvent } from '../helpers/hook.js';
 import { PtySession, runInTerminal } from '../helpers/pty.js';
@@ -213,6 +214,10 @@ describe('agent actions decided by the command, path and URL rules (R-POL-6)', (
     const added = await runInTerminal(['rules', 'add', '--command', 'npm test', '--json'], { env: { ASSENT_HOME: f.home.home, HOME: f.userHome }, typeCode: true });
     expect(added.exitCode, added.screen).not.toBe(0);
     expect(added.stdout).toContain('policy.presence marks codex/Bash');
+    // A passkey tool's project code does not run confined either (R-SH-14): it waits for the person.
+    const explained = JSON.parse((await f.home.runCli(['policy', 'explain', 'codex', 'Bash', '--input', '{"command":"npm test"}', '--cwd', f.project, '--json'], { env: { HOME: f.userHome } })).stdout) as { data: { decision: string; confined?: boolean } };
+    expect(explained.data.decision).toBe('prompt');
+    if (sandboxStatus().available) expect(JSON.stringify(explained.data)).toContain('not confined here (policy.presence marks codex/Bash passkey');
     const call = runHook(['codex'], shellEvent('codex', 'npm test', { cwd: f.project }), f.env);
     const [approval] = await waitForPending(f);
     expect(approval).toMatchObject({ tool: 'Bash', presence: 'passkey' });

@@ -38,11 +38,13 @@ export const CANARY_REASON = 'assent doctor canary: this synthetic call is alway
 /** The agent named by a hook argument; `claude` is accepted for `claude-code` (R-SH-0). */
 /**
  * Agents whose hook answer can replace the command that runs with its confined
- * form (R-SH-14): Claude Code's `updatedInput`, and assent's own OpenCode/Kilo
- * plugin, which writes the rewritten input into the call's `output.args`. For
- * every other agent a command that could run confined keeps asking.
+ * form (R-SH-14), each seen doing so with its real CLI (docs/agents.md): Claude
+ * Code's and Codex's `updatedInput`, Gemini CLI's `hookSpecificOutput.tool_input`,
+ * Copilot CLI's `modifiedArgs`, and assent's own OpenCode/Kilo plugin, which
+ * writes the rewritten input into the call's `output.args`. Qwen Code's hook
+ * cannot: there a command that could run confined keeps asking.
  */
-export const REWRITING_AGENTS = ['claude-code', 'opencode', 'kilo'] as const satisfies readonly AgentName[];
+export const REWRITING_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot'] as const satisfies readonly AgentName[];
 export type RewritingAgent = (typeof REWRITING_AGENTS)[number];
 
 export function isRewritingAgent(agent: AgentName): agent is RewritingAgent {

@@ -19,13 +19,19 @@ export function oneLine(text: string): string {
 
 /**
  * How each agent that can rewrite a call is told to run the confined form
- * instead (R-SH-14): Claude Code reads `updatedInput` beside its allow;
- * assent's OpenCode/Kilo plugin reads its own decision `confine`, which a
- * plugin from before confinement treats as a refusal, so it never runs the
- * original command unconfined.
+ * instead (R-SH-14), in the one form its CLI was seen to apply: a form an agent
+ * ignores would run the original command, unconfined, with no error. Claude
+ * Code and Codex read `updatedInput` beside an explicit allow (Codex ignores it
+ * without one); Gemini CLI replaces the whole input with
+ * `hookSpecificOutput.tool_input`; Copilot CLI's own hook style reads
+ * `modifiedArgs`; assent's OpenCode/Kilo plugin reads its own decision
+ * `confine`, which a plugin from before confinement treats as a refusal.
  */
 const CONFINED_FORM: Readonly<Record<RewritingAgent, (reason: string, updatedInput: Record<string, unknown>) => unknown>> = {
   'claude-code': (reason, updatedInput) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: reason, updatedInput } }),
+  codex: (reason, updatedInput) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: reason, updatedInput } }),
+  gemini: (reason, updatedInput) => ({ decision: 'allow', reason, hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: updatedInput } }),
+  copilot: (reason, updatedInput) => ({ permissionDecision: 'allow', permissionDecisionReason: reason, modifiedArgs: updatedInput }),
   opencode: (reason, updatedInput) => ({ decision: 'confine', reason, updatedInput }),
   kilo: (reason, updatedInput) => ({ decision: 'confine', reason, updatedInput }),
 };

@@ -1,6 +1,7 @@
-// R-SH-14 with the real agents: Claude Code (its hook's updatedInput), and
-// OpenCode and Kilo Code (assent's plugin writing the rewritten input into
-// output.args), each offline against a fake model, run `npm test` in a git project. The
+// R-SH-14 with the real agents: Claude Code and Codex (the hook's
+// updatedInput), Gemini CLI (hookSpecificOutput.tool_input), Copilot CLI
+// (modifiedArgs), and OpenCode and Kilo Code (assent's plugin writing the
+// rewritten input into output.args), each offline against a fake model, run `npm test` in a git project. The
 // command runs confined with no approval filed, its output reaches the model,
 // and the test script's write to .git/hooks/pre-commit fails while its project
 // write lands. The daemon shares the agent's HOME: the sandbox profile is built
@@ -17,7 +18,7 @@ import { auditLines, makeTempHome, type TempHome } from '../../helpers/daemon.js
 import { startFakeModel, type ModelStep } from '../../helpers/fakeModels.js';
 import { cleanupsAfterEach } from '../../helpers/cleanups.js';
 
-const AGENTS = ['claude', 'opencode', 'kilo'] as const;
+const AGENTS = ['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot'] as const;
 type Agent = (typeof AGENTS)[number];
 const available = agentClisAvailable(AGENTS);
 const SANDBOX = sandboxStatus();
@@ -29,6 +30,9 @@ const cleanups = cleanupsAfterEach();
 /** The hook name assent installs and the id its shell tool has in policy. */
 const INSTALL: Record<Agent, { name: string; tool: string; step: (command: string) => ModelStep }> = {
   claude: { name: 'claude-code', tool: 'Bash', step: (command) => ({ tool: 'Bash', input: { command, description: 'run the tests' } }) },
+  codex: { name: 'codex', tool: 'Bash', step: (command) => ({ tool: 'exec_command', input: { cmd: command } }) },
+  gemini: { name: 'gemini', tool: 'run_shell_command', step: (command) => ({ tool: 'run_shell_command', input: { command } }) },
+  copilot: { name: 'copilot', tool: 'bash', step: (command) => ({ tool: 'bash', input: { command, description: 'run the tests' } }) },
   opencode: { name: 'opencode', tool: 'bash', step: (command) => ({ tool: 'bash', input: { command, description: 'run the tests' } }) },
   kilo: { name: 'kilo', tool: 'bash', step: (command) => ({ tool: 'bash', input: { command, description: 'run the tests' } }) },
 };

@@ -4,7 +4,7 @@
 // naming the sandbox profile — and the rewritten command runs the project's
 // test in the sandbox: its output arrives, its project write lands, its write to
 // .git/hooks/pre-commit fails. The audit line says decidedHow confined with the
-// profile digest. An agent whose hook cannot rewrite (Codex) is asked instead,
+// profile digest. An agent whose hook cannot rewrite (Qwen Code) is asked instead,
 // and a command outside the confine list still asks.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -90,13 +90,13 @@ describe.skipIf(!SANDBOX.available)('R-SH-14 a confined allow through the daemon
     rmSync(join(project, '.vscode'), { recursive: true });
   }, 90_000);
 
-  it('Codex cannot rewrite, and npm install is no project code to confine: both ask', async () => {
+  it('Qwen Code cannot rewrite, and npm install is no project code to confine: both ask', async () => {
     const env = { ...daemonHome.env, HOME: home };
-    for (const [agent, command] of [['codex', 'npm test'], ['claude-code', 'npm install left-pad']] as const) {
-      const explained = await daemonHome.runCli(['policy', 'explain', agent, 'Bash', '--input', JSON.stringify({ command }), '--cwd', project, '--json'], { env });
+    for (const [agent, tool, command] of [['qwen', 'run_shell_command', 'npm test'], ['claude-code', 'Bash', 'npm install left-pad']] as const) {
+      const explained = await daemonHome.runCli(['policy', 'explain', agent, tool, '--input', JSON.stringify({ command }), '--cwd', project, '--json'], { env });
       const data = (JSON.parse(explained.stdout) as { data: { decision: string; parts: { reason?: string }[] } }).data;
       expect(data.decision, explained.stdout).toBe('prompt');
-      if (agent === 'codex') expect(JSON.stringify(data.parts)).toContain('not confined here (the codex hook cannot rewrite');
+      if (agent === 'qwen') expect(JSON.stringify(data.parts)).toContain('not confined here (the qwen hook cannot rewrite');
     }
   });
 });

@@ -61,14 +61,15 @@ describe('R-SH-14 the OpenCode/Kilo plugin runs the confined form', () => {
     }
   });
 
-  it('a confined allow for an agent that cannot rewrite is a deny in its own shape, so the original never runs unconfined', () => {
-    const input = { command: 'confined form' };
-    expect(JSON.parse(beforeAnswer('gemini', 'allow', 'r', input))).toEqual({ decision: 'deny', reason: 'r' });
-    expect(JSON.parse(beforeAnswer('copilot', 'allow', 'r', input))).toEqual({ permissionDecision: 'deny', permissionDecisionReason: 'r' });
-    for (const agent of ['codex', 'qwen'] as const) {
-      expect(JSON.parse(beforeAnswer(agent, 'allow', 'r', input))).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'r' } });
-    }
-    expect(JSON.parse(beforeAnswer('kilo', 'allow', 'r', input))).toMatchObject({ decision: 'confine', updatedInput: input });
-    expect(JSON.parse(beforeAnswer('claude-code', 'allow', 'r', input))).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: input } });
+  it('each rewriting agent gets the one form its CLI applies; Qwen Code, which cannot rewrite, gets a deny, so the original never runs unconfined', () => {
+    const input = { command: 'confined form', description: 'd' };
+    expect(JSON.parse(beforeAnswer('claude-code', 'allow', 'r', input))).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'r', updatedInput: input } });
+    expect(JSON.parse(beforeAnswer('codex', 'allow', 'r', input))).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'r', updatedInput: input } });
+    expect(JSON.parse(beforeAnswer('gemini', 'allow', 'r', input))).toEqual({ decision: 'allow', reason: 'r', hookSpecificOutput: { hookEventName: 'BeforeTool', tool_input: input } });
+    expect(JSON.parse(beforeAnswer('copilot', 'allow', 'r', input))).toEqual({ permissionDecision: 'allow', permissionDecisionReason: 'r', modifiedArgs: input });
+    expect(JSON.parse(beforeAnswer('kilo', 'allow', 'r', input))).toEqual({ decision: 'confine', reason: 'r', updatedInput: input });
+    expect(JSON.parse(beforeAnswer('qwen', 'allow', 'r', input))).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'r' } });
+    // A confined input with anything but allow is a deny in the agent's own shape.
+    expect(JSON.parse(beforeAnswer('gemini', 'deny', 'r', input))).toEqual({ decision: 'deny', reason: 'r' });
   });
 });
