@@ -1,5 +1,5 @@
 // What /metrics counts (R-AUD-6), with prom-client, rendered in the OpenMetrics
-// text format: decisions by outcome and channel, hook decisions, consent-wait
+// text format: decisions by outcome and channel, hook decisions, confined runs, consent-wait
 // and decision-latency histograms (all from the audit lines as they are
 // written), pending approvals and export lag (read when scraped).
 import { Counter, Gauge, Histogram, Registry, type OpenMetricsContentType } from 'prom-client';
@@ -17,6 +17,7 @@ export class AuditMetrics {
   readonly registry = new Registry<OpenMetricsContentType>();
   private readonly decisions: Counter<'outcome' | 'channel'>;
   private readonly hookDecisions: Counter<'agent' | 'outcome'>;
+  private readonly confinedRuns: Counter<'agent'>;
   private readonly consentWait: Histogram;
   private readonly decisionLatency: Histogram;
 
@@ -25,6 +26,7 @@ export class AuditMetrics {
     const registers = [this.registry];
     this.decisions = new Counter({ name: 'assent_decisions', help: 'Audited calls by outcome and by the channel that decided them (none: policy).', labelNames: ['outcome', 'channel'], registers });
     this.hookDecisions = new Counter({ name: 'assent_hook_decisions', help: "Audited agent actions (an agent's own tools, seen through its hook) by agent and outcome.", labelNames: ['agent', 'outcome'], registers });
+    this.confinedRuns = new Counter({ name: 'assent_confined_runs', help: 'Agent commands that ran project code in the sandbox without a person (R-SH-14), by agent.', labelNames: ['agent'], registers });
     this.consentWait = new Histogram({ name: 'assent_consent_wait_seconds', help: 'How long calls that asked a person waited for the decision.', buckets: BUCKETS, registers });
     this.decisionLatency = new Histogram({ name: 'assent_decision_latency_seconds', help: 'Time from a call reaching assent to its decision, every call (policy answers count as their wait, about 0).', buckets: BUCKETS, registers });
     new Gauge({
@@ -50,6 +52,7 @@ export class AuditMetrics {
   /** Each label set's counter, made once: prom-client's labelled `inc` would build and hash the label key at every line. */
   private readonly decisionCounters = new Map<string, { inc(): void }>();
   private readonly hookCounters = new Map<string, { inc(): void }>();
+  private readonly confinedCounters = new Map<string, { inc(): void }>();
 
   /** The audit log's `onWritten`: counts each line's decision from the record it wrote (never re-parsed). Never throws. */
   observe(lines: readonly WrittenLine[]): void {
@@ -63,6 +66,7 @@ export class AuditMetrics {
         const channel = typeof record['channel'] === 'string' ? record['channel'] : 'none';
         counterFor(this.decisionCounters, outcome, channel, () => this.decisions.labels({ outcome, channel })).inc();
         if (typeof agent === 'string') counterFor(this.hookCounters, agent, outcome, () => this.hookDecisions.labels({ agent, outcome })).inc();
+        if (typeof agent === 'string' && outcome === 'started' && typeof record['confined'] === 'string') counterFor(this.confinedCounters, agent, '', () => this.confinedRuns.labels({ agent })).inc();
         const waitedMs = record['waitedForConsentMs'];
         const waited = typeof waitedMs === 'number' ? waitedMs / 1000 : 0;
         this.decisionLatency.observe(waited);

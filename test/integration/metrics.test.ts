@@ -90,7 +90,7 @@ describe('R-AUD-6 /metrics', () => {
     expect(decisions).toEqual(expect.arrayContaining([['assent_decisions_total', { outcome: 'ok', channel: 'none' }, 1], ['assent_decisions_total', { outcome: 'denied', channel: 'none' }, 1]]));
     expect(families['assent_pending_approvals']).toEqual([['assent_pending_approvals', {}, 0]]);
     expect(families['assent_export_lag_records']?.[0]?.[1]).toEqual({ sink: 'cef' });
-    expect(Object.keys(families)).toEqual(expect.arrayContaining(['assent_consent_wait_seconds', 'assent_decision_latency_seconds', 'assent_hook_decisions']));
+    expect(Object.keys(families)).toEqual(expect.arrayContaining(['assent_consent_wait_seconds', 'assent_decision_latency_seconds', 'assent_hook_decisions', 'assent_confined_runs']));
     const latency = families['assent_decision_latency_seconds']!.find(([name]) => name === 'assent_decision_latency_seconds_count');
     expect(latency?.[2]).toBe(2);
   });

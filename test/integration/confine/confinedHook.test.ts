@@ -82,6 +82,11 @@ describe.skipIf(!SANDBOX.available)('R-SH-14 a confined allow through the daemon
     expect(command).toContain(String(started?.['confined']));
     expect(decidedHowOf(started ?? {})).toBe('confined');
     expect(started?.['risk']).toBe('elevated');
+    // The views say so: `assent audit` marks the line (confined), its JSON carries the digest.
+    const audit = await daemonHome.runCli(['audit'], { env: { HOME: home } });
+    expect(audit.stdout.split('\n').find((line) => line.includes('started') && line.includes('/Bash'))).toMatch(/ \(confined\) {2}v1:sha256:/);
+    const listed = (JSON.parse((await daemonHome.runCli(['audit', '--json'], { env: { HOME: home } })).stdout) as { data: Record<string, unknown>[] }).data;
+    expect(listed.find((line) => line['outcome'] === 'started' && line['tool'] === 'Bash')?.['confined']).toBe(started?.['confined']);
     // A changed layout (a new gate file) is a different profile: the decided command refuses to run.
     mkdirSync(join(project, '.vscode'));
     const stale = spawnSync('bash', ['-c', command], { cwd: project, env: { PATH: process.env.PATH, HOME: home, ASSENT_HOME: daemonHome.home }, encoding: 'utf8', timeout: 60_000 });

@@ -14,6 +14,7 @@ import type { DaemonClient } from '../../daemon/rpcClient.js';
 import { withDaemon, type JsonFlag } from '../daemonConnection.js';
 import { createProofFile, writeProofFile } from '../proofFile.js';
 import { unlinkSync } from 'node:fs';
+import { auditLineText } from '../auditLine.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
 import { readTerminalAnswer, requireInteractiveTerminal, typedCodeRefusal } from '../terminal.js';
 import { approvalText } from '../decisionText.js';
@@ -258,7 +259,7 @@ export function registerApprovalCommands(program: Command): void {
         }
         for (const r of records) {
           const host = options.allHosts === true ? `${escapeText(String(r['hostName'] ?? r['hostId'] ?? '?'))}  ` : '';
-          out(`${host}${String(r['ts'])}  ${String(r['outcome'])}  ${escapeText(`${String(r['server'] ?? r['kind'] ?? '')}/${String(r['tool'] ?? '')}`)}  ${String(r['channel'] ?? '-')}  ${String(r['argsSha256'])}`);
+          out(`${host}${auditLineText(r)}`);
         }
       });
     });

@@ -3,8 +3,8 @@
 // across a new day's file and across daemon restarts alike. NDJSON under --json
 // (each line as written, with its seq and prev); a short line per record otherwise.
 import { watch, type FSWatcher } from 'node:fs';
-import { escapeText } from '../../../core/base/escape.js';
 import { AuditTail } from '../../../journal/auditTail.js';
+import { auditLineText } from '../auditLine.js';
 
 export interface FollowOptions {
   dir: string;
@@ -18,8 +18,7 @@ export interface FollowOptions {
 }
 
 function humanLine(record: Record<string, unknown>): string {
-  const tool = escapeText(`${String(record['server'] ?? record['kind'] ?? '')}/${String(record['tool'] ?? '')}`);
-  return `${String(record['ts'])}  ${String(record['outcome'])}  ${tool}  ${String(record['channel'] ?? '-')}  ${String(record['argsSha256'])}\n`;
+  return `${auditLineText(record)}\n`;
 }
 
 /** Runs until the signal aborts (SIGINT/SIGTERM in the CLI) or stdout closes. */

@@ -28,4 +28,18 @@ describe('LazyAuditMetrics', () => {
     expect(after).toMatch(/assent_decisions_total\{outcome="ok",channel="cli"\} 2\n/);
     expect(after.trimEnd().endsWith('# EOF')).toBe(true);
   });
+
+  it('R-SH-14 counts confined runs by agent, once per decision: the started line, not its end', async () => {
+    const metrics = new LazyAuditMetrics({ pending: () => 0, exportLag: () => [] }, quiet);
+    const digest = 'a'.repeat(64);
+    metrics.observe([
+      line(1, { agent: 'claude-code', outcome: 'started', confined: digest }),
+      line(2, { agent: 'claude-code', outcome: 'ok', confined: digest }),
+      line(3, { agent: 'codex', outcome: 'started', confined: digest }),
+      line(4, { agent: 'codex', outcome: 'started' }),
+    ]);
+    const text = await metrics.render();
+    expect(text).toMatch(/assent_confined_runs_total\{agent="claude-code"\} 1\n/);
+    expect(text).toMatch(/assent_confined_runs_total\{agent="codex"\} 1\n/);
+  });
 });
