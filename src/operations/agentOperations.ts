@@ -52,7 +52,12 @@ export const ExplainedPartSchema = z.object({
   ruleId: z.string().optional(),
 });
 
-export const PolicyExplanationSchema = z.object({ decision: z.enum(['allow', 'deny', 'prompt']), parts: z.array(ExplainedPartSchema) });
+export const PolicyExplanationSchema = z.object({
+  decision: z.enum(['allow', 'deny', 'prompt']),
+  /** R-SH-14: allowed to run in the sandbox (the hook rewrites the command). */
+  confined: z.literal(true).optional(),
+  parts: z.array(ExplainedPartSchema),
+});
 
 export interface AgentOperationDeps {
   agents: AgentActionService;

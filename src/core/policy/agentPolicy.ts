@@ -119,6 +119,8 @@ export interface ExplainedPart {
 
 export interface AgentPolicyExplanation {
   decision: PolicyValue;
+  /** R-SH-14: the allow is a confined one. */
+  confined?: true;
   parts: ExplainedPart[];
 }
 
@@ -140,5 +142,5 @@ export function explainAgentPolicy(result: AgentPolicyResult, toolId: string): A
     const said = result.confined === true ? 'runs project code: confined' : `runs project code: not confined here (${result.notConfined ?? 'no sandbox'}), so it asks`;
     part.reason = (part.reason ?? '').replace('runs project code: it may run confined', said) || said;
   }
-  return { decision: result.decision, parts };
+  return result.confined === true ? { decision: result.decision, confined: true, parts } : { decision: result.decision, parts };
 }
