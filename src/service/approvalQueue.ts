@@ -65,7 +65,7 @@ export class ApprovalQueue {
     options: ApprovalQueueOptions = {},
   ) {
     this.reattachGraceMs = options.reattachGraceMs ?? 5_000;
-    this.deadlines = new Deadlines(ctx.timers, () => ctx.clock.now(), (id) => this.expire(id));
+    this.deadlines = new Deadlines(ctx.timers, ctx.clock, (id) => this.expire(id));
   }
 
   /**

@@ -1,6 +1,11 @@
 // Many deadlines, one timer. Thousands of pending approvals each expire at their
 // own time; instead of a timer per approval, a min-heap keeps them ordered and a
 // single timer waits for the earliest (SPEC §14: 10,000 pending within budget).
+// A deadline is given in wall time (what the record says) and kept in monotonic
+// time from the moment it is set: setting the wall clock back does not lengthen
+// a wait, nor does setting it forward shorten one (the decision itself still
+// refuses what its recorded wall time says has expired).
+import type { Clock } from '../core/base/clock.js';
 import type { Timers } from '../core/base/timers.js';
 
 export class Deadlines {
@@ -10,6 +15,7 @@ export class Deadlines {
    * dropped or re-set are skipped lazily, and the heap is rebuilt once they
    * outnumber the live ones, so resolved approvals do not pile up in it.
    */
+  /** Monotonic deadlines. */
   private readonly times: number[] = [];
   private readonly ids: string[] = [];
   private readonly current = new Map<string, number>();
@@ -18,7 +24,7 @@ export class Deadlines {
 
   constructor(
     private readonly timers: Timers,
-    private readonly now: () => number,
+    private readonly clock: Pick<Clock, 'now' | 'monotonic'>,
     private readonly onExpire: (id: string) => void,
   ) {}
 
@@ -31,7 +37,9 @@ export class Deadlines {
     return this.ids.length;
   }
 
-  set(id: string, at: number): void {
+  /** Expires `id` at wall time `at`, measured from now on the monotonic clock. */
+  set(id: string, wallAt: number): void {
+    const at = this.clock.monotonic() + (wallAt - this.clock.now());
     this.current.set(id, at);
     this.push(at, id);
     if (this.ids.length > 2 * this.current.size + 64) this.rebuild();
@@ -54,7 +62,7 @@ export class Deadlines {
   private fire(): void {
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
-    const now = this.now();
+    const now = this.clock.monotonic();
     while (this.ids.length > 0 && (this.times[0] as number) <= now) {
       const at = this.times[0] as number;
       const id = this.ids[0] as string;
@@ -73,7 +81,7 @@ export class Deadlines {
     if (this.timer !== undefined && this.timerAt === next) return;
     this.disarm();
     this.timerAt = next;
-    this.timer = this.timers.setTimeout(() => this.fire(), Math.max(0, next - this.now()));
+    this.timer = this.timers.setTimeout(() => this.fire(), Math.max(0, next - this.clock.monotonic()));
   }
 
   private disarm(): void {

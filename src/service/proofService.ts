@@ -51,6 +51,13 @@ export interface IssuedProof {
 
 export class ProofService {
   private readonly proofPrincipal: string;
+  /**
+   * The proofs this process issued, by hash: their expiry on the monotonic
+   * clock beside the wall time they record. Setting the wall clock back does
+   * not revive one (sudo keeps its timestamps the same way); a proof issued
+   * before a restart, or by another host, has only its recorded wall time.
+   */
+  private readonly monotonicExpiry = new Map<string, { at: number; wallExpiresAt: number }>();
 
   constructor(private readonly options: ProofServiceOptions) {
     this.proofPrincipal = options.proofPrincipal ?? options.principal;
@@ -110,6 +117,7 @@ export class ProofService {
       state: 'issued',
     };
     await store.insertProof(record);
+    this.rememberExpiry(record.hash, record.expiresAt);
     void bus.publish('proof_issued', { proofId: record.id, approvalId: approval.id, audience: record.audience, expiresAt: record.expiresAt }, approval.sessionId);
     return { proof, view: toProofView(record) };
   }
@@ -117,6 +125,22 @@ export class ProofService {
   /** Consumes a presented token for one exact action (R-J-3), or finds its recorded effect (R-J-4). */
   consume(params: { proof: string; audience: ProofAudience; actionDigest: string; revision: string; principal?: string }): Promise<ConsumptionOutcome> {
     return this.consumeHash(proofHash(params.proof), params);
+  }
+
+  /** Keeps the monotonic expiry of a proof issued here, and forgets those long past. */
+  private rememberExpiry(hash: string, wallExpiresAt: number): void {
+    const { clock } = this.options;
+    const now = clock.monotonic();
+    for (const [known, expiry] of this.monotonicExpiry) if (expiry.at <= now) this.monotonicExpiry.delete(known);
+    this.monotonicExpiry.set(hash, { at: now + (wallExpiresAt - clock.now()), wallExpiresAt });
+  }
+
+  /** The time a consumption is judged at: the wall time, or the recorded expiry once the monotonic clock says the proof has expired. */
+  private judgedNow(hash: string): number {
+    const { clock } = this.options;
+    const expiry = this.monotonicExpiry.get(hash);
+    const now = clock.now();
+    return expiry !== undefined && clock.monotonic() >= expiry.at ? Math.max(now, expiry.wallExpiresAt) : now;
   }
 
   private async consumeHash(hash: string, params: { audience: ProofAudience; actionDigest: string; revision: string; principal?: string }): Promise<ConsumptionOutcome> {
@@ -127,7 +151,7 @@ export class ProofService {
         audience: params.audience,
         actionDigest: params.actionDigest,
         revision: params.revision,
-        now: this.options.clock.now(),
+        now: this.judgedNow(hash),
       },
       newEffectId(this.options.random),
     );

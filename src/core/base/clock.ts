@@ -28,4 +28,9 @@ export class FakeClock implements Clock {
     this.wall += ms;
     this.mono += ms;
   }
+
+  /** Sets the wall clock by `ms` (back when negative), as a person or NTP would; monotonic time does not move. */
+  jumpWall(ms: number): void {
+    this.wall += ms;
+  }
 }

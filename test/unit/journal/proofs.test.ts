@@ -127,6 +127,20 @@ describe.each(STORE_KINDS)('proofs and effects in the journal (%s)', (kind) => {
     expect(again.kind === 'replay' ? again.result : undefined).toEqual({ content: [] });
   });
 
+  it('a wall clock set back 1 h does not revive an expired proof; set forward 1 h, a proof expires at once (fail closed)', async () => {
+    const expired = await issue('bbbbc');
+    clock.advance(301_000);
+    clock.jumpWall(-3_600_000);
+    // By its recorded wall time it would be valid for another hour: the monotonic clock says it expired.
+    expect(await refusalOf(present(expired))).toBe('expired');
+    const fresh = await issue('bbbbd');
+    clock.jumpWall(3_600_000);
+    expect(await refusalOf(present(fresh))).toBe('expired');
+    const unaffected = await issue('bbbbe');
+    clock.jumpWall(-3_600_000);
+    expect((await present(unaffected)).kind).toBe('consumed');
+  });
+
   it('R-J-4 each refusal has its own reason and records no effect', async () => {
     expect(await refusalOf(present(newProof(random)))).toBe('unknown');
 

@@ -35,7 +35,7 @@ describe('Deadlines', () => {
   it('expires each id at its own time, in order, with at most one live timer', () => {
     const clock = fakeTimers();
     const expired: string[] = [];
-    const deadlines = new Deadlines(clock.timers, clock.now, (id) => expired.push(`${id}@${clock.now()}`));
+    const deadlines = new Deadlines(clock.timers, { now: clock.now, monotonic: clock.now }, (id) => expired.push(`${id}@${clock.now()}`));
     deadlines.set('c', 300);
     deadlines.set('a', 100);
     deadlines.set('b', 200);
@@ -51,7 +51,7 @@ describe('Deadlines', () => {
   it('a deleted or re-set id does not fire at its old time', () => {
     const clock = fakeTimers();
     const expired: string[] = [];
-    const deadlines = new Deadlines(clock.timers, clock.now, (id) => expired.push(`${id}@${clock.now()}`));
+    const deadlines = new Deadlines(clock.timers, { now: clock.now, monotonic: clock.now }, (id) => expired.push(`${id}@${clock.now()}`));
     deadlines.set('a', 100);
     deadlines.set('b', 100);
     deadlines.delete('a');
@@ -70,7 +70,7 @@ describe('Deadlines', () => {
   it('handles 10,000 deadlines with one timer', () => {
     const clock = fakeTimers();
     let count = 0;
-    const deadlines = new Deadlines(clock.timers, clock.now, () => (count += 1));
+    const deadlines = new Deadlines(clock.timers, { now: clock.now, monotonic: clock.now }, () => (count += 1));
     for (let i = 0; i < 10_000; i += 1) deadlines.set(`id${i}`, 1000 + ((i * 7919) % 5000));
     expect(clock.live()).toBe(1);
     clock.advance(10_000);
@@ -80,7 +80,7 @@ describe('Deadlines', () => {
   it('approvals resolved long before their deadline do not pile up in the heap, and the rest still expire in order', () => {
     const clock = fakeTimers();
     const expired: string[] = [];
-    const deadlines = new Deadlines(clock.timers, clock.now, (id) => expired.push(id));
+    const deadlines = new Deadlines(clock.timers, { now: clock.now, monotonic: clock.now }, (id) => expired.push(id));
     for (let i = 0; i < 5000; i += 1) {
       deadlines.set(`gone${i}`, 1_000_000 + i);
       if (i % 10 === 0) deadlines.set(`kept${i}`, 2_000_000 - i);
@@ -92,4 +92,22 @@ describe('Deadlines', () => {
     expect(expired).toEqual(Array.from({ length: 500 }, (_, k) => `kept${(499 - k) * 10}`));
     expect(clock.live()).toBe(0);
   });
+
+  it('keeps each deadline on the monotonic clock: the wall clock set back 1 h does not lengthen a wait, nor set forward shorten it', () => {
+    const time = fakeTimers();
+    let wall = 1_000_000;
+    const expired: string[] = [];
+    const deadlines = new Deadlines(time.timers, { now: () => wall + time.now(), monotonic: time.now }, (id) => expired.push(`${id}@${time.now()}`));
+    deadlines.set('back', wall + 60_000);
+    deadlines.set('forward', wall + 120_000);
+    wall -= 3_600_000;
+    time.advance(60_000);
+    expect(expired).toEqual(['back@60000']);
+    wall += 7_200_000;
+    time.advance(59_999);
+    expect(expired).toEqual(['back@60000']);
+    time.advance(1);
+    expect(expired).toEqual(['back@60000', 'forward@120000']);
+  });
 });
+
