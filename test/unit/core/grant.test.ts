@@ -30,6 +30,16 @@ describe('R-TTY-6 grants', () => {
     expect(b.launches()).toBe(0);
   });
 
+  it('R-TTY-6 the wall clock set back 1 h does not revive an expired grant; set forward 1 h, it does not end a live one', () => {
+    const expired = setup();
+    expired.clock.advance(GRANT_TTL_MS);
+    expired.clock.jumpWall(-3_600_000);
+    expect(expired.launch()).toEqual({ launched: false, why: 'expired' });
+    const live = setup();
+    live.clock.jumpWall(3_600_000);
+    expect(live.launch()).toEqual({ launched: true, value: 1 });
+  });
+
   it('R-TTY-6 authorizes exactly one launch attempt', () => {
     const s = setup();
     expect(s.launch().launched).toBe(true);
