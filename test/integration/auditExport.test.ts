@@ -129,9 +129,9 @@ describe('R-AUD-4 R-AUD-5 export to real receivers', () => {
     expect(statSync(s.cefFile).mode & 0o777).toBe(0o600);
     const cef = cefLines().map((line) => parseCef(line)!);
     expect(cef.map((line) => Number(line.fields['externalId'])).sort((a, b) => a - b)).toEqual(seqs);
-    const cefApproved = cef.find((line) => line.fields['tool'] === 'fs/write_file')!;
-    expect(cefApproved.fields).toMatchObject({ act: 'ok', decidedHow: 'person', channel: 'cli', risk: 'elevated' });
-    expect(cef.find((line) => line.fields['tool'] === 'fs/move_file')!.fields).toMatchObject({ act: 'denied', reason: 'policy', decidedHow: 'policy' });
+    const cefApproved = cef.find((line) => line.fields['destinationServiceName'] === 'fs/write_file')!;
+    expect(cefApproved.fields).toMatchObject({ act: 'ok', cat: 'person', channel: 'cli', risk: 'elevated' });
+    expect(cef.find((line) => line.fields['destinationServiceName'] === 'fs/move_file')!.fields).toMatchObject({ act: 'denied', reason: 'policy', cat: 'policy' });
 
     // OTLP: every record with its attributes, decoded with the SDK's own protobuf definitions.
     const otlpSeqs = s.otlp.records.map((record) => record.attributes['assent.seq']).sort((a, b) => Number(a) - Number(b));

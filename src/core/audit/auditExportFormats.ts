@@ -85,9 +85,12 @@ export function cefSeverityOf(record: ExportRecord): number {
 }
 
 /**
- * The CEF extension keys, in the order they are written: standard keys where
- * ArcSight has one, labelled custom strings and numbers for the rest. The same
- * table is docs/audit.md's CEF mapping.
+ * The CEF extension keys, in the order they are written: the standard
+ * dictionary key where ArcSight has one (its short name when it has both),
+ * labelled custom strings and numbers for the rest. Each ArcSight key appears
+ * once: `cs1`..`cs6` *are* `deviceCustomString1`..`6`, so a consumer that
+ * normalises names (ArcSight, Filebeat's `decode_cef`) would merge the two
+ * forms. The same table is docs/audit.md's CEF mapping.
  */
 export const CEF_MAPPING: readonly { key: string; label?: string; field: keyof ExportRecord | 'toolId' | 'rtMs' }[] = [
   { key: 'rt', field: 'rtMs' },
@@ -95,23 +98,23 @@ export const CEF_MAPPING: readonly { key: string; label?: string; field: keyof E
   { key: 'deviceExternalId', field: 'hostId' },
   { key: 'externalId', field: 'seq' },
   { key: 'act', field: 'outcome' },
+  { key: 'cat', field: 'decidedHow' },
   { key: 'reason', field: 'deniedReason' },
   { key: 'suser', field: 'principal' },
   { key: 'duser', field: 'decidedBy' },
+  { key: 'duid', field: 'credentialId' },
   { key: 'requestClientApplication', field: 'agent' },
-  { key: 'cs1', label: 'decidedHow', field: 'decidedHow' },
-  { key: 'cs2', label: 'ruleId', field: 'ruleId' },
-  { key: 'cs3', label: 'channel', field: 'channel' },
-  { key: 'cs4', label: 'tool', field: 'toolId' },
+  { key: 'destinationServiceName', field: 'toolId' },
+  { key: 'cs1', label: 'ruleId', field: 'ruleId' },
+  { key: 'cs2', label: 'channel', field: 'channel' },
+  { key: 'cs3', label: 'sessionId', field: 'sessionId' },
+  { key: 'cs4', label: 'approvedBy', field: 'approvedBy' },
   { key: 'cs5', label: 'argsSha256', field: 'argsSha256' },
   { key: 'cs6', label: 'risk', field: 'risk' },
   { key: 'cn1', label: 'waitedForConsentMs', field: 'waitedForConsentMs' },
   { key: 'cn2', label: 'durationMs', field: 'durationMs' },
   { key: 'flexString1', label: 'approvalId', field: 'approvalId' },
   { key: 'flexString2', label: 'lineSha256', field: 'lineSha256' },
-  { key: 'deviceCustomString1', label: 'approvedBy', field: 'approvedBy' },
-  { key: 'deviceCustomString2', label: 'credentialId', field: 'credentialId' },
-  { key: 'deviceCustomString3', label: 'sessionId', field: 'sessionId' },
 ];
 
 /** `CEF:0|assent|assent|<version>|<signature id>|<name>|<severity>|<extensions>` for one record. */

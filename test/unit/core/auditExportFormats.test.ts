@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatCef, formatSyslog, octetCounted, parseCef, SD_ID } from '../../../src/core/audit/auditExportFormats.js';
+import { CEF_MAPPING, formatCef, formatSyslog, octetCounted, parseCef, SD_ID } from '../../../src/core/audit/auditExportFormats.js';
 import { toExportRecord, type ExportRecord } from '../../../src/core/audit/auditExportRecord.js';
 
 const HOST = { id: 'h0123456789abcdef', name: 'laptop' };
@@ -17,6 +17,112 @@ const lines: Record<string, Record<string, unknown>> = {
   personApproved: { seq: 3, prev: DIGEST, ts: '2026-03-01T10:00:02.000Z', principal: 'me@laptop', sessionId: 's1', server: 'fs', tool: 'write_file', argsSha256: DIGEST, outcome: 'ok', channel: 'cli', approvalId: 'bcdef', waitedForConsentMs: 2500, durationMs: 4, decidedBy: 'me@laptop', approvedBy: ['me@laptop'], peer: { source: 'ss+proc', pid: 4 }, risk: 'elevated' },
   passkeyApproved: { seq: 4, prev: DIGEST, ts: '2026-03-01T10:00:03.000Z', principal: 'me@laptop', sessionId: 's2', server: 'claude', tool: 'Bash', agent: 'claude-code', callId: 'c1', argsSha256: DIGEST, outcome: 'started', channel: 'web', approvalId: 'ghijk', waitedForConsentMs: 9000, decidedBy: 'web:phone', approvedBy: ['web:phone'], presence: 'passkey', credentialId: 'cred-AbC_123', risk: 'high' },
 };
+
+/**
+ * ArcSight's CEF extension dictionary (CEF Implementation Standard, "ArcSight
+ * Extension Dictionary"): short key name → full name. Keys with no short name
+ * map to themselves. Written from the published table, not from assent's code.
+ */
+const ARCSIGHT_KEYS: Record<string, string> = {
+  act: 'deviceAction',
+  app: 'applicationProtocol',
+  cat: 'deviceEventCategory',
+  cnt: 'baseEventCount',
+  dhost: 'destinationHostName',
+  dmac: 'destinationMacAddress',
+  dntdom: 'destinationNtDomain',
+  dpid: 'destinationProcessId',
+  dpriv: 'destinationUserPrivileges',
+  dproc: 'destinationProcessName',
+  dpt: 'destinationPort',
+  dst: 'destinationAddress',
+  dtz: 'deviceTimeZone',
+  duid: 'destinationUserId',
+  duser: 'destinationUserName',
+  dvc: 'deviceAddress',
+  dvchost: 'deviceHostName',
+  dvcmac: 'deviceMacAddress',
+  dvcpid: 'deviceProcessId',
+  end: 'endTime',
+  fname: 'fileName',
+  fsize: 'fileSize',
+  in: 'bytesIn',
+  msg: 'message',
+  out: 'bytesOut',
+  outcome: 'eventOutcome',
+  proto: 'transportProtocol',
+  request: 'requestUrl',
+  rt: 'deviceReceiptTime',
+  shost: 'sourceHostName',
+  smac: 'sourceMacAddress',
+  sntdom: 'sourceNtDomain',
+  spid: 'sourceProcessId',
+  spriv: 'sourceUserPrivileges',
+  sproc: 'sourceProcessName',
+  spt: 'sourcePort',
+  src: 'sourceAddress',
+  start: 'startTime',
+  suid: 'sourceUserId',
+  suser: 'sourceUserName',
+  reason: 'reason',
+  externalId: 'externalId',
+  deviceExternalId: 'deviceExternalId',
+  deviceFacility: 'deviceFacility',
+  deviceProcessName: 'deviceProcessName',
+  deviceDirection: 'deviceDirection',
+  deviceDnsDomain: 'deviceDnsDomain',
+  deviceNtDomain: 'deviceNtDomain',
+  deviceInboundInterface: 'deviceInboundInterface',
+  deviceOutboundInterface: 'deviceOutboundInterface',
+  devicePayloadId: 'devicePayloadId',
+  deviceTranslatedAddress: 'deviceTranslatedAddress',
+  destinationDnsDomain: 'destinationDnsDomain',
+  destinationServiceName: 'destinationServiceName',
+  destinationTranslatedAddress: 'destinationTranslatedAddress',
+  destinationTranslatedPort: 'destinationTranslatedPort',
+  sourceDnsDomain: 'sourceDnsDomain',
+  sourceServiceName: 'sourceServiceName',
+  sourceTranslatedAddress: 'sourceTranslatedAddress',
+  sourceTranslatedPort: 'sourceTranslatedPort',
+  requestClientApplication: 'requestClientApplication',
+  requestContext: 'requestContext',
+  requestCookies: 'requestCookies',
+  requestMethod: 'requestMethod',
+  fileCreateTime: 'fileCreateTime',
+  fileHash: 'fileHash',
+  fileId: 'fileId',
+  fileModificationTime: 'fileModificationTime',
+  filePath: 'filePath',
+  filePermission: 'filePermission',
+  fileType: 'fileType',
+  oldFileName: 'oldFileName',
+  oldFileHash: 'oldFileHash',
+  oldFilePath: 'oldFilePath',
+  flexDate1: 'flexDate1',
+  flexDate1Label: 'flexDate1Label',
+  flexString1: 'flexString1',
+  flexString1Label: 'flexString1Label',
+  flexString2: 'flexString2',
+  flexString2Label: 'flexString2Label',
+};
+for (let n = 1; n <= 6; n += 1) Object.assign(ARCSIGHT_KEYS, { [`cs${n}`]: `deviceCustomString${n}`, [`cs${n}Label`]: `deviceCustomString${n}Label` });
+for (let n = 1; n <= 3; n += 1) Object.assign(ARCSIGHT_KEYS, { [`cn${n}`]: `deviceCustomNumber${n}`, [`cn${n}Label`]: `deviceCustomNumber${n}Label` });
+for (let n = 1; n <= 4; n += 1) Object.assign(ARCSIGHT_KEYS, { [`cfp${n}`]: `deviceCustomFloatingPoint${n}`, [`cfp${n}Label`]: `deviceCustomFloatingPoint${n}Label` });
+for (let n = 1; n <= 2; n += 1) Object.assign(ARCSIGHT_KEYS, { [`deviceCustomDate${n}`]: `deviceCustomDate${n}`, [`deviceCustomDate${n}Label`]: `deviceCustomDate${n}Label` });
+/** Every full name is also a key in its own right: a producer may write either form. */
+const FULL_NAMES = new Set(Object.values(ARCSIGHT_KEYS));
+const SHORT_NAME_OF = new Map(Object.entries(ARCSIGHT_KEYS).filter(([short, full]) => short !== full).map(([short, full]) => [full, short]));
+
+/** The full ArcSight name a normalising consumer files a key under, or undefined for a key ArcSight does not define. */
+function normalisedKey(key: string): string | undefined {
+  return ARCSIGHT_KEYS[key] ?? (FULL_NAMES.has(key) ? key : undefined);
+}
+
+/** The extension keys of a CEF line in order, as a consumer that does not resolve labels reads them. */
+function rawCefKeys(line: string): string[] {
+  const extensions = line.split(/(?<!\\)\|/).slice(7).join('|');
+  return [...extensions.matchAll(/(?:^|\s)([A-Za-z0-9_]+)=/g)].map((match) => match[1] ?? '');
+}
 
 /** The CEF mapping table of docs/audit.md: CEF key → record field (ts and the tool id as the docs name them). */
 function documentedCefMapping(): { key: string; label: string | undefined; field: string }[] {
@@ -82,11 +188,36 @@ describe('R-AUD-4 CEF', () => {
     expect(checked).toBeGreaterThan(8);
   });
 
+  it('uses each ArcSight key once, in one form: the documented mapping against ArcSight\'s published dictionary', () => {
+    const seen = new Map<string, string>();
+    for (const row of mapping) {
+      const keys = row.label === undefined ? [row.key] : [row.key, `${row.key}Label`];
+      for (const key of keys) {
+        const full = normalisedKey(key);
+        expect(full, `${key} is not an ArcSight CEF key`).toBeDefined();
+        // The short name where ArcSight has one, so no consumer sees both forms.
+        expect(SHORT_NAME_OF.get(key), `${key} has a short name`).toBeUndefined();
+        expect(seen.get(full!), `${key} and ${seen.get(full!) ?? ''} are the same ArcSight key`).toBeUndefined();
+        seen.set(full!, key);
+      }
+      // Labels belong to custom keys only; a standard key says what it is by its name.
+      expect(row.label === undefined, row.key).toBe(!/^(cs|cn|cfp|flexString|flexDate|deviceCustomDate)\d/.test(row.key));
+    }
+    expect(mapping.map(({ key, label }) => ({ key, label }))).toEqual(CEF_MAPPING.map(({ key, label }) => ({ key, label })));
+  });
+
+  it.each(Object.keys(lines))('a CEF line for the %s call has no key twice once ArcSight names are normalised', (name) => {
+    const record = toExportRecord({ ...lines[name]!, ruleId: 'policy.commands.rules.35', approvedBy: ['a@x', 'b@y'] }, HOST, LINE_DIGEST);
+    const keys = rawCefKeys(formatCef(record, '0.1.0')).map((key) => normalisedKey(key) ?? key);
+    expect(keys.length).toBeGreaterThan(15);
+    expect(keys.filter((key, i) => keys.indexOf(key) !== i)).toEqual([]);
+  });
+
   it('escapes what would break a CEF line', () => {
     const record = toExportRecord({ seq: 9, outcome: 'ok', server: 'a', tool: 'b' }, { id: 'h', name: 'n|m=x\\y' }, LINE_DIGEST);
     const parsed = parseCef(formatCef(record, '1|2'));
     expect(parsed?.header[3]).toBe('1|2');
-    expect(parsed?.fields['tool']).toBe('a/b');
+    expect(parsed?.fields['destinationServiceName']).toBe('a/b');
     expect(parsed?.fields['dvchost']).toBe('n|m=x\\y');
   });
 });
