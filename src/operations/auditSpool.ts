@@ -11,7 +11,7 @@
 // and private to them, opened without following a link.
 import type { Logger } from '../service/logger.js';
 import { SPOOL_DIR_NAME, spoolDirOf } from '../journal/statePaths.js';
-import { isSettledCall, SettledCallSchema, toAuditRecord, type SettledCallRecord } from './policyOperations.js';
+import { isSettledCall, SettledCallSchema, toAuditRecord, type SettledCallRecord } from './settledCalls.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 
 const fs = process.getBuiltinModule('node:fs');

@@ -1,7 +1,7 @@
 // Config revision pinning (R-CFG-4): the daemon reports a changed config.json
 // and applies it only when the operator confirms the reviewed revision.
 import { z } from 'zod';
-import { diffPolicy } from '../core/config/config.js';
+import { diffPolicy } from '../core/config/configDiff.js';
 import { withoutJournalSecret } from '../core/config/journalConfig.js';
 import { AssentError } from '../core/base/errors.js';
 import { inspectConfigFile, loadConfigFile } from '../journal/configFile.js';

@@ -4,7 +4,6 @@
 // who counts as a distinct approver is reviewed like any other policy change (R-CFG-4).
 import { z } from 'zod';
 import { checkToolIdKeys } from './toolIdKeys.js';
-import type { Config } from './config.js';
 import { keyedChanges, shownValue } from './diffLines.js';
 
 /** Most distinct approvers a quorum may ask for. */
@@ -30,8 +29,15 @@ export function quorumFor(quorum: Quorum, server: string | undefined, tool: stri
 
 const show = shownValue;
 
+/** The keys of a configuration whose change alters who counts as a distinct approver. */
+export interface TeamSettings {
+  approvals: { fourEyes: boolean };
+  policy: { quorum: Quorum };
+  host: { name?: string | undefined };
+}
+
 /** Reload diff lines for `host.name`, `approvals.fourEyes` and `policy.quorum`. */
-export function diffTeamConfig(a: Config, b: Config): string[] {
+export function diffTeamConfig(a: TeamSettings, b: TeamSettings): string[] {
   const lines: string[] = [];
   if (a.approvals.fourEyes !== b.approvals.fourEyes) lines.push(`approvals.fourEyes: ${show(a.approvals.fourEyes)} → ${show(b.approvals.fourEyes)}`);
   lines.push(...keyedChanges('policy.quorum', a.policy.quorum, b.policy.quorum));

@@ -1,7 +1,7 @@
 // Tool policy (SPEC §5): which decision a tool call gets from config.json and the
 // user's auto-approval rules. Pure and indexed so one call costs microseconds (R-POL-5).
 import type { AgentName } from '../agent/agentAction.js';
-import type { Config, PolicyValue } from '../config/config.js';
+import type { PolicyValue } from './policyValue.js';
 import { AssentError } from '../base/errors.js';
 
 export type ToolDecision = PolicyValue;
@@ -162,8 +162,15 @@ export function formatRuleArg(matcher: ArgMatcher): string {
   return `${matcher.pointer}:${matcher.op}=${matcher.value}`;
 }
 
+/** The part of config.json's `policy` a tool call's decision reads (R-POL-1). */
+export interface ToolPolicySettings {
+  default: PolicyValue;
+  destructive: PolicyValue;
+  tools: Readonly<Record<string, PolicyValue>>;
+}
+
 /** Prepares config policy and rules for evaluation: tool entries and rules are indexed by tool id. */
-export function compilePolicy(config: Pick<Config['policy'], 'default' | 'destructive' | 'tools'>, rules: readonly Rule[]): PolicySnapshot {
+export function compilePolicy(config: ToolPolicySettings, rules: readonly Rule[]): PolicySnapshot {
   const tools = new Map<string, ToolDecision>(Object.entries(config.tools));
   const rulesByTool = new Map<string, CompiledRule[]>();
   const ordered = [...rules].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

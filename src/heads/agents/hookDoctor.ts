@@ -6,13 +6,13 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { checkPluginAgent } from './pluginDoctor.js';
+import type { AgentReport, CommandRunner, DoctorDependencies, ShellRun } from './doctorCheck.js';
 import { AGENT_TITLES, agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import { findAssentHooks, findAssentMcpServer, isAssentEntry, type FoundHook } from './assentEntries.js';
 import { codexHookTrust, codexTrustKeys, readCodexHookStates } from './codexHookTrust.js';
 import { findCodexMcpBlock } from './codexToml.js';
 import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds, requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
 import { parseHookCommand, type AssentInstallation } from './hookCommand.js';
-import type { InstallRecords } from './installRecords.js';
 import { isJsonObject, parseSettings, readFileState, resolveSettingsPath, type JsonObject } from './settingsFiles.js';
 
 /** The tool name the daemon always denies (hooks-common interface). */
@@ -22,17 +22,6 @@ export const CANARY_REASON_TEXT = 'assent doctor canary';
 /** The longest doctor waits for a hook's answer (an auto-spawned daemon included). */
 export const CANARY_TIMEOUT_MS = 30_000;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
-
-export interface ShellRun {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command line the way the agents run hooks, with `input` on stdin. */
-export type CommandRunner = (command: string, input: string, options: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number }) => Promise<ShellRun>;
 
 /** `sh -c COMMAND` in a process group of its own, killed whole on timeout; output capped at 1 MiB per stream. */
 export const runThroughShell: CommandRunner = (command, input, options) =>
@@ -150,37 +139,8 @@ export function judgeCanaryAnswer(agent: AgentId, run: ShellRun): CanaryVerdict 
   return { blocks, reason: shown, fromDaemon: blocks && `${reason}\n${run.stderr}`.includes(CANARY_REASON_TEXT) };
 }
 
-export interface AgentReport {
-  agent: AgentId;
-  scope: InstallScope;
-  installed: boolean;
-  settingsPath: string;
-  /** The installed before-tool command; null when there is none. */
-  command: string | null;
-  timeoutOk: boolean;
-  blocksCanary: boolean;
-  /** Whether the `assent` MCP server is registered in this scope. */
-  mcp: boolean;
-  problems: string[];
-  /** Things doctor cannot check and a person should know. */
-  notes: string[];
-  /** Codex only: what its config.toml records about a person's /hooks trust of assent's before-tool hook. */
-  codexTrust?: 'missing' | 'disabled' | 'recorded' | 'unreadable';
-}
-
 /** The caveat doctor's summary carries whenever Codex is installed: what doctor cannot see. */
 export const CODEX_TRUST_CAVEAT = "Codex: hooks must be trusted in Codex's /hooks review; doctor cannot check this";
-
-export interface DoctorDependencies {
-  where: TargetEnvironment;
-  installation: AssentInstallation;
-  hookTimeoutSeconds: number;
-  /** `hooks.claudeNativePrompt` of the daemon's configuration (R-HOOK-9): Claude Code then needs its PermissionRequest hook. */
-  claudeNativePrompt?: boolean;
-  records: InstallRecords;
-  run: CommandRunner;
-  now: () => Date;
-}
 
 function isExecutable(file: string): boolean {
   try {

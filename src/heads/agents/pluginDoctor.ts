@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { CANARY_TOOL } from '../../core/agent/agentAction.js';
 import { AGENT_TITLES, type AgentTarget } from './agentTargets.js';
 import { doubleQuote } from './hookCommand.js';
-import type { AgentReport, DoctorDependencies } from './hookDoctor.js';
+import type { AgentReport, DoctorDependencies } from './doctorCheck.js';
 import { digestText } from './installRecords.js';
 import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds } from '../../core/agent/hookDeadline.js';
 import { isAssentPlugin, LOAD_MARKER_NAME, pluginText, readPluginSettings } from './pluginFile.js';

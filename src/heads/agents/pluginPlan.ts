@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { AssentError } from '../../core/base/errors.js';
 import { AGENT_TITLES, type AgentTarget } from './agentTargets.js';
 import type { InstallRecords } from './installRecords.js';
-import type { AgentPlan, EntryKind, FileChange, InstallRequest } from './installPlan.js';
+import type { AgentPlan, EntryKind, FileChange, InstallRequest } from './agentPlan.js';
 import { requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
 import { isAssentPlugin, LOAD_MARKER_NAME, pluginText } from './pluginFile.js';
 import { readFileState, resolveSettingsPath, type FileState } from './settingsFiles.js';

@@ -2,7 +2,8 @@
 // be shown of a sink (status, logs, reload diffs) never holds a secret.
 import { describe, expect, it } from 'vitest';
 import { describeSink, diffAuditExport, sinkNameOf, type AuditConfig } from '../../../src/core/config/auditExportConfig.js';
-import { diffPolicy, validateConfig } from '../../../src/core/config/config.js';
+import { validateConfig } from '../../../src/core/config/config.js';
+import { diffPolicy } from '../../../src/core/config/configDiff.js';
 
 const HEADER_SECRET = 'hdr-SECRET-value-42';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, diffPolicy, validateConfig, type Config } from '../../../src/core/config/config.js';
+import { DEFAULT_CONFIG, validateConfig, type Config } from '../../../src/core/config/config.js';
+import { diffPolicy } from '../../../src/core/config/configDiff.js';
 import { defaultAgentPolicyDocument } from '../../../src/core/policy/agentPolicyConfig.js';
 
 /** A valid config to start from; each case breaks one key. */

@@ -2,7 +2,8 @@
 // `url` or a 0600 `urlFile` — and that its password never shows in a message,
 // a reload diff or the configuration the daemon hands out.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, diffPolicy, validateConfig, type Config } from '../../../src/core/config/config.js';
+import { DEFAULT_CONFIG, validateConfig, type Config } from '../../../src/core/config/config.js';
+import { diffPolicy } from '../../../src/core/config/configDiff.js';
 import { databaseUrlSecrets, describeJournal, maskUrlPassword, withoutJournalSecret } from '../../../src/core/config/journalConfig.js';
 import { maskSecrets } from '../../../src/journal/postgres/databaseUrl.js';
 

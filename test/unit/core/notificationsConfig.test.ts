@@ -3,7 +3,8 @@
 // config check` names the key path of every problem; a reload diff never shows
 // an ntfy topic or a webhook URL's path.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, diffPolicy, validateConfig, type Config } from '../../../src/core/config/config.js';
+import { DEFAULT_CONFIG, validateConfig, type Config } from '../../../src/core/config/config.js';
+import { diffPolicy } from '../../../src/core/config/configDiff.js';
 import { approvalLink } from '../../../src/core/approval/pushMessage.js';
 
 function check(notifications: unknown): ReturnType<typeof validateConfig> {

@@ -1,7 +1,8 @@
 // The `web` section of config.json (R-REM-1, R-REM-2, R-REM-3, R-REM-7): every
 // bad value is reported with its key path, its type and what is allowed.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, diffPolicy, validateConfig, type Config } from '../../../src/core/config/config.js';
+import { DEFAULT_CONFIG, validateConfig, type Config } from '../../../src/core/config/config.js';
+import { diffPolicy } from '../../../src/core/config/configDiff.js';
 import { isLoopbackListen, parseHostEntry, parsePublicUrl } from '../../../src/core/config/webConfig.js';
 
 function problemsOf(web: unknown): { path: string; message: string; severity: string }[] {

@@ -3,7 +3,7 @@
 // yes to what the schema accepts and would return unchanged (hardening 1, 2):
 // anything else goes to the schema, which refuses it with its messages.
 import { describe, expect, it } from 'vitest';
-import { acceptsSettledBatch, CallsRecordParamsSchema } from '../../../src/operations/policyOperations.js';
+import { acceptsSettledBatch, CallsRecordParamsSchema } from '../../../src/operations/settledCalls.js';
 import { nativeDigestOf } from '../../../src/journal/nativeHash.js';
 
 /** A record as the gateway's daemon gate builds it for an allowed call. */

@@ -10,7 +10,8 @@ import { resolveStatePaths } from '../../../journal/statePaths.js';
 import { AGENT_LIST_TEXT, AGENT_TITLES, currentEnvironment, installNotes, isPluginAgent, parseAgent, parseScope, supportsMcpInstall } from '../../agents/agentTargets.js';
 import { thisInstallation } from '../../agents/hookCommand.js';
 import { pinnedHookTimeout, unconfirmedTimeoutNote } from '../../agents/hookTimeout.js';
-import { applyInstall, desiredHooks, planInstall, type FileChange } from '../../agents/installPlan.js';
+import type { FileChange } from '../../agents/agentPlan.js';
+import { applyInstall, desiredHooks, planInstall } from '../../agents/installPlan.js';
 import { verifyPluginText } from '../../agents/pluginFile.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
 
