@@ -18,6 +18,8 @@ export const SettledCallSchema = z.strictObject({
   outcome: z.enum(SETTLED_OUTCOMES),
   deniedReason: z.string().max(100).optional(),
   ruleId: z.string().max(100).optional(),
+  /** Decided by policy alone: the policy key that decided, audited as the line's ruleId (R-AUD-1). */
+  policyKey: z.string().max(500).optional(),
   durationMs: z.number().nonnegative().optional(),
   caller: portableJson(z.record(z.string(), z.unknown())).optional(),
 });
@@ -60,6 +62,9 @@ export function isSettledCall(value: unknown): boolean {
       case 'ruleId':
         if (!text(field, 0, 100)) return false;
         break;
+      case 'policyKey':
+        if (!text(field, 0, 500)) return false;
+        break;
       case 'durationMs':
         if (typeof field !== 'number' || !Number.isFinite(field) || !(field >= 0)) return false;
         break;
@@ -101,6 +106,9 @@ export function toAuditRecord(settled: SettledCall, ts: string, principal: strin
   if (settled.ruleId !== undefined) {
     record.ruleId = settled.ruleId;
     record.channel = 'rule';
+  } else if (settled.policyKey !== undefined) {
+    // Policy alone decided: the key names what decided, with no consent channel (decidedHow stays `policy`).
+    record.ruleId = settled.policyKey;
   }
   if (settled.durationMs !== undefined) record.durationMs = Math.round(settled.durationMs);
   if (settled.caller !== undefined) record.caller = settled.caller;

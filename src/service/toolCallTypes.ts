@@ -98,6 +98,8 @@ export interface CallRecord {
   risk?: RiskLevel;
   /** R-SH-14: allowed to run confined; the sandbox profile's digest, copied onto its audit lines. */
   confined?: string;
+  /** Allowed by policy alone: the policy key that decided (`policy.tools.fs/read_file`), its audit lines' ruleId (R-AUD-1). */
+  ruleId?: string;
 }
 
 /** What identifies a call in its audit line and call record. */

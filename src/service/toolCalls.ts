@@ -6,6 +6,7 @@ import { readApprovalRisk, toolCallRisk } from '../core/approval/approvalRisk.js
 import { nativeDigestOf } from '../journal/nativeHash.js';
 import { AssentError } from '../core/base/errors.js';
 import { presenceFor } from '../core/policy/presencePolicy.js';
+import { decidingPolicyKey } from '../core/policy/policyKey.js';
 import { evaluateToolPolicy, isDestructive } from '../core/policy/toolPolicy.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { CallInProgressRecord } from '../journal/journal.js';
@@ -150,8 +151,9 @@ export class ToolCalls {
     const base = callBase(params.sessionId, params.server, params.tool, argsSha256, agent?.auditCaller ?? caller, agent?.agent, risk);
     if (agent?.confined !== undefined && evaluation.decision === 'allow') base.confined = agent.confined;
 
+    const policyKey = decidingPolicyKey(evaluation);
     if (evaluation.decision === 'deny') {
-      writeAudit(ctx, { ...base, outcome: 'denied', deniedReason: 'policy' });
+      writeAudit(ctx, policyKey === undefined ? { ...base, outcome: 'denied', deniedReason: 'policy' } : { ...base, outcome: 'denied', deniedReason: 'policy', ruleId: policyKey });
       const pinned = ctx.pinned();
       throw new AssentError('policy_denied', `policy denies ${params.server}/${params.tool}`, {
         details: {
@@ -165,8 +167,8 @@ export class ToolCalls {
     // R-REM-6: an action that needs a passkey is approved by nothing else — no rule, no session grant.
     const needsPresence = presenceFor(ctx.presence(), `${params.server}/${params.tool}`) !== undefined;
     if (evaluation.decision === 'allow' && !(needsPresence && evaluation.ruleId !== undefined)) {
-      const consent: Consent | undefined = evaluation.ruleId === undefined ? undefined : { channel: 'rule', ruleId: evaluation.ruleId };
-      return this.admit(base, consent, 0);
+      if (evaluation.ruleId !== undefined) return this.admit(base, { channel: 'rule', ruleId: evaluation.ruleId }, 0);
+      return this.admit(policyKey === undefined ? base : { ...base, ruleId: policyKey }, undefined, 0);
     }
 
     // What the approval shows about why it asks and how risky it is (R-REM-5); set by the daemon, whatever the
@@ -327,6 +329,7 @@ export class ToolCalls {
     if (base.agent !== undefined) call.agent = base.agent;
     if (base.risk !== undefined) call.risk = base.risk;
     if (base.confined !== undefined) call.confined = base.confined;
+    if (base.ruleId !== undefined) call.ruleId = base.ruleId;
     if (effectId !== undefined) call.effectId = effectId;
     else if (base.agent !== undefined) {
       // R-HOOK-10: an agent action's start is its own audit line; its end comes, if ever,
@@ -353,6 +356,7 @@ export class ToolCalls {
         waitedForConsentMs: waited,
         authorizedAt: ctx.clock.now(),
       };
+      if (base.ruleId !== undefined) durable.ruleId = base.ruleId;
       if (consent !== undefined) {
         durable.channel = consent.channel;
         if (consent.approvalId !== undefined) durable.approvalId = consent.approvalId;
@@ -422,6 +426,7 @@ export class ToolCalls {
     }
     if (call.risk !== undefined) record.risk = call.risk;
     if (call.confined !== undefined) record.confined = call.confined;
+    if (call.ruleId !== undefined) record.ruleId = call.ruleId;
     if (call.consent !== undefined) {
       record.channel = call.consent.channel as NonNullable<AuditRecord['channel']>;
       if (call.consent.approvalId !== undefined) record.approvalId = call.consent.approvalId;

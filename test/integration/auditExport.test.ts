@@ -133,6 +133,16 @@ describe('R-AUD-4 R-AUD-5 export to real receivers', () => {
     expect(cefApproved.fields).toMatchObject({ act: 'ok', cat: 'person', channel: 'cli', risk: 'elevated' });
     expect(cef.find((line) => line.fields['destinationServiceName'] === 'fs/move_file')!.fields).toMatchObject({ act: 'denied', reason: 'policy', cat: 'policy' });
 
+    // R-AUD-1: a record decided by policy names the key that decided, in every format.
+    const byTool = (tool: string): Record<string, unknown> => lines.find((line) => line['tool'] === tool)!;
+    expect(byTool('read_file')['ruleId']).toBe('policy.default');
+    expect(byTool('move_file')['ruleId']).toBe('policy.tools.fs/move_file');
+    expect(byTool('write_file')['ruleId']).toBeUndefined();
+    expect(cef.find((line) => line.fields['destinationServiceName'] === 'fs/move_file')!.fields['ruleId']).toBe('policy.tools.fs/move_file');
+    expect(s.rsyslog.lines('tcp').find((text) => text.includes('tool="move_file"'))).toContain('ruleId="policy.tools.fs/move_file"');
+    expect(s.otlp.records.find((record) => record.attributes['assent.tool'] === 'read_file')!.attributes['assent.ruleId']).toBe('policy.default');
+    expect(s.webhook.records().find((record) => record['tool'] === 'move_file')!['ruleId']).toBe('policy.tools.fs/move_file');
+
     // OTLP: every record with its attributes, decoded with the SDK's own protobuf definitions.
     const otlpSeqs = s.otlp.records.map((record) => record.attributes['assent.seq']).sort((a, b) => Number(a) - Number(b));
     expect(otlpSeqs).toEqual(seqs);

@@ -49,6 +49,12 @@ const SYSTEM_REASONS = new Set(['shutdown', 'unavailable', 'handoff_limit', 'app
 const REASON_CODE = /^[a-z][a-z0-9_]{0,63}$/;
 /** Identifiers that are safe to export as they are: ids, principals, names. No spaces, no slashes that could form a path. */
 const SAFE_ID = /^[A-Za-z0-9@._:+-]{1,200}$/;
+/**
+ * A policy key that decided a call (`policy.default`, `policy.commands.rules.35`,
+ * `policy.tools.fs/write_file`): its one slash parts a tool id (already exported
+ * as server and tool), never a path.
+ */
+const POLICY_KEY = /^policy\.[A-Za-z0-9@._:+-]{1,200}(?:\/[A-Za-z0-9@._:+-]{1,200})?$/;
 
 function str(line: Record<string, unknown>, key: string): string | undefined {
   const value = line[key];
@@ -111,7 +117,8 @@ export function toExportRecord(line: Record<string, unknown>, host: { id: string
     if (ids.length > 0) record.approvedBy = ids;
   }
   copy('channel', safeId(str(line, 'channel')));
-  copy('ruleId', safeId(str(line, 'ruleId')));
+  const ruleId = str(line, 'ruleId');
+  copy('ruleId', ruleId !== undefined && POLICY_KEY.test(ruleId) && !ruleId.includes('..') ? ruleId : safeId(ruleId));
   copy('approvalId', safeId(str(line, 'approvalId')));
   copy('credentialId', safeId(str(line, 'credentialId')));
   const reason = str(line, 'deniedReason');

