@@ -9,6 +9,7 @@ import type { AuditRecord } from '../journal/auditRecords.js';
 const DIGEST_PATTERN = /^v1:sha256:[0-9a-f]{64}$/;
 const SETTLED_OUTCOMES = ['ok', 'error', 'denied', 'cancelled'] as const;
 const MAX_SETTLED_BATCH = 1000;
+const RISK_LEVELS = ['low', 'elevated', 'high'] as const;
 
 export const SettledCallSchema = z.strictObject({
   sessionId: z.string().min(1).max(200),
@@ -20,6 +21,8 @@ export const SettledCallSchema = z.strictObject({
   ruleId: z.string().max(100).optional(),
   /** Decided by policy alone: the policy key that decided, audited as the line's ruleId (R-AUD-1). */
   policyKey: z.string().max(500).optional(),
+  /** The call's risk level (R-POL-10), rated by the gateway from its annotations as the daemon rates the calls it decides. */
+  risk: z.enum(RISK_LEVELS).optional(),
   durationMs: z.number().nonnegative().optional(),
   caller: portableJson(z.record(z.string(), z.unknown())).optional(),
 });
@@ -64,6 +67,9 @@ export function isSettledCall(value: unknown): boolean {
         break;
       case 'policyKey':
         if (!text(field, 0, 500)) return false;
+        break;
+      case 'risk':
+        if (!(RISK_LEVELS as readonly unknown[]).includes(field)) return false;
         break;
       case 'durationMs':
         if (typeof field !== 'number' || !Number.isFinite(field) || !(field >= 0)) return false;
@@ -110,6 +116,7 @@ export function toAuditRecord(settled: SettledCall, ts: string, principal: strin
     // Policy alone decided: the key names what decided, with no consent channel (decidedHow stays `policy`).
     record.ruleId = settled.policyKey;
   }
+  if (settled.risk !== undefined) record.risk = settled.risk;
   if (settled.durationMs !== undefined) record.durationMs = Math.round(settled.durationMs);
   if (settled.caller !== undefined) record.caller = settled.caller;
   return record;

@@ -24,6 +24,8 @@ export interface SettledCall {
   ruleId?: string;
   /** Decided by policy alone: the key that decided (`policy.tools.fs/x`, `policy.default`); the record's ruleId (R-AUD-1). */
   policyKey?: string;
+  /** The call's risk level (R-POL-10): from its annotations, as the daemon rates the calls it decides. */
+  risk?: 'low' | 'elevated' | 'high';
   caller: Record<string, unknown>;
   /** The length of the request's line (an upper bound of the arguments' size), when known: bounds what deferred records hold. */
   argsSize?: number;
@@ -162,6 +164,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     if (outcome === 'denied') params['deniedReason'] = 'policy';
     if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
     if (call.policyKey !== undefined) params['policyKey'] = call.policyKey;
+    if (call.risk !== undefined) params['risk'] = call.risk;
     if (durationMs !== undefined) params['durationMs'] = Math.round(durationMs);
     entry.params = params;
     return params;
@@ -186,6 +189,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
       call.sessionId === last.sessionId &&
       call.ruleId === last.ruleId &&
       call.policyKey === last.policyKey &&
+      call.risk === last.risk &&
       call.caller === last.caller
     ) {
       return lastHead;
@@ -199,13 +203,13 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
       recordHeads.clear();
       headsCaller = call.caller;
     }
-    const key = `${call.sessionId}\u0000${call.server}\u0000${call.tool}\u0000${call.ruleId ?? ''}\u0000${call.policyKey ?? ''}`;
+    const key = `${call.sessionId}\u0000${call.server}\u0000${call.tool}\u0000${call.ruleId ?? ''}\u0000${call.policyKey ?? ''}\u0000${call.risk ?? ''}`;
     let head = recordHeads.get(key);
     if (head === undefined) {
       head =
         `{"sessionId":${JSON.stringify(call.sessionId)},"server":${JSON.stringify(call.server)},"tool":${JSON.stringify(call.tool)},` +
         `"caller":${JSON.stringify(call.caller)}${call.ruleId === undefined ? '' : `,"ruleId":${JSON.stringify(call.ruleId)}`}` +
-        `${call.policyKey === undefined ? '' : `,"policyKey":${JSON.stringify(call.policyKey)}`}}`;
+        `${call.policyKey === undefined ? '' : `,"policyKey":${JSON.stringify(call.policyKey)}`}${call.risk === undefined ? '' : `,"risk":"${call.risk}"`}}`;
       recordHeads.set(key, head);
     }
     return head;
@@ -214,7 +218,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
   /**
    * Digests what is queued and appends it to the spool in one write; on a write error the spool is given up and the
    * records stay queued. Calls that share a head go on one line (operations/auditSpool.ts reads it):
-   * `{"at":…,"head":{sessionId,server,tool,caller,ruleId?,policyKey?},"calls":[[argsSha256,outcome,durationMs?],…]}`.
+   * `{"at":…,"head":{sessionId,server,tool,caller,ruleId?,policyKey?,risk?},"calls":[[argsSha256,outcome,durationMs?],…]}`.
    */
   const writeSpool = (): void => {
     if (spoolTimer !== undefined) {

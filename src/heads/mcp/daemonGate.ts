@@ -12,7 +12,8 @@
 // (daemonAttachment.ts), the audit queue (auditQueue.ts), the approval channels (approvalChannels.ts).
 import { AssentError, errorText } from '../../core/base/errors.js';
 import { decidingPolicyKey } from '../../core/policy/policyKey.js';
-import { evaluateToolPolicy } from '../../core/policy/toolPolicy.js';
+import { evaluateToolPolicy, isDestructive } from '../../core/policy/toolPolicy.js';
+import { toolCallRisk } from '../../core/approval/approvalRisk.js';
 import type { Logger } from '../../service/logger.js';
 import { realTimers, type Timers } from '../../core/base/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
@@ -92,9 +93,14 @@ export interface DaemonGate extends CallGate {
   readonly openCalls: number;
 }
 
+/** The risk level a gateway call's record carries (R-POL-10), as the daemon rates the calls it decides; levelled once, not per call. */
+const DESTRUCTIVE_RISK = toolCallRisk(true).level;
+const HARMLESS_RISK = toolCallRisk(false).level;
+
 /** A call as its audit record keeps it until it is sent. */
 function settledCall(call: GateCall, sessionId: string): SettledCall {
-  const local: SettledCall = { sessionId: call.sessionId || sessionId, server: call.server, tool: call.tool, args: call.args, caller: call.caller };
+  const risk = isDestructive(call.annotations) ? DESTRUCTIVE_RISK : HARMLESS_RISK;
+  const local: SettledCall = { sessionId: call.sessionId || sessionId, server: call.server, tool: call.tool, args: call.args, caller: call.caller, risk };
   if (call.argsSize !== undefined) local.argsSize = call.argsSize;
   return local;
 }

@@ -10,7 +10,7 @@ import {
   resolveStatePaths,
   writeFileNew,
   type StatePaths,
-} from '../../../src/journal/statePaths.js';
+} from '../../../src/state/statePaths.js';
 
 function caught(fn: () => unknown): AssentError {
   try {

@@ -499,3 +499,23 @@ describe('R-AUD-1 calls the gateway settles from its snapshot name the policy ke
     }
   });
 });
+
+describe('R-POL-10 R-AUD-4 calls the gateway settles carry a risk level, as the daemon rates the calls it decides', () => {
+  it('a read-only tool is low and a tool without annotations elevated; the audit line has the level, never unrated', async () => {
+    const conn = daemon({ default: 'allow' });
+    const gate = await gateOn(conn);
+    await runAllowed(gate, 'read_file', {});
+    const unannotated = await gate.authorize({ ...call('write_file'), annotations: undefined } as unknown as GateCall);
+    if (unannotated.allowed && unannotated.callId !== undefined) gate.finish?.(unannotated.callId, { ok: true, durationMs: 1 });
+    await expect.poll(() => conn.records().length, { timeout: 2000 }).toBe(2);
+    expect(conn.records().map((r) => [r['tool'], r['risk']])).toEqual([
+      ['read_file', 'low'],
+      ['write_file', 'elevated'],
+    ]);
+    for (const record of conn.records()) {
+      expect(isSettledCall(record)).toBe(true);
+      const line = toAuditRecord(CallsRecordParamsSchema.parse({ records: [record] }).records[0]!, '2026-03-01T10:00:00.000Z', 'me@laptop');
+      expect(line.risk).toBe(record['risk']);
+    }
+  });
+});
