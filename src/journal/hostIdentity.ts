@@ -4,7 +4,7 @@
 import { hostname, userInfo } from 'node:os';
 import type { Config } from '../core/config/config.js';
 import { localPrincipal } from '../core/config/hostConfig.js';
-import { readIdentity, type StatePaths } from './statePaths.js';
+import { readIdentity, type StatePaths } from '../state/statePaths.js';
 
 export interface HostIdentity {
   hostId: string;

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { AssentError } from '../core/base/errors.js';
-import { ensureStateDir, writeFileNew, type StatePaths } from './statePaths.js';
+import { ensureStateDir, writeFileNew, type StatePaths } from '../state/statePaths.js';
 
 export interface InitConfigOptions {
   force: boolean;

@@ -10,7 +10,7 @@
 // of the spool pattern, in a directory named `spool`, both owned by this user
 // and private to them, opened without following a link.
 import type { Logger } from '../service/logger.js';
-import { SPOOL_DIR_NAME, spoolDirOf } from '../journal/statePaths.js';
+import { SPOOL_DIR_NAME, spoolDirOf } from '../state/statePaths.js';
 import { isSettledCall, SettledCallSchema, toAuditRecord, type SettledCallRecord } from './settledCalls.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 

@@ -1,7 +1,7 @@
 // What operations get from the daemon process they run in. The daemon head
 // (heads/daemon/daemonMain.ts) builds it; operations only read it, so they need
 // no import of any head.
-import type { StatePaths } from '../journal/statePaths.js';
+import type { StatePaths } from '../state/statePaths.js';
 import type { Logger } from '../service/logger.js';
 
 /** What operations and services get from the daemon they run in. */

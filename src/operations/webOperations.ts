@@ -6,7 +6,7 @@ import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { AssentError } from '../core/base/errors.js';
 import type { WebAuth } from '../service/webAuth.js';
-import { writeFileNew } from '../journal/statePaths.js';
+import { writeFileNew } from '../state/statePaths.js';
 import { parseTtl } from './ruleForms.js';
 import { defineOperation, type Operation } from './operation.js';
 

@@ -9,7 +9,7 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { inspectConfigFile } from '../../src/journal/configFile.js';
 import { encodePin, PINNED_CONFIG_KEY } from '../../src/journal/confirmedConfig.js';
 import { Journal } from '../../src/journal/journal.js';
-import { resolveStatePaths } from '../../src/journal/statePaths.js';
+import { resolveStatePaths } from '../../src/state/statePaths.js';
 
 export const repoRoot = resolve(import.meta.dirname, '../..');
 export const assentBin = join(repoRoot, 'dist/bin/assent.js');

@@ -6,8 +6,8 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveStatePaths } from '../../src/journal/statePaths.js';
-import type { StatePaths } from '../../src/journal/statePaths.js';
+import { resolveStatePaths } from '../../src/state/statePaths.js';
+import type { StatePaths } from '../../src/state/statePaths.js';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 export const CLI_ENTRY = join(REPO_ROOT, 'dist', 'bin', 'assent.js');

@@ -12,7 +12,7 @@ import type { DaemonContext } from '../../src/heads/daemon/daemonMain.js';
 import { CONTENT_SECURITY_POLICY, createHttpApp, type HttpApp } from '../../src/heads/http/httpApp.js';
 import { WebAuth } from '../../src/service/webAuth.js';
 import { Journal } from '../../src/journal/journal.js';
-import { ensureStateDir, resolveStatePaths } from '../../src/journal/statePaths.js';
+import { ensureStateDir, resolveStatePaths } from '../../src/state/statePaths.js';
 import { eventMatches } from '../../src/operations/approvalOperations.js';
 import { daemonOperations } from '../../src/operations/daemonOperations.js';
 import type { Operation } from '../../src/operations/operation.js';

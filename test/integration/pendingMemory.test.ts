@@ -10,7 +10,7 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDaemon } from '../../src/heads/daemon/daemonMain.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
-import { resolveStatePaths, type StatePaths } from '../../src/journal/statePaths.js';
+import { resolveStatePaths, type StatePaths } from '../../src/state/statePaths.js';
 import { daemonOperations } from '../../src/operations/daemonOperations.js';
 import { createApprovalRuntime } from '../../src/heads/daemon/daemonRuntime.js';
 import { VERSION } from '../../src/version.js';

@@ -118,7 +118,7 @@ describe('daemon process', () => {
     const script = [
       `import { runDaemon } from ${JSON.stringify(join(REPO_ROOT, 'dist/heads/daemon/daemonMain.js'))};`,
       `import { daemonOperations } from ${JSON.stringify(join(REPO_ROOT, 'dist/operations/daemonOperations.js'))};`,
-      `import { resolveStatePaths } from ${JSON.stringify(join(REPO_ROOT, 'dist/journal/statePaths.js'))};`,
+      `import { resolveStatePaths } from ${JSON.stringify(join(REPO_ROOT, 'dist/state/statePaths.js'))};`,
       `await runDaemon({ paths: resolveStatePaths(process.env), operations: (ctx) => daemonOperations(ctx, { version: '0.0.1-old' }), onStarted: () => process.stderr.write('listening\\n') });`,
     ].join('\n');
     const old = spawn(process.execPath, ['--input-type=module', '-e', script], { env: t.env, stdio: ['ignore', 'ignore', 'pipe'] });

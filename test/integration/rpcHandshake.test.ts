@@ -11,7 +11,7 @@ import type { DaemonContext } from '../../src/heads/daemon/daemonMain.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { startRpcServer } from '../../src/heads/daemon/rpcServer.js';
 import type { RpcServer, RpcServerOptions } from '../../src/heads/daemon/rpcServer.js';
-import { resolveStatePaths } from '../../src/journal/statePaths.js';
+import { resolveStatePaths } from '../../src/state/statePaths.js';
 import { daemonOperations } from '../../src/operations/daemonOperations.js';
 import { silentLogger } from '../../src/service/logger.js';
 import { VERSION } from '../../src/version.js';

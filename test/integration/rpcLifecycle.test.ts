@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runDaemon } from '../../src/heads/daemon/daemonMain.js';
 import type { DaemonContext } from '../../src/heads/daemon/daemonMain.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
-import { resolveStatePaths } from '../../src/journal/statePaths.js';
-import type { StatePaths } from '../../src/journal/statePaths.js';
+import { resolveStatePaths } from '../../src/state/statePaths.js';
+import type { StatePaths } from '../../src/state/statePaths.js';
 import { daemonOperations } from '../../src/operations/daemonOperations.js';
 import { VERSION } from '../../src/version.js';
 

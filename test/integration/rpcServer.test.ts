@@ -13,7 +13,7 @@ import type { DaemonContext } from '../../src/heads/daemon/daemonMain.js';
 import { DaemonClient } from '../../src/heads/daemon/rpcClient.js';
 import { startRpcServer } from '../../src/heads/daemon/rpcServer.js';
 import type { RpcServer } from '../../src/heads/daemon/rpcServer.js';
-import { resolveStatePaths } from '../../src/journal/statePaths.js';
+import { resolveStatePaths } from '../../src/state/statePaths.js';
 import { daemonOperations } from '../../src/operations/daemonOperations.js';
 import { defineOperation } from '../../src/operations/operation.js';
 import type { ConnectionHandle, Operation } from '../../src/operations/operation.js';

@@ -5,7 +5,7 @@
 import type { Config } from '../../core/config/config.js';
 import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { FAIL_CLOSED_CONFIG, readConfirmedConfig } from '../../journal/confirmedConfig.js';
-import type { StatePaths } from '../../journal/statePaths.js';
+import type { StatePaths } from '../../state/statePaths.js';
 
 /** hooks.timeoutSeconds when config.json leaves it out (SPEC §17). */
 export const DEFAULT_HOOK_TIMEOUT_SECONDS = 110;

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AssentError } from '../../core/base/errors.js';
 import { requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
-import type { StatePaths } from '../../journal/statePaths.js';
+import type { StatePaths } from '../../state/statePaths.js';
 import { agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import {
   findAssentHooks,

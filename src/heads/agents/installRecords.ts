@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AssentError } from '../../core/base/errors.js';
-import { ensureStateDir, writeFileNew, type StatePaths } from '../../journal/statePaths.js';
+import { ensureStateDir, writeFileNew, type StatePaths } from '../../state/statePaths.js';
 import type { AgentId, InstallScope } from './agentTargets.js';
 import { isJsonObject } from './settingsFiles.js';
 

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { stripComments } from 'jsonc-parser';
 import { AssentError } from '../../core/base/errors.js';
 import { locateJsonError } from '../../journal/configFile.js';
-import { writeFileNew } from '../../journal/statePaths.js';
+import { writeFileNew } from '../../state/statePaths.js';
 
 /** Settings files larger than this are refused rather than parsed (Claude Code's ~/.claude.json grows with history, so generously). */
 export const MAX_SETTINGS_BYTES = 16 * 1024 * 1024;

@@ -2,8 +2,8 @@
 // gateway alike: paths from the user's environment only (R-STATE-4), auto-spawn
 // on (R-D-1) unless ASSENT_NO_AUTOSPAWN=1. Part of the daemon's socket client,
 // which every head may use (see docs/architecture.md).
-import { ensureStateDir, resolveStatePaths } from '../../journal/statePaths.js';
-import type { StatePaths } from '../../journal/statePaths.js';
+import { ensureStateDir, resolveStatePaths } from '../../state/statePaths.js';
+import type { StatePaths } from '../../state/statePaths.js';
 import { DaemonClient } from './rpcClient.js';
 
 export interface ConnectForCliOptions {

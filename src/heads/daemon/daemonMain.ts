@@ -4,8 +4,8 @@
 import { chmodSync, closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { AssentError } from '../../core/base/errors.js';
 import { hostIdentityOf } from '../../journal/hostIdentity.js';
-import { ensureStateDir } from '../../journal/statePaths.js';
-import type { StatePaths } from '../../journal/statePaths.js';
+import { ensureStateDir } from '../../state/statePaths.js';
+import type { StatePaths } from '../../state/statePaths.js';
 import type { DaemonContext } from '../../operations/daemonContext.js';
 import type { Operation } from '../../operations/operation.js';
 import { createLogger } from '../../service/logger.js';

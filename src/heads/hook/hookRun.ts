@@ -5,7 +5,7 @@
 import { agentToolId, parseAgentName, type AgentName } from '../../core/agent/agentAction.js';
 import { AssentError } from '../../core/base/errors.js';
 import { AGENT_DEFAULT_TIMEOUT_SECONDS, hookDeadlineMs, MAX_AGENT_TIMEOUT_SECONDS } from '../../core/agent/hookDeadline.js';
-import { checkPrivateDir, resolveStatePaths, type StatePaths } from '../../journal/statePaths.js';
+import { checkPrivateDir, resolveStatePaths, type StatePaths } from '../../state/statePaths.js';
 import { afterAnswer, beforeAnswer, dialogAnswer, oneLine } from './hookAnswer.js';
 import { isNotRunning, requestOnce } from './hookClient.js';
 import { MAX_EVENT_BYTES, parseHookEvent, type DialogEvent, type HookMode } from './hookEvent.js';
@@ -168,7 +168,7 @@ function checkStateDir(paths: StatePaths): void {
 async function defaultStartDaemon(paths: StatePaths, env: NodeJS.ProcessEnv, waitMs: number): Promise<void> {
   const [{ ensureDaemonRunning }, { ensureStateDir }, { DaemonClient }, { autoSpawnDisabled }] = await Promise.all([
     import('../daemon/autoSpawn.js'),
-    import('../../journal/statePaths.js'),
+    import('../../state/statePaths.js'),
     import('../daemon/rpcClient.js'),
     import('../daemon/clientConnection.js'),
   ]);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { isIP } from 'node:net';
 import { AssentError, errorText } from '../../core/base/errors.js';
 import type { WebTls } from '../../core/config/webConfig.js';
-import { writeFileNew } from '../../journal/statePaths.js';
+import { writeFileNew } from '../../state/statePaths.js';
 
 export interface TlsMaterial {
   cert: string;

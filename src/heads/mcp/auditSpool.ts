@@ -11,7 +11,7 @@
 // ROTATE_BYTES is left for the daemon to read and remove, and a new one begun.
 import { randomBytes } from 'node:crypto';
 import { errorText } from '../../core/base/errors.js';
-import { spoolDirOf } from '../../journal/statePaths.js';
+import { spoolDirOf } from '../../state/statePaths.js';
 import type { Logger } from '../../service/logger.js';
 
 const fs = process.getBuiltinModule('node:fs');

@@ -7,7 +7,7 @@ import type { Config } from '../../core/config/config.js';
 import { compilePolicy } from '../../core/policy/toolPolicy.js';
 import { inspectConfigFile, loadConfigFile } from '../../journal/configFile.js';
 import { readConfirmedConfig } from '../../journal/confirmedConfig.js';
-import type { StatePaths } from '../../journal/statePaths.js';
+import type { StatePaths } from '../../state/statePaths.js';
 import type { Logger } from '../../service/logger.js';
 import { autoSpawnDisabled } from '../daemon/clientConnection.js';
 import { describeUnlistedPolicyTool, localPolicyGate, policyToolsNotListed, refuseAllGate, type CallGate } from './gate.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AssentError } from '../../../src/core/base/errors.js';
 import { buildSandboxProfile, type SandboxProfileOptions } from '../../../src/exec/confine/sandboxProfile.js';
 import { sandboxStatus } from '../../../src/exec/confine/sandboxRun.js';
-import { resolveStatePaths } from '../../../src/journal/statePaths.js';
+import { resolveStatePaths } from '../../../src/state/statePaths.js';
 import { repositoryLocation } from '../../../src/shell/gitRepository.js';
 import { CLI_ENTRY, REPO_ROOT, cleanEnv, processesForHome, processesWithEnv, requireBuiltCli } from '../../helpers/daemon.js';
 import { PtySession } from '../../helpers/pty.js';

@@ -2,7 +2,7 @@
 // layers, and the daemon is assembled at the top (heads/daemon/daemonRuntime.ts),
 // never from below. The same rules are written out in docs/architecture.md.
 //
-//   core ← channels, journal, shell ← exec ← service ← operations ← heads ← bin
+//   core ← state ← channels, journal, shell ← exec ← service ← operations ← heads ← bin
 //
 // Heads use one another only in three ways: the CLI launches any head; any head
 // may use the daemon's socket client (rpcClient, autoSpawn, framing,
@@ -12,24 +12,32 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importsOf, listTs } from '../../helpers/imports.js';
+import { moduleGraph } from '../../helpers/moduleGraph.js';
 
 const srcDir = join(import.meta.dirname, '../../../src');
 
-type Layer = 'core' | 'channels' | 'journal' | 'shell' | 'exec' | 'service' | 'operations' | 'heads' | 'bin' | 'version';
+type Layer = 'core' | 'state' | 'channels' | 'journal' | 'shell' | 'exec' | 'service' | 'operations' | 'heads' | 'bin' | 'version';
 
 /** What each layer may import besides itself, and the rule as a reader should see it. */
 const LAYERS: Record<Layer, { mayImport: readonly Layer[]; rule: string }> = {
   core: { mayImport: [], rule: 'src/core imports nothing outside src/core (R-ARCH-1)' },
-  channels: { mayImport: ['core'], rule: 'src/channels may import only core' },
-  journal: { mayImport: ['core'], rule: 'src/journal may import only core: never a service, an operation or a head' },
-  shell: { mayImport: ['core'], rule: 'src/shell (parsing commands, resolving paths) may import only core' },
-  exec: { mayImport: ['core', 'channels'], rule: 'src/exec may import only core and channels' },
-  service: { mayImport: ['core', 'channels', 'journal', 'shell'], rule: 'src/service may import only core, channels, journal and shell: never a head or an operation' },
-  operations: {
-    mayImport: ['core', 'channels', 'journal', 'shell', 'service', 'version'],
-    rule: 'src/operations may import only core, channels, journal, shell, service and version.ts: never a head',
+  state: { mayImport: ['core'], rule: 'src/state (where the state lives and that it is private) may import only core' },
+  channels: { mayImport: ['core', 'state'], rule: 'src/channels may import only core and state' },
+  journal: { mayImport: ['core', 'state'], rule: 'src/journal may import only core and state: never a service, an operation or a head' },
+  shell: { mayImport: ['core', 'state'], rule: 'src/shell (parsing commands, resolving paths) may import only core and state' },
+  exec: { mayImport: ['core', 'state', 'channels'], rule: 'src/exec may import only core, state and channels' },
+  service: {
+    mayImport: ['core', 'state', 'channels', 'journal', 'shell'],
+    rule: 'src/service may import only core, state, channels, journal and shell: never a head or an operation',
   },
-  heads: { mayImport: ['core', 'channels', 'journal', 'shell', 'exec', 'service', 'operations', 'version'], rule: 'a head may import any layer below the heads' },
+  operations: {
+    mayImport: ['core', 'state', 'channels', 'journal', 'shell', 'service', 'version'],
+    rule: 'src/operations may import only core, state, channels, journal, shell, service and version.ts: never a head',
+  },
+  heads: {
+    mayImport: ['core', 'state', 'channels', 'journal', 'shell', 'exec', 'service', 'operations', 'version'],
+    rule: 'a head may import any layer below the heads',
+  },
   bin: { mayImport: ['heads'], rule: 'src/bin may import only the CLI head' },
   version: { mayImport: [], rule: 'src/version.ts imports nothing' },
 };
@@ -101,10 +109,10 @@ describe('SPEC §2 import directions (structure A)', () => {
 
   it('the check itself catches a src/service → src/heads and a src/service → src/operations import, naming the file, the import and the rule', () => {
     expect(layerViolations('service/x.ts', "import { createHttpApp } from '../heads/http/httpApp.js';").map(describeViolation)).toEqual([
-      "src/service/x.ts imports '../heads/http/httpApp.js': src/service may import only core, channels, journal and shell: never a head or an operation",
+      "src/service/x.ts imports '../heads/http/httpApp.js': src/service may import only core, state, channels, journal and shell: never a head or an operation",
     ]);
     expect(layerViolations('service/x.ts', "import type { Operation } from '../operations/operation.js';").map(describeViolation)).toEqual([
-      "src/service/x.ts imports '../operations/operation.js': src/service may import only core, channels, journal and shell: never a head or an operation",
+      "src/service/x.ts imports '../operations/operation.js': src/service may import only core, state, channels, journal and shell: never a head or an operation",
     ]);
     expect(layerViolations('service/x.ts', "const m = await import('../heads/daemon/daemonMain.js');")).toHaveLength(1);
     expect(layerViolations('service/x.ts', "import { Journal } from '../journal/journal.js';\nimport { z } from 'zod';")).toEqual([]);
@@ -154,5 +162,40 @@ export function coreLayoutProblems(coreDir: string): string[] {
 describe('src/core in folders by concern (issue 21 item 4)', () => {
   it('every file of src/core is in a concern folder, and each folder has a README naming what it owns', () => {
     expect(coreLayoutProblems(join(srcDir, 'core'))).toEqual([]);
+  });
+});
+
+/** Every file of src/ that `entry` reaches through any import (static, type-only or import()), itself included. */
+export function reachableFrom(graph: ReadonlyMap<string, readonly string[]>, entry: string): string[] {
+  const seen = new Set<string>();
+  const todo = [entry];
+  for (let file = todo.pop(); file !== undefined; file = todo.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    todo.push(...(graph.get(file) ?? []));
+  }
+  return [...seen].sort();
+}
+
+describe('the hook keeps away from the journal (issue 37 item 2)', () => {
+  it('the hook entry, src/bin/assent-hook.ts, and everything it imports, at once or on demand, imports nothing of src/journal; the state paths come from src/state', () => {
+    const graph = moduleGraph(srcDir, join(srcDir, '..'));
+    const reached = reachableFrom(graph, 'bin/assent-hook.ts');
+    expect(reached).toContain('heads/hook/hookRun.ts');
+    expect(reached).toContain('state/statePaths.ts');
+    expect(reached.filter((file) => file.startsWith('journal/'))).toEqual([]);
+  });
+
+  it('the check itself follows imports through any number of files and reports a journal file reached at the end of a chain', () => {
+    const graph = new Map<string, string[]>([
+      ['bin/assent-hook.ts', ['heads/hook/hookProcess.ts']],
+      ['heads/hook/hookProcess.ts', ['heads/hook/hookRun.ts', 'bin/assent-hook.ts']],
+      ['heads/hook/hookRun.ts', ['state/statePaths.ts', 'heads/daemon/autoSpawn.ts']],
+      ['heads/daemon/autoSpawn.ts', ['journal/configFile.ts']],
+      ['journal/configFile.ts', []],
+    ]);
+    expect(reachableFrom(graph, 'bin/assent-hook.ts').filter((file) => file.startsWith('journal/'))).toEqual(['journal/configFile.ts']);
+    expect(layerViolations('state/x.ts', "import { Journal } from '../journal/journal.js';")).toHaveLength(1);
+    expect(layerViolations('journal/x.ts', "import { resolveStatePaths } from '../state/statePaths.js';")).toEqual([]);
   });
 });

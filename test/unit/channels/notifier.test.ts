@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createOsNotifier, type SpawnLike } from '../../../src/channels/notifier.js';
 import { FakeClock } from '../../../src/core/base/clock.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
-import { ensureStateDir, resolveStatePaths } from '../../../src/journal/statePaths.js';
+import { ensureStateDir, resolveStatePaths } from '../../../src/state/statePaths.js';
 import { createApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
 import { createLogger } from '../../../src/service/logger.js';
 import { ManualTime } from '../../helpers/manualTime.js';

@@ -9,7 +9,7 @@ import { AssentError } from '../../../src/core/base/errors.js';
 import { defaultConfigDocument } from '../../../src/heads/cli/commands/init.js';
 import { loadConfigFile } from '../../../src/journal/configFile.js';
 import { writeInitialConfig } from '../../../src/journal/initConfig.js';
-import { resolveStatePaths } from '../../../src/journal/statePaths.js';
+import { resolveStatePaths } from '../../../src/state/statePaths.js';
 
 describe('R-POL-8 assent init', () => {
   let tmp: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
-import { resolveStatePaths } from '../../../src/journal/statePaths.js';
+import { resolveStatePaths } from '../../../src/state/statePaths.js';
 import { daemonOperations } from '../../../src/operations/daemonOperations.js';
 import { operationManifest } from '../../../src/operations/index.js';
 import type { CallContext, Operation } from '../../../src/operations/operation.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
-import { ensureStateDir, resolveStatePaths } from '../../../src/journal/statePaths.js';
+import { ensureStateDir, resolveStatePaths } from '../../../src/state/statePaths.js';
 import { daemonOperations } from '../../../src/operations/daemonOperations.js';
 import { operationManifest, type ManifestEntry } from '../../../src/operations/index.js';
 import { declaredManifest, declaredOperations, exposureProblems } from '../../../src/operations/manifest.js';

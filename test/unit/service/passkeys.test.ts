@@ -15,7 +15,7 @@ import type { Rule } from '../../../src/core/policy/toolPolicy.js';
 import { approvalChallenge } from '../../../src/core/approval/passkeyChallenge.js';
 import type { DaemonContext } from '../../../src/heads/daemon/daemonMain.js';
 import { createApprovalRuntime, type ApprovalRuntime } from '../../../src/heads/daemon/daemonRuntime.js';
-import { ensureStateDir, resolveStatePaths, type StatePaths } from '../../../src/journal/statePaths.js';
+import { ensureStateDir, resolveStatePaths, type StatePaths } from '../../../src/state/statePaths.js';
 import type { AuthorizeResult, Timers } from '../../../src/service/approvalService.js';
 import { silentLogger } from '../../../src/service/logger.js';
 import { PasskeyService, relyingPartyOf, type RelyingParty } from '../../../src/service/passkeys.js';

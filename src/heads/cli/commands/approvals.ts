@@ -7,7 +7,7 @@ import { renderApprovalPreview } from '../../../core/approval/approvalPreview.js
 import { AssentError } from '../../../core/base/errors.js';
 import { escapeText } from '../../../core/base/escape.js';
 import { newApprovalCode } from '../../../core/base/ids.js';
-import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { resolveStatePaths } from '../../../state/statePaths.js';
 import type { ApprovalView, DecidedView } from '../../../service/approvalService.js';
 import type { BusEvent } from '../../../service/eventBus.js';
 import type { DaemonClient } from '../../daemon/rpcClient.js';

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { ConfigProblem } from '../../../core/config/config.js';
 import { AssentError, exitCodeFor } from '../../../core/base/errors.js';
 import { inspectConfigFile } from '../../../journal/configFile.js';
-import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { resolveStatePaths } from '../../../state/statePaths.js';
 import { ExitWith, printJsonError, printJsonOk, reportFailure } from '../output.js';
 import { registerConfigReload } from './configReload.js';
 import { escapeText } from '../../../core/base/escape.js';

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { AssentError } from '../../../core/base/errors.js';
 import { buildSandboxProfile, createdGateFiles, type SandboxProfile } from '../../../exec/confine/sandboxProfile.js';
 import { runConfined, sandboxStatus } from '../../../exec/confine/sandboxRun.js';
-import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { resolveStatePaths } from '../../../state/statePaths.js';
 import { repositoryLocation } from '../../../shell/gitRepository.js';
 import { ExitWith } from '../output.js';
 

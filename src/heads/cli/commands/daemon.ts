@@ -3,8 +3,8 @@
 import type { Command } from 'commander';
 import { AssentError } from '../../../core/base/errors.js';
 import { escapedJson, escapeText } from '../../../core/base/escape.js';
-import { resolveStatePaths } from '../../../journal/statePaths.js';
-import type { StatePaths } from '../../../journal/statePaths.js';
+import { resolveStatePaths } from '../../../state/statePaths.js';
+import type { StatePaths } from '../../../state/statePaths.js';
 import type { DaemonStatus } from '../../../operations/daemonOperations.js';
 import { isProcessAlive, readPidFile } from '../../daemon/autoSpawn.js';
 import { DaemonClient } from '../../daemon/rpcClient.js';

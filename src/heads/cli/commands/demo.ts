@@ -8,8 +8,8 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { AssentError } from '../../../core/base/errors.js';
-import { ensureStateDir, resolveStatePaths } from '../../../journal/statePaths.js';
-import type { StatePaths } from '../../../journal/statePaths.js';
+import { ensureStateDir, resolveStatePaths } from '../../../state/statePaths.js';
+import type { StatePaths } from '../../../state/statePaths.js';
 import { ExitWith, printJsonOk, shellQuote } from '../output.js';
 
 /** The tool the demo gates, and what it sends. */

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { AssentError, exitCodeFor } from '../../../core/base/errors.js';
 import { escapeText } from '../../../core/base/escape.js';
 import { confinementStatus, sandboxStatus, type ConfinementStatus } from '../../../exec/confine/sandboxRun.js';
-import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { resolveStatePaths } from '../../../state/statePaths.js';
 import { AGENT_IDS, AGENT_TITLES, currentEnvironment } from '../../agents/agentTargets.js';
 import type { AgentReport } from '../../agents/doctorCheck.js';
 import { checkAgent, CODEX_TRUST_CAVEAT, reportIsFine, runThroughShell, scopesToCheck } from '../../agents/hookDoctor.js';

@@ -13,7 +13,7 @@ import { AssentError } from '../../../core/base/errors.js';
 import { newApprovalCode } from '../../../core/base/ids.js';
 import { locateJsonError } from '../../../journal/configFile.js';
 import { writeInitialConfig } from '../../../journal/initConfig.js';
-import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { resolveStatePaths } from '../../../state/statePaths.js';
 import { ExitWith, printJsonOk, reportFailure } from '../output.js';
 import { requireInteractiveTerminal, requireTypedCode } from '../terminal.js';
 

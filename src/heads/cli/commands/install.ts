@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import type { Command } from 'commander';
 import { AssentError } from '../../../core/base/errors.js';
 import { escapeText } from '../../../core/base/escape.js';
-import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { resolveStatePaths } from '../../../state/statePaths.js';
 import { AGENT_LIST_TEXT, AGENT_TITLES, currentEnvironment, installNotes, isPluginAgent, parseAgent, parseScope, supportsMcpInstall } from '../../agents/agentTargets.js';
 import { thisInstallation } from '../../agents/hookCommand.js';
 import { pinnedHookTimeout, unconfirmedTimeoutNote } from '../../agents/hookTimeout.js';

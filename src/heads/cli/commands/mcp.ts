@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { Config } from '../../../core/config/config.js';
 import { AssentError } from '../../../core/base/errors.js';
-import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { resolveStatePaths } from '../../../state/statePaths.js';
 import { createGateForCli } from '../../mcp/gateFactory.js';
 import { startGateway } from '../../mcp/gateway.js';
 import { LineLink } from '../../mcp/lineLink.js';

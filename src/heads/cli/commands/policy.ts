@@ -42,7 +42,7 @@ async function runningDaemon(): Promise<DaemonClient | undefined> {
 
 async function explainLocally(params: { agent: AgentName; tool: string; input: Record<string, unknown>; cwd: string }): Promise<AgentPolicyExplanation> {
   const [{ resolveStatePaths }, { loadConfigFile }, { compilePolicy }, { AgentJudge }, { evaluateAgentAction }, { agentActionKind, agentToolId }, { explainAgentPolicy }] = await Promise.all([
-    import('../../../journal/statePaths.js'),
+    import('../../../state/statePaths.js'),
     import('../../../journal/configFile.js'),
     import('../../../core/policy/toolPolicy.js'),
     import('../../../shell/agentJudge.js'),

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { escapeText } from '../../../core/base/escape.js';
 import { newApprovalCode } from '../../../core/base/ids.js';
-import { resolveStatePaths } from '../../../journal/statePaths.js';
+import { resolveStatePaths } from '../../../state/statePaths.js';
 import { AGENT_TITLES, currentEnvironment, parseAgent, parseScope } from '../../agents/agentTargets.js';
 import { readInstallRecords } from '../../agents/installRecords.js';
 import type { FileChange } from '../../agents/agentPlan.js';

@@ -10,7 +10,7 @@ import { canaryEvent, checkAgent, judgeCanaryAnswer, runThroughShell, scopesToCh
 import type { AssentInstallation } from '../../../../src/heads/agents/hookCommand.js';
 import { readInstallRecords } from '../../../../src/heads/agents/installRecords.js';
 import { applyInstall, planInstall } from '../../../../src/heads/agents/installPlan.js';
-import { resolveStatePaths, type StatePaths } from '../../../../src/journal/statePaths.js';
+import { resolveStatePaths, type StatePaths } from '../../../../src/state/statePaths.js';
 
 const run = (over: Partial<ShellRun>): ShellRun => ({ exitCode: 0, signal: null, timedOut: false, stdout: '', stderr: '', ...over });
 const claudeDeny = (reason: string): string => JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } });

@@ -13,7 +13,7 @@ import { readInstallRecords, recordsPath } from '../../../../src/heads/agents/in
 import { applyInstall, applyUninstall, planInstall, planUninstall } from '../../../../src/heads/agents/installPlan.js';
 import { parseSettings } from '../../../../src/heads/agents/settingsFiles.js';
 import { DEFAULT_CONFIG, type Config } from '../../../../src/core/config/config.js';
-import { resolveStatePaths, type StatePaths } from '../../../../src/journal/statePaths.js';
+import { resolveStatePaths, type StatePaths } from '../../../../src/state/statePaths.js';
 
 let root: string;
 let home: string;

@@ -14,7 +14,7 @@ import { applyInstall, applyUninstall, desiredHooks, editedJsonText, planInstall
 import { readInstallRecords } from '../../../../src/heads/agents/installRecords.js';
 import { detectJsonFormat } from '../../../../src/heads/agents/settingsFiles.js';
 import { addAssentHooksText, removeAssentHooksText, removeAssentMcpServerText, setAssentMcpServerText } from '../../../../src/heads/agents/settingsTextEdits.js';
-import { resolveStatePaths } from '../../../../src/journal/statePaths.js';
+import { resolveStatePaths } from '../../../../src/state/statePaths.js';
 
 const where = { env: {}, homedir: '/home/u', cwd: '/home/u/project' };
 const installation = { node: '/usr/bin/node', hookEntry: '/srv/assent/dist/bin/assent-hook.js', cliEntry: '/srv/assent/dist/bin/assent.js' };

@@ -29,7 +29,7 @@ describe('the hook is a thin client (R-HOOK-8)', () => {
       'heads/hook/hookProcess.ts',
       'heads/hook/hookRun.ts',
       'heads/hook/nodePipe.ts',
-      'journal/statePaths.ts',
+      'state/statePaths.ts',
       'version.ts',
     ]);
   });
