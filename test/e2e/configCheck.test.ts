@@ -161,6 +161,30 @@ describe('R-CFG-5 assent config check (built binary)', () => {
     expect(result.stdout).not.toContain('policy.tools.claude/Bash');
   });
 
+  it('R-CFG-1 R-AUD-4 a misspelt key inside audit or a sink is an error (exit 65) naming the key and the closest known one; the daemon refuses to start on it', () => {
+    const file = write('config.json', {
+      audit: {
+        exprot: [{ kind: 'cef', file: path.join(tmp, 'a.cef') }],
+        export: [
+          { kind: 'otlp', url: 'http://127.0.0.1:4318/v1/logs', hedaers: { 'x-api-key': 'k-SECRET-9' } },
+          { kind: 'cef', file: path.join(tmp, 'b.cef'), batchsize: 10 },
+        ],
+      },
+    });
+    const result = run(['config', 'check', '--file', file]);
+    expect(result.status).toBe(65);
+    expect(result.stdout).toContain('error audit.exprot: unknown key (did you mean "export"?)');
+    expect(result.stdout).toContain('error audit.export.0.hedaers: unknown key (did you mean "headers"?)');
+    expect(result.stdout).toContain('error audit.export.1.batchsize: unknown key (did you mean "batchSize"?)');
+    expect(result.stdout).not.toContain('k-SECRET-9');
+    fs.mkdirSync(path.join(tmp, 'home'), { mode: 0o700 });
+    fs.copyFileSync(file, path.join(tmp, 'home', 'config.json'));
+    const daemon = run(['daemon', 'run']);
+    expect(daemon.status).not.toBe(0);
+    expect(daemon.status).toBe(65);
+    expect(`${daemon.stdout}${daemon.stderr}`).toContain('3 errors; first: audit.export.0.hedaers: unknown key (did you mean "headers"?)');
+  });
+
   it('R-CFG-1 (agent actions 7) rejects a rule with an unknown decision, an empty match and a glob that does not compile, naming each key path', () => {
     const file = write('agent.json', {
       policy: {

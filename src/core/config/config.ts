@@ -235,12 +235,16 @@ function editDistance(a: string, b: string): number {
 export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen']);
 
 /**
- * Whether an unknown key at this path is an error: inside `policy` a typo
- * (`"defualt"`, `"tool"`) silently drops what the operator meant and so
- * loosens policy (R-CFG-1). Elsewhere it is a warning.
+ * Why an unknown key at this path is an error, or undefined where it is a
+ * warning: inside `policy` a typo (`"defualt"`, `"tool"`) silently drops what
+ * the operator meant and so loosens policy (R-CFG-1); inside `audit` one
+ * (`"exprot"`, a sink's `"hedaers"`) silently turns export off or sends a sink
+ * without its settings, while the security team believes it receives every record.
  */
-function unknownKeyIsError(path: readonly PropertyKey[]): boolean {
-  return path[0] === 'policy';
+function unknownKeyIsError(path: readonly PropertyKey[]): string | undefined {
+  if (path[0] === 'policy') return 'inside "policy" a misspelt key would silently loosen policy, so it is refused';
+  if (path[0] === 'audit') return 'inside "audit" a misspelt key would silently turn export off or drop a sink\'s setting, so it is refused';
+  return undefined;
 }
 
 /** Walks the input beside the schema and reports keys the schema does not know (R-CFG-1). */
@@ -288,11 +292,12 @@ function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], ou
           const near = names.find((name) => editDistance(name.toLowerCase(), key.toLowerCase()) <= 2);
           const known = names.map((k) => JSON.stringify(k)).join(', ');
           const here = [...path, key];
-          if (unknownKeyIsError(path)) {
+          const why = unknownKeyIsError(path);
+          if (why !== undefined) {
             out.push({
               severity: 'error',
               path: formatPath(here),
-              message: `unknown key${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}; inside "policy" a misspelt key would silently loosen policy, so it is refused. Known keys here: ${known}`,
+              message: `unknown key${near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`}; ${why}. Known keys here: ${known}`,
             });
           } else {
             out.push({
@@ -355,8 +360,8 @@ function unknownToolAliases(value: unknown, section: 'tools' | 'quorum' = 'tools
  * Judges a parsed config.json. Collects every problem instead of stopping at the
  * first, so `assent config check` can list them all (R-CFG-5); `config` is
  * undefined when there is at least one error. Unknown keys are warnings, except
- * inside `policy`, where they are errors, as are `policy.tools` ids naming an
- * unknown server alias (R-CFG-1).
+ * inside `policy` and `audit`, where they are errors, as are `policy.tools` ids
+ * naming an unknown server alias (R-CFG-1).
  */
 export function validateConfig(value: unknown): { config: Config | undefined; problems: ConfigProblem[] } {
   const problems: ConfigProblem[] = [...unknownToolAliases(value), ...unknownToolAliases(value, 'quorum')];

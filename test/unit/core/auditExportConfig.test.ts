@@ -38,12 +38,21 @@ describe('R-AUD-4 audit.export configuration', () => {
     expect(problems.filter((p) => p.severity === 'error').map((p) => p.path)).toContain(path);
   });
 
-  it('refuses two sinks of one name, and warns about an unknown key inside a sink', () => {
+  it('refuses two sinks of one name', () => {
     const sink = { kind: 'cef', name: 'x', file: '/a' };
     expect(validateConfig({ audit: { export: [sink, { ...sink, file: '/b' }] } }).problems.map((p) => p.path)).toContain('audit.export.1.name');
-    const warned = validateConfig({ audit: { export: [{ ...sink, fiel: '/c' }] } });
-    expect(warned.config).toBeDefined();
-    expect(warned.problems).toEqual([expect.objectContaining({ severity: 'warning', path: 'audit.export.0.fiel' })]);
+  });
+
+  it.each([
+    ['audit.exprot, which would turn all export off', { exprot: [{ kind: 'cef', file: '/a' }] }, 'audit.exprot', 'export'],
+    ["a sink's hedaers, which would drop its API key", { export: [{ kind: 'otlp', url: 'http://127.0.0.1:4318/v1/logs', hedaers: { 'x-api-key': HEADER_SECRET } }] }, 'audit.export.0.hedaers', 'headers'],
+    ["a sink's batchsize", { export: [{ kind: 'syslog', transport: 'udp', host: 'h', port: 514, batchsize: 10 }] }, 'audit.export.0.batchsize', 'batchSize'],
+    ["a CEF sink's fiel", { export: [{ kind: 'cef', name: 'x', file: '/a', fiel: '/c' }] }, 'audit.export.0.fiel', 'file'],
+  ])('R-CFG-1 refuses an unknown key inside audit: %s, naming the key and the closest known one', (_name, audit, path, near) => {
+    const { config, problems } = validateConfig({ audit });
+    expect(config).toBeUndefined();
+    expect(problems).toEqual([expect.objectContaining({ severity: 'error', path, message: expect.stringContaining(`did you mean ${JSON.stringify(near)}`) })]);
+    expect(JSON.stringify(problems)).not.toContain(HEADER_SECRET);
   });
 
   it('describes and diffs sinks without header values or keys', () => {
