@@ -42,10 +42,15 @@ describe('issue 20: web listener errors in the foreground daemon', () => {
     const outFile = join(home.home, '..', 'daemon.out');
     const session = new PtySession(['daemon', 'run'], { outFile, env: { ASSENT_HOME: home.home } });
     cleanups.push(() => session.kill());
-    await session.waitFor(/the web page is not served: .*(in use|EADDRINUSE)/, 15_000);
+    // Issue 37 item 3: the cause once, the fix once, one sentence with one full stop.
+    await session.waitFor(/the web page is not served: cannot listen on 127\.0\.0\.1:\d+ because another program uses that port \(EADDRINUSE\); stop that program and restart the daemon, or set web\.listen/, 15_000);
     await session.waitFor(/Waiting for requests/);
     session.type('q');
     expect((await session.finish(outFile)).exitCode).toBe(0);
+    const screen = session.screen.replace(/\s+/g, ' ');
+    expect(screen).toContain('confirm it with `assent config reload`.');
+    expect(screen).not.toMatch(/reload`\.\.|Free that port|stop what uses it/);
+    expect(screen.split('restart the daemon').length - 1).toBe(1);
   });
 
   it('a confirmed reload that changes web.listen serves the page on the new port without a restart and closes the old one; a busy new port leaves the page where it was and says why', async () => {

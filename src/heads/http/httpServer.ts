@@ -94,6 +94,25 @@ function formatAddress(host: string, port: number): string {
  * guard never sees a placeholder port. Refuses, before binding, to serve plain
  * HTTP anywhere but loopback (R-REM-2).
  */
+/**
+ * Why the web page cannot listen on `listen` and what to do, once each, in one
+ * sentence: the foreground daemon prints it after "the web page is not
+ * served:", daemon status and daemon.log carry it, and so does a reload to a busy port.
+ */
+export function listenFailureMessage(listen: string, error: NodeJS.ErrnoException): string {
+  const change = 'set web.listen in config.json to a free port (0 picks one) and confirm it with `assent config reload`';
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return `cannot listen on ${listen} because another program uses that port (EADDRINUSE); stop that program and restart the daemon, or ${change}.`;
+    case 'EACCES':
+      return `cannot listen on ${listen} because this user may not open that port (EACCES); ${change.replace('a free port', 'a port above 1023')}.`;
+    case 'EADDRNOTAVAIL':
+      return `cannot listen on ${listen} because no network interface of this machine has that address (EADDRNOTAVAIL); set web.listen in config.json to an address of this machine, such as 127.0.0.1, and confirm it with \`assent config reload\`.`;
+    default:
+      return `cannot listen on ${listen} (${error.code ?? error.message}); ${change}.`;
+  }
+}
+
 export async function startHttpHead(
   listen: string,
   build: (address: () => string, ownAddresses: () => readonly string[], connections: ConnectionMarks) => HttpApp | Promise<HttpApp>,
@@ -208,11 +227,7 @@ export async function startHttpHead(
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       reject(
-        new AssentError(
-          'unavailable',
-          `The web page cannot listen on ${listen} (${error.code ?? error.message}); change web.listen in config.json (port 0 picks a free port) or stop what uses it.`,
-          { cause: error, details: { listen } },
-        ),
+        new AssentError('unavailable', listenFailureMessage(listen, error), { cause: error, details: { listen, code: error.code } }),
       );
     };
     server.once('error', onError);

@@ -67,6 +67,17 @@ function statusSection(name: string, value: unknown): string[] {
 }
 
 /**
+ * The line the foreground daemon prints when the web page is not served: the
+ * listener's error already names the cause and the fix, once each
+ * (heads/http/httpServer.ts listenFailureMessage), so it is added nothing but a
+ * full stop when it has none.
+ */
+export function webNotServedNotice(error: string): string {
+  const text = escapeText(error).trim();
+  return `assent: the web page is not served: ${text}${/[.!?]$/.test(text) ? '' : '.'}`;
+}
+
+/**
  * The foreground view says when the web page is not served (a busy port):
  * otherwise that shows only in daemon.log. The listener starts beside the
  * socket, so its outcome is awaited briefly.
@@ -76,7 +87,7 @@ async function reportWebListener(client: DaemonClient): Promise<void> {
     const web = (await client.call<Record<string, unknown>>('daemon.status', {}))['web'] as { url?: unknown; error?: unknown } | undefined;
     if (web === undefined || typeof web.url === 'string') return;
     if (typeof web.error === 'string' && web.error !== 'not started') {
-      process.stderr.write(`assent: the web page is not served: ${escapeText(web.error)}. Free that port and restart the daemon, or change web.listen in config.json and confirm it with \`assent config reload\`.\n`);
+      process.stderr.write(`${webNotServedNotice(web.error)}\n`);
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
