@@ -295,11 +295,14 @@ export class ToolCalls {
     const detail =
       resolution.state === 'expired' ? 'consent_timeout' : resolution.channel === undefined ? (resolution.reason ?? 'consent_denied') : 'consent_denied';
     const denialKind = resolution.state === 'expired' ? 'consent_timeout' : detail === 'cancelled' || detail === 'withdrawn' ? detail : 'consent_denied';
+    // R-AUD-1: a caller that went away while it waited is `withdrawn`, a gateway's client as a hook's agent;
+    // the reason code keeps how it went (`cancelled`: the MCP client's cancel).
+    const outcome = denialKind === 'cancelled' ? 'withdrawn' : denialKind;
     const operatorReason =
       resolution.channel !== undefined && resolution.reason !== undefined && resolution.reason !== 'consent_denied' ? resolution.reason : undefined;
     const audit: Omit<AuditRecord, 'ts' | 'principal'> = {
       ...base,
-      outcome: denialKind,
+      outcome,
       deniedReason: detail,
       approvalId: id,
       waitedForConsentMs: waited,

@@ -158,7 +158,7 @@ describe('R-D-7 a waiting call survives a daemon crash', () => {
 });
 
 describe('R-D-6 a cancelled call withdraws its approval', () => {
-  it('the client cancels a waiting call: the approval leaves the queue, is audited cancelled, and the upstream never runs it', async () => {
+  it('the client cancels a waiting call: the approval leaves the queue, is audited withdrawn (R-AUD-1), and the upstream never runs it', async () => {
     const { home, dir, client } = await setup({ default: 'allow', tools: { 'fs/write_file': 'prompt' } });
     const target = join(dir, 'cancelled.txt');
     const abort = new AbortController();
@@ -169,7 +169,7 @@ describe('R-D-6 a cancelled call withdraws its approval', () => {
     await expect
       .poll(async () => (JSON.parse((await home.runCli(['pending', '--json'])).stdout) as { data: unknown[] }).data.length, { timeout: 5000 })
       .toBe(0);
-    await expect.poll(() => auditLines(home).find((l) => l['approvalId'] === pending!.id), { timeout: 5000 }).toMatchObject({ outcome: 'cancelled', deniedReason: 'cancelled' });
+    await expect.poll(() => auditLines(home).find((l) => l['approvalId'] === pending!.id), { timeout: 5000 }).toMatchObject({ outcome: 'withdrawn', deniedReason: 'cancelled' });
     const late = await home.runCli(['deny', pending!.id]);
     expect(late.code).toBe(65);
     expect(existsSync(target)).toBe(false);
