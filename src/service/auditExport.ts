@@ -6,7 +6,7 @@
 // Nothing here is on a call's path: the audit log only tells it a seq exists.
 import type { ExportRecord } from '../core/audit/auditExportRecord.js';
 import { toExportRecord } from '../core/audit/auditExportRecord.js';
-import type { AuditSink } from '../channels/auditSinks/auditSink.js';
+import type { AuditSink, SinkDelivery } from '../channels/auditSinks/auditSink.js';
 import { failureText } from '../channels/auditSinks/auditSink.js';
 import type { TailLine } from '../journal/auditTail.js';
 import type { Logger } from './logger.js';
@@ -49,6 +49,10 @@ export interface AuditExporterOptions {
 export interface SinkStatus {
   kind: string;
   target: string;
+  /** What `delivered` and `lag` can know (SinkDelivery): over UDP, that records were sent, never that they arrived. */
+  delivery: SinkDelivery;
+  /** Said beside an unacknowledged sink, so a lag of 0 is not read as "received". */
+  note?: string;
   cursor: number;
   /** Lines in the files that the sink has not taken yet. */
   lag: number;
@@ -75,6 +79,9 @@ interface SinkState {
   lastError: { at: number; message: string } | undefined;
   lagging: boolean;
 }
+
+const UNACKNOWLEDGED_NOTE =
+  'UDP has no acknowledgement: lag and delivered count records sent, and assent cannot know whether they arrived (a receiver that is down loses them without an error). Use tcp or tls where every record must be confirmed.';
 
 export class AuditExporter {
   private readonly states: SinkState[];
@@ -132,9 +139,12 @@ export class AuditExporter {
     const out: Record<string, SinkStatus> = {};
     const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
     for (const state of this.states) {
+      const delivery = state.entry.sink.delivery ?? 'acknowledged';
       out[state.entry.sink.name] = {
         kind: state.entry.sink.kind,
         target: state.entry.sink.description,
+        delivery,
+        ...(delivery === 'unacknowledged' ? { note: UNACKNOWLEDGED_NOTE } : {}),
         cursor: state.cursor,
         lag: Math.max(0, this.newest - state.cursor),
         lagging: state.lagging,

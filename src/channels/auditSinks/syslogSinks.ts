@@ -5,7 +5,7 @@ import { chmod, open } from 'node:fs/promises';
 import { describeSink, type CefSink, type SyslogSink } from '../../core/config/auditExportConfig.js';
 import { formatCef, formatSyslog } from '../../core/audit/auditExportFormats.js';
 import type { ExportRecord } from '../../core/audit/auditExportRecord.js';
-import type { AuditSink } from './auditSink.js';
+import { syslogDelivery, type AuditSink } from './auditSink.js';
 import { createSyslogTransport, type SyslogTransport } from './syslogTransport.js';
 
 export function createSyslogSink(name: string, config: SyslogSink, options: { procId?: string } = {}): AuditSink {
@@ -14,6 +14,7 @@ export function createSyslogSink(name: string, config: SyslogSink, options: { pr
     name,
     kind: 'syslog',
     description: describeSink(config),
+    delivery: syslogDelivery(config.transport),
     send: (records) => transport.send(records.map((record) => formatSyslog(record, { facility: config.facility, appName: config.appName, ...options }))),
     close: () => transport.close(),
   };
@@ -46,6 +47,7 @@ export function createCefSink(name: string, config: CefSink, options: { version:
     name,
     kind: 'cef',
     description: describeSink(config),
+    delivery: syslogDelivery(config.transport ?? 'udp'),
     send: (records) =>
       transport.send(records.map((record) => formatSyslog(record, { facility: config.facility, appName: config.appName, message: formatCef(record, options.version), structuredData: false, ...options }))),
     close: () => transport.close(),

@@ -7,6 +7,9 @@ import type { AuditSink } from '../../../src/channels/auditSinks/auditSink.js';
 import type { TailLine } from '../../../src/journal/auditTail.js';
 import { AuditExporter } from '../../../src/service/auditExport.js';
 import { createLogger } from '../../../src/service/logger.js';
+import { createCefSink, createSyslogSink } from '../../../src/channels/auditSinks/syslogSinks.js';
+import { validateConfig } from '../../../src/core/config/config.js';
+import type { CefSink, SyslogSink } from '../../../src/core/config/auditExportConfig.js';
 
 /** Timers run by hand: `fire()` runs the earliest, and `delays` keeps every delay asked for. */
 function manualTimers() {
@@ -101,5 +104,41 @@ describe('R-AUD-5 AuditExporter', () => {
     await flush();
     expect(received.map((record) => record.seq).slice(-2)).toEqual([26, 27]);
     await exporter.close();
+  });
+});
+
+describe('R-AUD-5 status says what a sink can know of delivery', () => {
+  it('a UDP sink is unacknowledged, with a note that lag 0 does not mean received; stream syslog is sent, a webhook acknowledged', async () => {
+    const { config } = validateConfig({
+      audit: {
+        export: [
+          { kind: 'syslog', name: 'udp', transport: 'udp', host: '127.0.0.1', port: 9 },
+          { kind: 'cef', name: 'cef-udp', transport: 'udp', host: '127.0.0.1', port: 9 },
+          { kind: 'syslog', name: 'tcp', transport: 'tcp', host: '127.0.0.1', port: 9 },
+        ],
+      },
+    });
+    const [udp, cefUdp, tcp] = config!.audit.export as [SyslogSink, CefSink, SyslogSink];
+    const sinks: AuditSink[] = [
+      createSyslogSink('udp', udp),
+      createCefSink('cef-udp', cefUdp, { version: '0.1.0' }),
+      createSyslogSink('tcp', tcp),
+      { name: 'hook', kind: 'webhook', description: 'webhook https://x/', send: async () => undefined, close: async () => undefined },
+    ];
+    const exporter = new AuditExporter({
+      sinks: sinks.map((sink) => ({ sink, source: source(() => 0), batchSize: 10, maxLag: 15 })),
+      cursors: { exportCursor: async () => 0, advanceExportCursor: async () => undefined },
+      host: { id: 'h', name: 'n' },
+      timers: manualTimers(),
+      now: () => 1_000,
+      logger: createLogger({ write: () => undefined }),
+    });
+    const status = exporter.status();
+    expect(status['udp']).toMatchObject({ lag: 0, delivery: 'unacknowledged', note: expect.stringContaining('cannot know whether they arrived') });
+    expect(status['cef-udp']).toMatchObject({ delivery: 'unacknowledged' });
+    expect(status['tcp']).toMatchObject({ delivery: 'sent' });
+    expect(status['tcp']!.note).toBeUndefined();
+    expect(status['hook']).toMatchObject({ delivery: 'acknowledged' });
+    for (const sink of sinks) await sink.close();
   });
 });
