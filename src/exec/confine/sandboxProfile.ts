@@ -29,7 +29,6 @@ import * as nodeFs from 'node:fs';
 import type { Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch/posix.js';
-import { canonicalJson } from '../../core/base/canonical.js';
 import { AssentError } from '../../core/base/errors.js';
 import { CREDENTIALS, GATE_FILE_GLOBS } from '../../core/policy/agentPolicyConfig.js';
 
@@ -115,6 +114,12 @@ export interface SandboxProfile {
   dataFds: number;
   /** sha256 hex of the canonical JSON of `args` and the names of `env`. */
   digest: string;
+  /**
+   * The digest of this layout's profile built without the caller's
+   * environment (`env: {}`): what a decision names, since the daemon that
+   * decides does not see the agent's environment.
+   */
+  layoutDigest: string;
 }
 
 /** The name rules of a glob list's entries that start with `**`: what a directory entry must be called to count. */
@@ -361,6 +366,21 @@ function boundSockets(fs: SandboxFs): string[] {
   return [...new Set(paths)].sort();
 }
 
+/** Set in every sandbox. Read-only .git: git status must not try the index lock it takes to refresh stat data. */
+const SANDBOX_VARIABLES = { ASSENT_CONFINED: '1', GIT_OPTIONAL_LOCKS: '0', TMPDIR: '/tmp' } as const;
+
+/**
+ * sha256 hex of the canonical JSON (RFC 8785) of `{ args, env }`. For this
+ * shape — two keys, already in sorted order, each an array of strings —
+ * `JSON.stringify` writes exactly those bytes (RFC 8785 serializes strings as
+ * ECMAScript does), without the general canonicalizer, which costs a
+ * confined run's start-up about 1 ms cold. Paths and variable names read from
+ * the system hold no lone surrogates, the one input the two would differ on.
+ */
+function profileDigest(args: readonly string[], envNames: readonly string[]): string {
+  return createHash('sha256').update(JSON.stringify({ args, env: envNames })).digest('hex');
+}
+
 /**
  * The sandbox for a command run from `options.cwd` (R-SH-14). Pure of side
  * effects: it reads the layout and returns what to mount; nothing is created.
@@ -396,9 +416,14 @@ export function buildSandboxProfile(options: SandboxProfileOptions): SandboxProf
   if (fs.lstat('/var/tmp')?.isDirectory() === true) plan.hideDir('/var/tmp', true);
   plan.covered.push('/dev', '/proc');
   // Where sockets live: a read-only bind does not stop connect() (the test shows it), so each is hidden.
-  for (const dir of ['/run', '/var/run', options.env['XDG_RUNTIME_DIR']]) {
+  const runtimeDir = options.env['XDG_RUNTIME_DIR'];
+  /** Whether the caller's environment added a mount (a runtime directory not under /run): the layout's own profile then differs in more than the variables. */
+  let envMounted = false;
+  for (const dir of ['/run', '/var/run', runtimeDir]) {
     if (dir === undefined || !isAbsolute(dir) || fs.lstat(dir)?.isDirectory() !== true) continue;
+    const hiddenBefore = plan.hidden.length;
     plan.hideDir(physical(fs, dir), false);
+    if (dir === runtimeDir && plan.hidden.length !== hiddenBefore) envMounted = true;
   }
   if (fs.stat(assentHome)?.isDirectory() === true) plan.hideDir(assentHome, false);
   // Credential locations of the home (R-POL-8): an empty directory or file in their place.
@@ -481,14 +506,15 @@ export function buildSandboxProfile(options: SandboxProfileOptions): SandboxProf
     throw new AssentError('limit_reached', `the sandbox would hide ${plan.hidden.length} paths (more than ${MAX_BLANK_FILES}); run the command unconfined`, { details: { reason: 'too_many_hidden' } });
   }
 
+  // The variables the profile sets itself, whatever the caller's environment holds.
+  const ownNames = [...new Set([...Object.keys(env), ...Object.keys(SANDBOX_VARIABLES)])].sort();
   const removedEnv: string[] = [];
   for (const [name, value] of Object.entries(options.env)) {
     if (value === undefined) continue;
     if (removedFromSandbox(name, value)) removedEnv.push(name);
     else if (!(name in env)) env[name] = value;
   }
-  // Read-only .git: git status must not try the index lock it takes to refresh stat data.
-  Object.assign(env, { ASSENT_CONFINED: '1', GIT_OPTIONAL_LOCKS: '0', TMPDIR: '/tmp' });
+  Object.assign(env, SANDBOX_VARIABLES);
 
   const mounts = plan.words();
   const args = [
@@ -497,7 +523,9 @@ export function buildSandboxProfile(options: SandboxProfileOptions): SandboxProf
     '--chdir', cwd,
   ];
   const envNames = Object.keys(env).sort();
-  const digest = createHash('sha256').update(canonicalJson({ args, env: envNames })).digest('hex');
+  const digest = profileDigest(args, envNames);
+  // Without the caller's environment only the variables differ, unless it added a mount: then the layout's profile is built as the daemon builds it.
+  const layoutDigest = envMounted ? buildSandboxProfile({ ...options, env: {} }).digest : profileDigest(args, ownNames);
   return {
     root,
     cwd,
@@ -510,5 +538,6 @@ export function buildSandboxProfile(options: SandboxProfileOptions): SandboxProf
     hidden: [...plan.hidden].sort(),
     dataFds: mounts.dataFds,
     digest,
+    layoutDigest,
   };
 }

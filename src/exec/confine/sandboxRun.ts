@@ -63,12 +63,33 @@ function trialFailure(stderr: string, status: number | null): string {
   return `a trial sandbox (bwrap ${TRIAL_ARGS.join(' ')} -- true) failed with exit ${status ?? 'by a signal'}${said === '' ? '' : `: ${said}`}`;
 }
 
-function probe(env: Readonly<Record<string, string | undefined>>, run: NonNullable<SandboxStatusOptions['spawnSync']>): SandboxStatus {
+/** The programs a confined run starts: bwrap, and the bash its guardian and the command run in. */
+export interface SandboxPrograms {
+  bwrap: string;
+  bash: string;
+}
+
+export type LocatedSandbox = ({ available: true } & SandboxPrograms) | { available: false; reason: string };
+
+/**
+ * bwrap and bash as a confined run finds them, from the file system alone
+ * (no spawn): what a run needs before it starts, where {@link sandboxStatus}
+ * also proves that the sandbox works.
+ */
+export function locateSandbox(env: Readonly<Record<string, string | undefined>> = process.env): LocatedSandbox {
   const path = env['PATH'] ?? '';
   const bwrap = onPath('bwrap', path);
   if (bwrap === undefined) return { available: false, reason: `bwrap (bubblewrap) is not on PATH (${path === '' ? 'PATH is empty' : path}): ${INSTALL}` };
   const bash = ['/bin/bash', '/usr/bin/bash'].find(executable) ?? onPath('bash', path);
   if (bash === undefined) return { available: false, reason: 'bash is not installed (the sandbox runs commands with bash -c): install bash' };
+  return { available: true, bwrap, bash };
+}
+
+function probe(env: Readonly<Record<string, string | undefined>>, run: NonNullable<SandboxStatusOptions['spawnSync']>): SandboxStatus {
+  const path = env['PATH'] ?? '';
+  const located = locateSandbox(env);
+  if (!located.available) return located;
+  const { bwrap, bash } = located;
   const childEnv = { PATH: path };
   const versionRun = run(bwrap, ['--version'], { env: childEnv, encoding: 'utf8', timeout: 5000 });
   const version = /(\d+)\.(\d+)\.(\d+)/.exec(versionRun.stdout ?? '');
@@ -171,10 +192,18 @@ const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * Runs `bash -c commandText` inside the profile's sandbox, the caller's stdio
  * passed through, and resolves to its exit code (a signal n → 128 + n). A
  * SIGINT, SIGTERM or SIGHUP of the runner ends the sandbox, and the runner's
- * code is then 128 + that signal. Throws
- * `unavailable` when bwrap does not work here.
+ * code is then 128 + that signal. Throws `unavailable` when bwrap is not
+ * there. `status` may be {@link locateSandbox}'s, which proves nothing: a
+ * bwrap that cannot build the sandbox (too old for `--disable-userns`, user
+ * namespaces refused) exits non-zero before the command starts, and the
+ * caller asks {@link sandboxStatus} why.
  */
-export function runConfined(profile: SandboxProfile, commandText: string, stdio: ConfinedStdio = ['inherit', 'inherit', 'inherit'], status: SandboxStatus = sandboxStatus()): Promise<number> {
+export function runConfined(
+  profile: SandboxProfile,
+  commandText: string,
+  stdio: ConfinedStdio = ['inherit', 'inherit', 'inherit'],
+  status: LocatedSandbox = sandboxStatus(),
+): Promise<number> {
   if (!status.available) return Promise.reject(new AssentError('unavailable', `the sandbox is not available: ${status.reason}`));
   const argv = [
     '-c', GUARDIAN, 'assent-confine',
