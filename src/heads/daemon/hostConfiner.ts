@@ -1,6 +1,7 @@
 // R-SH-14 on this host: whether an agent's command may run confined, and the
-// command its hook runs instead — the original wrapped in `assent confine`,
-// naming the sandbox profile the decision was made for. The sandbox is
+// command its hook runs instead — the original wrapped in the confined run's
+// entry (dist/bin/assent-confine.js, what `assent confine` does without the
+// CLI's start-up), naming the sandbox profile the decision was made for. The sandbox is
 // checked once when the daemon starts; the profile is built per call.
 import { fileURLToPath } from 'node:url';
 import { isRewritingAgent, type AgentName } from '../../core/agent/agentAction.js';
@@ -20,9 +21,9 @@ export interface HostConfinerOptions {
   home: string;
   assentHome: string;
   assentSocket?: string;
-  /** The node binary and dist/bin/assent.js the rewritten command runs; default: this process's. */
+  /** The node binary and dist/bin/assent-confine.js the rewritten command runs; default: this process's and this installation's. */
   node?: string;
-  cliEntry?: string;
+  confineEntry?: string;
   /** Default: bwrap checked on the first call that could be confined (about 25 ms, once). */
   status?: SandboxStatus;
 }
@@ -35,7 +36,7 @@ export interface HostConfiner extends Confiner {
 export function hostConfiner(options: HostConfinerOptions): HostConfiner {
   let checked = options.status;
   const node = options.node ?? process.execPath;
-  const cliEntry = options.cliEntry ?? fileURLToPath(new URL('../../bin/assent.js', import.meta.url));
+  const confineEntry = options.confineEntry ?? fileURLToPath(new URL('../../bin/assent-confine.js', import.meta.url));
   return {
     status: () => confinementStatus((checked ??= sandboxStatus())),
     confinement(agent: AgentName): Confinement {
@@ -54,7 +55,7 @@ export function hostConfiner(options: HostConfinerOptions): HostConfiner {
           env: {},
           locateRepository: repositoryLocation,
         });
-        const rewritten = [node, cliEntry, 'confine', '--profile', profile.digest, '--command', command].map(singleQuote).join(' ');
+        const rewritten = [node, confineEntry, '--profile', profile.digest, '--command', command].map(singleQuote).join(' ');
         return { digest: profile.digest, command: rewritten };
       } catch (error) {
         if (error instanceof AssentError) return { why: error.message };

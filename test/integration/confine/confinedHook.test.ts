@@ -66,7 +66,7 @@ describe.skipIf(!SANDBOX.available)('R-SH-14 a confined allow through the daemon
     expect(answer.decision).toBe('allow');
     const specific = answer.raw['hookSpecificOutput'] as { updatedInput?: { command?: string; description?: string } };
     const command = specific.updatedInput?.command ?? '';
-    expect(command).toMatch(/ 'confine' '--profile' '[0-9a-f]{64}' '--command' 'npm test'$/);
+    expect(command).toMatch(/\/dist\/bin\/assent-confine\.js' '--profile' '[0-9a-f]{64}' '--command' 'npm test'$/);
     expect(specific.updatedInput?.description).toBe('run it');
     const pending = await daemonHome.runCli(['pending', '--json']);
     expect((JSON.parse(pending.stdout) as { data: unknown[] }).data).toEqual([]);

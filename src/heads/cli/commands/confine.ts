@@ -1,68 +1,66 @@
-// `assent confine --command TEXT [--profile DIGEST]`: what the agent's hook
-// rewrites a confined command into (R-SH-14). It builds the sandbox for the
-// cwd, refuses when the sandbox or the decided profile does not hold, and
-// otherwise runs the command inside it and exits with the command's code.
+// `assent confine --command TEXT [--profile DIGEST]`: a command run in the
+// sandbox of a confined decision (R-SH-14). The agent's rewritten command runs
+// the same thing through its own small entry (src/bin/assent-confine.ts), which
+// starts without the CLI; both call {@link runConfine}.
 import { homedir } from 'node:os';
+import { parseArgs } from 'node:util';
 import type { Command } from 'commander';
 import { AssentError } from '../../../core/base/errors.js';
-import { buildSandboxProfile, createdGateFiles, type SandboxProfile } from '../../../exec/confine/sandboxProfile.js';
-import { runConfined, sandboxStatus } from '../../../exec/confine/sandboxRun.js';
-import { resolveStatePaths } from '../../../state/statePaths.js';
+import { CANNOT_RUN, runConfinedCommand } from '../../../exec/confine/confinedCommand.js';
+import { resolveStatePaths, type StatePaths } from '../../../state/statePaths.js';
 import { repositoryLocation } from '../../../shell/gitRepository.js';
 import { ExitWith } from '../output.js';
 
-interface ConfineOptions {
+export interface ConfineOptions {
   command: string;
   profile?: string;
 }
-
-/** The shell's convention for "found but cannot be executed": nothing of the command ran. */
-const CANNOT_RUN = 126;
 
 function say(text: string): void {
   process.stderr.write(`assent confine: ${text}\n`);
 }
 
-/**
- * The sandbox for this cwd. `env` is the caller's environment, which the
- * sandbox gets filtered; the decision's digest is the one built without it
- * (the daemon does not see the agent's environment), so a variable the agent
- * has only adds what the run hides, never what the decision named.
- */
-function buildProfile(env: NodeJS.ProcessEnv): SandboxProfile {
-  const paths = resolveStatePaths();
-  return buildSandboxProfile({ cwd: process.cwd(), home: homedir(), assentHome: paths.home, assentSocket: paths.socket, env, locateRepository: repositoryLocation });
-}
-
-async function runConfine(options: ConfineOptions): Promise<number> {
-  const status = sandboxStatus();
-  if (!status.available) {
-    say(`the sandbox is not available: ${status.reason}; nothing was run`);
-    return CANNOT_RUN;
-  }
-  let profile: SandboxProfile;
-  let decided: string;
+/** Runs the command confined from this process's cwd and environment; resolves to the exit code to leave with. */
+export async function runConfine(options: ConfineOptions): Promise<number> {
+  let paths: StatePaths;
   try {
-    profile = buildProfile(process.env);
-    decided = buildProfile({}).digest;
+    paths = resolveStatePaths();
   } catch (error) {
     if (!(error instanceof AssentError)) throw error;
     say(`${error.message}; nothing was run`);
     return CANNOT_RUN;
   }
-  if (options.profile !== undefined && options.profile !== decided) {
-    say(
-      `the sandbox profile was decided as ${options.profile}, but ${profile.root} now gives ${decided}: the project's layout changed since the decision ` +
-        '(a gate file, an .env file, a socket or the environment appeared or went away); nothing was run — run the command again so it is decided anew',
-    );
-    return CANNOT_RUN;
+  return runConfinedCommand({
+    command: options.command,
+    ...(options.profile === undefined ? {} : { profile: options.profile }),
+    cwd: process.cwd(),
+    home: homedir(),
+    assentHome: paths.home,
+    assentSocket: paths.socket,
+    env: process.env,
+    locateRepository: repositoryLocation,
+    say,
+  });
+}
+
+/**
+ * The entry's form, `assent-confine.js --profile DIGEST --command TEXT`
+ * (what the daemon rewrites a confined command into), parsed without the
+ * CLI. Arguments it does not know refuse, as commander's would.
+ */
+export function runConfineArgv(argv: readonly string[]): Promise<number> {
+  let values: { command?: string | undefined; profile?: string | undefined };
+  try {
+    ({ values } = parseArgs({ args: [...argv], options: { command: { type: 'string' }, profile: { type: 'string' } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    say(`${(error as Error).message}; usage: assent-confine.js [--profile DIGEST] --command TEXT; nothing was run`);
+    return Promise.resolve(CANNOT_RUN);
   }
-  const code = await runConfined(profile, options.command, ['inherit', 'inherit', 'inherit'], status);
-  const created = createdGateFiles(profile);
-  if (created.length > 0) {
-    say(`the command created files that make programs run, where no sandbox mount could hold them: ${created.join(', ')}; review them before opening the project in an editor or running git there`);
+  if (values.command === undefined) {
+    say('--command TEXT is missing; usage: assent-confine.js [--profile DIGEST] --command TEXT; nothing was run');
+    return Promise.resolve(CANNOT_RUN);
   }
-  return code;
+  return runConfine({ command: values.command, ...(values.profile === undefined ? {} : { profile: values.profile }) });
 }
 
 export function registerConfineCommand(program: Command): void {
