@@ -38,8 +38,10 @@ describe('issue 20: init --merge and --force', () => {
     const home = state(README_CONFIG);
     const merged = await home.runCli(['init', '--merge']);
     expect(merged.code, merged.stderr).toBe(0);
-    expect(merged.stdout).toContain('added policy.consentTimeoutSeconds, policy.commands, policy.paths, policy.urls');
+    expect(merged.stdout).toContain('added $schema, policy.consentTimeoutSeconds, policy.commands, policy.paths, policy.urls');
     const config = readConfig(home);
+    // Issue 37 item 5: the editor's schema is the file this installation ships.
+    expect(config['$schema']).toMatch(/^file:\/\/.*\/schema\/config\.schema\.json$/);
     expect(config['servers']).toEqual(README_CONFIG.servers);
     expect(config['policy']).toMatchObject({ default: 'allow', destructive: 'prompt', tools: { 'fs/move_file': 'deny' } });
     expect((config['policy']?.['paths'] as { rules: { glob: string }[] }).rules.map((rule) => rule.glob)).toContain('~/.ssh/**');

@@ -357,14 +357,29 @@ function unknownToolAliases(value: unknown, section: 'tools' | 'quorum' = 'tools
 }
 
 /**
+ * A top-level `"$schema"` names the file's JSON Schema for editors
+ * (schema/config.schema.json): accepted as a string and otherwise ignored, so
+ * the configuration in force is the same with it or without it.
+ */
+function withoutSchemaKey(value: unknown): { value: unknown; problems: ConfigProblem[] } {
+  const root = plainObject(value);
+  if (root === undefined || !Object.prototype.hasOwnProperty.call(root, '$schema')) return { value, problems: [] };
+  const { $schema: schema, ...rest } = root;
+  const problems: ConfigProblem[] =
+    typeof schema === 'string' ? [] : [{ severity: 'error', path: '$schema', message: `got ${describeValue(schema)}; expected a string naming the file's JSON Schema (or no "$schema" key)` }];
+  return { value: rest, problems };
+}
+
+/**
  * Judges a parsed config.json. Collects every problem instead of stopping at the
  * first, so `assent config check` can list them all (R-CFG-5); `config` is
  * undefined when there is at least one error. Unknown keys are warnings, except
  * inside `policy` and `audit`, where they are errors, as are `policy.tools` ids
  * naming an unknown server alias (R-CFG-1).
  */
-export function validateConfig(value: unknown): { config: Config | undefined; problems: ConfigProblem[] } {
-  const problems: ConfigProblem[] = [...unknownToolAliases(value), ...unknownToolAliases(value, 'quorum')];
+export function validateConfig(input: unknown): { config: Config | undefined; problems: ConfigProblem[] } {
+  const { value, problems: schemaKeyProblems } = withoutSchemaKey(input);
+  const problems: ConfigProblem[] = [...schemaKeyProblems, ...unknownToolAliases(value), ...unknownToolAliases(value, 'quorum')];
   const result = ConfigSchema.safeParse(value);
   if (!result.success) {
     for (const issue of result.error.issues) {

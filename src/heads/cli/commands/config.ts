@@ -77,5 +77,12 @@ export function registerConfigCommands(program: Command): void {
         throw new ExitWith(reportFailure(error, options));
       }
     });
+  config
+    .command('schema')
+    .description('Print the JSON Schema of config.json (the file assent init names in "$schema"), for editors.')
+    .action(async () => {
+      const { configJsonSchemaText } = await import('../../../core/config/configJsonSchema.js');
+      process.stdout.write(configJsonSchemaText());
+    });
   registerConfigReload(config);
 }

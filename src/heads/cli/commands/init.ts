@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import type { Command } from 'commander';
 import { defaultAgentPolicyDocument } from '../../../core/policy/agentPolicyConfig.js';
 import { DEFAULT_CONFIG } from '../../../core/config/config.js';
+import { CONFIG_SCHEMA_PATH } from '../../../core/config/configJsonSchema.js';
 import { discardedByDefaults, mergeConfigDefaults } from '../../../core/config/configMerge.js';
 import { AssentError } from '../../../core/base/errors.js';
 import { newApprovalCode } from '../../../core/base/ids.js';
@@ -25,10 +26,19 @@ interface InitOptions {
 
 const CONFIRM_DEADLINE_MS = 60_000;
 
-/** The document init writes: the tool policy defaults and the agent policy, nothing else. */
+/**
+ * The JSON Schema this installation ships (schema/config.schema.json at the
+ * package's root, four folders above this file in dist/ and in src/), as the
+ * file: URL an editor follows from `"$schema"`.
+ */
+export function installedConfigSchemaUrl(): string {
+  return new URL(`../../../../${CONFIG_SCHEMA_PATH}`, import.meta.url).href;
+}
+
+/** The document init writes: its JSON Schema for editors, the tool policy defaults and the agent policy, nothing else. */
 export function defaultConfigDocument(): Record<string, unknown> {
   const { default: fallback, destructive, tools, consentTimeoutSeconds } = DEFAULT_CONFIG.policy;
-  return { servers: {}, policy: { default: fallback, destructive, tools, consentTimeoutSeconds, ...defaultAgentPolicyDocument() } };
+  return { $schema: installedConfigSchemaUrl(), servers: {}, policy: { default: fallback, destructive, tools, consentTimeoutSeconds, ...defaultAgentPolicyDocument() } };
 }
 
 /** The config.json there is, parsed; undefined when there is none. Bad JSON is an error naming line and column. */

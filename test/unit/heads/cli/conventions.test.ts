@@ -15,9 +15,10 @@ function leaves(command: Command, path: string[] = []): { path: string; command:
  * Commands that print a fixed format instead of --json: the action family
  * always prints exactly one JSON report (SPEC §6), `mcp`, `action mcp` and
  * `action connect` speak the MCP protocol on stdout, `hook` answers in its
- * agent's own JSON shape (R-HOOK-1), and `help` is commander's.
+ * agent's own JSON shape (R-HOOK-1), `config schema` prints the JSON Schema
+ * file itself, and `help` is commander's.
  */
-const NO_JSON_FLAG = new Set(['action run', 'action confirm', 'action mcp', 'action review', 'action connect', 'mcp', 'hook', 'confine', 'help']);
+const NO_JSON_FLAG = new Set(['action run', 'action confirm', 'action mcp', 'action review', 'action connect', 'mcp', 'hook', 'confine', 'config schema', 'help']);
 
 describe('CLI conventions', () => {
   it('--version and -V print the version the program declares, and exit 0', async () => {
