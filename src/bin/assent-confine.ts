@@ -69,6 +69,8 @@ async function loadConfine(): Promise<RunConfineArgv> {
 
 // Required rather than run (scripts/confineCodeCache.mjs, to fill the code cache), it only exports.
 if (require.main === module) {
+  // A reader gone from stderr is not a reason to change the command's exit code.
+  process.stderr.on('error', () => undefined);
   loadConfine()
     .then((runConfineArgv) => runConfineArgv(argv))
     .then((code) => {
