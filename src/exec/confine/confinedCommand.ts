@@ -12,6 +12,8 @@ export const CANNOT_RUN = 126;
 export interface ConfinedCommandOptions extends Omit<SandboxProfileOptions, 'env'> {
   /** The command line, run with `bash -c` inside the sandbox. */
   command: string;
+  /** Where bwrap and bash are trusted to be (default: the system's directories); for tests. */
+  trustedDirs?: readonly string[];
   /** The sandbox profile digest the decision was made for; another layout refuses. */
   profile?: string;
   /** The caller's environment: the sandbox gets it filtered, and bwrap is looked for on its PATH. */
@@ -37,8 +39,8 @@ export interface ConfinedCommandOptions extends Omit<SandboxProfileOptions, 'env
  * says why.
  */
 export async function runConfinedCommand(options: ConfinedCommandOptions): Promise<number> {
-  const { command, profile: decided, say, stdio = ['inherit', 'inherit', 'inherit'], ...layout } = options;
-  const located = locateSandbox(options.env);
+  const { command, profile: decided, say, stdio = ['inherit', 'inherit', 'inherit'], trustedDirs, ...layout } = options;
+  const located = locateSandbox(options.env, trustedDirs);
   if (!located.available) {
     say(`the sandbox is not available: ${located.reason}; nothing was run`);
     return CANNOT_RUN;
@@ -67,7 +69,7 @@ export async function runConfinedCommand(options: ConfinedCommandOptions): Promi
     return CANNOT_RUN;
   }
   if (code !== 0) {
-    const status = sandboxStatus({ env: options.env });
+    const status = sandboxStatus({ env: options.env, ...(trustedDirs === undefined ? {} : { trustedDirs }) });
     if (!status.available) {
       say(`the sandbox did not start: ${status.reason}; nothing was run`);
       return CANNOT_RUN;

@@ -2,9 +2,9 @@
 // profile (sandboxProfile.ts) with the caller's stdio, to its exit code.
 import { spawn, spawnSync } from 'node:child_process';
 import type { SpawnSyncReturns } from 'node:child_process';
-import { accessSync, constants as fsConstants, lstatSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
+import { accessSync, constants as fsConstants, lstatSync, realpathSync, rmdirSync, statSync, unlinkSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { Duplex, Stream } from 'node:stream';
 import { REWRITING_AGENTS, type AgentName } from '../../core/agent/agentAction.js';
 import { AssentError } from '../../core/base/errors.js';
@@ -13,6 +13,8 @@ import { DATA_FD_BASE, type SandboxProfile } from './sandboxProfile.js';
 export type SandboxStatus = { available: true; bwrap: string; version: string; bash: string } | { available: false; reason: string };
 
 export interface SandboxStatusOptions {
+  /** Where bwrap and bash are trusted to be (default {@link SYSTEM_DIRS}); tests name a stand-in's directory. Never read from the environment. */
+  trustedDirs?: readonly string[];
   /** Whose PATH is searched for bwrap; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
   spawnSync?: (command: string, args: readonly string[], options: { env: Record<string, string>; encoding: 'utf8'; timeout: number }) => SpawnSyncReturns<string>;
@@ -36,13 +38,31 @@ function executable(path: string): boolean {
 }
 
 /** The first `name` on PATH; relative entries (`.`, `node_modules/.bin`) are skipped: they are the project's. */
-function onPath(name: string, path: string): string | undefined {
+function onPath(name: string, path: string, trusted?: readonly string[]): string | undefined {
   for (const dir of path.split(':')) {
     if (dir === '' || !isAbsolute(dir)) continue;
     const candidate = join(dir, name);
-    if (executable(candidate)) return candidate;
+    if (executable(candidate) && (trusted === undefined || inSystemDir(candidate, trusted))) return candidate;
   }
   return undefined;
+}
+
+/**
+ * Where a bwrap (and bash) is trusted to be the real one: the system's own
+ * directories. A `bwrap` found anywhere else on the agent's PATH — the project,
+ * a home bin directory — could be a script the agent wrote that runs the
+ * command unconfined, so it is passed over.
+ */
+export const SYSTEM_DIRS: readonly string[] = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin', '/usr/local/sbin'];
+
+function inSystemDir(path: string, trusted: readonly string[]): boolean {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return false;
+  }
+  return trusted.includes(dirname(real));
 }
 
 function newer(version: readonly number[], minimum: readonly number[]): boolean {
@@ -76,18 +96,22 @@ export type LocatedSandbox = ({ available: true } & SandboxPrograms) | { availab
  * (no spawn): what a run needs before it starts, where {@link sandboxStatus}
  * also proves that the sandbox works.
  */
-export function locateSandbox(env: Readonly<Record<string, string | undefined>> = process.env): LocatedSandbox {
+export function locateSandbox(env: Readonly<Record<string, string | undefined>> = process.env, trusted: readonly string[] = SYSTEM_DIRS): LocatedSandbox {
   const path = env['PATH'] ?? '';
-  const bwrap = onPath('bwrap', path);
-  if (bwrap === undefined) return { available: false, reason: `bwrap (bubblewrap) is not on PATH (${path === '' ? 'PATH is empty' : path}): ${INSTALL}` };
-  const bash = ['/bin/bash', '/usr/bin/bash'].find(executable) ?? onPath('bash', path);
+  const bwrap = onPath('bwrap', path, trusted);
+  if (bwrap === undefined) {
+    const elsewhere = onPath('bwrap', path);
+    if (elsewhere !== undefined) return { available: false, reason: `the only bwrap on PATH is ${elsewhere}, outside the system's directories (${trusted.join(', ')}): a bwrap there could run the command unconfined, so it is not used; ${INSTALL}` };
+    return { available: false, reason: `bwrap (bubblewrap) is not on PATH (${path === '' ? 'PATH is empty' : path}): ${INSTALL}` };
+  }
+  const bash = ['/bin/bash', '/usr/bin/bash'].find(executable) ?? onPath('bash', path, trusted);
   if (bash === undefined) return { available: false, reason: 'bash is not installed (the sandbox runs commands with bash -c): install bash' };
   return { available: true, bwrap, bash };
 }
 
-function probe(env: Readonly<Record<string, string | undefined>>, run: NonNullable<SandboxStatusOptions['spawnSync']>): SandboxStatus {
+function probe(env: Readonly<Record<string, string | undefined>>, run: NonNullable<SandboxStatusOptions['spawnSync']>, trusted: readonly string[]): SandboxStatus {
   const path = env['PATH'] ?? '';
-  const located = locateSandbox(env);
+  const located = locateSandbox(env, trusted);
   if (!located.available) return located;
   const { bwrap, bash } = located;
   const childEnv = { PATH: path };
@@ -108,10 +132,11 @@ function probe(env: Readonly<Record<string, string | undefined>>, run: NonNullab
  */
 export function sandboxStatus(options: SandboxStatusOptions = {}): SandboxStatus {
   const env = options.env ?? process.env;
-  const key = env['PATH'] ?? '';
+  const trusted = options.trustedDirs ?? SYSTEM_DIRS;
+  const key = `${env['PATH'] ?? ''}\u0000${trusted.join(':')}`;
   const cached = statusCache.get(key);
   if (cached !== undefined && options.spawnSync === undefined) return cached;
-  const status = probe(env, options.spawnSync ?? ((command, args, spawnOptions) => spawnSync(command, args, spawnOptions)));
+  const status = probe(env, options.spawnSync ?? ((command, args, spawnOptions) => spawnSync(command, args, spawnOptions)), trusted);
   if (options.spawnSync === undefined) statusCache.set(key, status);
   return status;
 }

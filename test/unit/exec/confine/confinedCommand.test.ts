@@ -21,7 +21,7 @@ interface Fixture {
   project: string;
   home: string;
   said: string[];
-  run(command: string, options?: { path?: string; profile?: string }): Promise<number>;
+  run(command: string, options?: { path?: string; profile?: string; trusted?: readonly string[] }): Promise<number>;
 }
 
 function fixture(): Fixture {
@@ -39,6 +39,7 @@ function fixture(): Fixture {
     run: (command, options = {}) =>
       runConfinedCommand({
         command,
+        ...(options.trusted === undefined ? {} : { trustedDirs: options.trusted }),
         ...(options.profile === undefined ? {} : { profile: options.profile }),
         cwd: project,
         home,
@@ -60,6 +61,9 @@ function standInBwrap(base: string, script: string): string {
   return `${bin}:${SYSTEM_PATH}`;
 }
 
+/** The stand-in's directory and the system's: trusted, so the stand-in is the bwrap used. */
+const trustingStandIn = (path: string): string[] => [path.split(':')[0] as string, '/usr/local/bin', '/usr/bin', '/bin'];
+
 describe('R-SH-14 a confined run whose sandbox does not start runs nothing and says why', () => {
   it('without bwrap on PATH: 126, the reason, nothing run', async () => {
     const f = fixture();
@@ -73,7 +77,7 @@ describe('R-SH-14 a confined run whose sandbox does not start runs nothing and s
   it('a bwrap too old for --disable-userns: 126, named with its version, nothing run', async () => {
     const f = fixture();
     const path = standInBwrap(f.base, 'if [ "$1" = --version ]; then echo "bubblewrap 0.6.1"; exit 0; fi\necho "bwrap: Unknown option --disable-userns" >&2; exit 1');
-    expect(await f.run('touch ran', { path })).toBe(CANNOT_RUN);
+    expect(await f.run('touch ran', { path, trusted: trustingStandIn(path) })).toBe(CANNOT_RUN);
     expect(f.said.join('\n')).toMatch(/the sandbox did not start: .*bubblewrap 0\.6\.1, older than 0\.8\.0.*; nothing was run/);
     expect(existsSync(join(f.project, 'ran'))).toBe(false);
   });
@@ -81,8 +85,17 @@ describe('R-SH-14 a confined run whose sandbox does not start runs nothing and s
   it('user namespaces refused: 126, with the sysctl that allows them, nothing run', async () => {
     const f = fixture();
     const path = standInBwrap(f.base, 'if [ "$1" = --version ]; then echo "bubblewrap 0.9.0"; exit 0; fi\necho "bwrap: setting up uid map: Permission denied" >&2; exit 1');
-    expect(await f.run('touch ran', { path })).toBe(CANNOT_RUN);
+    expect(await f.run('touch ran', { path, trusted: trustingStandIn(path) })).toBe(CANNOT_RUN);
     expect(f.said.join('\n')).toMatch(/the sandbox did not start: user namespaces are refused .*sysctl/);
+    expect(existsSync(join(f.project, 'ran'))).toBe(false);
+  });
+
+  it('a bwrap the agent could have written (outside the system directories) is never used: the command does not run through it', async () => {
+    const f = fixture();
+    // A "bwrap" that just runs the command, unconfined: ahead of everything else on PATH, and alone.
+    const alone = standInBwrap(f.base, 'while [ "$1" != -- ]; do shift; done; shift; exec "$@"').split(':')[0] as string;
+    expect(await f.run('touch ran', { path: alone })).toBe(CANNOT_RUN);
+    expect(f.said.join('\n')).toMatch(/the only bwrap on PATH is .*outside the system's directories.*not used/);
     expect(existsSync(join(f.project, 'ran'))).toBe(false);
   });
 
