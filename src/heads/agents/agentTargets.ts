@@ -26,10 +26,25 @@ export const AGENT_TITLES: Record<AgentId, string> = {
 /** The agents' names as `install`, `uninstall` and `hook` take them, for help and messages. */
 export const AGENT_LIST_TEXT = 'claude-code (or claude), codex, gemini, opencode, kilo, copilot or qwen';
 
+/**
+ * Agents assent does not gate yet, and why, as observed with each real CLI
+ * (docs/agents.md): `assent install NAME` says so instead of "unknown agent".
+ */
+const NOT_SUPPORTED: Readonly<Record<string, string>> = {
+  crush: "Crush's npm package downloads its binary from outside the registry at install, so its hooks could not be observed here",
+  auggie: "Auggie runs its hooks only when Augment's server turns the enable_hooks feature flag on, so a hook assent installs may silently never run; not supported yet",
+  droid: 'Factory Droid has Claude-style PreToolUse hooks that a real run showed blocking and rewriting, but assent does not install into it yet',
+  cline: 'Cline CLI blocks a call only with {"cancel":true}, which ends the whole task, and runs the call on every other answer (a deny, exit 2); not supported yet',
+  continue: "Continue CLI (cn) ships a hook system that nothing calls in 1.5.47: a real run's deny hook never ran and the command did; its tool permissions take no external program",
+  cn: "Continue CLI (cn) ships a hook system that nothing calls in 1.5.47: a real run's deny hook never ran and the command did; its tool permissions take no external program",
+};
+
 /** R-SH-0: the hook name, with `claude` accepted for `claude-code`. */
 export function parseAgent(name: string): AgentId {
   if (name === 'claude') return 'claude-code';
   if ((AGENT_IDS as readonly string[]).includes(name)) return name as AgentId;
+  const why = NOT_SUPPORTED[name];
+  if (why !== undefined) throw new AssentError('usage', `${name} is not supported: ${why} (docs/agents.md); supported: ${AGENT_LIST_TEXT}`, { details: { agent: name } });
   throw new AssentError('usage', `unknown agent ${JSON.stringify(name)}; use ${AGENT_LIST_TEXT}`, { details: { agent: name } });
 }
 

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AssentInstallation } from '../../../../src/heads/agents/hookCommand.js';
+import { parseAgent } from '../../../../src/heads/agents/agentTargets.js';
 import { planInstall } from '../../../../src/heads/agents/installPlan.js';
 import { isAssentPlugin, pluginText, readPluginSettings, verifyPluginText } from '../../../../src/heads/agents/pluginFile.js';
 
@@ -55,5 +56,15 @@ describe('R-HOOK-14 install plans', () => {
 
   it('--mcp is refused for the plugin agents rather than written in a shape they do not read', () => {
     expect(() => planInstall({ agent: 'opencode', scope: 'user', where: where(), installation, hookTimeoutSeconds: 110, mcp: true })).toThrow(/--mcp is not supported for OpenCode/);
+  });
+});
+
+describe('agents assent does not gate yet (issue 36)', () => {
+  it('install of Crush, Auggie, Droid, Cline or Continue says it is not supported and why, never "unknown agent"', () => {
+    for (const [name, why] of [['crush', /outside the registry/], ['auggie', /enable_hooks feature flag/], ['droid', /does not install into it yet/], ['cline', /"cancel":true/], ['continue', /nothing calls/], ['cn', /nothing calls/]] as const) {
+      expect(() => parseAgent(name)).toThrow(expect.objectContaining({ type: 'usage', message: expect.stringMatching(why) }));
+      expect(() => parseAgent(name)).toThrow(/is not supported: .*docs\/agents\.md/);
+    }
+    expect(() => parseAgent('nope')).toThrow(/unknown agent "nope"/);
   });
 });
