@@ -4,7 +4,7 @@
 // commands or paths. Pure; docs/audit.md documents every field.
 
 /** How a call was decided, in the words of R-AUD-4. */
-export type DecidedHow = 'policy' | 'confined' | 'rule' | 'person' | 'passkey' | 'quorum' | 'session' | 'timeout' | 'withdrawn' | 'system' | 'unknown';
+export type DecidedHow = 'policy' | 'confined' | 'rule' | 'person' | 'passkey' | 'quorum' | 'session' | 'timeout' | 'withdrawn' | 'unavailable' | 'system' | 'unknown';
 
 /** One exported record: flat, every value a string, number or list of strings. */
 export interface ExportRecord {
@@ -83,6 +83,8 @@ export function decidedHowOf(line: Record<string, unknown>): DecidedHow {
   if (channel === 'rule') return 'rule';
   if (channel === 'session') return 'session';
   if (channel !== undefined && HUMAN_CHANNELS.has(channel)) return 'person';
+  // Refused because no daemon could decide it (a gateway or hook in a restart's gap, audited from its spool).
+  if (reason === 'unavailable') return 'unavailable';
   if (reason !== undefined && SYSTEM_REASONS.has(reason)) return 'system';
   // R-SH-14: allowed by policy to run only in the sandbox its profile digest names.
   if (str(line, 'confined') !== undefined) return 'confined';

@@ -26,6 +26,11 @@ export interface SettledCall {
   policyKey?: string;
   /** The call's risk level (R-POL-10): from its annotations, as the daemon rates the calls it decides. */
   risk?: 'low' | 'elevated' | 'high';
+  /**
+   * Why a `denied` call was refused when policy did not refuse it: `unavailable` (no daemon could decide it, in a
+   * restart's gap) or `no_consent_channel` (a prompt with no daemon to ask through). Absent: refused by policy.
+   */
+  deniedReason?: 'unavailable' | 'no_consent_channel';
   caller: Record<string, unknown>;
   /** The length of the request's line (an upper bound of the arguments' size), when known: bounds what deferred records hold. */
   argsSize?: number;
@@ -161,7 +166,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     }
     const { call, outcome, durationMs } = entry;
     const params: Record<string, unknown> = { sessionId: call.sessionId, server: call.server, tool: call.tool, argsSha256, outcome, caller: call.caller };
-    if (outcome === 'denied') params['deniedReason'] = 'policy';
+    if (outcome === 'denied') params['deniedReason'] = call.deniedReason ?? 'policy';
     if (call.ruleId !== undefined) params['ruleId'] = call.ruleId;
     if (call.policyKey !== undefined) params['policyKey'] = call.policyKey;
     if (call.risk !== undefined) params['risk'] = call.risk;
@@ -234,8 +239,10 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     let onLine = 0;
     let lineStart = 0;
     for (const entry of queue) {
+      // A refusal for another reason than policy (a line's calls are read as refused by policy) is a line of its own.
+      if (entry.call.deniedReason !== undefined && entry.params === undefined) encode(entry);
       if (entry.params !== undefined) {
-        // Encoded for the socket before the spool took over: written as a line of its own.
+        // Encoded for the socket before the spool took over, or one of its own: written as a line of its own.
         if (entry.params === null) continue;
         if (open !== '') text += ']}\n';
         open = '';

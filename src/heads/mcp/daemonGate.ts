@@ -148,7 +148,19 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
   });
   const reconnects = options.reconnect !== undefined;
   const gapContext = options.reconnectHint === undefined ? { reconnects } : { reconnects, hint: options.reconnectHint };
-  const refuseInGap = (call: GateCall, what?: string): GateDecision => gapRefusal(call, gapContext, what);
+  /**
+   * A call refused because no daemon could decide it is audited like one the gate settled (R-AUD-1: one line per
+   * gated call): spooled with the time it was refused, read in by the next daemon, `decidedHow` `unavailable`.
+   */
+  const auditRefusal = (call: GateCall, reason: 'unavailable' | 'no_consent_channel'): void => {
+    const local = settledCall(call, sessionId);
+    local.deniedReason = reason;
+    audit.record(local, 'denied');
+  };
+  const refuseInGap = (call: GateCall, what?: string): GateDecision => {
+    auditRefusal(call, 'unavailable');
+    return gapRefusal(call, gapContext, what);
+  };
 
   const elicitationOn = (): boolean => options.elicitation ?? attachments.current?.pinned.config.channels.elicitation ?? false;
   const ttyOn = (): boolean => options.tty ?? attachments.current?.pinned.config.channels.tty ?? false;
@@ -246,7 +258,9 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     // Only a daemon can decide this call: one the operator just started is picked up now, not after the backoff.
     const attached = await attachments.within(gapWaitMs, call.signal);
     if (call.signal.aborted) return cancelled;
-    return attached === undefined ? decision : gate.authorize(call);
+    if (attached !== undefined) return gate.authorize(call);
+    if (decision.reason === 'unavailable' || decision.reason === 'no_consent_channel') auditRefusal(call, decision.reason);
+    return decision;
   };
 
   /** Allow and deny from the snapshot of a live connection, recorded as `authorize` records them; undefined for `prompt`. */

@@ -153,6 +153,8 @@ describe('R-AUD-4 exported records', () => {
     expect(toExportRecord({ ...lines['personApproved']!, approvedBy: ['a@x', 'b@y'] }, HOST, LINE_DIGEST).decidedHow).toBe('quorum');
     expect(toExportRecord({ seq: 5, outcome: 'consent_timeout', approvalId: 'x' }, HOST, LINE_DIGEST).decidedHow).toBe('timeout');
     expect(toExportRecord({ seq: 6, outcome: 'cancelled', approvalId: 'x' }, HOST, LINE_DIGEST).decidedHow).toBe('withdrawn');
+    expect(toExportRecord({ seq: 8, outcome: 'denied', deniedReason: 'unavailable' }, HOST, LINE_DIGEST).decidedHow).toBe('unavailable');
+    expect(toExportRecord({ seq: 9, outcome: 'denied', deniedReason: 'shutdown' }, HOST, LINE_DIGEST).decidedHow).toBe('system');
     expect(toExportRecord({ seq: 7, outcome: 'ok', channel: 'rule', ruleId: 'r1' }, HOST, LINE_DIGEST)).toMatchObject({ decidedHow: 'rule', ruleId: 'r1' });
     expect(toExportRecord({ seq: 8, outcome: 'ok' }, HOST, LINE_DIGEST).risk).toBe('unrated');
   });

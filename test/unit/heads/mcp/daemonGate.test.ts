@@ -408,8 +408,10 @@ describe('R-MCP-5 a gateway that started without a daemon attaches to one later 
     expect(await gate.authorize(call('write_file'))).toMatchObject({ allowed: true, callId: 'c1' });
     expect(gate.attached).toBe(true);
     expect(up.sent.some((c) => c.method === 'calls.authorize')).toBe(true);
-    // What the fallback settled is audited by the daemon it attached to.
-    await expect.poll(() => up.records().map((r) => `${String(r['tool'])}:${String(r['outcome'])}`), { timeout: 2000 }).toEqual(['read_file:ok', 'delete:denied']);
+    // What the fallback settled is audited by the daemon it attached to, and so is the prompt it could not ask (R-AUD-1).
+    await expect
+      .poll(() => up.records().map((r) => `${String(r['tool'])}:${String(r['outcome'])}:${String(r['deniedReason'])}`), { timeout: 2000 })
+      .toEqual(['read_file:ok:undefined', 'delete:denied:policy', 'write_file:denied:no_consent_channel']);
     // From now on the daemon's policy decides, not the fallback's: delete is allowed there.
     expect(await gate.authorize(call('delete'))).toMatchObject({ allowed: true });
     expect(lines.some((l) => l.message.includes('attached to the assent daemon'))).toBe(true);
