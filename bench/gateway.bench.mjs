@@ -29,14 +29,17 @@ const everythingBin = join(root, 'node_modules/@modelcontextprotocol/server-ever
 const upstreamArgv = [process.execPath, everythingBin, 'stdio'];
 
 /**
- * SPEC §14: p50 overhead ≤ 2 × the relay floor's overhead + 0.05 ms; ≥ 90 % of the byte relay's throughput at 32 in
- * flight, measured in the same run (the relay is the floor of any Node stdio proxy: it parses nothing). The share is
- * the median over rounds of assent's rate over the relay's in the same round, so load that changes between rounds
+ * SPEC §14: p50 overhead ≤ 2 × the relay floor's overhead + 0.05 ms; at 32 in flight, throughput ≥ 90 % of the least
+ * auditing proxy's (parse, re-serialize, digest, spool: the work any auditing gateway must do) and ≥ 75 % of the byte
+ * relay's (the floor of any Node stdio proxy: it parses nothing), measured in the same run. Each share is the median
+ * over rounds (≥ 3) of assent's rate over the reference's in the same round, so load that changes between rounds
  * (a shared machine) cancels out.
  */
 const OVERHEAD_FACTOR = 2;
 const OVERHEAD_SLACK_MS = 0.05;
-const THROUGHPUT_SHARE = 0.9;
+const AUDITING_PROXY_SHARE = 0.9;
+const RELAY_SHARE = 0.75;
+const MIN_ROUNDS = 3;
 const IN_FLIGHT = 32;
 /** Pause after each side's throughput round: the deferred audit of a burst (≤ 20 ms after it) and the daemon's write of it fit well inside. */
 const SETTLE_MS = 250;
@@ -89,6 +92,7 @@ async function startDaemon(home) {
 
 /** Rows `{ name, value, unit, target, ok }` for the bench runner. */
 export async function benchGateway({ calls = 2000, block = 100, warmup = 300, rounds = 11, perRound = 4000 } = {}) {
+  if (rounds < MIN_ROUNDS) throw new Error(`the gateway bench needs at least ${MIN_ROUNDS} throughput rounds (SPEC §14 medians), got ${rounds}`);
   const home = mkdtempSync(join(tmpdir(), 'assent-bench-mcp-'));
   chmodSync(home, 0o700);
   writeFileSync(
@@ -172,14 +176,26 @@ export async function benchGateway({ calls = 2000, block = 100, warmup = 300, ro
   for (const side of [relay, naive, leastAuditing, assent, ...extra]) {
     rows.push({ name: `gateway ${side.name}: throughput share of direct, ${IN_FLIGHT} in flight`, value: round(side.rate / direct.rate), unit: 'ratio', target: NaN, targetText: '(reference)' });
   }
+  // Paired by round: each round's rate over the reference's in the same round, then the median.
+  const shareOf = (side, reference) => median(side.rates.map((rate, index) => rate / reference.rates[index]));
   for (const side of [naive, leastAuditing, assent, ...extra]) {
-    // Paired by round: each round's rate over the relay's in the same round, then the median.
-    const share = median(side.rates.map((rate, index) => rate / relay.rates[index]));
+    const share = shareOf(side, relay);
     rows.push({
       name: `gateway ${side.name}: throughput share of the relay floor, ${IN_FLIGHT} in flight (median of ${rounds} rounds)`,
       value: round(share),
       unit: 'ratio',
-      ...(side === assent ? { target: THROUGHPUT_SHARE, targetText: `≥ ${THROUGHPUT_SHARE} of the relay`, ok: share >= THROUGHPUT_SHARE } : { target: NaN, targetText: '(reference)' }),
+      ...(side === assent ? { target: RELAY_SHARE, targetText: `≥ ${RELAY_SHARE} of the relay`, ok: share >= RELAY_SHARE } : { target: NaN, targetText: '(reference)' }),
+    });
+  }
+  for (const side of [assent, ...extra]) {
+    const share = shareOf(side, leastAuditing);
+    rows.push({
+      name: `gateway ${side.name}: throughput share of the least auditing proxy, ${IN_FLIGHT} in flight (median of ${rounds} rounds)`,
+      value: round(share),
+      unit: 'ratio',
+      ...(side === assent
+        ? { target: AUDITING_PROXY_SHARE, targetText: `≥ ${AUDITING_PROXY_SHARE} of the least auditing proxy`, ok: share >= AUDITING_PROXY_SHARE }
+        : { target: NaN, targetText: '(reference)' }),
     });
   }
   return rows;
