@@ -13,31 +13,10 @@ import type { Timers } from '../../core/base/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
 import { argsDigest } from './auditDigest.js';
 import type { AuditSpool } from './auditSpool.js';
+import { SpoolHeads, type SettledCall, type SettledOutcome } from './settledCall.js';
 import { isConnectionLoss } from './daemonAnswers.js';
 
-/** A call the gate allowed or denied by policy itself, as it is audited. */
-export interface SettledCall {
-  sessionId: string;
-  server: string;
-  tool: string;
-  args: Record<string, unknown>;
-  ruleId?: string;
-  /** Decided by policy alone: the key that decided (`policy.tools.fs/x`, `policy.default`); the record's ruleId (R-AUD-1). */
-  policyKey?: string;
-  /** The call's risk level (R-POL-10): from its annotations, as the daemon rates the calls it decides. */
-  risk?: 'low' | 'elevated' | 'high';
-  /**
-   * Why a `denied` call was refused when policy did not refuse it: `unavailable` (no daemon could decide it, in a
-   * restart's gap) or `no_consent_channel` (a prompt with no daemon to ask through). Absent: refused by policy.
-   */
-  deniedReason?: 'unavailable' | 'no_consent_channel';
-  caller: Record<string, unknown>;
-  /** The length of the request's line (an upper bound of the arguments' size), when known: bounds what deferred records hold. */
-  argsSize?: number;
-}
-
-/** `cancelled`: allowed, but the client withdrew it before it was forwarded; it never ran. */
-export type SettledOutcome = 'ok' | 'error' | 'denied' | 'cancelled';
+export type { SettledCall, SettledOutcome } from './settledCall.js';
 
 interface QueuedRecord {
   call: SettledCall;
@@ -60,8 +39,6 @@ const MAX_UNREAD_SPOOLED = 5000;
 /** Calls one spool line holds at most, and about the most characters it has (the daemon reads lines of up to 64 KiB). */
 const MAX_CALLS_PER_SPOOL_LINE = 128;
 const MAX_SPOOL_LINE_CHARS = 16 * 1024;
-/** Distinct (session, server, tool, rule) record heads kept serialized; beyond it the cache starts over. */
-const MAX_RECORD_HEADS = 1000;
 /** While calls are in flight, a flush waits at most this many timer periods (1 s), so records never wait long. */
 const MAX_BUSY_TICKS = 50;
 /** Queued records beyond which a flush starts at once, calls in flight or not. */
@@ -175,50 +152,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
     return params;
   };
 
-  /**
-   * The fields of a spool record that are the same for every call of one session, server, tool, rule and caller,
-   * serialized once as the `head` of a spool line: a burst spools call after call of one head, and re-serializing
-   * its caller each time costs more than its digest.
-   */
-  const recordHeads = new Map<string, string>();
-  let headsCaller: Record<string, unknown> | undefined;
-  /** The call whose head was asked for last: a burst asks for the same head call after call, and a key built per call costs more than the rest of its entry. */
-  let lastHeadOf: SettledCall | undefined;
-  let lastHead = '';
-  const recordHead = (call: SettledCall): string => {
-    const last = lastHeadOf;
-    if (
-      last !== undefined &&
-      call.tool === last.tool &&
-      call.server === last.server &&
-      call.sessionId === last.sessionId &&
-      call.ruleId === last.ruleId &&
-      call.policyKey === last.policyKey &&
-      call.risk === last.risk &&
-      call.caller === last.caller
-    ) {
-      return lastHead;
-    }
-    lastHeadOf = call;
-    lastHead = headFor(call);
-    return lastHead;
-  };
-  const headFor = (call: SettledCall): string => {
-    if (call.caller !== headsCaller || recordHeads.size >= MAX_RECORD_HEADS) {
-      recordHeads.clear();
-      headsCaller = call.caller;
-    }
-    const key = `${call.sessionId}\u0000${call.server}\u0000${call.tool}\u0000${call.ruleId ?? ''}\u0000${call.policyKey ?? ''}\u0000${call.risk ?? ''}`;
-    let head = recordHeads.get(key);
-    if (head === undefined) {
-      head =
-        `{"sessionId":${JSON.stringify(call.sessionId)},"server":${JSON.stringify(call.server)},"tool":${JSON.stringify(call.tool)},` +
-        `"caller":${JSON.stringify(call.caller)}${call.ruleId === undefined ? '' : `,"ruleId":${JSON.stringify(call.ruleId)}`}` +
-        `${call.policyKey === undefined ? '' : `,"policyKey":${JSON.stringify(call.policyKey)}`}${call.risk === undefined ? '' : `,"risk":"${call.risk}"`}}`;
-      recordHeads.set(key, head);
-    }
-    return head;
-  };
+  const heads = new SpoolHeads();
 
   /**
    * Digests what is queued and appends it to the spool in one write; on a write error the spool is given up and the
@@ -252,7 +186,7 @@ export function createAuditQueue(options: AuditQueueOptions): AuditQueue {
       }
       const argsSha256 = digestEntry(entry);
       if (argsSha256 === null) continue;
-      const head = recordHead(entry.call);
+      const head = heads.headOf(entry.call);
       const { outcome, durationMs } = entry;
       const call = durationMs === undefined ? `["${argsSha256}","${outcome}"]` : `["${argsSha256}","${outcome}",${String(Math.round(durationMs))}]`;
       if (head === open && onLine < MAX_CALLS_PER_SPOOL_LINE && text.length - lineStart < MAX_SPOOL_LINE_CHARS) {

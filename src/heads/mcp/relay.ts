@@ -6,27 +6,24 @@
 // gateway does not change goes on as the upstream's own line; towards an
 // upstream, every message with a method is written from what the gateway read,
 // so an upstream never reads a method or params the gateway did not see.
-import { isPlainObject } from '../../core/base/plainObject.js';
 import { randomUUID } from 'node:crypto';
 import { AssentError, toAssentError } from '../../core/base/errors.js';
-import { toWellFormed } from '../../core/base/jsonLimits.js';
 import type { Logger } from '../../service/logger.js';
 import { ToolCallPipeline } from './callPipeline.js';
+import { appendOperationTools, callerOf, lookalikeRefusal, offeredToolNames, preloadTools } from './clientMessages.js';
 import type { CallGate } from './gate.js';
 import type { Gateway, GatewayOptions } from './gatewayOptions.js';
 import { asMessageLink, type MessageLink } from './messageLink.js';
 import type { OperationToolHost } from './operationTools.js';
-import { TOOL_NAME_SEPARATOR, type CallRelay, type ClientInflight, type UnparsedResult } from './relayPort.js';
+import { type CallRelay, type ClientInflight, type UnparsedResult } from './relayPort.js';
 import { MultiUpstreamRouter, watchSlowInitialize } from './routing.js';
 import { scanResultResponse } from './responseScan.js';
 import { ServerRequestRelay } from './serverRequests.js';
 import { createUpstreamTransport, UpstreamLink } from './upstream.js';
 import {
   errorMessage,
-  gatedLookalikeOf,
   isRequest,
   resultMessage,
-  RPC_METHOD_NOT_FOUND,
   type RpcErrorBody,
   type RpcId,
   type WireMessage,
@@ -127,33 +124,18 @@ export class GatewayRelay implements Gateway, CallRelay {
   /** `line` is the message's original text, passed on only for answers (which carry no method); of a request only its length is used. */
   private onClientMessage(message: WireMessage, line: string | undefined): void {
     if (this.closing) return;
-    if (typeof message.method === 'string' && this.refusedLookalike(message)) return;
+    if (typeof message.method === 'string' && this.refusedLookalike(message as WireMessage & { method: string })) return;
     if (isRequest(message)) this.onClientRequest(message, line?.length);
     else if (typeof message.method === 'string') this.onClientNotification(message);
     else this.onClientResponse(message, line);
   }
 
-  /**
-   * A method that folds to a gated one but is not it exactly would pass the
-   * switch below ungated, and a lenient upstream might still run it as a tool
-   * call: a request is refused (method not found), a notification dropped.
-   */
-  private refusedLookalike(message: WireMessage): boolean {
-    const method = message.method as string;
-    const gated = gatedLookalikeOf(method);
-    if (gated === undefined) return false;
-    const shown = JSON.stringify(method.slice(0, 80));
-    if (isRequest(message)) {
-      this.fail(message.id, {
-        code: RPC_METHOD_NOT_FOUND,
-        message:
-          `assent refused the method ${shown}: it is not exactly "${gated}" but reads as it once case, spaces and punctuation are ignored, ` +
-          `so a server might run it without the gate. It was not forwarded; send exactly "${gated}".`,
-        data: { type: 'method_not_found', details: { method: method.slice(0, 80), lookalikeOf: gated } },
-      });
-    } else {
-      this.log.warn(`dropped a notification whose method only looks unlike ${gated}; it never reaches an upstream`, { method: method.slice(0, 80) });
-    }
+  /** Turns away a method that only looks like a gated one (clientMessages.ts); true when it did. */
+  private refusedLookalike(message: WireMessage & { method: string }): boolean {
+    const refusal = lookalikeRefusal(message);
+    if (refusal === undefined) return false;
+    if (refusal.kind === 'request' && isRequest(message)) this.fail(message.id, refusal.error);
+    else if (refusal.kind === 'notification') this.log.warn(refusal.warning, { method: refusal.method });
     return true;
   }
 
@@ -212,19 +194,7 @@ export class GatewayRelay implements Gateway, CallRelay {
     // Progress from the client belongs to a server-to-client request; its token was chosen by that upstream.
     if (notification.method === 'notifications/progress' && this.towardsClient.relayClientProgress(notification)) return;
     for (const link of this.links) link.send(notification);
-    if (notification.method === 'notifications/initialized') this.preloadTools();
-  }
-
-  /**
-   * Once the client is initialized, each upstream's tools are listed once: the
-   * gate then knows their names (a `policy.tools` key naming none of them is
-   * pointed out at start) and the first call needs no list for its annotations.
-   */
-  private preloadTools(): void {
-    for (const link of this.links) {
-      if (!link.alive || link.toolsComplete || link.capabilities['tools'] === undefined) continue;
-      link.loadTools().catch((error: unknown) => this.log.debug('could not list tools at start', { server: link.alias, error }));
-    }
+    if (notification.method === 'notifications/initialized') preloadTools(this.links, this.log);
   }
 
   /** Tells the gate an upstream's complete tool list, and every name the client now sees. */
@@ -239,13 +209,7 @@ export class GatewayRelay implements Gateway, CallRelay {
 
   /** The tool names the client is offered, from every upstream whose list is complete: what `tools/list` through the gateway shows. */
   offeredToolNames(): string[] {
-    const names: string[] = [];
-    for (const link of this.links) {
-      if (!link.toolsComplete) continue;
-      for (const tool of link.tools.keys()) names.push(this.multi ? `${link.alias}${TOOL_NAME_SEPARATOR}${tool}` : tool);
-    }
-    for (const tool of this.operationTools?.tools() ?? []) if (typeof tool['name'] === 'string') names.push(tool['name']);
-    return names;
+    return offeredToolNames(this.links, this.multi, this.operationTools);
   }
 
   private onClientResponse(response: WireMessage, line: string | undefined): void {
@@ -254,22 +218,14 @@ export class GatewayRelay implements Gateway, CallRelay {
   }
 
   private rememberCaller(request: WireRequest): void {
-    const capabilities = request.params?.['capabilities'];
-    this.clientCanElicit = isPlainObject(capabilities) && capabilities['elicitation'] !== undefined;
-    const info = request.params?.['clientInfo'];
-    if (isPlainObject(info)) {
-      // Informative only, but it travels with every audited call: kept short and encodable.
-      const field = (value: unknown): string | undefined => (typeof value === 'string' ? toWellFormed(value.slice(0, 200)) : undefined);
-      this.caller = { head: 'mcp', clientName: field(info['name']), clientVersion: field(info['version']) };
-    }
+    const { canElicit, caller } = callerOf(request);
+    this.clientCanElicit = canElicit;
+    if (caller !== undefined) this.caller = caller;
   }
 
   /** Adds the `assent__*` operation tools to the first page of tools/list (opt-in); true when it changed the result. */
   appendOperationTools(request: WireRequest, result: Record<string, unknown> | undefined): boolean {
-    const host = this.operationTools;
-    if (host === undefined || result === undefined || request.params?.['cursor'] !== undefined || !Array.isArray(result['tools'])) return false;
-    result['tools'] = [...(result['tools'] as unknown[]), ...host.tools()];
-    return true;
+    return appendOperationTools(this.operationTools, request, result);
   }
 
   // ---------------------------------------------------------------- upstream → gateway
@@ -314,15 +270,7 @@ export class GatewayRelay implements Gateway, CallRelay {
     }
     link.pending.delete(response.id);
     if (pending.kind === 'internal') {
-      if (response.error) {
-        pending.reject(
-          new AssentError('unavailable', `MCP server "${link.alias}" answered ${pending.method} with an error: ${response.error.message}`, {
-            details: { server: link.alias, code: response.error.code },
-          }),
-        );
-      } else {
-        pending.resolve(response.result ?? {});
-      }
+      link.answerInternal(pending, response);
       return;
     }
     const changed = pending.onResponse?.(response) === true;

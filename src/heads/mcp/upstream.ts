@@ -210,6 +210,19 @@ export class UpstreamLink {
   }
 
   /** A request the gateway itself makes (aggregation, annotation lookup). */
+  /** Settles the gateway's own request (`request`) with the upstream's response: its result, or its error as `unavailable`. */
+  answerInternal(pending: Extract<PendingUpstreamRequest, { kind: 'internal' }>, response: WireMessage): void {
+    if (response.error) {
+      pending.reject(
+        new AssentError('unavailable', `MCP server "${this.alias}" answered ${pending.method} with an error: ${response.error.message}`, {
+          details: { server: this.alias, code: response.error.code },
+        }),
+      );
+    } else {
+      pending.resolve(response.result ?? {});
+    }
+  }
+
   request(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
     return new Promise((resolve, reject) => {
       const message: WireMessage = { jsonrpc: '2.0', id: 0, method, ...(params === undefined ? {} : { params }) };
