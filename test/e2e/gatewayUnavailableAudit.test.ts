@@ -52,16 +52,15 @@ describe('R-AUD-1 calls a gateway refuses while no daemon runs', () => {
 
     const refuseWhileDown = async (label: string, count: number): Promise<{ digests: string[]; from: number; to: number }> => {
       const from = Date.now();
-      const digests: string[] = [];
-      for (let n = 0; n < count; n += 1) {
-        const path = join(dir, `${label}-${n}.txt`);
-        const refused = await client.callTool({ name: 'write_file', arguments: { path, content: 'must not run' } });
+      // Sent together: each waits out the gateway's short reconnect window, then is refused.
+      const paths = Array.from({ length: count }, (_, n) => join(dir, `${label}-${n}.txt`));
+      const answers = await Promise.all(paths.map((path) => client.callTool({ name: 'write_file', arguments: { path, content: 'must not run' } })));
+      for (const [n, refused] of answers.entries()) {
         expect(refused.isError, text(refused)).toBe(true);
         expect(text(refused)).toContain('unavailable');
-        expect(existsSync(path), `${path} was written while no daemon ran`).toBe(false);
-        digests.push(digestOf({ path, content: 'must not run' }));
+        expect(existsSync(paths[n]!), `${paths[n]!} was written while no daemon ran`).toBe(false);
       }
-      return { digests, from, to: Date.now() };
+      return { digests: paths.map((path) => digestOf({ path, content: 'must not run' })), from, to: Date.now() };
     };
 
     // kill -9: the gateway notices the lost connection and refuses in the gap.
@@ -104,5 +103,5 @@ describe('R-AUD-1 calls a gateway refuses while no daemon runs', () => {
     await expect
       .poll(() => cefRecords(cefFile).filter((record) => seqs.has(record.get('externalId') ?? '')).map((record) => record.get('cat')), { timeout: 15_000 })
       .toEqual(Array.from({ length: 8 }, () => 'unavailable'));
-  });
+  }, 120_000);
 });
