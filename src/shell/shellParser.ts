@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type * as TreeSitter from 'web-tree-sitter';
 import { AssentError } from '../core/base/errors.js';
+import { resourceFaultHint } from '../core/base/resourceFaults.js';
 import type { ParsedShell } from '../core/policy/shellCommand.js';
 import { MAX_COMMAND_CHARS, decomposeShell } from './shellDecompose.js';
 
@@ -32,7 +33,10 @@ export function loadedShellParser(): ShellParser | undefined {
 export function loadShellParser(): Promise<ShellParser> {
   loading ??= createParser().then((parser) => (loaded = parser)).catch((error: unknown) => {
     loading = undefined;
-    throw new AssentError('internal', `the bash grammar could not be loaded (${error instanceof Error ? error.message : String(error)}); reinstall assent`, { cause: error });
+    // Out of descriptors or under an address-space limit, reinstalling would fix nothing: say what would.
+    const hint = resourceFaultHint(error);
+    const message = hint === undefined ? `the bash grammar could not be loaded (${error instanceof Error ? error.message : String(error)}); reinstall assent` : `the bash grammar could not be loaded: ${hint}`;
+    throw new AssentError('internal', message, { cause: error });
   });
   return loading;
 }

@@ -1,6 +1,7 @@
 // How every command speaks: one JSON document under --json (R-CLI-4), human text
 // otherwise, exit codes from the error registry (R-CLI-5).
 import { AssentError, exitCodeFor, toAssentError } from '../../core/base/errors.js';
+import { resourceFaultHint } from '../../core/base/resourceFaults.js';
 
 export interface OutputOptions {
   json?: boolean;
@@ -23,7 +24,10 @@ export function printJsonError(error: AssentError): void {
 
 /** Prints a failure the way the command's mode asks for and returns its exit code. */
 export function reportFailure(error: unknown, options: OutputOptions): number {
-  const typed = toAssentError(error);
+  // A system error that says a resource ran out (EMFILE at start, say) gets its cause and fix.
+  const hint = error instanceof AssentError ? undefined : resourceFaultHint(error);
+  const plain = toAssentError(error);
+  const typed = hint === undefined ? plain : new AssentError(plain.type, `${plain.message}; ${hint}`, { cause: error });
   if (options.json) printJsonError(typed);
   else process.stderr.write(`assent: ${typed.message}\n`);
   return exitCodeFor(typed.type);

@@ -11,6 +11,7 @@ import type { Operation } from '../../operations/operation.js';
 import { createLogger } from '../../service/logger.js';
 import type { Logger } from '../../service/logger.js';
 import { isProcessAlive, readPidFile } from './autoSpawn.js';
+import { startMemoryWatch, type MemoryWatch } from './memoryWatch.js';
 import { DaemonClient } from './rpcClient.js';
 import { startRpcServer } from './rpcServer.js';
 import { youngGenerationBytes } from './youngGeneration.js';
@@ -83,7 +84,7 @@ export function createFileLogger(path: string): { logger: Logger; close(): void 
  * dead process, or of a live one whose socket never answers, is stale and replaced.
  * A live daemon answering on the socket means refusal.
  */
-async function claimPidFile(paths: StatePaths): Promise<void> {
+async function claimPidFile(paths: StatePaths, logger: Logger): Promise<void> {
   for (let attempt = 0; attempt < 5; attempt += 1) {
     try {
       const fd = openSync(paths.pid, 'wx', 0o600);
@@ -115,6 +116,12 @@ async function claimPidFile(paths: StatePaths): Promise<void> {
       // Being written right now by another starting daemon, or left empty by a crash.
       await sleep(100);
       if (readPidFile(paths.pid) !== undefined) continue;
+    } else if (!isProcessAlive(holder)) {
+      logger.warn(
+        `the previous daemon (pid ${holder}) ended without stopping: it was killed (kill -9, or the kernel's OOM killer at a memory limit such as MemoryMax=; \`journalctl -k\` or \`dmesg\` names an OOM kill) or it crashed. ` +
+          'The calls it was deciding were refused, and the audit chain continues where it ended (`assent audit verify` checks it); if it was a memory limit, raise it or decide waiting approvals sooner',
+        { previousPid: holder },
+      );
     }
     unlinkQuietly(paths.pid);
   }
@@ -134,7 +141,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   const fileLog = options.logger ? undefined : createFileLogger(paths.log);
   const logger = (options.logger ?? fileLog?.logger ?? createLogger({ write: () => undefined })).child({ pid: process.pid });
   try {
-    await claimPidFile(paths);
+    await claimPidFile(paths, logger);
   } catch (error) {
     logger.warn('daemon not started', { error });
     fileLog?.close();
@@ -143,6 +150,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
 
   const hooks: (() => Promise<void> | void)[] = [];
   let server: RpcServer | undefined;
+  let memoryWatch: MemoryWatch | undefined;
   let resolveStop: (reason: string) => void = () => undefined;
   const stopRequested = new Promise<string>((resolve) => {
     resolveStop = resolve;
@@ -154,7 +162,8 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
     principal: principalOf(paths),
     onShutdown: (hook) => hooks.push(hook),
     requestShutdown: (reason = 'requested') => resolveStop(reason),
-    status: { memory: memoryStatus },
+    // Descriptors open, the limit of open files and connections refused for want of them (rpcServer.ts).
+    status: { memory: () => ({ ...memoryStatus(), ...memoryWatch?.status() }), descriptors: () => server?.descriptors() ?? null },
     connections: () => server?.connections() ?? 0,
   };
 
@@ -179,6 +188,8 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
       contextFor: () => ({ principal: context.principal, head: 'rpc', channel: 'cli' }),
       logger: logger.child({ head: 'rpc' }),
     });
+    // Near a memory cap the daemon says so once in its log, before the kernel or V8 ends it.
+    memoryWatch = startMemoryWatch({ logger: logger.child({ head: 'memory' }) });
     logger.info('daemon started', { socket: paths.socket, home: paths.home });
     options.onStarted?.({ pid: process.pid, socket: paths.socket });
 
@@ -194,6 +205,7 @@ export async function runDaemon(options: RunDaemonOptions): Promise<void> {
   } finally {
     if (handleSignals) for (const signal of signals) process.off(signal, onSignal);
     options.signal?.removeEventListener('abort', onAbort);
+    memoryWatch?.stop();
     await server?.close();
     unlinkQuietly(paths.socket);
     if (readPidFile(paths.pid) === process.pid) unlinkQuietly(paths.pid);

@@ -3,14 +3,18 @@
 // until its `daemon.hello` succeeds, has 5 s for it, and pending ones have their
 // own small cap (oldest evicted), so idle peers never fill the connection cap.
 // Framing, validation, dispatch and typed errors are per connection
-// (rpcConnection.ts); each running request is one record (rpcRequest.ts). It
-// owns no policy: every method is an Operation declared in src/operations.
+// (rpcConnection.ts); each running request is one record (rpcRequest.ts). Near
+// the limit of open files a new connection is told so and closed, and the
+// daemon says it once in its log (descriptorGuard.ts). It owns no policy: every
+// method is an Operation declared in src/operations.
 import { chmodSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { AssentError } from '../../core/base/errors.js';
+import { DESCRIPTOR_LIMIT_FIX, isDescriptorExhaustion } from '../../core/base/resourceFaults.js';
 import type { CallContext, ConnectionHandle, Operation } from '../../operations/operation.js';
 import type { Logger } from '../../service/logger.js';
+import { DescriptorGuard, descriptorRefusal, type DescriptorUse } from './descriptorGuard.js';
 import { MAX_FRAME_BYTES, encodeFrame } from './framing.js';
 import { createPeerLookup, type PeerLookup } from './peerCredentials.js';
 import { Connection, rpcErrorBody, type ConnectionHost } from './rpcConnection.js';
@@ -23,6 +27,8 @@ export const MAX_CONNECTIONS = 256;
 export const HANDSHAKE_TIMEOUT_MS = 5000;
 /** Connections that may wait for their handshake at once; a newer one evicts the oldest, so idle peers never lock clients out. */
 export const MAX_PENDING_HANDSHAKES = 32;
+/** How long a refused connection may take to read its refusal before it is closed anyway. */
+const REFUSAL_LINGER_MS = 500;
 
 export interface RpcServerOptions {
   socketPath: string;
@@ -41,11 +47,20 @@ export interface RpcServerOptions {
   maxPendingHandshakes?: number;
   /** Finds the process behind a connection when a decision needs it (default: the Linux ss + /proc lookup). */
   peerLookup?: PeerLookup;
+  /** Keeps connections out of the daemon's reserve of descriptors (default: the limit and count from /proc). */
+  descriptorGuard?: DescriptorGuard;
+}
+
+/** What daemon.status says of descriptors: open now, the limit, the reserve, and connections refused for them since the start. */
+export interface DescriptorStatus extends DescriptorUse {
+  refused: number;
 }
 
 export interface RpcServer {
   close(): Promise<void>;
   connections(): number;
+  /** Undefined where the limit or the count cannot be read. */
+  descriptors(): DescriptorStatus | undefined;
   [Symbol.asyncDispose](): Promise<void>;
 }
 
@@ -65,6 +80,11 @@ class RpcServerImpl implements RpcServer, ConnectionHost {
   private readonly refused = new Set<Socket>();
   private counter = 0;
   private closing: Promise<void> | undefined;
+  private readonly descriptorGuard: DescriptorGuard;
+  /** Connections refused for want of descriptors since the start. */
+  private refusedForDescriptors = 0;
+  /** Set while descriptors are short: the log says so once when it starts and once when it ends. */
+  private shortOfDescriptors: { refused: number } | undefined;
 
   constructor(
     private readonly server: Server,
@@ -77,18 +97,58 @@ class RpcServerImpl implements RpcServer, ConnectionHost {
     this.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
     this.maxPendingHandshakes = Math.max(1, options.maxPendingHandshakes ?? MAX_PENDING_HANDSHAKES);
     this.peerLookup = options.peerLookup ?? createPeerLookup();
+    this.descriptorGuard = options.descriptorGuard ?? new DescriptorGuard();
+  }
+
+  /** Answers a connection with an error it was not admitted for and closes it; what it sent is read and dropped. */
+  private refuse(socket: Socket, error: AssentError, lingerMs: number): void {
+    socket.on('error', () => undefined);
+    socket.on('data', () => undefined);
+    this.refused.add(socket);
+    socket.on('close', () => this.refused.delete(socket));
+    socket.end(encodeFrame({ jsonrpc: '2.0', id: null, error: rpcErrorBody(error) }));
+    setTimeout(() => socket.destroy(), lingerMs).unref();
+  }
+
+  /** Descriptors ran short: said in the log once, when it starts, however many connections are refused meanwhile. */
+  private shortOf(fields: Record<string, unknown>): void {
+    this.refusedForDescriptors += 1;
+    if (this.shortOfDescriptors !== undefined) {
+      this.shortOfDescriptors.refused += 1;
+      return;
+    }
+    this.shortOfDescriptors = { refused: 1 };
+    this.logger.warn(
+      `out of file descriptors: new connections are refused (their hook and gateway calls are denied) until some close, rather than fail with EMFILE; to fix it, ${DESCRIPTOR_LIMIT_FIX}`,
+      fields,
+    );
+  }
+
+  /** Called when a connection is admitted again after a shortage: said once, with how many were refused. */
+  private descriptorsBack(): void {
+    if (this.shortOfDescriptors === undefined) return;
+    this.logger.info('file descriptors are free again: connections are accepted', { refused: this.shortOfDescriptors.refused });
+    this.shortOfDescriptors = undefined;
+  }
+
+  /** The listening socket's own error: EMFILE or ENFILE from accept joins the shortage, said once; anything else is logged. */
+  serverError(error: NodeJS.ErrnoException): void {
+    if (isDescriptorExhaustion(error)) this.shortOf({ code: error.code, syscall: error.syscall });
+    else this.logger.error('server error', { error });
   }
 
   accept(socket: Socket): void {
     if (this.closing) {
-      const error = new AssentError('unavailable', 'The daemon is shutting down; retry in a moment.');
-      socket.on('error', () => undefined);
-      this.refused.add(socket);
-      socket.on('close', () => this.refused.delete(socket));
-      socket.end(encodeFrame({ jsonrpc: '2.0', id: null, error: rpcErrorBody(error) }));
-      setTimeout(() => socket.destroy(), 1000).unref();
+      this.refuse(socket, new AssentError('unavailable', 'The daemon is shutting down; retry in a moment.'), 1000);
       return;
     }
+    const short = this.descriptorGuard.admit();
+    if (short !== undefined) {
+      this.shortOf({ open: short.open, limit: short.limit, reserve: short.reserve });
+      this.refuse(socket, descriptorRefusal(short), REFUSAL_LINGER_MS);
+      return;
+    }
+    this.descriptorsBack();
     // A new connection always gets its chance at the handshake: when too many are
     // waiting for theirs, the oldest waiting one goes (hardening 2).
     while (this.pendingHandshake.size >= this.maxPendingHandshakes) {
@@ -150,6 +210,11 @@ class RpcServerImpl implements RpcServer, ConnectionHost {
     return this.live.size;
   }
 
+  descriptors(): DescriptorStatus | undefined {
+    const use = this.descriptorGuard.use();
+    return use === undefined ? undefined : { ...use, refused: this.refusedForDescriptors };
+  }
+
   close(): Promise<void> {
     this.closing ??= new Promise<void>((resolve) => {
       this.server.close(() => resolve());
@@ -200,7 +265,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
       process.umask(previous);
     }
   });
-  server.on('error', (error) => options.logger.error('server error', { error }));
+  server.on('error', (error: NodeJS.ErrnoException) => impl.serverError(error));
   try {
     chmodSync(options.socketPath, 0o600);
     const mode = statSync(options.socketPath).mode & 0o777;

@@ -131,6 +131,8 @@ function blocked(subject: string, what: string, advice: string): string {
 }
 
 const SETUP_ADVICE = 'This is a problem of the hook, not of the call: the operator can check it with `assent doctor`.';
+const HOOK_DESCRIPTORS_ADVICE =
+  'The hook itself had no file descriptor left (EMFILE), so it could not ask the daemon: raise the limit of open files of the agent that runs it (`ulimit -n 4096` in the shell that starts the agent); retrying the call after that is fine.';
 const DAEMON_ADVICE = 'The operator can start it with `assent daemon run` and check `assent daemon status`; retrying the call after that is fine.';
 
 /** The reason text for a failure to get a decision, saying what the operator can do. */
@@ -138,6 +140,9 @@ function failureReason(subject: string, error: unknown): string {
   const typed = error instanceof AssentError ? error : new AssentError('internal', error instanceof Error ? error.message : String(error));
   switch (typed.type) {
     case 'unavailable':
+      // The daemon runs and refused the connection for want of descriptors; its message names the limit and the fix.
+      if (typed.details?.['reason'] === 'descriptors') return blocked(subject, `unavailable (${typed.message})`, 'The daemon refused it before deciding; nothing was filed.');
+      if (typed.details?.['reason'] === 'EMFILE') return blocked(subject, `unavailable (${typed.message})`, HOOK_DESCRIPTORS_ADVICE);
       return blocked(subject, `unavailable (${typed.message})`, `No assent daemon decided it. ${DAEMON_ADVICE}`);
     case 'timeout':
       return blocked(subject, `timeout (${typed.message})`, 'Nobody decided it in time; retrying the call is fine once the operator is ready.');

@@ -7,6 +7,7 @@
 // read, every call is refused (R-CFG-4: an unconfirmed edit never decides).
 // Either way it keeps trying to attach to a daemon in the background (the
 // reconnect loop of the daemon gate) and switches to the daemon gate once one runs.
+import { AssentError } from '../../core/base/errors.js';
 import { autoSpawnDisabled, connectForCli } from '../daemon/clientConnection.js';
 import { openAuditSpool } from './auditSpool.js';
 import { connectDaemonGate } from './daemonGate.js';
@@ -17,6 +18,8 @@ export type { FallbackSetup, GateFactoryContext, GatewaySetup } from './gateFall
 /** Connects to the daemon if possible; falls back to the confirmed configuration, else refuses every call. */
 export async function createGateForCli(context: GateFactoryContext): Promise<GatewaySetup> {
   let client: Awaited<ReturnType<typeof connectForCli>> | undefined;
+  /** Why a daemon that runs did not take this gateway (out of descriptors, another version…); undefined when none runs. */
+  let refusedBy: string | undefined;
   // Settled calls are written here within milliseconds, so a gateway killed -9 loses next to none of their audit.
   const spool = openAuditSpool(context.paths.home, context.logger);
   const common = {
@@ -34,6 +37,7 @@ export async function createGateForCli(context: GateFactoryContext): Promise<Gat
     return { config: gate.pinned.config, configPath: gate.pinned.path, gate, mode: 'daemon' };
   } catch (error) {
     client?.close();
+    if (!(error instanceof AssentError && error.details?.['reason'] === 'not-running')) refusedBy = error instanceof Error ? error.message : String(error);
     context.logger.warn(
       'no assent daemon could be reached; until one runs, prompt calls are refused (no_consent_channel). This gateway keeps trying and attaches to a daemon as soon as one runs',
       { socket: context.paths.socket, error: error instanceof Error ? error.message : String(error) },
@@ -41,7 +45,7 @@ export async function createGateForCli(context: GateFactoryContext): Promise<Gat
   }
   // Only a gateway without a daemon reads the journal and config.json itself: loaded for it alone.
   const { createGateWithoutDaemon } = await import('./gateFallback.js');
-  const fallback = createGateWithoutDaemon(context);
+  const fallback = createGateWithoutDaemon(refusedBy === undefined ? context : { ...context, refusedBy });
   // The same backoff as a lost connection (100 ms doubling to 10 s), auto-spawning unless ASSENT_NO_AUTOSPAWN=1.
   const gate = await connectDaemonGate({
     ...common,

@@ -18,6 +18,8 @@ export interface GateFactoryContext {
   logger: Logger;
   /** The gateway's session id, the same one every GateCall carries. */
   sessionId: string;
+  /** Why the daemon at the socket did not take this gateway, when one answered (said in every refusal instead of "no daemon"). */
+  refusedBy?: string;
 }
 
 export interface GatewaySetup {
@@ -85,7 +87,8 @@ export function createGateWithoutDaemon(context: GateFactoryContext): FallbackSe
   }
   const snapshot = compilePolicy(confirmed.config.policy, []);
   const configPath = `${paths.config} (as last confirmed)`;
-  const gate = localPolicyGate(snapshot, { configPath, noChannelHint: `no assent daemon at ${paths.socket}; ${attachNote(context.env)}` });
+  const noDaemon = context.refusedBy === undefined ? `no assent daemon at ${paths.socket}` : `the assent daemon at ${paths.socket} did not take this gateway: ${context.refusedBy}`;
+  const gate = localPolicyGate(snapshot, { configPath, noChannelHint: `${noDaemon}; ${attachNote(context.env)}` });
   const warned = new Set<string>();
   gate.toolsListed = (server, tools) => {
     for (const entry of policyToolsNotListed(snapshot.tools.keys(), server, tools)) {
