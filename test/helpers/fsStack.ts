@@ -21,9 +21,9 @@ export interface FsStack {
 
 /**
  * Writes config.json (notifications off, the web head on a free port, `fs` in
- * front of `dir`, then `config` merged over it) and starts the daemon.
+ * front of `dir`, then `config` merged over it) and starts the daemon (with `daemonEnv` added to its environment).
  */
-export async function startFsStack(cleanups: Cleanups, config: Record<string, unknown>): Promise<FsStack> {
+export async function startFsStack(cleanups: Cleanups, config: Record<string, unknown>, daemonEnv: NodeJS.ProcessEnv = {}): Promise<FsStack> {
   const home = makeTempHome();
   cleanups.push(() => home.cleanup());
   const dir = mkdtempSync(join(tmpdir(), 'assent-fs-'));
@@ -39,7 +39,7 @@ export async function startFsStack(cleanups: Cleanups, config: Record<string, un
     }),
     { mode: 0o600 },
   );
-  await home.startDaemon();
+  await home.startDaemon(daemonEnv);
   return { home, dir };
 }
 

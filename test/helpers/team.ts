@@ -29,12 +29,12 @@ export async function startTeam(
   server: PostgresServer,
   names: readonly string[],
   config: Record<string, unknown> = {},
-  options: { url?: string; journal?: Record<string, unknown> } = {},
+  options: { url?: string; journal?: Record<string, unknown>; daemonEnv?: Record<string, NodeJS.ProcessEnv> } = {},
 ): Promise<{ url: string; hosts: TeamHost[] }> {
   const url = options.url ?? (await server.createDatabase('team'));
   const hosts: TeamHost[] = [];
   for (const name of names) {
-    const stack = await startFsStack(cleanups, { journal: options.journal ?? { kind: 'postgres', url }, host: { name }, ...config });
+    const stack = await startFsStack(cleanups, { journal: options.journal ?? { kind: 'postgres', url }, host: { name }, ...config }, options.daemonEnv?.[name]);
     hosts.push({
       ...stack,
       name,
