@@ -345,7 +345,8 @@ export class ApprovalService {
       configPath: this.pinned.path,
       notifications: { sent: notifier.sent, failures: notifier.failures, ...(notifier.targets === undefined ? {} : { targets: notifier.targets() }) },
       audit: { failures: audit.failures },
-      events: { failures: this.ctx.bus.failures },
+      // Live subscribers (a gateway's policy watch, `assent watch`, the web page): back to the same count when their connections close.
+      events: { failures: this.ctx.bus.failures, subscribers: this.ctx.bus.subscriberCount },
       policyToolsNotListed: this.sessions.unlistedPolicyTools(),
     };
   }

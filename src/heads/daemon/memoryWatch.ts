@@ -16,7 +16,7 @@ import type { Logger } from '../../service/logger.js';
 const UNLIMITED_BYTES = 2 ** 60;
 const WARN_RATIO = 0.8;
 const CLEAR_RATIO = 0.7;
-const DEFAULT_INTERVAL_MS = 1000;
+const DEFAULT_INTERVAL_MS = 500;
 /** The cgroup can change under a running daemon (moved, limit rewritten); it is read again this often. */
 const LIMIT_REREAD_MS = 10_000;
 
