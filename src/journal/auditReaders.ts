@@ -9,7 +9,23 @@ export interface AuditVerification {
   ok: boolean;
   /** Lines verified intact (before the first broken one). */
   lines: number;
-  firstBroken?: { file: string; line: number; reason: string };
+  /** `fix` says what to do: `assent audit repair` for a torn last line, else how to investigate. */
+  firstBroken?: { file: string; line: number; reason: string; fix?: string };
+}
+
+/** What to do about a break that is not a torn last line: nothing assent can repair without hiding it. */
+const INVESTIGATE =
+  'this is not a write torn by a crash, and `assent audit repair` does not touch it: keep the files as they are, compare them with an exported copy (audit.export, docs/audit.md) and find out who changed them';
+const REPAIR_TORN = 'run `assent audit repair` in your terminal: it keeps a copy of the file, cuts the torn line and records the cut in the chain';
+
+/** Whether a line parses as a JSON object whose prev is `digest`: the writer chained it over the line before. */
+function namesAsPrev(line: string | undefined, digest: string): boolean {
+  if (line === undefined) return false;
+  try {
+    return (JSON.parse(line) as { prev?: unknown } | null)?.prev === digest;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -29,20 +45,33 @@ export function verifyAudit(dir: string): AuditVerification {
   let expected: ChainState = readAnchor(dir) ?? { seq: 1, prev: AUDIT_GENESIS };
   let count = 0;
   let last: { file: string; line: number } | undefined;
-  for (const file of files) {
-    const lines = splitLines(fs.readFileSync(path.join(dir, file), 'utf8'));
+  for (const [fileIndex, file] of files.entries()) {
+    const text = fs.readFileSync(path.join(dir, file), 'utf8');
+    const lines = splitLines(text);
     for (let index = 0; index < lines.length; index += 1) {
       const line = lines[index] ?? '';
       const here = { file, line: index + 1 };
-      const broken = (at: { file: string; line: number }, reason: string): AuditVerification => ({
+      const broken = (at: { file: string; line: number }, reason: string, fix = INVESTIGATE): AuditVerification => ({
         ok: false,
         lines: count,
-        firstBroken: { ...at, reason },
+        firstBroken: { ...at, reason, fix },
       });
       let parsed: { seq?: unknown; prev?: unknown };
       try {
         parsed = JSON.parse(line) as { seq?: unknown; prev?: unknown };
       } catch {
+        const bytes = Buffer.byteLength(line);
+        if (fileIndex === files.length - 1 && index === lines.length - 1) {
+          const shape = text.endsWith('\n') ? 'it ends in a newline but is no whole record' : 'no newline, its JSON cut short';
+          return broken(here, `torn last line: not valid JSON (${bytes} bytes, ${shape}), as a write interrupted by a crash or power loss leaves it`, REPAIR_TORN);
+        }
+        if (namesAsPrev(lines[index + 1], lineDigest(line))) {
+          return broken(
+            here,
+            `not valid JSON (${bytes} bytes), and the next line names its digest as prev: a write torn by a crash that the writer then chained over`,
+            'it cannot be cut out without breaking the next link, and `assent audit repair` leaves it; keep the files as they are (an exported copy, audit.export, holds the lines after it)',
+          );
+        }
         return broken(here, 'not valid JSON (edited or torn write)');
       }
       if (parsed === null || typeof parsed !== 'object') return broken(here, 'not a JSON object');

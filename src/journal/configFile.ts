@@ -144,9 +144,38 @@ export function inspectConfigText(text: string): ConfigFileInspection {
  * when there is any error, so nobody runs on a half-understood policy;
  * warnings come back in `problems`.
  */
+/**
+ * Whether config text fails to parse only because it stops early — the shape a
+ * write cut short leaves (an editor or a copy killed mid-write): the parser ran
+ * out of input, or stopped at its very end.
+ */
+export function isCutShortJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return false;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    if (/end of JSON input|Unterminated string/i.test(message)) return true;
+    const at = /position (\d+)/.exec(message);
+    return at !== null && Number(at[1]) >= text.trimEnd().length - 1;
+  }
+}
+
+/** What to do about a config.json cut short: it cannot be fixed by editing a key, only restored. */
+export function cutShortAdvice(path: string): string {
+  return `restore it from your own copy, or run \`assent init --force\` (it keeps this file as ${path}.assent-backup-<time>) and redo your edits; \`assent config check\` then says when it is valid`;
+}
+
 export function loadConfigFile(path: string): LoadedConfig {
   const inspection = inspectConfigFile(path);
   const errors = inspection.problems.filter((p) => p.severity === 'error');
+  if (inspection.text !== undefined && inspection.config === undefined && isCutShortJson(inspection.text)) {
+    throw new AssentError(
+      'config_invalid',
+      `config ${path} ends in the middle of its JSON after ${Buffer.byteLength(inspection.text)} bytes, as a write cut short leaves it (${errors[0]?.message ?? 'not valid JSON'}); ${cutShortAdvice(path)}`,
+      { details: { path, problems: inspection.problems, reason: 'cut-short' } },
+    );
+  }
   if (inspection.config === undefined || errors.length > 0) {
     const first = errors[0];
     const summary = first === undefined ? '' : `; first: ${first.path === '' ? '(document)' : first.path}: ${first.message}`;

@@ -26,6 +26,11 @@ export const ERROR_TYPES = {
   unavailable: { exitCode: 69, httpStatus: 503, summary: 'The daemon or an upstream cannot be reached.' },
   version_mismatch: { exitCode: 69, httpStatus: 503, summary: 'Client and daemon versions differ.' },
   state_insecure: { exitCode: 65, httpStatus: 500, summary: 'The state directory or a file in it has unsafe ownership or permissions.' },
+  state_damaged: {
+    exitCode: 65,
+    httpStatus: 500,
+    summary: 'A state file (journal.db, an audit day file, config.json or the confirmed configuration) is damaged; the message names the file and its repair.',
+  },
   parse_error: { exitCode: 65, httpStatus: 400, summary: 'A frame is not valid JSON.' },
   invalid_request: { exitCode: 65, httpStatus: 400, summary: 'A frame is JSON but not a JSON-RPC 2.0 request this daemon accepts.' },
   frame_too_large: { exitCode: 65, httpStatus: 413, summary: 'A frame exceeds the 1 MiB limit.' },

@@ -28,6 +28,7 @@ const FAMILIES: Record<string, () => Promise<Registrar>> = {
   init: async () => (await import('./commands/init.js')).registerInitCommand,
   policy: async () => (await import('./commands/policy.js')).registerPolicyCommands,
   confine: async () => (await import('./commands/confine.js')).registerConfineCommand,
+  journal: async () => (await import('./commands/repair.js')).registerJournalCommands,
 };
 
 /** Which family serves a first word; unknown words load every family (help, suggestions). */
@@ -56,6 +57,7 @@ const FAMILY_OF: Record<string, string> = {
   init: 'init',
   policy: 'policy',
   confine: 'confine',
+  journal: 'journal',
 };
 
 export async function buildProgram(firstWord?: string): Promise<Command> {

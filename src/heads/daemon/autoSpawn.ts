@@ -4,7 +4,7 @@
 // stale lock were broken twice, a second daemon refuses to start.
 import { spawn as spawnProcess } from 'node:child_process';
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AssentError } from '../../core/base/errors.js';
 
@@ -159,6 +159,7 @@ export async function ensureDaemonRunning(options: AutoSpawnOptions, probe: () =
   try {
     if (await probe()) return;
     clearStaleSocket(paths);
+    const logStart = fileSize(paths.log);
     const exited = startDaemonProcess(options);
     const deadline = Date.now() + waitMs;
     let exitedAt: number | undefined;
@@ -169,16 +170,61 @@ export async function ensureDaemonRunning(options: AutoSpawnOptions, probe: () =
       if (Date.now() > deadline || (exitedAt !== undefined && Date.now() - exitedAt > 500)) break;
       await sleep(POLL_MS);
     }
+    const why = exited.code === undefined ? undefined : daemonRefusal(paths.log, logStart);
     throw new AssentError(
       'unavailable',
       exited.code !== undefined
-        ? `The daemon started for ${paths.socket} exited (${exited.code}) before answering. See ${paths.log} for why, then run \`assent daemon run\` to see it in the foreground.`
+        ? why !== undefined
+          ? `The daemon started for ${paths.socket} exited (${exited.code}) before answering, saying: ${why}. ${paths.log} has it too.`
+          : `The daemon started for ${paths.socket} exited (${exited.code}) before answering. See ${paths.log} for why, then run \`assent daemon run\` to see it in the foreground.`
         : `The daemon started for ${paths.socket} did not answer within ${waitMs} ms. See ${paths.log}, or run \`assent daemon run\` in a terminal.`,
-      { details: { socket: paths.socket, log: paths.log, reason: 'spawn-failed' } },
+      { details: { socket: paths.socket, log: paths.log, reason: 'spawn-failed', ...(why === undefined ? {} : { daemonError: why }) } },
     );
   } finally {
     lock.release();
   }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The most a failed start's own words are read back from daemon.log. */
+const REFUSAL_READ_BYTES = 16 * 1024;
+const REFUSAL_MAX_CHARS = 1200;
+
+/**
+ * Why the daemon we started refused to start, in its own words: the last
+ * `assent: …` line it wrote to daemon.log after `from` (the CLI's failure line,
+ * e.g. a damaged journal.db naming its repair). Undefined when it wrote none.
+ */
+function daemonRefusal(log: string, from: number): string | undefined {
+  let text: string;
+  try {
+    const fd = openSync(log, 'r');
+    try {
+      const end = statSync(log).size;
+      const start = Math.max(from, end - REFUSAL_READ_BYTES);
+      const buffer = Buffer.alloc(Math.max(0, end - start));
+      const read = readSync(fd, buffer, 0, buffer.length, start);
+      text = buffer.subarray(0, read).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  const line = text
+    .split('\n')
+    .reverse()
+    .find((candidate) => candidate.startsWith('assent: '));
+  if (line === undefined) return undefined;
+  const reason = line.slice('assent: '.length).trim();
+  return reason.length > REFUSAL_MAX_CHARS ? `${reason.slice(0, REFUSAL_MAX_CHARS)}…` : reason;
 }
 
 /**

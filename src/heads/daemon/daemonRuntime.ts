@@ -8,8 +8,9 @@ import type { Clock } from '../../core/base/clock.js';
 import type { Config } from '../../core/config/config.js';
 import { AssentError } from '../../core/base/errors.js';
 import { loadConfigFile } from '../../journal/configFile.js';
-import { encodePin, pinFromJournal, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../../journal/confirmedConfig.js';
+import { pinFromJournal, pinWrites, PINNED_CONFIG_KEY, type InvalidConfirmedConfig, type StoredPin } from '../../journal/confirmedConfig.js';
 import { hostIdentityOf } from '../../journal/hostIdentity.js';
+import { refuseLostJournal, refuseTornAuditTail } from '../../journal/stateDamage.js';
 import { Journal } from '../../journal/journal.js';
 import { sqliteStoreParts } from '../../journal/sqliteStore.js';
 import { composeStore, type Store, type StoreParts } from '../../journal/store.js';
@@ -61,7 +62,7 @@ const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance
 
 /** Records the configuration the operator confirmed, so a restart runs it again (R-CFG-4). */
 export function storePinnedConfig(journal: Journal, pin: StoredPin): void {
-  journal.writeMeta(PINNED_CONFIG_KEY, encodePin(pin));
+  for (const [key, value] of pinWrites(journal.readMeta(PINNED_CONFIG_KEY), pin)) journal.writeMeta(key, value);
 }
 
 /**
@@ -76,7 +77,7 @@ export function storePinnedConfig(journal: Journal, pin: StoredPin): void {
  */
 export function pinConfig(path: string, journal: Journal): PinnedConfig & { invalid?: InvalidConfirmedConfig } {
   const stored = journal.readMeta(PINNED_CONFIG_KEY);
-  if (stored !== undefined) return pinFromJournal(stored, path);
+  if (stored !== undefined) return pinFromJournal(stored, path, journal.path);
   const loaded = loadConfigFile(path);
   storePinnedConfig(journal, { revision: loaded.revision, text: loaded.text ?? null });
   return { config: loaded.config, revision: loaded.revision, path };
@@ -103,9 +104,9 @@ export interface ApprovalRuntime {
 }
 
 
-function openBase(ctx: DaemonContext, options: ApprovalRuntimeOptions): RuntimeBase {
+function openBase(ctx: DaemonContext, options: ApprovalRuntimeOptions, check = false): RuntimeBase {
   const clock = options.clock ?? systemClock;
-  const journal = Journal.open(ctx.paths.journal, { clock });
+  const journal = Journal.open(ctx.paths.journal, { clock, check });
   const pinned = pinConfig(ctx.paths.config, journal);
   // R-TEAM-3: this host's id and label, fixed for the daemon's lifetime; local decisions are `<os user>@<host.name>`.
   const host = hostIdentityOf(ctx.paths, pinned.config);
@@ -130,7 +131,11 @@ export function createApprovalRuntime(ctx: DaemonContext, options: ApprovalRunti
  * naming it without its password (R-TEAM-7).
  */
 export async function openApprovalRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions = {}): Promise<ApprovalRuntime> {
-  const base = openBase(ctx, options);
+  // Damaged state stops the start, naming the file and its repair (stateDamage.ts says why): a torn audit
+  // tail, a journal.db emptied after use, and (Journal.open's quick_check) a journal SQLite cannot read.
+  refuseTornAuditTail(ctx.paths.auditDir);
+  refuseLostJournal(ctx.paths);
+  const base = openBase(ctx, options, true);
   let store: Store;
   try {
     store = composeStore(await openStoreParts(ctx, base));

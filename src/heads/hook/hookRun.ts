@@ -143,6 +143,8 @@ function failureReason(subject: string, error: unknown): string {
       // The daemon runs and refused the connection for want of descriptors; its message names the limit and the fix.
       if (typed.details?.['reason'] === 'descriptors') return blocked(subject, `unavailable (${typed.message})`, 'The daemon refused it before deciding; nothing was filed.');
       if (typed.details?.['reason'] === 'EMFILE') return blocked(subject, `unavailable (${typed.message})`, HOOK_DESCRIPTORS_ADVICE);
+      // The daemon refused to start and said why (a damaged state file names its repair): that is what the operator must do.
+      if (typed.details?.['daemonError'] !== undefined) return blocked(subject, `unavailable (${typed.message})`, 'No assent daemon decided it: none starts until the operator does what that says; retrying the call after that is fine.');
       return blocked(subject, `unavailable (${typed.message})`, `No assent daemon decided it. ${DAEMON_ADVICE}`);
     case 'timeout':
       return blocked(subject, `timeout (${typed.message})`, 'Nobody decided it in time; retrying the call is fine once the operator is ready.');

@@ -264,6 +264,15 @@ export function registerApprovalCommands(program: Command): void {
       });
     });
   audit
+    .command('repair')
+    .description('Repair a torn last audit line (a write cut short by a crash): keeps a copy of the file, cuts the line and records the cut in the chain; needs a typed code, or --yes')
+    .option('--yes', 'repair without asking (for scripts); without it the command needs your terminal to type a code')
+    .option('--json', 'print one JSON document')
+    .action(async (options: JsonFlag & { yes?: boolean }) => {
+      const { runAuditRepair } = await import('./repair.js');
+      await runAuditRepair(options);
+    });
+  audit
     .command('verify')
     .description('Verify the audit hash chain and name the first broken line')
     .option('--json', 'print one JSON document')
@@ -278,14 +287,22 @@ export function registerApprovalCommands(program: Command): void {
       }
       try {
         const { verifyAudit } = await import('../../../journal/auditReaders.js');
-        const result = verifyAudit(resolveStatePaths().auditDir);
+        const dir = resolveStatePaths().auditDir;
+        const result = verifyAudit(dir);
+        const broken = result.firstBroken;
+        const where = broken === undefined ? '' : `${dir}/${broken.file}:${broken.line}`;
         if (options.json) {
           if (result.ok) printJsonOk(result);
-          else process.stdout.write(`${JSON.stringify({ ok: false, error: { type: 'invalid_input', message: 'the audit chain is broken', details: result } })}\n`);
+          else {
+            const details = { ...result, firstBroken: { ...broken, path: `${dir}/${broken?.file ?? ''}` } };
+            const message = `the audit chain is broken at ${where}: ${broken?.reason ?? 'unknown'}${broken?.fix === undefined ? '' : `; ${broken.fix}`}`;
+            process.stdout.write(`${JSON.stringify({ ok: false, error: { type: 'invalid_input', message, details } })}\n`);
+          }
         } else if (result.ok) {
           out(`Audit log intact: ${result.lines} lines.`);
         } else {
-          process.stderr.write(`assent: audit chain broken at ${result.firstBroken?.file}:${result.firstBroken?.line} (${result.firstBroken?.reason})\n`);
+          process.stderr.write(`assent: audit chain broken at line ${broken?.line ?? '?'} of ${dir}/${broken?.file ?? '?'}: ${broken?.reason ?? 'unknown'}${broken?.fix === undefined ? '' : `; ${broken.fix}`}\n`);
+          if (result.lines > 0) process.stderr.write(`The ${result.lines} lines before it verify.\n`);
         }
         if (!result.ok) throw new ExitWith(65);
       } catch (error) {

@@ -1,6 +1,7 @@
 // `assent doctor` (R-HOOK-7): for each agent, whether assent's hooks are
 // installed, point at this assent, have time enough, and really block (the
-// canary). Exit 0 when every installed agent is fine, 65 otherwise.
+// canary); before them, whether the state files are sound (issue 35). Exit 0
+// when every installed agent is fine and no state file is damaged, 65 otherwise.
 import type { Command } from 'commander';
 import { AssentError, exitCodeFor } from '../../../core/base/errors.js';
 import { escapeText } from '../../../core/base/escape.js';
@@ -10,7 +11,8 @@ import { AGENT_IDS, AGENT_TITLES, currentEnvironment } from '../../agents/agentT
 import type { AgentReport } from '../../agents/doctorCheck.js';
 import { checkAgent, CODEX_TRUST_CAVEAT, reportIsFine, runThroughShell, scopesToCheck } from '../../agents/hookDoctor.js';
 import { thisInstallation } from '../../agents/hookCommand.js';
-import { pinnedHookTimeout, unconfirmedTimeoutNote } from '../../agents/hookTimeout.js';
+import { DEFAULT_HOOK_TIMEOUT_SECONDS, pinnedHookTimeout, unconfirmedTimeoutNote, type PinnedHookTimeout } from '../../agents/hookTimeout.js';
+import { inspectStateFiles, type StateDamage } from '../../../journal/stateDamage.js';
 import { readInstallRecords } from '../../agents/installRecords.js';
 import { ExitWith, reportFailure } from '../output.js';
 
@@ -44,11 +46,35 @@ function summaryLine(reports: AgentReport[]): string {
   return codex ? `All installed agents are gated by this assent, as far as doctor can see. ${CODEX_TRUST_CAVEAT}.` : 'All installed agents are gated by this assent.';
 }
 
+/** The state files' lines: each damaged one with what it does and its fix, or that all are sound. */
+function stateLines(home: string, damaged: readonly StateDamage[]): string[] {
+  if (damaged.length === 0) return [`State files in ${escapeText(home)}: sound (journal.db, the confirmed configuration, config.json, the audit log's last line).`];
+  const lines = [`State files in ${escapeText(home)}: ${damaged.length} damaged`];
+  for (const damage of damaged) {
+    lines.push(`  - ${escapeText(damage.file)}${damage.line === undefined ? '' : `:${damage.line}`}: ${escapeText(damage.problem)}`);
+    lines.push(`    now: ${escapeText(damage.effect)}`);
+    lines.push(`    fix: ${escapeText(damage.fix)}`);
+  }
+  return lines;
+}
+
+/** The daemon's hooks.timeoutSeconds; with config.json broken and nothing confirmed yet, the default (the state check names the file). */
+function hookTimeoutOrDefault(paths: ReturnType<typeof resolveStatePaths>): PinnedHookTimeout {
+  try {
+    return pinnedHookTimeout(paths);
+  } catch (error) {
+    if (!(error instanceof AssentError) || error.type !== 'config_invalid') throw error;
+    return { seconds: DEFAULT_HOOK_TIMEOUT_SECONDS, source: 'file', claudeNativePrompt: false };
+  }
+}
+
 async function runDoctor(options: DoctorOptions): Promise<void> {
   const paths = resolveStatePaths();
   const where = currentEnvironment();
+  // Damaged state first (issue 35): the daemon refuses to start, or runs fail-closed, on each of these.
+  const damaged = inspectStateFiles(paths);
   // The daemon's pinned value, not an unconfirmed edit of config.json (R-HOOK-11).
-  const timeout = pinnedHookTimeout(paths);
+  const timeout = hookTimeoutOrDefault(paths);
   const unconfirmed = unconfirmedTimeoutNote(timeout, paths.config);
   const deps = {
     where,
@@ -68,33 +94,44 @@ async function runDoctor(options: DoctorOptions): Promise<void> {
     }
   }
   const confinement = confinementStatus(sandboxStatus());
+  // Issue 35: a full or failing device under ASSENT_HOME makes the daemon refuse every call, whatever the hooks.
   const failing = reports.filter((r) => !reportIsFine(r));
-  const ok = failing.length === 0;
+  const ok = failing.length === 0 && damaged.length === 0;
   if (options.json) {
-    const document: Record<string, unknown> = { ok, data: { agents: reports, confinement }, meta: { hookTimeoutSeconds: deps.hookTimeoutSeconds, hookTimeoutSource: timeout.source } };
+    const document: Record<string, unknown> = {
+      ok,
+      data: { agents: reports, confinement, state: { home: paths.home, damaged } },
+      meta: { hookTimeoutSeconds: deps.hookTimeoutSeconds, hookTimeoutSource: timeout.source },
+    };
     if (!ok) {
-      const error = new AssentError('invalid_input', `${failing.map((r) => `${r.agent} (${r.scope})`).join(', ')}: assent's hooks are not in working order; see data.agents[].problems`, {
-        details: { agents: failing.map((r) => ({ agent: r.agent, scope: r.scope, problems: r.problems })) },
-      });
+      const error =
+        damaged.length > 0
+          ? new AssentError('state_damaged', damaged.map((d) => `${d.file}: ${d.problem}; ${d.fix}`).join(' | '), { details: { damaged, agents: failing.map((r) => ({ agent: r.agent, scope: r.scope, problems: r.problems })) } })
+          : new AssentError('invalid_input', `${failing.map((r) => `${r.agent} (${r.scope})`).join(', ')}: assent's hooks are not in working order; see data.agents[].problems`, {
+              details: { agents: failing.map((r) => ({ agent: r.agent, scope: r.scope, problems: r.problems })) },
+            });
       document['error'] = { type: error.type, message: error.message, details: error.details };
     }
     process.stdout.write(`${JSON.stringify(document)}\n`);
   } else {
+    for (const line of stateLines(paths.home, damaged)) out(line);
     for (const report of reports) {
       out(humanLine(report));
       for (const problem of report.problems) out(`  - ${escapeText(problem)}`);
       for (const note of report.notes) out(`  note: ${escapeText(note)}`);
     }
     out(confinementLine(confinement));
-    out(ok ? summaryLine(reports) : `${failing.length} agent setting${failing.length === 1 ? ' has' : 's have'} problems; fix them and run \`assent doctor\` again.`);
+    if (damaged.length > 0) out(`${damaged.length} state file${damaged.length === 1 ? ' is' : 's are'} damaged; fix ${damaged.length === 1 ? 'it' : 'them'} as shown above and run \`assent doctor\` again.`);
+    if (failing.length > 0) out(`${failing.length} agent setting${failing.length === 1 ? ' has' : 's have'} problems; fix them and run \`assent doctor\` again.`);
+    else if (damaged.length === 0) out(summaryLine(reports));
   }
-  if (!ok) throw new ExitWith(exitCodeFor('invalid_input'));
+  if (!ok) throw new ExitWith(exitCodeFor(damaged.length > 0 ? 'state_damaged' : 'invalid_input'));
 }
 
 export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description("Check each agent's assent hooks: installed, pointing at this assent, with time enough, and blocking a canary call (nothing runs). Exit 0 when every installed agent is fine, 65 otherwise.")
+    .description("Check the state files (journal.db, the confirmed configuration, config.json, the audit log's last line) and each agent's assent hooks: installed, pointing at this assent, with time enough, and blocking a canary call (nothing runs). Exit 0 when all is fine, 65 otherwise.")
     .option('--json', 'print one JSON document: {ok, data:{agents:[…]}}')
     .action(async (options: DoctorOptions) => {
       try {
