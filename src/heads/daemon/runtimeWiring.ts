@@ -3,6 +3,7 @@
 // audit log and the services, R-ARCH-3): the notifier, the agents, the watch on
 // config.json, daemon status, and web sign-in with passkeys.
 import { homedir } from 'node:os';
+import { EventLoopDelay } from './eventLoopDelay.js';
 import { hostConfiner } from './hostConfiner.js';
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -121,9 +122,13 @@ export function watchConfigFile(ctx: DaemonContext, base: RuntimeBase, service: 
   }
 }
 
-/** `daemon status` for the approvals and the configuration (pinned, on disk, what applies from the next start). */
+/** `daemon status` for the approvals, the configuration (pinned, on disk, what applies from the next start) and the event loop's delay. */
 export function registerStatus(ctx: DaemonContext, base: RuntimeBase, parts: { service: ApprovalService; agents: AgentActionService; mirror: AuditMirror | undefined; confirmedInvalid: () => InvalidConfirmedConfig | undefined }): void {
   const { service, agents, mirror, confirmedInvalid } = parts;
+  const eventLoop = new EventLoopDelay();
+  eventLoop.start();
+  ctx.onShutdown(() => eventLoop.stop());
+  ctx.status['eventLoop'] = () => eventLoop.status();
   ctx.status['approvals'] = () => ({ ...service.status(), ...agents.status(), ...(mirror === undefined ? {} : { auditRows: mirror.status() }) });
   ctx.status['config'] = () => {
     let fileRevision: string | undefined;
