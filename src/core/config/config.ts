@@ -232,7 +232,7 @@ function editDistance(a: string, b: string): number {
  * Agent tool ids `<agent>/<tool>` (SPEC §17) are valid `policy.tools` keys
  * without a server of that name: the hook heads decide them by these aliases.
  */
-export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen']);
+export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid']);
 
 /**
  * Why an unknown key at this path is an error, or undefined where it is a
@@ -241,9 +241,12 @@ export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'c
  * (`"exprot"`, a sink's `"hedaers"`) silently turns export off or sends a sink
  * without its settings, while the security team believes it receives every record.
  */
-function unknownKeyIsError(path: readonly PropertyKey[]): string | undefined {
+function unknownKeyIsError(path: readonly PropertyKey[], near: string | undefined): string | undefined {
   if (path[0] === 'policy') return 'inside "policy" a misspelt key would silently loosen policy, so it is refused';
   if (path[0] === 'audit') return 'inside "audit" a misspelt key would silently turn export off or drop a sink\'s setting, so it is refused';
+  // At the top, a key a letter or two from a section's name is that section misspelt: "polcy" would drop the whole
+  // policy, "audt" all export, "jornal" a team's database. A name unlike any section (a newer version's) stays a warning.
+  if (path.length === 0 && near !== undefined) return `a misspelt section would silently drop all of "${near}", so it is refused`;
   return undefined;
 }
 
@@ -292,7 +295,7 @@ function unknownKeys(schema: SchemaNode, value: unknown, path: PropertyKey[], ou
           const near = names.find((name) => editDistance(name.toLowerCase(), key.toLowerCase()) <= 2);
           const known = names.map((k) => JSON.stringify(k)).join(', ');
           const here = [...path, key];
-          const why = unknownKeyIsError(path);
+          const why = unknownKeyIsError(path, near);
           if (why !== undefined) {
             out.push({
               severity: 'error',

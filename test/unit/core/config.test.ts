@@ -126,13 +126,28 @@ describe('R-CFG-1..3 config validation', () => {
 
   it('R-CFG-1 unknown keys outside policy are warnings and the config still loads', () => {
     const value = base();
-    value['polcy'] = {};
+    value['futureSection'] = {};
     (value['channels'] as Record<string, unknown>)['ttty'] = true;
     const { config, problems } = validateConfig(value);
     expect(config).toBeDefined();
     expect(problems).toEqual([
       expect.objectContaining({ severity: 'warning', path: 'channels.ttty', message: expect.stringContaining('did you mean "tty"') }),
-      expect.objectContaining({ severity: 'warning', path: 'polcy', message: expect.stringContaining('did you mean "policy"') }),
+      expect.objectContaining({ severity: 'warning', path: 'futureSection', message: expect.stringContaining('unknown key, ignored') }),
+    ]);
+  });
+
+  it.each([
+    ['polcy', 'policy'],
+    ['audt', 'audit'],
+    ['jornal', 'journal'],
+    ['Servers', 'servers'],
+  ])('R-CFG-1 a top-level %s (a section misspelt) is an error: it would silently drop all of %s', (typo, section) => {
+    const value = base();
+    value[typo] = {};
+    const { config, problems } = validateConfig(value);
+    expect(config).toBeUndefined();
+    expect(problems).toEqual([
+      expect.objectContaining({ severity: 'error', path: typo, message: expect.stringContaining(`did you mean "${section}"?); a misspelt section would silently drop all of "${section}"`) }),
     ]);
   });
 
