@@ -281,7 +281,22 @@ export function inspectStateFiles(paths: StatePaths): StateDamage[] {
       fix: `${config.cutShort ? cutShortAdvice(paths.config) : `fix what \`assent config check --file ${paths.config}\` reports`}${confirmed ? '; `assent config reload` then applies it' : ''}`,
     });
   }
-  const torn = findTornAuditTail(paths.auditDir);
+  const torn = settledTornTail(paths.auditDir);
   if (torn !== undefined) found.push(tornTailDamage(torn));
   return found;
+}
+
+/**
+ * A torn tail that is still there, byte for byte, a moment later: doctor may
+ * run while a daemon writes, and a reader can catch a batch half written.
+ */
+function settledTornTail(dir: string, waitMs = 100, tries = 10): TornAuditTail | undefined {
+  let torn = findTornAuditTail(dir);
+  for (let attempt = 0; torn !== undefined && attempt < tries; attempt += 1) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, waitMs);
+    const again = findTornAuditTail(dir);
+    if (again !== undefined && again.file === torn.file && again.offset === torn.offset && again.bytes === torn.bytes) return again;
+    torn = again;
+  }
+  return torn;
 }
