@@ -8,7 +8,10 @@
 //
 // Counting /proc/self/fd costs about 10 µs for 20 descriptors and 150 µs for 500,
 // so it is done when the count may be near the reserve (the last count plus the
-// connections accepted since) and at least once a second otherwise.
+// connections accepted since) and at least once a second otherwise; the limit
+// (which prlimit can change under a running daemon) is read once a second too.
+// The server also counts once a second without a connection (rpcServer.ts): at
+// the limit itself no connection reaches the daemon to be counted.
 import { readdirSync, readFileSync } from 'node:fs';
 import { AssentError } from '../../core/base/errors.js';
 import { DESCRIPTOR_LIMIT_FIX } from '../../core/base/resourceFaults.js';
@@ -72,6 +75,9 @@ export class DescriptorGuard {
     this.readLimit = options.readLimit ?? readOpenFileLimit;
     this.countOpen = options.countOpen ?? countOpenDescriptors;
     this.now = options.now ?? (() => performance.now());
+    // Read once now, while there is a descriptor to read it with: at the limit the read itself fails.
+    this.limit = this.readLimit();
+    this.limitReadAt = this.now();
   }
 
   /**
@@ -99,11 +105,18 @@ export class DescriptorGuard {
     return open > limit - reserve ? { open, limit, reserve } : undefined;
   }
 
-  /** For daemon.status: descriptors open now, the limit and the reserve; undefined where they cannot be read. */
+  /** Descriptors open now (the limit when they cannot be counted), the limit and the reserve; undefined where the limit cannot be read. */
   use(): DescriptorUse | undefined {
-    const limit = this.readLimit() ?? this.limit;
-    const open = this.countOpen();
-    if (limit === undefined || open === undefined) return undefined;
+    const now = this.now();
+    this.limit = this.readLimit() ?? this.limit;
+    this.limitReadAt = now;
+    const limit = this.limit;
+    if (limit === undefined) return undefined;
+    // Not even the listing could open: the daemon is at its limit. The count serves admit() too.
+    const open = this.countOpen() ?? limit;
+    this.lastCount = open;
+    this.countedAt = now;
+    this.acceptedSince = 0;
     return { open, limit, reserve: descriptorReserve(limit) };
   }
 }

@@ -29,6 +29,13 @@ export const HANDSHAKE_TIMEOUT_MS = 5000;
 export const MAX_PENDING_HANDSHAKES = 32;
 /** How long a refused connection may take to read its refusal before it is closed anyway. */
 const REFUSAL_LINGER_MS = 500;
+/**
+ * How often descriptors are counted without a connection: at the limit itself libuv drops a new
+ * connection before the daemon sees it, so only a count notices the shortage (and its end).
+ */
+const DESCRIPTOR_CHECK_MS = 1000;
+/** A shortage ends once this long passed without one, so a count that dips for a moment does not say it again and again. */
+const DESCRIPTOR_QUIET_MS = 2000;
 
 export interface RpcServerOptions {
   socketPath: string;
@@ -84,7 +91,8 @@ class RpcServerImpl implements RpcServer, ConnectionHost {
   /** Connections refused for want of descriptors since the start. */
   private refusedForDescriptors = 0;
   /** Set while descriptors are short: the log says so once when it starts and once when it ends. */
-  private shortOfDescriptors: { refused: number } | undefined;
+  private shortOfDescriptors: { refused: number; lastAt: number } | undefined;
+  private descriptorTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly server: Server,
@@ -100,6 +108,20 @@ class RpcServerImpl implements RpcServer, ConnectionHost {
     this.descriptorGuard = options.descriptorGuard ?? new DescriptorGuard();
   }
 
+  /** Counts descriptors every second from now until close (called once the socket listens). */
+  watchDescriptors(): void {
+    this.descriptorTimer ??= setInterval(() => this.checkDescriptors(), DESCRIPTOR_CHECK_MS);
+    this.descriptorTimer.unref();
+  }
+
+  /** The count between connections: a shortage no connection reached the daemon in is said too, once, and its end. */
+  private checkDescriptors(): void {
+    const use = this.descriptorGuard.use();
+    if (use === undefined) return;
+    if (use.open > use.limit - use.reserve) this.shortOf({ open: use.open, limit: use.limit, reserve: use.reserve }, false);
+    else this.descriptorsBack();
+  }
+
   /** Answers a connection with an error it was not admitted for and closes it; what it sent is read and dropped. */
   private refuse(socket: Socket, error: AssentError, lingerMs: number): void {
     socket.on('error', () => undefined);
@@ -111,22 +133,23 @@ class RpcServerImpl implements RpcServer, ConnectionHost {
   }
 
   /** Descriptors ran short: said in the log once, when it starts, however many connections are refused meanwhile. */
-  private shortOf(fields: Record<string, unknown>): void {
-    this.refusedForDescriptors += 1;
+  private shortOf(fields: Record<string, unknown>, refused = true): void {
+    if (refused) this.refusedForDescriptors += 1;
     if (this.shortOfDescriptors !== undefined) {
-      this.shortOfDescriptors.refused += 1;
+      if (refused) this.shortOfDescriptors.refused += 1;
+      this.shortOfDescriptors.lastAt = performance.now();
       return;
     }
-    this.shortOfDescriptors = { refused: 1 };
+    this.shortOfDescriptors = { refused: refused ? 1 : 0, lastAt: performance.now() };
     this.logger.warn(
       `out of file descriptors: new connections are refused (their hook and gateway calls are denied) until some close, rather than fail with EMFILE; to fix it, ${DESCRIPTOR_LIMIT_FIX}`,
       fields,
     );
   }
 
-  /** Called when a connection is admitted again after a shortage: said once, with how many were refused. */
+  /** Called when there is room again: once the shortage is quiet for a while, said once, with how many were refused. */
   private descriptorsBack(): void {
-    if (this.shortOfDescriptors === undefined) return;
+    if (this.shortOfDescriptors === undefined || performance.now() - this.shortOfDescriptors.lastAt < DESCRIPTOR_QUIET_MS) return;
     this.logger.info('file descriptors are free again: connections are accepted', { refused: this.shortOfDescriptors.refused });
     this.shortOfDescriptors = undefined;
   }
@@ -216,6 +239,7 @@ class RpcServerImpl implements RpcServer, ConnectionHost {
   }
 
   close(): Promise<void> {
+    clearInterval(this.descriptorTimer);
     this.closing ??= new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       for (const connection of this.live) connection.destroy();
@@ -266,6 +290,7 @@ export async function startRpcServer(options: RpcServerOptions): Promise<RpcServ
     }
   });
   server.on('error', (error: NodeJS.ErrnoException) => impl.serverError(error));
+  impl.watchDescriptors();
   try {
     chmodSync(options.socketPath, 0o600);
     const mode = statSync(options.socketPath).mode & 0o777;

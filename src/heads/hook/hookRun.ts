@@ -134,6 +134,11 @@ const SETUP_ADVICE = 'This is a problem of the hook, not of the call: the operat
 const HOOK_DESCRIPTORS_ADVICE =
   'The hook itself had no file descriptor left (EMFILE), so it could not ask the daemon: raise the limit of open files of the agent that runs it (`ulimit -n 4096` in the shell that starts the agent); retrying the call after that is fine.';
 const DAEMON_ADVICE = 'The operator can start it with `assent daemon run` and check `assent daemon status`; retrying the call after that is fine.';
+/** How a connection the daemon took ends when it never answers. */
+const DROPPED = new Set(['closed', 'ECONNRESET', 'EPIPE']);
+const DROPPED_ADVICE =
+  'No assent daemon decided it: the daemon dropped the connection before answering, because it stopped, crashed or was killed, or because it has no file descriptor left (EMFILE; daemon.log then says so, with the fix). ' +
+  DAEMON_ADVICE;
 
 /** The reason text for a failure to get a decision, saying what the operator can do. */
 function failureReason(subject: string, error: unknown): string {
@@ -143,6 +148,7 @@ function failureReason(subject: string, error: unknown): string {
       // The daemon runs and refused the connection for want of descriptors; its message names the limit and the fix.
       if (typed.details?.['reason'] === 'descriptors') return blocked(subject, `unavailable (${typed.message})`, 'The daemon refused it before deciding; nothing was filed.');
       if (typed.details?.['reason'] === 'EMFILE') return blocked(subject, `unavailable (${typed.message})`, HOOK_DESCRIPTORS_ADVICE);
+      if (DROPPED.has(String(typed.details?.['reason']))) return blocked(subject, `unavailable (${typed.message})`, DROPPED_ADVICE);
       // The daemon refused to start and said why (a damaged state file names its repair): that is what the operator must do.
       if (typed.details?.['daemonError'] !== undefined) return blocked(subject, `unavailable (${typed.message})`, 'No assent daemon decided it: none starts until the operator does what that says; retrying the call after that is fine.');
       return blocked(subject, `unavailable (${typed.message})`, `No assent daemon decided it. ${DAEMON_ADVICE}`);
