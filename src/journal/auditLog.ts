@@ -1,10 +1,13 @@
 // The audit log's writer (SPEC §15): one hash-chained JSON line per gated call or
 // effect in audit/<YYYY-MM-DD>.jsonl. Writes are queued and asynchronous so they never
-// block or fail a call; failures are counted for daemon.status. The day's file
-// stays open for appending; each batch leaves in one write, then an fsync.
+// block or fail a call. The day's file stays open for appending; each batch leaves
+// in one write, then an fsync. A batch the disk does not take (full, or failing) is
+// cut back out of the file and held, with its seqs, until a retry writes it whole:
+// the chain gets no torn line and no gap, and nothing reads past what is on disk.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Clock } from '../core/base/clock.js';
+import { realTimers, type Timers } from '../core/base/timers.js';
 import { dayOf, lastSeqOfFile, lineDigest, listLogFiles, loadChainState, NEWLINE, readFirstLine, writeAnchor, type ChainState } from './auditChain.js';
 import { copyAuditFields, type AuditRecord } from './auditRecords.js';
 
@@ -21,6 +24,10 @@ export interface AuditFile {
   write(bytes: Uint8Array): Promise<void>;
   /** Waits until what was written is on disk. */
   sync(): Promise<void>;
+  /** The file's size now, in bytes. */
+  size(): Promise<number>;
+  /** Cuts the file back to `size` bytes (what a failed batch left of itself). */
+  truncate(size: number): Promise<void>;
   /** False once the path names another file or none (deleted or replaced since it was opened). */
   isCurrent(): Promise<boolean>;
   close(): Promise<void>;
@@ -30,7 +37,15 @@ export interface AuditLogOptions {
   dir: string;
   clock?: Clock;
   retentionDays?: number;
+  /** Told each failed write (the batch is held and retried) and each record lost; must not throw. */
   onFailure?: (error: unknown) => void;
+  /** Told when held records were written after failures (the disk takes writes again); must not throw. */
+  onRecovered?: (info: { heldRecords: number; failedAttempts: number }) => void;
+  /** How long after a failed write it is tried again (default 500 ms). */
+  retryMs?: number;
+  /** Records held in memory while the disk takes none; beyond it new ones are lost, counted and reported (default 10,000). */
+  maxHeld?: number;
+  timers?: Timers;
   /** Opens a day file for appending; tests inject failing ones. */
   openFile?: (file: string) => Promise<AuditFile>;
   /** Told the lines of each batch once they are on disk (team mode copies them to the database, R-TEAM-4); must not throw. */
@@ -57,6 +72,17 @@ interface PendingLine {
   [field: string]: unknown;
 }
 
+/** A batch with its place in the chain fixed: written whole, or held and written again byte for byte. */
+interface PreparedBatch {
+  bytes: Buffer;
+  count: number;
+  /** Where the chain stands once it is on disk. */
+  end: ChainState;
+  written: WrittenLine[] | undefined;
+  /** Set while a failed attempt may have left part of it in a day file: that file, and the size to cut it back to. */
+  cutBack?: { day: string; size: number };
+}
+
 /** The default `openFile`: an O_APPEND descriptor, so every write lands at the end whatever else wrote there. */
 export async function openAuditFile(file: string): Promise<AuditFile> {
   const handle = await fs.promises.open(file, 'a', 0o600);
@@ -75,6 +101,8 @@ export async function openAuditFile(file: string): Promise<AuditFile> {
       }
     },
     sync: () => handle.sync(),
+    size: async () => (await handle.stat()).size,
+    truncate: (size) => handle.truncate(size),
     async isCurrent() {
       try {
         const now = await fs.promises.stat(file);
@@ -95,10 +123,23 @@ export class AuditLog {
   private readonly openFile: (file: string) => Promise<AuditFile>;
   private readonly onWritten: ((lines: readonly WrittenLine[]) => void) | undefined;
   private readonly neededFrom: (() => number) | undefined;
+  private readonly onRecovered: AuditLogOptions['onRecovered'];
+  private readonly retryMs: number;
+  private readonly maxHeld: number;
+  private readonly timers: Timers;
   private queue: PendingLine[] = [];
   private draining: Promise<void> | undefined;
-  /** Where the chain continues; undefined until read from disk, and again after a failed write (the disk is the truth). */
+  /** Where the chain stands on disk (the last line synced); undefined until read from disk. */
   private chain: ChainState | undefined;
+  /** The batch the disk did not take yet; everything appended since waits behind it in `queue`. */
+  private stalled: PreparedBatch | undefined;
+  private retryTimer: unknown;
+  /** Failed attempts since the last batch that was written. */
+  private failedAttempts = 0;
+  /** Records appended, and records on disk or lost: what `durable()` waits on. */
+  private appendedCount = 0;
+  private settledCount = 0;
+  private durableWaiters: { target: number; resolve: () => void }[] = [];
   private currentDay = '';
   /** The open day file, kept between batches; replaced on a new day or when its path no longer names it. */
   private file: { day: string; handle: AuditFile } | undefined;
@@ -114,33 +155,93 @@ export class AuditLog {
     this.openFile = options.openFile ?? openAuditFile;
     this.onWritten = options.onWritten;
     this.neededFrom = options.neededFrom;
+    this.onRecovered = options.onRecovered;
+    this.retryMs = options.retryMs ?? 500;
+    this.maxHeld = options.maxHeld ?? 10_000;
+    this.timers = options.timers ?? realTimers;
   }
 
-  /** Records that failed to be written (R-AUD-3), for daemon.status. */
+  /** Records lost (R-AUD-3): beyond `maxHeld` while the disk takes none, or still held when the log closed. For daemon.status. */
   get failures(): number {
     return this.failureCount;
   }
 
-  /** Queues a record; never throws and never waits for the disk (R-AUD-3). */
-  append(record: AuditRecord): void {
+  /** Records appended and not yet on disk: held while the disk does not take them, written by the next attempt that succeeds. */
+  get held(): number {
+    return (this.stalled?.count ?? 0) + this.queue.length;
+  }
+
+  /** True from a failed write until held records are written again. */
+  get failing(): boolean {
+    return this.stalled !== undefined || this.failedAttempts > 0;
+  }
+
+  /** The seq of the last line known to be on disk (synced by this writer, or there when it read the file): readers go no further. */
+  durableSeq(): number {
     try {
-      this.queue.push(copyAuditFields(record, { seq: 0, prev: '' }) as PendingLine);
-      if (this.draining === undefined) {
-        this.draining = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
-      }
-    } catch (error) {
-      this.fail(error, 1);
+      return this.init().seq;
+    } catch {
+      return 0;
     }
   }
 
-  /** Resolves once every record appended so far is written (or counted as failed). */
+  /** Queues a record; never throws and never waits for the disk (R-AUD-3). */
+  append(record: AuditRecord): void {
+    this.appendedCount += 1;
+    try {
+      if (this.held >= this.maxHeld) {
+        this.lose(1, new Error(`${this.maxHeld} audit records are held already while the disk takes none; this one is lost`));
+        return;
+      }
+      this.queue.push(copyAuditFields(record, { seq: 0, prev: '' }) as PendingLine);
+      // Held records wait for the retry timer: not one failing write per call while the disk is full.
+      if (this.draining === undefined && this.retryTimer === undefined) {
+        this.draining = new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
+      }
+    } catch (error) {
+      this.lose(1, error);
+    }
+  }
+
+  /** Resolves once every record appended so far was tried: written, or held after a failed write (see `held`). */
   async flush(): Promise<void> {
     while (this.draining !== undefined) await this.draining;
   }
 
-  /** Flushes, then closes the day file; a record appended later opens it again. Never rejects. */
+  /**
+   * Resolves once every record appended so far is on disk (or was lost and
+   * counted in `failures`); while the disk takes none, it waits. What must not
+   * run ahead of the audit (removing a spool, clearing a call) waits on this.
+   */
+  durable(): Promise<void> {
+    const target = this.appendedCount;
+    if (this.settledCount >= target) return Promise.resolve();
+    return new Promise((resolve) => this.durableWaiters.push({ target, resolve }));
+  }
+
+  /** Tries the held records now (as the retry timer would); resolves when that attempt ended. */
+  async retry(): Promise<void> {
+    if (this.retryTimer !== undefined) {
+      this.timers.clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+    }
+    if (this.draining === undefined && this.held > 0) this.draining = this.drain();
+    await this.flush();
+  }
+
+  /** Flushes, then closes the day file; a record appended later opens it again. Records still held are lost, and counted. Never rejects. */
   async close(): Promise<void> {
     await this.flush();
+    if (this.retryTimer !== undefined) {
+      this.timers.clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+    }
+    const held = this.held;
+    if (held > 0) {
+      this.stalled = undefined;
+      this.queue = [];
+      this.lose(held, new Error(`${held} audit records could not be written before the audit log closed (the disk took none)`));
+    }
     await this.closeFile();
   }
 
@@ -191,6 +292,32 @@ export class AuditLog {
     }
   }
 
+  /** Records that will never be written: counted, reported, and no longer waited for. */
+  private lose(records: number, error: unknown): void {
+    this.fail(error, records);
+    this.settle(records);
+  }
+
+  /** `records` more are on disk or lost: wakes whoever waits for them. */
+  private settle(records: number): void {
+    this.settledCount += records;
+    if (this.durableWaiters.length === 0) return;
+    const still: { target: number; resolve: () => void }[] = [];
+    for (const waiter of this.durableWaiters) {
+      if (waiter.target <= this.settledCount) waiter.resolve();
+      else still.push(waiter);
+    }
+    this.durableWaiters = still;
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer !== undefined) return;
+    this.retryTimer = this.timers.setTimeout(() => {
+      this.retryTimer = undefined;
+      if (this.draining === undefined && this.held > 0) this.draining = this.drain();
+    }, this.retryMs);
+  }
+
   private init(): ChainState {
     if (this.chain !== undefined) return this.chain;
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -203,29 +330,47 @@ export class AuditLog {
 
   private async drain(): Promise<void> {
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue;
-        this.queue = [];
-        try {
-          await this.write(batch);
-        } catch (error) {
-          this.fail(error, batch.length);
-          // Part of the batch may be in the file (or all of it, unsynced): continue the chain from what is there.
-          this.chain = undefined;
-          await this.closeFile();
+      for (;;) {
+        let batch = this.stalled;
+        if (batch === undefined) {
+          if (this.queue.length === 0) break;
+          const records = this.queue;
+          this.queue = [];
+          try {
+            batch = this.prepare(records);
+          } catch (error) {
+            // The directory could not even be read or made: the records wait, unnumbered, for the next try.
+            this.queue = records.concat(this.queue);
+            throw error;
+          }
+          this.stalled = batch;
+        }
+        await this.write(batch);
+        this.stalled = undefined;
+        this.settle(batch.count);
+        if (this.failedAttempts > 0) {
+          const failedAttempts = this.failedAttempts;
+          this.failedAttempts = 0;
+          try {
+            this.onRecovered?.({ heldRecords: batch.count + this.queue.length, failedAttempts });
+          } catch {
+            // Told, or not: the records are on disk either way.
+          }
         }
       }
+    } catch (error) {
+      this.failedAttempts += 1;
+      this.fail(error, 0);
+      await this.closeFile();
+      this.scheduleRetry();
     } finally {
       this.draining = undefined;
     }
   }
 
-  private async write(batch: readonly PendingLine[]): Promise<void> {
+  /** Numbers a batch after the chain as it stands on disk and serializes it, once: a retry writes the very same bytes. */
+  private prepare(batch: readonly PendingLine[]): PreparedBatch {
     const start = this.init();
-    const today = dayOf(this.clock.now());
-    // Never go back to an earlier file if the wall clock steps back: the chain reads in file order.
-    const day = today > this.currentDay ? today : this.currentDay;
-    const rolled = day !== this.currentDay && this.currentDay !== '';
     let { seq, prev } = start;
     const lines: string[] = [];
     const written: WrittenLine[] | undefined = this.onWritten === undefined ? undefined : [];
@@ -240,23 +385,53 @@ export class AuditLog {
       units += line.length;
       prev = lineDigest(line);
     }
-    // Each line goes straight into one buffer (a UTF-16 unit is at most 3 UTF-8 bytes): no joined string to flatten and re-encode.
+    // Each line goes straight into one buffer (a UTF-16 unit is at most 3 UTF-8 bytes), after room for
+    // one newline that ends a torn line before it: no joined string to flatten and re-encode.
     const bytes = Buffer.allocUnsafe(units * 3 + lines.length + 1);
-    let length = 0;
-    if (this.needsNewline && day === this.currentDay) bytes[length++] = NEWLINE;
+    let length = 1;
     for (const line of lines) {
       length += bytes.write(line, length, 'utf8');
       bytes[length++] = NEWLINE;
     }
+    bytes[0] = NEWLINE;
+    return { bytes: bytes.subarray(0, length), count: batch.length, end: { seq, prev }, written };
+  }
+
+  /** Writes a prepared batch whole and syncs it; on failure cuts the file back to where it was and rethrows. */
+  private async write(batch: PreparedBatch): Promise<void> {
+    const today = dayOf(this.clock.now());
+    // Never go back to an earlier file if the wall clock steps back: the chain reads in file order. A batch that
+    // failed goes back to the file it failed in, which may still hold part of it.
+    const day = batch.cutBack?.day ?? (today > this.currentDay ? today : this.currentDay);
+    const rolled = day !== this.currentDay && this.currentDay !== '';
     const file = await this.fileFor(day);
-    await file.write(bytes.subarray(0, length));
-    await file.sync();
-    this.chain = { seq, prev };
+    let size = await file.size();
+    if (batch.cutBack !== undefined && size > batch.cutBack.size) {
+      await file.truncate(batch.cutBack.size);
+      size = batch.cutBack.size;
+    }
+    batch.cutBack = { day, size };
+    const newline = this.needsNewline && day === this.currentDay;
+    try {
+      await file.write(newline ? batch.bytes : batch.bytes.subarray(1));
+      await file.sync();
+    } catch (error) {
+      // Whatever part reached the file goes: the chain on disk ends where it ended, and the retry writes it all.
+      try {
+        await file.truncate(size);
+        await file.sync();
+      } catch {
+        // Cut back at the next attempt, before it writes.
+      }
+      throw error;
+    }
+    batch.cutBack = undefined;
+    this.chain = batch.end;
     this.currentDay = day;
     this.needsNewline = false;
-    if (written !== undefined) {
+    if (batch.written !== undefined) {
       try {
-        this.onWritten?.(written);
+        this.onWritten?.(batch.written);
       } catch (error) {
         this.fail(error, 0);
       }

@@ -64,10 +64,20 @@ export class AuditTail {
   private hint: Hint | undefined;
   private readonly firstSeqs = new Map<string, { ino: number; seq: number | undefined }>();
 
-  constructor(private readonly dir: string) {}
+  /**
+   * `durableSeq`, when given, is the writer's word on how far the files are on
+   * disk (AuditLog.durableSeq): a line beyond it may be cut back out by a failed
+   * write, so no reader, and no export cursor, goes past it.
+   */
+  constructor(
+    private readonly dir: string,
+    private readonly durableSeq?: () => number,
+  ) {}
 
-  /** Up to `limit` lines whose seq is above `afterSeq`, oldest first. Never throws for a missing directory. */
+  /** Up to `limit` lines whose seq is above `afterSeq` (and not beyond `durableSeq`), oldest first. Never throws for a missing directory. */
   async linesAfter(afterSeq: number, limit: number): Promise<TailLine[]> {
+    const upTo = this.durableSeq?.() ?? Number.POSITIVE_INFINITY;
+    if (upTo <= afterSeq) return [];
     let files: string[];
     try {
       files = listLogFiles(this.dir);
@@ -106,6 +116,7 @@ export class AuditTail {
         position += bytes;
         const seq = seqOf(line);
         if (seq === undefined || seq <= afterSeq) continue;
+        if (seq > upTo) return out;
         out.push({ seq, line, digest: lineDigest(line), file: name });
         this.hint = { file: name, ino: chunk.ino, offset: position, seq };
       }
@@ -145,8 +156,12 @@ export class AuditTail {
     return seq;
   }
 
-  /** The seq of the newest complete line (0 when there is none): how far the files go, for lag. */
+  /** The seq of the newest complete line (0 when there is none; never beyond `durableSeq`): how far the files go, for lag. */
   async lastSeq(): Promise<number> {
+    return Math.min(await this.lastSeqInFiles(), this.durableSeq?.() ?? Number.POSITIVE_INFINITY);
+  }
+
+  private async lastSeqInFiles(): Promise<number> {
     let files: string[];
     try {
       files = listLogFiles(this.dir);

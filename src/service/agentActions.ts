@@ -153,6 +153,8 @@ interface DenialContext {
   decidedBy?: string;
   /** The approval's window was cut to the hook's deadline (the agent's own hook timeout leaves no more, R-HOOK-11). */
   hookDeadline?: boolean;
+  /** Why the state directory's device takes no writes, and the fix (issue 35: a full or failing disk). */
+  storage?: string;
 }
 
 /**
@@ -198,6 +200,7 @@ export function describeAgentDenial(reason: AgentDenialReason, context: DenialCo
         `Retrying the identical call is fine.`
       );
     case 'unavailable':
+      if (context.storage !== undefined) return `assent did not run ${id}: unavailable${approval}. ${context.storage}. The call did not run; retrying the identical call once there is room is fine.`;
       if (context.teamDatabase === true) {
         return `assent did not run ${id}: unavailable${approval}. The team database that holds assent's approvals cannot be reached, so nothing could be decided and the call did not run. Retrying the identical call once the database is back is fine (\`assent daemon status\` shows when it is).`;
       }
@@ -406,6 +409,7 @@ export class AgentActionService {
       if (typeof details['key'] === 'string') context.key = details['key'];
       if (context.key !== undefined && isBuiltInRuleKey(pinned.config.policy, context.key)) context.builtInKey = true;
       if (typeof details['operatorReason'] === 'string') context.operatorReason = details['operatorReason'];
+      if ((detail === 'disk_full' || detail === 'disk_error') && typeof details['hint'] === 'string') context.storage = details['hint'];
       const denial: AgentDecision = { decision: 'deny', reason, message: describeAgentDenial(reason, context) };
       if (context.approvalId !== undefined) denial.approvalId = context.approvalId;
       return denial;

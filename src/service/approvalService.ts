@@ -24,6 +24,7 @@ import type { Logger } from './logger.js';
 import type { WatchRequest } from './pendingApproval.js';
 import type { ProofService } from './proofService.js';
 import type { PinnedConfig, ServiceContext, ServiceStores } from './serviceContext.js';
+import type { StorageGuard } from './storageGuard.js';
 import { Sessions, type SessionInfo, type UnlistedPolicyToolReport } from './sessions.js';
 import { realTimers, type Timers } from '../core/base/timers.js';
 import type { AuthorizeOptions, AuthorizeParams, AuthorizeResult, CallBase, CallOutcome, Consent } from './toolCallTypes.js';
@@ -65,6 +66,8 @@ export interface ApprovalServiceOptions {
   proofs?: ProofService;
   /** Cap of pending handoff approvals per session (default MAX_PENDING_HANDOFF_PER_SESSION). */
   maxPendingHandoffPerSession?: number;
+  /** The state directory's device (issue 35): while it takes no writes, no call is allowed and no decision recorded. */
+  storage?: StorageGuard;
 }
 
 export class ApprovalService {
@@ -99,6 +102,7 @@ export class ApprovalService {
       principal: options.principal,
       hostId: options.hostId,
       proofs: options.proofs,
+      storage: options.storage,
       pinned: () => this.pinned,
       snapshot: () => this.snapshot,
       presence: () => this.presence,
@@ -255,6 +259,9 @@ export class ApprovalService {
    * approval that meets it, and before anyone hears of the decision.
    */
   async decide(params: DecideParams): Promise<DecidedView> {
+    // Refused, not half recorded: the approval stays pending and can be decided once the disk takes writes again.
+    const refusal = this.ctx.storage?.refusal();
+    if (refusal !== undefined) throw refusal;
     const { before: _before, ...decision } = await this.queue.decide(params, (decided) => this.proofs.issueRetryProof(decided, params));
     return { ...(await this.queue.get(params.id)), decision };
   }

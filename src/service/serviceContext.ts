@@ -14,6 +14,7 @@ import type { ApprovalStore, CallsInProgressStore, RuleStore, StoreInfo } from '
 import type { EventBus } from './eventBus.js';
 import type { Logger } from './logger.js';
 import type { ProofService } from './proofService.js';
+import type { StorageGuard } from './storageGuard.js';
 import type { Timers } from '../core/base/timers.js';
 
 /** The configuration the daemon loaded and pinned (R-CFG-4). */
@@ -42,6 +43,8 @@ export interface ServiceContext {
   readonly hostId: string | undefined;
   /** Proofs and effects (R-J-*); undefined in a daemon started without them. */
   readonly proofs: ProofService | undefined;
+  /** Whether the state directory's device takes writes (issue 35): no call runs that could not be recorded. Undefined in a service built without one. */
+  readonly storage: StorageGuard | undefined;
   /** The configuration in force (R-CFG-4). A confirmed reload replaces it, so it is read each time. */
   pinned(): PinnedConfig;
   /** The compiled policy and rules of that configuration. */

@@ -152,6 +152,7 @@ export class ToolCalls {
     if (agent?.confined !== undefined && evaluation.decision === 'allow') base.confined = agent.confined;
 
     const policyKey = decidingPolicyKey(evaluation);
+    if (evaluation.decision !== 'deny') this.refuseWithoutStorage(base);
     if (evaluation.decision === 'deny') {
       writeAudit(ctx, policyKey === undefined ? { ...base, outcome: 'denied', deniedReason: 'policy' } : { ...base, outcome: 'denied', deniedReason: 'policy', ruleId: policyKey });
       const pinned = ctx.pinned();
@@ -204,9 +205,18 @@ export class ToolCalls {
     try {
       return await step();
     } catch (error) {
+      this.refuseWithoutStorage(base, error);
       if (error instanceof AssentError && error.type === 'unavailable' && !this.ctx.stopping()) throw this.refuseUnavailable(base, error);
       throw error;
     }
+  }
+
+  /** Issue 35: nothing is allowed or filed that the state directory could not record (a full or failing disk); the refusal is audited, held until it can be. */
+  private refuseWithoutStorage(base: CallBase, error?: unknown): void {
+    const refusal = this.ctx.storage?.callRefusal(`${base.server}/${base.tool}`, error);
+    if (refusal === undefined) return;
+    writeAudit(this.ctx, { ...base, outcome: 'denied', deniedReason: String(refusal.details?.['detail']) });
+    throw refusal;
   }
 
   private refuseUnavailable(base: CallBase, cause?: AssentError): AssentError {
@@ -286,6 +296,8 @@ export class ToolCalls {
       if (this.taken.has(id)) {
         throw new AssentError('conflict', `approval ${id} already let its one call through; send the call again`);
       }
+      // Approved, but the disk filled meanwhile: refused like any call (the approval was decided while it took writes).
+      this.refuseWithoutStorage(base);
       this.taken.add(id);
       if (resolution.scope === 'session') this.sessions.grant(base.sessionId, sessionGrantKey(base, grantSubject), id);
       return this.admit(base, { channel: resolution.channel ?? 'cli', approvalId: id }, waited, undefined, decidedByOf(resolution));
@@ -472,9 +484,9 @@ export class ToolCalls {
       writeAudit(ctx, record);
     }
     ctx.logger.warn('calls admitted before a restart never reported their end; audited as uncertain', { count: leftover.length });
-    // Cleared only once their audit lines are written: a crash before that audits them again rather than never.
+    // Cleared only once their audit lines are on disk: a crash before that audits them again rather than never.
     void ctx.audit
-      .flush()
+      .durable()
       .then(async () => {
         for (const call of leftover) await ctx.store.endCallInProgress(call.callId);
       })

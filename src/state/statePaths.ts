@@ -257,7 +257,16 @@ export function writeFileNew(target: string, data: string | Uint8Array): void {
   try {
     fs.writeFileSync(fd, data);
     fs.fsyncSync(fd);
-  } finally {
+  } catch (cause) {
+    // Ours (created just now, exclusively): a half-written file would be read as a damaged one, so it goes.
     fs.closeSync(fd);
+    fs.rmSync(target, { force: true });
+    const code = (cause as NodeJS.ErrnoException).code;
+    const full = code === 'ENOSPC' || code === 'EDQUOT';
+    throw new AssentError(full ? 'unavailable' : 'invalid_input', `cannot write ${target} (${code ?? 'error'}); ${full ? 'its device has no space left: free space there and retry' : 'check its device and retry'}`, {
+      cause,
+      details: { path: target, code },
+    });
   }
+  fs.closeSync(fd);
 }

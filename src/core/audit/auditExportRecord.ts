@@ -44,7 +44,8 @@ export interface ExportRecord {
 
 const HUMAN_CHANNELS = new Set(['tty', 'cli', 'watch', 'web', 'elicitation', 'agent']);
 const WITHDRAWN_REASONS = new Set(['cancelled', 'withdrawn', 'session_ended', 'disconnected']);
-const SYSTEM_REASONS = new Set(['shutdown', 'unavailable', 'handoff_limit', 'approval_pending', 'no_consent_channel']);
+/** `disk_full`, `disk_error`: refused because the state directory's device took no writes (issue 35). */
+const SYSTEM_REASONS = new Set(['shutdown', 'unavailable', 'handoff_limit', 'approval_pending', 'no_consent_channel', 'disk_full', 'disk_error']);
 /** A reason code: lower-case words and underscores. Anything else (an operator's text) is not exported. */
 const REASON_CODE = /^[a-z][a-z0-9_]{0,63}$/;
 /** Identifiers that are safe to export as they are: ids, principals, names. No spaces, no slashes that could form a path. */

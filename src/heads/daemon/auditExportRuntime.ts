@@ -25,6 +25,8 @@ export interface AuditExportRuntimeOptions {
   now: () => number;
   logger: Logger;
   pending: () => number;
+  /** How far the audit files are on disk (AuditLog.durableSeq): no sink reads, or moves its cursor, past it. */
+  durableSeq?: () => number;
 }
 
 /** What /metrics serves: the OpenMetrics text and its content type. */
@@ -155,7 +157,7 @@ export function createAuditExportRuntime(options: AuditExportRuntimeOptions): Au
       options.logger.warn('an export sink could not be started; it is reported in `assent daemon status`', { sink: name, error: reason });
       sink = brokenSink(name, config, reason);
     }
-    return { sink, source: new AuditTail(options.auditDir), batchSize: config.batchSize, maxLag: config.maxLag };
+    return { sink, source: new AuditTail(options.auditDir, options.durableSeq), batchSize: config.batchSize, maxLag: config.maxLag };
   });
   const exporter = new AuditExporter({ sinks: entries, cursors: options.cursors, host: options.host, timers: options.timers, now: options.now, logger: options.logger });
   const metrics = new LazyAuditMetrics({ pending: options.pending, exportLag: () => exporter.lagBySink() }, options.logger);

@@ -59,14 +59,39 @@ function unlinkQuietly(path: string): void {
   }
 }
 
-/** A logger that appends JSON lines to daemon.log (0600), synchronously so a crash loses nothing. */
+/** Bytes of log lines kept while daemon.log's disk takes none (full, issue 35); older whole lines go beyond it, counted. */
+const MAX_UNWRITTEN_LOG_BYTES = 256 * 1024;
+
+/**
+ * A logger that appends JSON lines to daemon.log (0600), synchronously so a crash loses nothing.
+ * A line the disk does not take (full) is kept, and what is kept goes first once it takes writes again,
+ * so the lines that say why (the disk was full) are in the log when the operator reads it.
+ */
 export function createFileLogger(path: string): { logger: Logger; close(): void } {
   const fd = openSync(path, 'a', 0o600);
   chmodSync(path, 0o600);
   let open = true;
+  let unwritten = Buffer.alloc(0);
+  let lost = 0;
   const logger = createLogger({
     write: (line: string) => {
-      if (open) writeSync(fd, line);
+      if (!open) return;
+      unwritten = unwritten.length === 0 ? Buffer.from(line) : Buffer.concat([unwritten, Buffer.from(line)]);
+      while (unwritten.length > MAX_UNWRITTEN_LOG_BYTES) {
+        const newline = unwritten.indexOf(0x0a);
+        unwritten = unwritten.subarray(newline === -1 ? unwritten.length : newline + 1);
+        lost += 1;
+      }
+      try {
+        // A short write leaves the rest here: no line is written twice, or torn in two.
+        while (unwritten.length > 0) unwritten = unwritten.subarray(writeSync(fd, unwritten));
+        if (lost > 0) {
+          writeSync(fd, `${JSON.stringify({ ts: new Date().toISOString(), level: 'warn', msg: 'log lines were lost while the disk took no writes', lost })}\n`);
+          lost = 0;
+        }
+      } catch {
+        // Kept for the next line; the logger never throws into the call path.
+      }
     },
   });
   return {
@@ -90,6 +115,10 @@ async function claimPidFile(paths: StatePaths, logger: Logger): Promise<void> {
       const fd = openSync(paths.pid, 'wx', 0o600);
       try {
         writeSync(fd, `${process.pid}\n`);
+      } catch (error) {
+        // An empty pid file (a full disk) is no lock: it goes, and the start fails naming why.
+        unlinkQuietly(paths.pid);
+        throw error;
       } finally {
         closeSync(fd);
       }

@@ -33,11 +33,13 @@ import { AgentActionService } from '../../service/agentActions.js';
 import { ApprovalService, realTimers, type PinnedConfig } from '../../service/approvalService.js';
 import { AuditMirror } from '../../service/auditMirror.js';
 import { ProofService } from '../../service/proofService.js';
+import type { StorageGuard } from '../../service/storageGuard.js';
 import { AuditLog, type WrittenLine } from '../../journal/auditLog.js';
 import { readAuditLines } from '../../journal/auditReaders.js';
 import type { Notifier } from '../../channels/notifier.js';
 import type { RandomBytes } from '../../core/base/ids.js';
 import { createAuditExportRuntime } from './auditExportRuntime.js';
+import { wireStorage } from './storageWiring.js';
 import { EventBus } from '../../service/eventBus.js';
 import { registerSecret } from '../../service/logger.js';
 import {
@@ -187,12 +189,18 @@ function wireAudit(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: Ru
     now: () => clock.now(),
     logger: ctx.logger.child({ component: 'audit-export' }),
     pending: pendingApprovals,
+    // No sink reads past the last line synced: a batch the disk refused is cut back out of the file (issue 35).
+    durableSeq: () => audit.durableSeq(),
   });
+  // Issue 35: while the state directory's device takes no writes, no call is allowed; the audit log holds its records.
+  const storage = wireStorage(ctx, base, options.timers ?? realTimers, () => audit);
+  ctx.status['storage'] = () => storage.guard.status();
   const audit = new AuditLog({
     dir: ctx.paths.auditDir,
     clock,
     retentionDays: pinned.config.auditRetentionDays,
-    onFailure: (error) => ctx.logger.warn('audit write failed', { error }),
+    onFailure: (error) => storage.auditFailed(error),
+    onRecovered: (info) => storage.auditRecovered(info),
     onWritten: (lines: readonly WrittenLine[]) => {
       mirror?.add(lines);
       exports.written(lines);
@@ -208,7 +216,7 @@ function wireAudit(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: Ru
         });
   audit.prune();
   // Calls gateways settled and spooled but no daemon read (a gateway killed -9, a daemon that stopped): audited now, once.
-  const spool = new AuditSpoolReader({ append: (record) => audit.append(record), flushed: () => audit.flush(), principal: ctx.principal, now: () => clock.now(), logger: ctx.logger.child({ component: 'audit-spool' }) });
+  const spool = new AuditSpoolReader({ append: (record) => audit.append(record), flushed: () => audit.durable(), principal: ctx.principal, now: () => clock.now(), logger: ctx.logger.child({ component: 'audit-spool' }) });
   spool.ingestDir(spoolDirOf(ctx.paths.home));
   // Lines written while this host was away from the database (or before it joined the team) are copied first.
   const catchUp = async (): Promise<void> => {
@@ -220,7 +228,7 @@ function wireAudit(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: Ru
     unwatchMirror?.();
     await mirror?.flush();
   };
-  return { mirror, exports, audit, spool, catchUp, close };
+  return { mirror, exports, audit, spool, catchUp, close, storage: storage.guard };
 }
 
 /** The proof service (R-J-*) and the approval service over the store. */
@@ -228,10 +236,10 @@ function wireApprovals(
   ctx: DaemonContext,
   options: ApprovalRuntimeOptions,
   base: RuntimeBase,
-  parts: { store: Store; audit: AuditLog; bus: EventBus; notifier: Notifier; random: RandomBytes; late: LateBindings },
+  parts: { store: Store; audit: AuditLog; bus: EventBus; notifier: Notifier; random: RandomBytes; late: LateBindings; storage: StorageGuard },
 ): { service: ApprovalService; proofs: ProofService } {
   const { clock, pinned, host } = base;
-  const { store, audit, bus, notifier, random, late } = parts;
+  const { store, audit, bus, notifier, random, late, storage } = parts;
   const proofs = new ProofService({
     store,
     audit,
@@ -256,6 +264,7 @@ function wireApprovals(
     principal: ctx.principal,
     hostId: host.hostId,
     proofs,
+    storage,
   };
   if (options.timers !== undefined) serviceOptions.timers = options.timers;
   const service = new ApprovalService(serviceOptions);
@@ -408,7 +417,7 @@ function assembleRuntime(ctx: DaemonContext, options: ApprovalRuntimeOptions, ba
   const { audit, exports, mirror } = auditSide;
   const bus = new EventBus(store, () => clock.now(), (error) => ctx.logger.warn('an event could not be stored; it was delivered live only', { error }));
   const notifier = wireNotifier(ctx, options, base, late);
-  const { service, proofs } = wireApprovals(ctx, options, base, { store, audit, bus, notifier, random, late });
+  const { service, proofs } = wireApprovals(ctx, options, base, { store, audit, bus, notifier, random, late, storage: auditSide.storage });
   pendingApprovals = () => Number(service.status()['pendingApprovals'] ?? 0);
   // R-TEAM-6: the team learns which revision this host runs, which its proofs bind.
   const announce = (revision: string): Promise<void> => store.announceHost({ name: host.name, revision, at: clock.now() });

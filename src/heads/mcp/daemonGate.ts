@@ -74,6 +74,8 @@ export interface DaemonGateOptions {
   maxAuditBacklog?: number;
   /** Where settled calls are written within milliseconds for the daemon to read (auditSpool.ts); absent, their records wait in memory. */
   spool?: AuditSpool;
+  /** Issue 35: why the device holding ASSENT_HOME cannot keep a call's record now (full); meanwhile every call is refused, audited. */
+  storage?: () => string | undefined;
   timers?: DaemonGateTimers;
 }
 
@@ -319,6 +321,9 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       return settled.size;
     },
     async authorize(call) {
+      const disk = options.storage?.();
+      if (disk !== undefined) auditRefusal(call, 'unavailable');
+      if (disk !== undefined) return { allowed: false, reason: 'unavailable', message: describeDenial('unavailable', { server: call.server, tool: call.tool, hint: disk }) };
       if (!attachments.attachedOnce && detached !== undefined) return authorizeDetached(call, detached);
       // No current snapshot (the daemon went away): nothing is decided from an old one.
       let attached = attachments.current;

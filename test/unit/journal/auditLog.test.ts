@@ -57,6 +57,8 @@ function countingFiles(fault: { write?: 'half' | 'none'; sync?: boolean } = {}) 
         }
         return real.sync();
       },
+      size: () => real.size(),
+      truncate: (size) => real.truncate(size),
       isCurrent: () => real.isCurrent(),
       close: async () => {
         calls.close += 1;
@@ -119,7 +121,7 @@ describe('R-AUD-1..3 audit log', () => {
     expect(readLines(path.join(dir, '2026-01-01.jsonl'))).toHaveLength(1);
   });
 
-  it('R-AUD-3 a failing write never throws into the caller; failures are counted and reported', async () => {
+  it('R-AUD-3 a failing write never throws into the caller; the records are held (not lost), the failure reported', async () => {
     const seen: unknown[] = [];
     const log = new AuditLog({
       dir,
@@ -130,9 +132,14 @@ describe('R-AUD-1..3 audit log', () => {
     expect(() => log.append(record())).not.toThrow();
     log.append(record());
     await log.flush();
-    expect(log.failures).toBe(2);
+    expect(log.failures).toBe(0);
+    expect(log.held).toBe(2);
+    expect(log.failing).toBe(true);
     expect(seen).toHaveLength(1);
     expect(String(seen[0])).toContain('disk full');
+    // Closed while the disk takes none: those two are lost now, and counted.
+    await log.close();
+    expect(log.failures).toBe(2);
   });
 
   it('R-AUD-2 continues the chain across days and across restarts', async () => {
@@ -291,43 +298,121 @@ describe('R-AUD-1..3 audit log', () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
-  it('R-AUD-3 after a torn write the next batch starts its own line and chains from what is on disk', async () => {
+  it('issue 35: a torn write is cut back out of the file and the batch held; the retry writes it whole, so the chain has no torn line and no gap', async () => {
     const fault: { write?: 'half' | 'none' } = {};
     const { openFile } = countingFiles(fault);
     const failures: unknown[] = [];
-    const log = new AuditLog({ dir, clock, openFile, onFailure: (error) => failures.push(error) });
+    const recovered: unknown[] = [];
+    const log = new AuditLog({ dir, clock, openFile, onFailure: (error) => failures.push(error), onRecovered: (info) => recovered.push(info), retryMs: 60_000 });
+    const file = path.join(dir, '2026-01-01.jsonl');
     log.append(record());
     await log.flush();
+    const before = fs.statSync(file).size;
     fault.write = 'half';
     log.append(record({ durationMs: 1 }));
+    log.append(record({ durationMs: 2 }));
     await log.flush();
-    expect(log.failures).toBe(1);
+    // Nothing of the failed batch stays on disk, and nothing reads past the last synced line.
+    expect(fs.statSync(file).size).toBe(before);
+    expect(log.held).toBe(2);
+    expect(log.durableSeq()).toBe(1);
+    let durable = false;
+    const waiting = log.durable().then(() => (durable = true));
+    // Appended while held: waits behind the held batch, which keeps its seqs.
     log.append(record({ durationMs: 3 }));
-    await log.close();
-    const lines = readLines(path.join(dir, '2026-01-01.jsonl'));
-    expect(lines).toHaveLength(3);
-    const torn = lines[1] ?? '';
-    expect(() => JSON.parse(torn) as unknown).toThrow();
-    expect(JSON.parse(lines[2] ?? '')).toMatchObject({ seq: 3, prev: lineDigest(torn), durationMs: 3 });
-    expect(verifyAudit(dir).firstBroken).toMatchObject({ line: 2, reason: expect.stringMatching(/not valid JSON/) });
+    await log.flush();
+    expect(durable).toBe(false);
+    await log.retry();
+    await waiting;
+    expect(log.held).toBe(0);
+    expect(log.failures).toBe(0);
+    expect(log.durableSeq()).toBe(4);
+    const lines = readLines(file).map((l) => JSON.parse(l) as { seq: number; durationMs: number });
+    expect(lines.map((l) => [l.seq, l.durationMs])).toEqual([[1, 3], [2, 1], [3, 2], [4, 3]]);
+    expect(verifyAudit(dir)).toEqual({ ok: true, lines: 4 });
     expect(failures.map(String)).toEqual([expect.stringContaining('write failed')]);
+    expect(recovered).toEqual([{ heldRecords: 3, failedAttempts: 1 }]);
+    await log.close();
   });
 
-  it('R-AUD-3 a failed fsync counts the batch as failed and the chain still follows the lines in the file', async () => {
+  it('issue 35: a failed fsync cuts the unsynced lines back out and writes them again, the same bytes under the same seqs', async () => {
     const fault = { sync: false };
     const { openFile } = countingFiles(fault);
-    const log = new AuditLog({ dir, clock, openFile });
+    const log = new AuditLog({ dir, clock, openFile, retryMs: 60_000 });
     log.append(record());
     await log.flush();
     fault.sync = true;
     log.append(record({ durationMs: 1 }));
     await log.flush();
-    expect(log.failures).toBe(1);
+    expect(log.held).toBe(1);
+    expect(readLines(path.join(dir, '2026-01-01.jsonl'))).toHaveLength(1);
     log.append(record({ durationMs: 2 }));
+    await log.retry();
     await log.close();
-    // The unsynced line was written; the next one chains onto it instead of repeating its seq.
     expect(readLines(path.join(dir, '2026-01-01.jsonl')).map((l) => (JSON.parse(l) as { seq: number }).seq)).toEqual([1, 2, 3]);
     expect(verifyAudit(dir)).toEqual({ ok: true, lines: 3 });
+    expect(log.failures).toBe(0);
+  });
+
+  it('issue 35: a batch whose cut-back failed is cut back before the retry writes it', async () => {
+    const { openFile } = countingFiles();
+    let failTruncate = true;
+    let failWrite = false;
+    const file = path.join(dir, '2026-01-01.jsonl');
+    const log = new AuditLog({
+      dir,
+      clock,
+      retryMs: 60_000,
+      openFile: async (name) => {
+        const real = await openFile(name);
+        return {
+          ...real,
+          write: async (bytes) => {
+            if (!failWrite) return real.write(bytes);
+            failWrite = false;
+            await real.write(bytes.subarray(0, 7));
+            throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          },
+          truncate: (size) => (failTruncate ? Promise.reject(new Error('EIO: truncate failed')) : real.truncate(size)),
+        };
+      },
+    });
+    log.append(record());
+    await log.flush();
+    const before = fs.statSync(file).size;
+    failWrite = true;
+    log.append(record({ durationMs: 5 }));
+    await log.flush();
+    // The cut-back failed: 7 torn bytes stay until the next attempt.
+    expect(fs.statSync(file).size).toBe(before + 7);
+    failTruncate = false;
+    await log.retry();
+    await log.close();
+    expect(verifyAudit(dir)).toEqual({ ok: true, lines: 2 });
+  });
+
+  it('issue 35: beyond maxHeld, records are lost and counted; the retry timer writes what is held without a new append', async () => {
+    let broken = true;
+    const log = new AuditLog({
+      dir,
+      clock,
+      maxHeld: 3,
+      retryMs: 20,
+      openFile: async (name) => {
+        if (broken) throw Object.assign(new Error('ENOSPC: no space left on device, open'), { code: 'ENOSPC' });
+        return openAuditFile(name);
+      },
+    });
+    for (let i = 0; i < 5; i += 1) log.append(record({ durationMs: i }));
+    await log.flush();
+    expect(log.held).toBe(3);
+    expect(log.failures).toBe(2);
+    broken = false;
+    await log.durable();
+    expect(log.held).toBe(0);
+    expect(readLines(path.join(dir, '2026-01-01.jsonl')).map((l) => (JSON.parse(l) as { durationMs: number }).durationMs)).toEqual([0, 1, 2]);
+    expect(verifyAudit(dir)).toEqual({ ok: true, lines: 3 });
+    await log.close();
   });
 
   it('R-AUD-2 a restart continues the chain from the end of a large day file', async () => {

@@ -37,6 +37,19 @@ describe('R-AUD-5 AuditTail', () => {
     expect((await new AuditTail(dir).linesAfter(2, 10)).map((l) => l.seq)).toEqual([3, 4]);
   });
 
+  it('issue 35: never reads past the writer\'s durable seq, so no export cursor moves past a line a failed write may cut back out', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, '2026-01-01.jsonl'), `${line(1)}\n${line(2)}\n${line(3)}\n`);
+    let durable = 1;
+    const tail = new AuditTail(dir, () => durable);
+    expect((await tail.linesAfter(0, 10)).map((l) => l.seq)).toEqual([1]);
+    expect(await tail.linesAfter(1, 10)).toEqual([]);
+    expect(await tail.lastSeq()).toBe(1);
+    durable = 3;
+    expect((await tail.linesAfter(1, 10)).map((l) => l.seq)).toEqual([2, 3]);
+    expect(await tail.lastSeq()).toBe(3);
+  });
+
   it('returns a line only once its newline is written, and picks up a new day file', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, '2026-01-01.jsonl'), `${line(1)}\n`);

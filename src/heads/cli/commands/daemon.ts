@@ -43,6 +43,9 @@ function printStatus(status: DaemonStatus): void {
     if (typeof hostInfo.principal === 'string') lines.push(`  principal    ${escapeText(hostInfo.principal)}`);
   }
   for (const [name, value] of Object.entries(sections)) lines.push(...statusSection(name, value));
+  // Issue 35: the cause and the fix, where the operator looks first.
+  const storage = sections['storage'] as { ok?: unknown; cause?: unknown } | undefined;
+  if (storage?.ok === false && typeof storage.cause === 'string') lines.push('', `note: every call is refused: ${escapeText(storage.cause)}`);
   const config = pinnedConfigStatus(status);
   if (config?.changedOnDisk === true) lines.push('', `note: ${escapeText(unconfirmedChangeNote(config))}`);
   if (config?.fromNextStart !== undefined && config.fromNextStart.length > 0) {

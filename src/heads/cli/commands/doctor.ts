@@ -15,6 +15,7 @@ import { DEFAULT_HOOK_TIMEOUT_SECONDS, pinnedHookTimeout, unconfirmedTimeoutNote
 import { inspectStateFiles, type StateDamage } from '../../../journal/stateDamage.js';
 import { readInstallRecords } from '../../agents/installRecords.js';
 import { ExitWith, reportFailure } from '../output.js';
+import { checkStorage, storageLine } from './doctorStorage.js';
 
 interface DoctorOptions {
   json?: boolean;
@@ -95,12 +96,13 @@ async function runDoctor(options: DoctorOptions): Promise<void> {
   }
   const confinement = confinementStatus(sandboxStatus());
   // Issue 35: a full or failing device under ASSENT_HOME makes the daemon refuse every call, whatever the hooks.
+  const storage = await checkStorage(paths);
   const failing = reports.filter((r) => !reportIsFine(r));
-  const ok = failing.length === 0 && damaged.length === 0;
+  const ok = failing.length === 0 && damaged.length === 0 && storage.ok;
   if (options.json) {
     const document: Record<string, unknown> = {
       ok,
-      data: { agents: reports, confinement, state: { home: paths.home, damaged } },
+      data: { agents: reports, confinement, state: { home: paths.home, damaged }, storage },
       meta: { hookTimeoutSeconds: deps.hookTimeoutSeconds, hookTimeoutSource: timeout.source },
     };
     if (!ok) {
@@ -112,6 +114,7 @@ async function runDoctor(options: DoctorOptions): Promise<void> {
             });
       document['error'] = { type: error.type, message: error.message, details: error.details };
     }
+    if (!storage.ok && damaged.length === 0 && failing.length === 0) document['error'] = { type: 'unavailable', message: storageLine(storage), details: { storage } };
     process.stdout.write(`${JSON.stringify(document)}\n`);
   } else {
     for (const line of stateLines(paths.home, damaged)) out(line);
@@ -121,6 +124,7 @@ async function runDoctor(options: DoctorOptions): Promise<void> {
       for (const note of report.notes) out(`  note: ${escapeText(note)}`);
     }
     out(confinementLine(confinement));
+    out(storageLine(storage));
     if (damaged.length > 0) out(`${damaged.length} state file${damaged.length === 1 ? ' is' : 's are'} damaged; fix ${damaged.length === 1 ? 'it' : 'them'} as shown above and run \`assent doctor\` again.`);
     if (failing.length > 0) out(`${failing.length} agent setting${failing.length === 1 ? ' has' : 's have'} problems; fix them and run \`assent doctor\` again.`);
     else if (damaged.length === 0) out(summaryLine(reports));
