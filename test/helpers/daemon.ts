@@ -23,6 +23,8 @@ export interface RunCliOptions {
   env?: NodeJS.ProcessEnv;
   input?: string;
   timeoutMs?: number;
+  /** The child's working directory (default: the test's). */
+  cwd?: string;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -92,7 +94,7 @@ function alive(pid: number): boolean {
 export function runCli(args: string[], options: RunCliOptions = {}, track?: Set<ChildProcess>): Promise<CliResult> {
   requireBuiltCli();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI_ENTRY, ...args], { env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_ENTRY, ...args], { env: options.env ?? cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     track?.add(child);
     let stdout = '';
     let stderr = '';

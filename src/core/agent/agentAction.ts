@@ -4,7 +4,7 @@
 // client can load it without the rest of the core.
 
 /** The agents assent hooks into, by their hook name (R-SH-0). */
-export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen'] as const;
+export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 /** The short alias of each agent: the first half of its tool ids (`claude/Bash`) and the `server` of its calls. */
@@ -16,6 +16,7 @@ export const AGENT_ALIAS: Readonly<Record<AgentName, string>> = Object.freeze({
   kilo: 'kilo',
   copilot: 'copilot',
   qwen: 'qwen',
+  droid: 'droid',
 });
 
 /** What an agent action does, as far as its tool name says (R-HOOK-2). */
@@ -41,10 +42,11 @@ export const CANARY_REASON = 'assent doctor canary: this synthetic call is alway
  * form (R-SH-14), each seen doing so with its real CLI (docs/agents.md): Claude
  * Code's and Codex's `updatedInput`, Gemini CLI's `hookSpecificOutput.tool_input`,
  * Copilot CLI's `modifiedArgs`, and assent's own OpenCode/Kilo plugin, which
- * writes the rewritten input into the call's `output.args`. Qwen Code's hook
- * cannot: there a command that could run confined keeps asking.
+ * writes the rewritten input into the call's `output.args`, and Factory Droid's
+ * `updatedInput` (merged into the input). Qwen Code's hook cannot: there a
+ * command that could run confined keeps asking.
  */
-export const REWRITING_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot'] as const satisfies readonly AgentName[];
+export const REWRITING_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'droid'] as const satisfies readonly AgentName[];
 export type RewritingAgent = (typeof REWRITING_AGENTS)[number];
 
 export function isRewritingAgent(agent: AgentName): agent is RewritingAgent {
@@ -124,6 +126,19 @@ const KINDS: Readonly<Record<AgentName, Readonly<Record<string, AgentActionKind>
     notebook_edit: 'write',
     web_fetch: 'fetch',
   },
+  // Factory Droid's built-in tools (0.225.1): `Script` runs JavaScript that calls tools, so it is `other`.
+  droid: {
+    Execute: 'shell',
+    Read: 'read',
+    LS: 'read',
+    Glob: 'read',
+    Grep: 'read',
+    Create: 'write',
+    Edit: 'write',
+    MultiEdit: 'write',
+    ApplyPatch: 'write',
+    FetchUrl: 'fetch',
+  },
 });
 
 /**
@@ -142,6 +157,8 @@ const BOOKKEEPING: Readonly<Record<AgentName, readonly string[]>> = Object.freez
   // The agent's own shells (listing them, reading their output) and its own notes; `write_bash` types into a shell and is not one.
   copilot: ['report_intent', 'update_todo', 'list_bash', 'read_bash', 'list_agents', 'read_agent', 'fetch_copilot_cli_documentation'],
   qwen: ['todo_write', 'exit_plan_mode', 'tool_search', 'get_goal', 'update_goal', 'list_agents'],
+  // A subagent (`Task`) sends its own tool calls through the hook again, under its own session id (observed with 0.225.1).
+  droid: ['TodoWrite', 'Task', 'TaskOutput', 'TaskStop', 'ToolSearch', 'AskUser', 'ExitSpecMode'],
 });
 
 /** Whether `toolName` is one of `agent`'s bookkeeping tools. */
@@ -178,6 +195,9 @@ function mcpNaming(agent: AgentName): McpNaming {
     case 'copilot':
       // Copilot's built-in tools use `_`, never `-`: a hyphen means `<server>-<tool>`.
       return { prefix: '', separator: '-', needsReportedServer: false };
+    case 'droid':
+      // Droid names an MCP tool `<server>___<tool>` (three underscores); its built-in tools have none.
+      return { prefix: '', separator: '___', needsReportedServer: false };
     default:
       return { prefix: 'mcp__', separator: '__', needsReportedServer: false };
   }
@@ -186,7 +206,7 @@ function mcpNaming(agent: AgentName): McpNaming {
 /**
  * Splits an agent's MCP tool name: `mcp__<server>__<tool>` (Claude Code, Codex,
  * Qwen Code), `mcp_<server>_<tool>` (Gemini CLI), `<server>-<tool>` (Copilot
- * CLI), `<server>_<tool>` (OpenCode, Kilo: only with the server their plugin
+ * CLI), `<server>___<tool>` (Factory Droid), `<server>_<tool>` (OpenCode, Kilo: only with the server their plugin
  * reported, since built-in names have no prefix). A separator may also occur
  * inside a server name, so the server the agent reported beside the name is
  * used when it fits the name; otherwise the name is split at the first separator.
@@ -249,7 +269,7 @@ export interface AgentAction {
   kind: AgentActionKind;
   /** The exact `tool_input`; the approval is bound to its digest. */
   input: Record<string, unknown>;
-  /** The agent's id of this tool call (Claude Code, Codex); Gemini CLI sends none. */
+  /** The agent's id of this tool call (Claude Code, Codex); Gemini CLI, Copilot CLI and Factory Droid send none. */
   toolUseId?: string;
   /** For `mcp` actions: the server the agent reported beside the tool name, if any. */
   mcpServer?: string;

@@ -53,6 +53,13 @@ const PATH_FIELDS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   'qwen/glob': ['path', 'dir_path'],
   'qwen/grep_search': ['path', 'dir_path'],
   'qwen/list_directory': ['path', 'dir_path'],
+  'droid/Read': ['file_path'],
+  'droid/Create': ['file_path'],
+  'droid/Edit': ['file_path'],
+  'droid/MultiEdit': ['file_path'],
+  'droid/LS': ['directory_path'],
+  'droid/Glob': ['folder'],
+  'droid/Grep': ['path'],
 });
 
 const ANY_PATH_FIELDS = ['file_path', 'absolute_path', 'notebook_path', 'path', 'dir_path', 'filePath'];
@@ -77,12 +84,15 @@ const SEARCHES_CWD = new Set([
   'qwen/glob',
   'qwen/grep_search',
   'qwen/list_directory',
+  'droid/LS',
+  'droid/Glob',
+  'droid/Grep',
 ]);
 
 /** Tools that read the contents of every file beneath the directory they search (R-SH-10): judged by what lies beneath. */
-const SEARCHES_CONTENT = new Set(['claude-code/Grep', 'gemini/search_file_content', 'gemini/grep_search', 'opencode/grep', 'kilo/grep', 'copilot/grep', 'qwen/grep_search']);
+const SEARCHES_CONTENT = new Set(['claude-code/Grep', 'gemini/search_file_content', 'gemini/grep_search', 'opencode/grep', 'kilo/grep', 'copilot/grep', 'qwen/grep_search', 'droid/Grep']);
 
-/** Fields that hold a file glob read beside the searched directory: Claude Code Glob's `pattern`, Grep's `glob`. */
+/** Fields that hold a file glob (or, Droid's Glob `patterns`, a list of them) read beside the searched directory: Claude Code Glob's `pattern`, Grep's `glob`. */
 const GLOB_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   'claude-code/Glob': 'pattern',
   'claude-code/Grep': 'glob',
@@ -94,6 +104,8 @@ const GLOB_FIELDS: Readonly<Record<string, string>> = Object.freeze({
   'copilot/grep': 'glob',
   'qwen/glob': 'pattern',
   'qwen/grep_search': 'glob',
+  'droid/Glob': 'patterns',
+  'droid/Grep': 'glob_pattern',
 });
 
 /** A character that makes a path segment a glob (picomatch syntax: wildcards, classes, braces, extglobs, escapes). */
@@ -141,7 +153,8 @@ function patchText(input: Record<string, unknown>): string | undefined {
 export function actionPaths(action: Pick<AgentAction, 'agent' | 'tool' | 'input'>): ActionPaths {
   const key = `${action.agent}/${action.tool}`;
   const input = action.input;
-  if (key === 'codex/apply_patch') {
+  // Droid's ApplyPatch takes the same patch text as Codex's apply_patch, in `input`.
+  if (key === 'codex/apply_patch' || key === 'droid/ApplyPatch') {
     const patch = patchText(input);
     if (patch === undefined) return { paths: [], unknown: 'the patch text was not found in the input' };
     const paths = patchPaths(patch);
@@ -163,10 +176,13 @@ export function actionPaths(action: Pick<AgentAction, 'agent' | 'tool' | 'input'
   // A glob can reach outside the directory searched (`../../.ssh/*`, `~/.aws/**`): its literal part is read too.
   const globField = GLOB_FIELDS[key];
   const glob = globField === undefined ? undefined : input[globField];
-  if (typeof glob === 'string') {
-    const directory = globDirectory(glob);
+  const globs = typeof glob === 'string' ? [glob] : Array.isArray(glob) ? glob : [];
+  const searched = paths[0] ?? '.';
+  for (const one of globs) {
+    if (typeof one !== 'string') return { paths, unknown: `an entry of "${globField ?? ''}" is not a string` };
+    const directory = globDirectory(one);
     const absolute = directory.startsWith('/') || directory === '~' || directory.startsWith('~/');
-    if (directory !== '') paths.push(absolute ? directory : `${paths[0] ?? '.'}/${directory}`);
+    if (directory !== '') paths.push(absolute ? directory : `${searched}/${directory}`);
   }
   if (paths.length === 0) return { paths, unknown: `${action.tool} names no path assent can read from its input` };
   return SEARCHES_CONTENT.has(key) ? { paths, recursive: true } : { paths };

@@ -87,7 +87,7 @@ const AGENT_SETTINGS = [
   '${cwd}/.claude/settings*.json',
   '${codexHome}/**',
   '~/.gemini/settings.json',
-  // OpenCode and Kilo load every plugin file in their config dirs; Copilot CLI and Qwen Code read their hooks here (R-HOOK-14).
+  // OpenCode and Kilo load every plugin file in their config dirs; Copilot CLI, Qwen Code and Factory Droid read their hooks here (R-HOOK-14).
   '~/.config/opencode/**',
   '~/.config/kilo/**',
   '${cwd}/.opencode/**',
@@ -97,6 +97,13 @@ const AGENT_SETTINGS = [
   '${cwd}/.github/hooks/**',
   '~/.qwen/settings.json',
   '${cwd}/.qwen/settings.json',
+  // Factory Droid reads hooks from hooks.json (and hooks/hooks.json, settings.json's "hooks"); "hooksDisabled" in a settings.json switches them off.
+  '~/.factory/hooks.json',
+  '~/.factory/hooks/**',
+  '~/.factory/settings*.json',
+  '${cwd}/.factory/hooks.json',
+  '${cwd}/.factory/hooks/**',
+  '${cwd}/.factory/settings*.json',
 ];
 
 /**
@@ -122,6 +129,7 @@ export const GATE_FILE_GLOBS: readonly string[] = Object.freeze([
   '**/.opencode/**',
   '**/.kilo/**',
   '**/.qwen/**',
+  '**/.factory/**',
   '**/.github/hooks/**',
   '**/.envrc',
   // Editors and tools run these on their own when a person opens or uses the project: a VS Code task with

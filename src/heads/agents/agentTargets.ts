@@ -1,16 +1,16 @@
 // Where each agent CLI reads its hooks and MCP servers, and the shape and units
 // of its hook entries (SPEC §17, docs/agents-testing.md: observed with Claude
 // Code 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, OpenCode 1.18.33, Kilo Code
-// 7.7.7, Copilot CLI 1.0.102, Qwen Code 0.24.4).
+// 7.7.7, Copilot CLI 1.0.102, Qwen Code 0.24.4, Factory Droid 0.225.1).
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AssentError } from '../../core/base/errors.js';
 import type { JsonDialect } from './settingsFiles.js';
 
-export type AgentId = 'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen';
+export type AgentId = 'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen' | 'droid';
 export type InstallScope = 'user' | 'project';
 
-export const AGENT_IDS: readonly AgentId[] = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen'];
+export const AGENT_IDS: readonly AgentId[] = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid'];
 
 /** Names of the agent as people see them in messages. */
 export const AGENT_TITLES: Record<AgentId, string> = {
@@ -21,10 +21,11 @@ export const AGENT_TITLES: Record<AgentId, string> = {
   kilo: 'Kilo Code',
   copilot: 'Copilot CLI',
   qwen: 'Qwen Code',
+  droid: 'Factory Droid',
 };
 
 /** The agents' names as `install`, `uninstall` and `hook` take them, for help and messages. */
-export const AGENT_LIST_TEXT = 'claude-code (or claude), codex, gemini, opencode, kilo, copilot or qwen';
+export const AGENT_LIST_TEXT = 'claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen or droid';
 
 /**
  * Agents assent does not gate yet, and why, as observed with each real CLI
@@ -33,7 +34,6 @@ export const AGENT_LIST_TEXT = 'claude-code (or claude), codex, gemini, opencode
 const NOT_SUPPORTED: Readonly<Record<string, string>> = {
   crush: "Crush's npm package downloads its binary from outside the registry at install, so its hooks could not be observed here",
   auggie: "Auggie runs its hooks only when Augment's server turns the enable_hooks feature flag on, so a hook assent installs may silently never run; not supported yet",
-  droid: 'Factory Droid has Claude-style PreToolUse hooks that a real run showed blocking and rewriting, but assent does not install into it yet',
   cline: 'Cline CLI blocks a call only with {"cancel":true}, which ends the whole task, and runs the call on every other answer (a deny, exit 2); not supported yet',
   continue: "Continue CLI (cn) ships a hook system that nothing calls in 1.5.47: a real run's deny hook never ran and the command did; its tool permissions take no external program",
   cn: "Continue CLI (cn) ships a hook system that nothing calls in 1.5.47: a real run's deny hook never ran and the command did; its tool permissions take no external program",
@@ -67,6 +67,8 @@ export interface AgentTarget {
   scope: InstallScope;
   /** The JSON file whose `hooks` object holds the agent's hook entries; for OpenCode and Kilo, the plugin file. */
   hooksFile: string;
+  /** The file's top level is the `hooks` object itself (Factory Droid's hooks.json: `{"PreToolUse":[…]}`). */
+  hooksAtRoot?: true;
   /**
    * How entries sit in an event's list: `grouped` `{matcher, hooks:[{type, command, timeout}]}`
    * (Claude Code's shape), or `flat` `{type, bash, timeoutSec}` (Copilot CLI's own).
@@ -88,9 +90,9 @@ export interface AgentTarget {
   defaultTimeoutSeconds: number;
   mcp: McpLocation;
   /**
-   * How the agent reads its JSON settings files: Gemini CLI and Qwen Code
-   * blank out comments first (strip-json-comments), so a file there may hold
-   * them and keeps them; the others are read and edited as plain JSON.
+   * How the agent reads its JSON settings files: Gemini CLI, Qwen Code and
+   * Factory Droid accept comments, so a file there may hold them and keeps
+   * them; the others are read and edited as plain JSON.
    */
   jsonDialect: JsonDialect;
 }
@@ -227,7 +229,32 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         jsonDialect: 'comments',
       };
     }
+    case 'droid': {
+      // Droid 0.225.1 reads hooks.json first: an event it lists there hides the same event under settings.json's "hooks".
+      const dir = scope === 'user' ? path.join(where.homedir, '.factory') : path.join(project, '.factory');
+      return {
+        agent,
+        scope,
+        hooksFile: path.join(dir, 'hooks.json'),
+        hooksAtRoot: true,
+        entryStyle: 'grouped',
+        events: { before: 'PreToolUse', after: 'PostToolUse' },
+        matcher: '*',
+        allToolsMatchers: ['*', '', '.*'],
+        timeoutUnit: 'seconds',
+        defaultTimeoutSeconds: 60,
+        mcp: { format: 'json', file: path.join(dir, 'mcp.json') },
+        // Droid reads comments in its JSON files; a trailing comma makes it skip the whole file without a word.
+        jsonDialect: 'comments',
+      };
+    }
   }
+}
+
+/** Factory Droid's other files: the settings.json whose "hooks" it reads too, and the older hooks/hooks.json it reads while hooks.json is absent. */
+export function droidFiles(target: Pick<AgentTarget, 'hooksFile'>): { settings: string; legacyHooks: string } {
+  const dir = path.dirname(target.hooksFile);
+  return { settings: path.join(dir, 'settings.json'), legacyHooks: path.join(dir, 'hooks', 'hooks.json') };
 }
 
 /** The plugin file assent writes into OpenCode's and Kilo's plugin dirs. */
@@ -261,5 +288,10 @@ export function installNotes(target: AgentTarget, mcp: boolean): string[] {
       return ['Copilot CLI runs the call when a hook times out; the hook answers before its timeoutSec. Hooks in .github/hooks load only in a folder Copilot trusts; assent installs into ~/.copilot/settings.json, which always loads.'];
     case 'qwen':
       return ['Qwen Code runs the call when a hook times out, exits 1 or prints nothing; assent\'s hook answers deny (exit 2) before its timeout on every failure.'];
+    case 'droid':
+      return [
+        'Factory Droid runs the call when a hook times out, exits 1 or prints nothing; assent\'s hook answers deny with exit 2 before its timeout, which also wins over another hook\'s allow.',
+        `"hooksDisabled": true (Droid's /hooks toggle, in ${droidFiles(target).settings} under "hooks", or in a project's .factory/settings.json or .factory/hooks.json) switches off every hook: then Droid gates nothing. \`assent doctor\` checks for it.`,
+      ];
   }
 }

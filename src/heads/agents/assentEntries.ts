@@ -70,6 +70,22 @@ export interface FoundHook {
 
 const clone = <T>(value: T): T => structuredClone(value);
 
+/**
+ * A settings file as the functions here read it, `{hooks: {<event>: […]}, …}`:
+ * Factory Droid's hooks.json is that `hooks` object itself, so it is wrapped.
+ * An unchanged file comes back as the same object through fromHooksSettings.
+ */
+export function asHooksSettings(target: Pick<AgentTarget, 'hooksAtRoot'>, file: JsonObject): JsonObject {
+  return target.hooksAtRoot === true ? { hooks: file } : file;
+}
+
+/** The file again from what asHooksSettings gave (and an edit of it returned). */
+export function fromHooksSettings(target: Pick<AgentTarget, 'hooksAtRoot'>, settings: JsonObject): JsonObject {
+  if (target.hooksAtRoot !== true) return settings;
+  const hooks = settings['hooks'];
+  return isJsonObject(hooks) ? hooks : {};
+}
+
 function hookEvents(settings: JsonObject, file: string): JsonObject | undefined {
   const hooks = settings['hooks'];
   if (hooks === undefined) return undefined;

@@ -8,9 +8,10 @@ import * as path from 'node:path';
 import { checkPluginAgent } from './pluginDoctor.js';
 import type { AgentReport, CommandRunner, DoctorDependencies, ShellRun } from './doctorCheck.js';
 import { AGENT_TITLES, agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
-import { findAssentHooks, findAssentMcpServer, isAssentEntry, type FoundHook } from './assentEntries.js';
+import { asHooksSettings, findAssentHooks, findAssentMcpServer, isAssentEntry, type FoundHook } from './assentEntries.js';
 import { codexHookTrust, codexTrustKeys, readCodexHookStates } from './codexHookTrust.js';
 import { findCodexMcpBlock } from './codexToml.js';
+import { droidFindings } from './droidSettings.js';
 import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds, requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
 import { parseHookCommand, type AssentInstallation } from './hookCommand.js';
 import { isJsonObject, parseSettings, readFileState, resolveSettingsPath, type JsonObject } from './settingsFiles.js';
@@ -84,6 +85,8 @@ export function canaryEvent(agent: AgentId, cwd: string, now: Date): JsonObject 
       };
     case 'copilot':
       return { sessionId: 'assent-doctor', timestamp: now.getTime(), cwd, toolName: CANARY_TOOL, toolArgs: {} };
+    case 'droid':
+      return { ...common, permission_mode: 'auto-high', hook_event_name: 'PreToolUse', tool_name: CANARY_TOOL, tool_input: {} };
     case 'opencode':
     case 'kilo':
       return { hook_event_name: 'tool.execute.before', session_id: 'assent-doctor', cwd, tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
@@ -295,7 +298,7 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
     report.problems.push(`${error instanceof Error ? error.message : String(error)}; ${AGENT_TITLES[agent]} skips a settings file it cannot read, so none of its hooks run`);
     return report;
   }
-  const found = findAssentHooks(settings);
+  const found = findAssentHooks(asHooksSettings(target, settings));
   const before = found.filter((hook) => hook.event === target.events.before);
   const after = found.filter((hook) => hook.event === target.events.after);
   const dialog = found.filter((hook) => target.events.dialog !== undefined && hook.event === target.events.dialog);
@@ -306,6 +309,11 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
     return report;
   }
   if (agent === 'codex') checkCodexTrust(report, settings, target, deps.where);
+  if (agent === 'droid') {
+    const droid = droidFindings(target, file, settings, deps.where.cwd);
+    report.problems.push(...droid.problems);
+    report.notes.push(...droid.notes);
+  }
   report.notes.push(...notesFor(target, deps.where.cwd));
   report.command = before[0]?.command ?? null;
   if (before.length === 0) report.problems.push(`no ${target.events.before} hook: ${AGENT_TITLES[agent]} runs every tool call without asking assent; ${again}`);

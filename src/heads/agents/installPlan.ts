@@ -10,8 +10,10 @@ import { requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
 import type { StatePaths } from '../../state/statePaths.js';
 import { agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import {
+  asHooksSettings,
   findAssentHooks,
   findAssentMcpServer,
+  fromHooksSettings,
   withAssentHooks,
   withAssentMcpServer,
   withoutAssentHooks,
@@ -20,6 +22,7 @@ import {
   type HookEntry,
 } from './assentEntries.js';
 import { findCodexMcpBlock, withCodexMcpBlock, withoutCodexMcpBlock } from './codexToml.js';
+import { checkDroidInstall } from './droidSettings.js';
 import { hookCommand, mcpServerCommand, type AssentInstallation } from './hookCommand.js';
 import { digestText, readInstallRecords, writeInstallRecords, type InstallRecord, type InstallRecords } from './installRecords.js';
 import {
@@ -146,6 +149,8 @@ export function planInstall(request: InstallRequest): AgentPlan {
   const hooks = desiredHooks(target, request.installation, request.hookTimeoutSeconds, request.claudeNativePrompt === true);
   const server = mcpServerCommand(request.installation);
   const hooksFile = resolveSettingsPath(target.hooksFile);
+  if (target.agent === 'droid') checkDroidInstall(target, hooksFile);
+  const atRoot = target.hooksAtRoot === true;
   const mcpFile = resolveSettingsPath(target.mcp.file);
   const sameFile = request.mcp && target.mcp.format === 'json' && mcpFile === hooksFile;
   const files: FileChange[] = [
@@ -154,11 +159,11 @@ export function planInstall(request: InstallRequest): AgentPlan {
       sameFile ? ['hooks', 'mcp'] : ['hooks'],
       target.jsonDialect,
       (settings) => {
-        const withHooks = withAssentHooks(settings, target, hooks, hooksFile);
+        const withHooks = fromHooksSettings(target, withAssentHooks(asHooksSettings(target, settings), target, hooks, hooksFile));
         return sameFile ? withAssentMcpServer(withHooks, server, hooksFile) : withHooks;
       },
       (text, format) => {
-        const withHooks = addAssentHooksText(removeAssentHooksText(text), target, hooks, format);
+        const withHooks = addAssentHooksText(removeAssentHooksText(text, atRoot), target, hooks, format);
         return sameFile ? setAssentMcpServerText(withHooks, server, format) : withHooks;
       },
     ),
@@ -176,10 +181,10 @@ export function planInstall(request: InstallRequest): AgentPlan {
 }
 
 /** Whether a text still holds any assent entry of the given kinds (a restore candidate must not). */
-function holdsAssentEntries(file: string, text: string, format: 'json' | 'toml', kinds: EntryKind[], dialect: JsonDialect): boolean {
+function holdsAssentEntries(file: string, text: string, format: 'json' | 'toml', kinds: EntryKind[], target: AgentTarget): boolean {
   if (format === 'toml') return findCodexMcpBlock(text, file) !== undefined;
-  const settings = parseSettings(file, text, dialect);
-  return (kinds.includes('hooks') && findAssentHooks(settings).length > 0) || (kinds.includes('mcp') && findAssentMcpServer(settings) !== undefined);
+  const settings = parseSettings(file, text, target.jsonDialect);
+  return (kinds.includes('hooks') && findAssentHooks(asHooksSettings(target, settings)).length > 0) || (kinds.includes('mcp') && findAssentMcpServer(settings) !== undefined);
 }
 
 /**
@@ -188,7 +193,7 @@ function holdsAssentEntries(file: string, text: string, format: 'json' | 'toml',
  * removed: `{ text }`, `{ delete: true }` for a file install created, or
  * undefined when only a structural removal is sound.
  */
-function exactRestore(file: string, current: string, record: InstallRecord | undefined, kinds: EntryKind[], format: 'json' | 'toml', dialect: JsonDialect): { text: string } | { delete: true } | undefined {
+function exactRestore(file: string, current: string, record: InstallRecord | undefined, kinds: EntryKind[], format: 'json' | 'toml', target: AgentTarget): { text: string } | { delete: true } | undefined {
   if (record === undefined || record.afterDigest !== digestText(current)) return undefined;
   if (!record.kinds.every((kind) => kinds.includes(kind))) return undefined;
   if (record.beforeDigest === undefined) return { delete: true };
@@ -201,7 +206,7 @@ function exactRestore(file: string, current: string, record: InstallRecord | und
   }
   if (digestText(text) !== record.beforeDigest) return undefined;
   try {
-    if (holdsAssentEntries(file, text, format, ['hooks', 'mcp'], dialect)) return undefined;
+    if (holdsAssentEntries(file, text, format, ['hooks', 'mcp'], target)) return undefined;
   } catch {
     return undefined;
   }
@@ -239,15 +244,16 @@ export function planUninstall(request: UninstallRequest): AgentPlan {
             job.file,
             before.text,
             (settings) => {
-              const edited = mcp ? withoutAssentMcpServer(hooks ? withoutAssentHooks(settings) : settings) : hooks ? withoutAssentHooks(settings) : settings;
+              const withoutHooks = (value: JsonObject): JsonObject => fromHooksSettings(target, withoutAssentHooks(asHooksSettings(target, value)));
+              const edited = mcp ? withoutAssentMcpServer(hooks ? withoutHooks(settings) : settings) : hooks ? withoutHooks(settings) : settings;
               return JSON.stringify(edited) === JSON.stringify(settings) ? settings : edited;
             },
-            (text) => (mcp ? removeAssentMcpServerText(hooks ? removeAssentHooksText(text) : text) : removeAssentHooksText(text)),
+            (text) => (mcp ? removeAssentMcpServerText(hooks ? removeAssentHooksText(text, target.hooksAtRoot === true) : text) : removeAssentHooksText(text, target.hooksAtRoot === true)),
             { dialect: target.jsonDialect, how },
           );
     if (structural === before.text) continue;
     const record = request.records[job.file];
-    const exact = exactRestore(job.file, before.text, record, job.kinds, job.format, target.jsonDialect);
+    const exact = exactRestore(job.file, before.text, record, job.kinds, job.format, target);
     const planned = exact === undefined ? change(job.file, job.kinds, before, structural) : change(job.file, job.kinds, before, 'delete' in exact ? undefined : exact.text);
     planned.restoredExactly = exact !== undefined;
     if (exact === undefined && job.format === 'json') planned.textKept = how.textKept === true;

@@ -35,20 +35,18 @@ function removeAlong(text: string, path: Step[]): string {
 
 /**
  * Removes one assent hook entry, with the group, event list and `hooks`
- * object it leaves empty; undefined when there is none left.
+ * object it leaves empty; undefined when there is none left. `atRoot`: the
+ * file's top level is the `hooks` object (Factory Droid's hooks.json), which stays.
  */
-function removeOneAssentHook(text: string): string | undefined {
+function removeOneAssentHook(text: string, atRoot: boolean): string | undefined {
   const root = parseJsonTree(text);
-  const hooksMember = memberOf(root, 'hooks');
-  const hooks = memberValue(hooksMember);
-  if (root.type !== 'object' || hooksMember === undefined || hooks?.type !== 'object') return undefined;
+  const hooksMember = atRoot ? undefined : memberOf(root, 'hooks');
+  const hooks = atRoot ? root : memberValue(hooksMember);
+  if (root.type !== 'object' || (!atRoot && hooksMember === undefined) || hooks?.type !== 'object') return undefined;
   for (const eventMember of hooks.children ?? []) {
     const event = memberValue(eventMember);
     if (event?.type !== 'array') continue;
-    const outer: Step[] = [
-      { container: root, child: hooksMember },
-      { container: hooks, child: eventMember },
-    ];
+    const outer: Step[] = [...(hooksMember === undefined ? [] : [{ container: root, child: hooksMember }]), { container: hooks, child: eventMember }];
     for (const group of event.children ?? []) {
       const entriesMember = memberOf(group, 'hooks');
       const entries = memberValue(entriesMember);
@@ -64,11 +62,11 @@ function removeOneAssentHook(text: string): string | undefined {
   return undefined;
 }
 
-/** The text without any assent hook entry (see withoutAssentHooks). */
-export function removeAssentHooksText(text: string): string {
+/** The text without any assent hook entry (see withoutAssentHooks); `atRoot` as for removeOneAssentHook. */
+export function removeAssentHooksText(text: string, atRoot = false): string {
   let current = text;
   for (;;) {
-    const next = removeOneAssentHook(current);
+    const next = removeOneAssentHook(current, atRoot);
     if (next === undefined) return current;
     current = next;
   }
@@ -78,10 +76,12 @@ export function removeAssentHooksText(text: string): string {
 export function addAssentHooksText(text: string, target: AgentTarget, desired: DesiredHooks, format: TextFormat): string {
   const groups: [string, unknown][] = desiredGroups(target, desired).map(([event, entry]) => [event, hookElement(target, entry)]);
   let current = text;
+  const atRoot = target.hooksAtRoot === true;
   const root = parseJsonTree(current);
-  if (memberOf(root, 'hooks') === undefined) return insertMember(current, root, 'hooks', Object.fromEntries(groups.map(([event, group]) => [event, [group]])), format);
+  if (!atRoot && memberOf(root, 'hooks') === undefined) return insertMember(current, root, 'hooks', Object.fromEntries(groups.map(([event, group]) => [event, [group]])), format);
   for (const [event, group] of groups) {
-    const hooks = memberValue(memberOf(parseJsonTree(current), 'hooks'));
+    const tree = parseJsonTree(current);
+    const hooks = atRoot ? tree : memberValue(memberOf(tree, 'hooks'));
     if (hooks === undefined) return current;
     const list = memberValue(memberOf(hooks, event));
     current = list === undefined ? insertMember(current, hooks, event, [group], format) : appendElement(current, list, group, format);

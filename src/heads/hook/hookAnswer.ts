@@ -26,6 +26,9 @@ export function oneLine(text: string): string {
  * `hookSpecificOutput.tool_input`; Copilot CLI's own hook style reads
  * `modifiedArgs`; assent's OpenCode/Kilo plugin reads its own decision
  * `confine`, which a plugin from before confinement treats as a refusal.
+ * Factory Droid merges `updatedInput` into the input; it is sent without a
+ * permissionDecision, since Droid's "allow" would also skip Droid's own
+ * autonomy check (as an allow does, see beforeAnswer).
  */
 const CONFINED_FORM: Readonly<Record<RewritingAgent, (reason: string, updatedInput: Record<string, unknown>) => unknown>> = {
   'claude-code': (reason, updatedInput) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: reason, updatedInput } }),
@@ -34,14 +37,29 @@ const CONFINED_FORM: Readonly<Record<RewritingAgent, (reason: string, updatedInp
   copilot: (reason, updatedInput) => ({ permissionDecision: 'allow', permissionDecisionReason: reason, modifiedArgs: updatedInput }),
   opencode: (reason, updatedInput) => ({ decision: 'confine', reason, updatedInput }),
   kilo: (reason, updatedInput) => ({ decision: 'confine', reason, updatedInput }),
+  droid: (_reason, updatedInput) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput } }),
 };
 
 /**
- * The before-tool answer. Claude Code, Codex and Qwen Code:
+ * Agents that are told a deny with exit 2 as well as the deny JSON (the reason
+ * also on stderr). Factory Droid takes the first hook answer that carries a
+ * permissionDecision, so another hook's earlier "allow" wins over assent's JSON
+ * deny; an exit 2 of any hook blocks the call whatever the others said
+ * (observed with Droid 0.225.1, docs/agents.md).
+ */
+export function deniesWithExit2(agent: AgentName): boolean {
+  return agent === 'droid';
+}
+
+/**
+ * The before-tool answer. Claude Code, Codex, Qwen Code and Factory Droid:
  * `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,"permissionDecisionReason":…}}`;
  * Gemini CLI and assent's OpenCode/Kilo plugin: `{"decision":…,"reason":…}`;
  * Copilot CLI: `{"permissionDecision":…,"permissionDecisionReason":…}` (its
- * own hook style reads no `hookSpecificOutput`). `updatedInput` only for a
+ * own hook style reads no `hookSpecificOutput`). Codex and Factory Droid get
+ * an allow as empty output: Codex shows a JSON allow as a failed hook, and
+ * Droid's "allow" would skip its own autonomy check (a read-only `droid exec`
+ * would then run a command it refuses). `updatedInput` only for a
  * confined allow (R-SH-14), and only to an agent that can rewrite (CONFINED_FORM):
  * the input with its command wrapped in `assent confine`, which is what was decided; otherwise what runs is
  * exactly what was asked (R-HOOK-2). `ask` is Claude Code's alone (R-HOOK-9);
@@ -58,6 +76,7 @@ export function beforeAnswer(agent: AgentName, asked: BeforeDecision, reason: st
     case 'kilo':
       return JSON.stringify({ decision, reason: text });
     case 'codex':
+    case 'droid':
       if (decision === 'allow') return '';
       return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: text } });
     case 'copilot':

@@ -21,6 +21,7 @@ export const HOOK_EVENTS: Readonly<Record<AgentName, { before: readonly string[]
   kilo: { before: ['tool.execute.before'], after: ['tool.execute.after'] },
   copilot: { before: ['preToolUse'], after: ['postToolUse'] },
   qwen: { before: ['PreToolUse'], after: ['PostToolUse', 'PostToolUseFailure'] },
+  droid: { before: ['PreToolUse'], after: ['PostToolUse'] },
 });
 
 /**

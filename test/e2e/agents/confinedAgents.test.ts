@@ -1,7 +1,8 @@
 // R-SH-14 with the real agents: Claude Code and Codex (the hook's
 // updatedInput), Gemini CLI (hookSpecificOutput.tool_input), Copilot CLI
-// (modifiedArgs), and OpenCode and Kilo Code (assent's plugin writing the
-// rewritten input into output.args), each offline against a fake model, run `npm test` in a git project. The
+// (modifiedArgs), OpenCode and Kilo Code (assent's plugin writing the
+// rewritten input into output.args) and Factory Droid (updatedInput without a
+// permissionDecision, merged into the input), each offline against a fake model, run `npm test` in a git project. The
 // command runs confined with no approval filed, its output reaches the model,
 // and the test script's write to .git/hooks/pre-commit fails while its project
 // write lands. The daemon shares the agent's HOME: the sandbox profile is built
@@ -18,7 +19,7 @@ import { auditLines, makeTempHome, type TempHome } from '../../helpers/daemon.js
 import { startFakeModel, type ModelStep } from '../../helpers/fakeModels.js';
 import { cleanupsAfterEach } from '../../helpers/cleanups.js';
 
-const AGENTS = ['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot'] as const;
+const AGENTS = ['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'droid'] as const;
 type Agent = (typeof AGENTS)[number];
 const available = agentClisAvailable(AGENTS);
 const SANDBOX = sandboxStatus();
@@ -35,6 +36,7 @@ const INSTALL: Record<Agent, { name: string; tool: string; step: (command: strin
   copilot: { name: 'copilot', tool: 'bash', step: (command) => ({ tool: 'bash', input: { command, description: 'run the tests' } }) },
   opencode: { name: 'opencode', tool: 'bash', step: (command) => ({ tool: 'bash', input: { command, description: 'run the tests' } }) },
   kilo: { name: 'kilo', tool: 'bash', step: (command) => ({ tool: 'bash', input: { command, description: 'run the tests' } }) },
+  droid: { name: 'droid', tool: 'Execute', step: (command) => ({ tool: 'Execute', input: { command, summary: 'run the tests', riskLevel: 'low', riskLevelReason: 'runs the project tests' } }) },
 };
 
 /** A git project whose test script writes a project file, tries a gate file, and reports both. */

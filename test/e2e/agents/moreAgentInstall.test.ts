@@ -1,7 +1,7 @@
 // R-HOOK-14 with R-HOOK-7's standard: `assent install`, `doctor` and
-// `uninstall` for OpenCode, Kilo Code, Copilot CLI and Qwen Code with the built
+// `uninstall` for OpenCode, Kilo Code, Copilot CLI, Qwen Code and Factory Droid with the built
 // binary and a real daemon in a temp HOME (the agents' own CLIs are not needed:
-// moreAgentHooks.test.ts runs them against what install writes).
+// moreAgentHooks.test.ts and droidHooks.test.ts run them against what install writes).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,10 +13,10 @@ import { runInTerminal } from '../../helpers/pty.js';
 
 const cleanups = cleanupsAfterEach();
 
-type Agent = 'opencode' | 'kilo' | 'copilot' | 'qwen';
-const AGENTS: readonly Agent[] = ['opencode', 'kilo', 'copilot', 'qwen'];
+type Agent = 'opencode' | 'kilo' | 'copilot' | 'qwen' | 'droid';
+const AGENTS: readonly Agent[] = ['opencode', 'kilo', 'copilot', 'qwen', 'droid'];
 
-/** A settings file each agent already had, hand-formatted, with a hook of the user's own for Copilot and Qwen. */
+/** A settings file each agent already had, hand-formatted, with a hook of the user's own for Copilot, Qwen and Droid. */
 const BEFORE: Record<Agent, { file: string; text: string }> = {
   opencode: { file: '.config/opencode/opencode.json', text: '{\n    "model": "anthropic/claude-x",\n    "autoupdate": false\n}\n' },
   kilo: { file: '.config/kilo/kilo.json', text: '{ "model": "kilo/x" }\n' },
@@ -28,6 +28,8 @@ const BEFORE: Record<Agent, { file: string; text: string }> = {
     file: '.qwen/settings.json',
     text: '{\r\n\t"model": { "name": "qwen3" },\r\n\t"hooks": {\r\n\t\t"PreToolUse": [ { "matcher": "run_shell_command", "hooks": [ { "type": "command", "command": "/usr/bin/true" } ] } ]\r\n\t}\r\n}\r\n',
   },
+  // Droid's hooks.json is the hooks object itself; Droid reads comments in it.
+  droid: { file: '.factory/hooks.json', text: '// mine\n{\n  "PreToolUse": [ { "matcher": "Read", "hooks": [ { "type": "command", "command": "/usr/bin/true" } ] } ]\n}\n' },
 };
 
 /** Where install puts the hooks: the plugin file, or the settings file itself. */
@@ -36,6 +38,7 @@ const HOOKS_FILE: Record<Agent, string> = {
   kilo: '.config/kilo/plugin/assent.js',
   copilot: '.copilot/settings.json',
   qwen: '.qwen/settings.json',
+  droid: '.factory/hooks.json',
 };
 
 interface Report {
@@ -66,7 +69,7 @@ function reportOf(result: CliResult, agent: Agent): Report {
   return report as Report;
 }
 
-describe('R-HOOK-14 R-HOOK-7 install, doctor and uninstall for OpenCode, Kilo Code, Copilot CLI and Qwen Code', () => {
+describe('R-HOOK-14 R-HOOK-7 install, doctor and uninstall for OpenCode, Kilo Code, Copilot CLI, Qwen Code and Factory Droid', () => {
   for (const agent of AGENTS) {
     it(
       `${agent}: doctor --json reports it ok after install and not ok after the hook is removed by hand; install is idempotent; uninstall behind a typed code restores the settings byte for byte`,
