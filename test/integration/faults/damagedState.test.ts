@@ -198,7 +198,7 @@ describe('a torn last line in the audit file (issue 35)', () => {
     // 2. verify names the first bad line, what is wrong and the fix; doctor finds it too.
     const verify = await home.runCli(['audit', 'verify']);
     expect(verify.code).toBe(65);
-    expect(verify.stderr).toContain(`assent: audit chain broken at line 3 of ${file}: torn last line: not valid JSON (${torn.length - tornStart} bytes, no newline, its JSON cut short)`);
+    expect(verify.stderr).toContain(`assent: audit chain broken at ${file}:3 (line 3): torn last line: not valid JSON (${torn.length - tornStart} bytes, no newline, its JSON cut short)`);
     expect(verify.stderr).toContain('run `assent audit repair`');
     const verifyJson = JSON.parse((await home.runCli(['audit', 'verify', '--json'])).stdout) as { ok: boolean; error: { details: { firstBroken: { line: number; path: string; fix: string } } } };
     expect(verifyJson.ok).toBe(false);

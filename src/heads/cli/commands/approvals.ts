@@ -301,7 +301,7 @@ export function registerApprovalCommands(program: Command): void {
         } else if (result.ok) {
           out(`Audit log intact: ${result.lines} lines.`);
         } else {
-          process.stderr.write(`assent: audit chain broken at line ${broken?.line ?? '?'} of ${dir}/${broken?.file ?? '?'}: ${broken?.reason ?? 'unknown'}${broken?.fix === undefined ? '' : `; ${broken.fix}`}\n`);
+          process.stderr.write(`assent: audit chain broken at ${where} (line ${broken?.line ?? '?'}): ${broken?.reason ?? 'unknown'}${broken?.fix === undefined ? '' : `; ${broken.fix}`}\n`);
           if (result.lines > 0) process.stderr.write(`The ${result.lines} lines before it verify.\n`);
         }
         if (!result.ok) throw new ExitWith(65);
