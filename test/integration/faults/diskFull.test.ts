@@ -11,9 +11,12 @@
 // that the call did not run (its marker never appears), that the chain
 // verifies afterwards, and that `daemon status`, `doctor` and daemon.log name
 // the cause and the fix. The tmpfs needs root (CI runs as root); without it the
-// tests fail, saying so, rather than pass untested.
+// tests fail, saying so, rather than pass untested. Last, real I/O errors: an
+// ext4 on a loop device whose backing file lives on a tmpfs that fills, so the
+// file system has room but the device fails its writes (skipped, saying so,
+// where no loop device can be set up).
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -319,6 +322,89 @@ describe('issue 35: a full disk under ASSENT_HOME', () => {
     const verify = await home.runCli(['audit', 'verify']);
     expect(verify.code, verify.stdout).toBe(0);
   }, 60_000);
+});
+
+const LOSETUP = ['/usr/sbin/losetup', '/sbin/losetup'].find((path) => existsSync(path));
+const MKFS = ['/usr/sbin/mkfs.ext4', '/sbin/mkfs.ext4'].find((path) => existsSync(path));
+/** Whether a loop device can be set up here (root, /dev/loop-control): the I/O-error test needs one. */
+function loopDevices(): boolean {
+  if (LOSETUP === undefined || MKFS === undefined) return false;
+  try {
+    execFileSync(LOSETUP, ['-f'], { stdio: 'pipe' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const HAS_LOOP = loopDevices();
+if (!HAS_LOOP) process.stderr.write('skipping the I/O-error test: no loop device can be set up here (losetup -f, mkfs.ext4, root)\n');
+
+describe.skipIf(!HAS_LOOP)('issue 35: I/O errors under ASSENT_HOME', () => {
+  it('the device fails its writes while the file system has room: calls are refused naming the device once a write failed, never run, and are served again once its writes succeed', async () => {
+    const home = makeTempHome();
+    const root = dirname(home.home);
+    const back = join(root, 'back');
+    const scratch = mkdtempSync(join(tmpdir(), 'as-io-'));
+    cleanups.push(() => rmSync(scratch, { recursive: true, force: true }));
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    cleanups.push(() => unmount(back));
+    mkdirSync(back, { recursive: true });
+    mountTmpfs(back, 24 * 1024);
+    // A 64 MiB sparse image on 24 MiB: the ext4 on it sees room the device cannot give once its backing is full.
+    const image = join(back, 'disk.img');
+    writeFileSync(image, '');
+    truncateSync(image, 64 * 1024 * 1024);
+    const loop = execFileSync(LOSETUP!, ['-f', '--show', image], { encoding: 'utf8' }).trim();
+    cleanups.push(() => execFileSync(LOSETUP!, ['-d', loop], { stdio: 'pipe' }));
+    execFileSync(MKFS!, ['-q', loop], { stdio: 'pipe' });
+    mkdirSync(home.home);
+    execFileSync('mount', ['-o', 'errors=continue', loop, home.home], { stdio: 'pipe' });
+    mounts.add(home.home);
+    cleanups.push(() => unmount(home.home));
+    cleanups.push(() => home.cleanup());
+    chmodSync(home.home, 0o700);
+    writeFileSync(home.paths.config, JSON.stringify({ notifications: false, web: { listen: '127.0.0.1:0' }, servers: { fs: { command: 'true' } }, policy: { default: 'allow', agents: { default: 'allow' } } }), { mode: 0o600 });
+    await home.startDaemon();
+    const pid = daemonPid(home);
+    const client = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
+    cleanups.push(() => client.close());
+    const call = async (n: number): Promise<string> => {
+      try {
+        const { callId } = await client.call<{ callId: string }>('calls.authorize', { sessionId: 'io', server: 'fs', tool: 'read_file', args: { n }, annotations: { readOnlyHint: true } });
+        await client.call('calls.finish', { callId, outcome: 'ok' });
+        return 'allowed';
+      } catch (error) {
+        return (error as { details?: { detail?: string } }).details?.detail ?? String(error);
+      }
+    };
+    expect(await call(0)).toBe('allowed');
+
+    fillUp(join(back, 'filler'));
+    // Each allowed call had its row in the journal, synced; the first write the device fails holds every call after it.
+    let outcome = 'allowed';
+    for (let n = 1; n < 100 && outcome === 'allowed'; n += 1) outcome = await call(n);
+    expect(['disk_error', 'disk_full']).toContain(outcome);
+    const marker = join(scratch, 'marker');
+    const hook = answerOf((await runHook(['claude-code'], shellEvent('claude-code', `touch ${marker}`, { cwd: scratch }), home.env)).stdout);
+    expect(hook.decision).toBe('deny');
+    expect(hook.reason).toMatch(new RegExp(`^assent did not run claude/Bash: unavailable\\. .*the device holding ${escaped(home.home)}.*no restart needed`));
+    expect(existsSync(marker)).toBe(false);
+    const status = (JSON.parse((await home.runCli(['daemon', 'status', '--json'])).stdout) as { data: { storage: { ok: boolean; cause: string } } }).data.storage;
+    expect(status.ok).toBe(false);
+    expect(status.cause).toMatch(new RegExp(`device holding ${escaped(home.home)} .*(Check that device|Free space on that device).*no restart needed`));
+
+    rmSync(join(back, 'filler'));
+    await expect.poll(async () => (JSON.parse((await home.runCli(['daemon', 'status', '--json'])).stdout) as { data: { storage: { ok: boolean } } }).data.storage.ok, { timeout: 15_000 }).toBe(true);
+    expect(await call(1000)).toBe('allowed');
+    const after = join(scratch, 'after');
+    const allowed = answerOf((await runHook(['claude-code'], shellEvent('claude-code', `touch ${after}`, { cwd: scratch }), home.env)).stdout);
+    expect(allowed.decision).toBe('allow');
+    expect(existsSync(marker)).toBe(false);
+    expect(daemonPid(home)).toBe(pid);
+    const verify = await home.runCli(['audit', 'verify']);
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    expect(readFileSync(home.paths.log, 'utf8')).toMatch(/cannot write to its state directory; every call is refused until it can.*device holding/);
+  }, 90_000);
 });
 
 function auditFileOf(home: TempHome): string {
