@@ -34,6 +34,9 @@ export class ExecApprovals {
     const { ctx } = this;
     const proofs = requireProofs(ctx);
     refuseWhileStopping(ctx, 'command');
+    // Issue 35: nothing is filed or started that the state directory's device could not record.
+    const refusal = ctx.storage?.callRefusal('the command');
+    if (refusal !== undefined) throw refusal;
     const record = await this.queue.file({
       sessionId: params.sessionId,
       kind: 'exec',
