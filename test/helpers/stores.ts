@@ -58,7 +58,7 @@ export function sharedPostgres(): Promise<PostgresServer> {
 
 /** Opens a PostgreSQL store on `url` as host `hostId`. */
 export function openPostgresStore(url: string, hostId: string, clock?: Clock): Promise<PostgresStore> {
-  return PostgresStore.open({ database: resolveDatabaseUrl({ kind: 'postgres', url }), hostId, ...(clock === undefined ? {} : { now: () => clock.now() }) });
+  return PostgresStore.open({ database: resolveDatabaseUrl({ kind: 'postgres', url }), hostId, ...(clock === undefined ? {} : { now: () => clock.now(), teamClock: () => clock.now() }) });
 }
 
 export async function openStoreFixture(kind: StoreKind, clock: Clock): Promise<StoreFixture> {

@@ -20,7 +20,7 @@ import { clientQuery, isUniqueViolation, runPgSteps, type PgContext, type PgQuer
 /** The database server's time, epoch milliseconds: clock_timestamp(), the time of this statement, not of its transaction. */
 const SERVER_NOW = 'SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now_ms';
 
-async function serverNow(query: PgQuery): Promise<number> {
+async function serverClock(query: PgQuery): Promise<number> {
   const row = (await query<{ now_ms: number }>(SERVER_NOW)).rows[0];
   if (row === undefined || !Number.isFinite(row.now_ms)) throw new Error('the team database did not tell its time');
   return row.now_ms;
@@ -32,8 +32,10 @@ export function boundedByServer(proof: ProofRecord, now: number): ProofRecord {
   return proof.expiresAt <= latest ? proof : { ...proof, expiresAt: latest };
 }
 
-export function postgresProofs(db: PgContext): ProofEffectStore {
+/** `teamClock`: the shared clock when it is not the server's (a test's fake clock). */
+export function postgresProofs(db: PgContext, teamClock?: () => number): ProofEffectStore {
   const ctx: ops.ProofContext = { q: ops.PROOF_QUERIES.postgres, hostId: db.hostId, shared: true, isUniqueViolation };
+  const serverNow = (query: PgQuery): Promise<number> => (teamClock === undefined ? serverClock(query) : Promise.resolve(teamClock()));
   const steps = <T>(operation: ops.Steps<T>): Promise<T> => runPgSteps(db.query, operation);
   return {
     insertProof: async (proof) => steps(ops.insertProof(ctx, boundedByServer(proof, await serverNow(db.query)))),

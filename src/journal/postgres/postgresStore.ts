@@ -29,6 +29,8 @@ export interface PostgresStoreOptions {
   hostId: string;
   /** Wall-clock ms for "active now" (rules); the service's clock. */
   now?: () => number;
+  /** The clock the team shares, for proofs' expiry (postgresProofs.ts); default the database server's own. Tests with a fake clock give theirs. */
+  teamClock?: () => number;
   /** Told when the connection goes and comes back, and of what could not be applied; never given the URL or password. */
   log?: (level: 'info' | 'warn', message: string, fields?: Record<string, unknown>) => void;
   /** Connections for queries (the LISTEN connection comes on top). */
@@ -289,7 +291,7 @@ export async function openPostgresStoreParts(options: PostgresStoreOptions): Pro
     info: connection,
     approvals: postgresApprovals(db),
     events: postgresEvents(db),
-    proofs: postgresProofs(db),
+    proofs: postgresProofs(db, options.teamClock),
     rules: postgresRules(db, options.now ?? Date.now),
     tokens: postgresTokens(db),
     calls: postgresCalls(db),
