@@ -19,8 +19,11 @@ const path = process.getBuiltinModule('node:path');
 
 export { SPOOL_DIR_NAME, spoolDirOf };
 
-/** A spool file's name: the gateway's pid and a random part, so two gateways never share one. */
-export const SPOOL_FILE_PATTERN = /^mcp-([1-9][0-9]{0,9})-([0-9a-f]{16})\.jsonl$/;
+/**
+ * A spool file's name: who wrote it (`mcp`, a gateway; `hook`, a hook that found no daemon to decide its call,
+ * heads/hook/hookSpool.ts), its pid and a random part, so two writers never share one.
+ */
+export const SPOOL_FILE_PATTERN = /^(?:mcp|hook)-([1-9][0-9]{0,9})-([0-9a-f]{16})\.jsonl$/;
 /** What the daemon reads of a spool at once; the rest is read in further steps of the same call. */
 const READ_STEP_BYTES = 4 * 1024 * 1024;
 /** The longest line taken: a record is a few hundred bytes, its caller at most a few kB. */
@@ -79,7 +82,7 @@ function processAlive(pid: number): boolean {
 export function spoolPathProblem(file: string, getuid: () => number = () => process.getuid?.() ?? -1): string | undefined {
   if (!path.isAbsolute(file)) return `${file} is not an absolute path`;
   const name = path.basename(file);
-  if (!SPOOL_FILE_PATTERN.test(name)) return `${name} is not named like a spool file (mcp-<pid>-<16 hex digits>.jsonl)`;
+  if (!SPOOL_FILE_PATTERN.test(name)) return `${name} is not named like a spool file (mcp-<pid>-<16 hex digits>.jsonl or hook-<pid>-<16 hex digits>.jsonl)`;
   const dir = path.dirname(file);
   if (path.basename(dir) !== SPOOL_DIR_NAME) return `${file} is not in a folder named ${SPOOL_DIR_NAME}`;
   let stat: import('node:fs').Stats;

@@ -10,6 +10,8 @@ const DIGEST_PATTERN = /^v1:sha256:[0-9a-f]{64}$/;
 const SETTLED_OUTCOMES = ['ok', 'error', 'denied', 'cancelled'] as const;
 const MAX_SETTLED_BATCH = 1000;
 const RISK_LEVELS = ['low', 'elevated', 'high'] as const;
+/** An agent's hook name (`claude-code`, `codex`…): lower-case words. */
+const AGENT_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 
 export const SettledCallSchema = z.strictObject({
   sessionId: z.string().min(1).max(200),
@@ -24,6 +26,8 @@ export const SettledCallSchema = z.strictObject({
   /** The call's risk level (R-POL-10), rated by the gateway from its annotations as the daemon rates the calls it decides. */
   risk: z.enum(RISK_LEVELS).optional(),
   durationMs: z.number().nonnegative().optional(),
+  /** A hook's refusal with no daemon to decide it (heads/hook/hookSpool.ts): the agent whose call it was (R-HOOK-10). */
+  agent: z.string().regex(AGENT_NAME).optional(),
   caller: portableJson(z.record(z.string(), z.unknown())).optional(),
 });
 type SettledCall = z.infer<typeof SettledCallSchema>;
@@ -71,6 +75,9 @@ export function isSettledCall(value: unknown): boolean {
       case 'risk':
         if (!(RISK_LEVELS as readonly unknown[]).includes(field)) return false;
         break;
+      case 'agent':
+        if (typeof field !== 'string' || !AGENT_NAME.test(field)) return false;
+        break;
       case 'durationMs':
         if (typeof field !== 'number' || !Number.isFinite(field) || !(field >= 0)) return false;
         break;
@@ -117,6 +124,7 @@ export function toAuditRecord(settled: SettledCall, ts: string, principal: strin
     record.ruleId = settled.policyKey;
   }
   if (settled.risk !== undefined) record.risk = settled.risk;
+  if (settled.agent !== undefined) record.agent = settled.agent;
   if (settled.durationMs !== undefined) record.durationMs = Math.round(settled.durationMs);
   if (settled.caller !== undefined) record.caller = settled.caller;
   return record;

@@ -25,6 +25,9 @@ import { approvalOperations, eventMatches } from '../../operations/approvalOpera
 import { configOperations } from '../../operations/configOperations.js';
 import { policyOperations } from '../../operations/policyOperations.js';
 import { AuditSpoolReader, spoolDirOf } from '../../operations/auditSpool.js';
+
+/** How often the daemon reads spool files no gateway told it of (a hook's refusals). */
+const SPOOL_SWEEP_MS = 30_000;
 import type { Operation } from '../../operations/operation.js';
 import { webOperations } from '../../operations/webOperations.js';
 import { proofOperations } from '../../operations/proofOperations.js';
@@ -218,11 +221,15 @@ function wireAudit(ctx: DaemonContext, options: ApprovalRuntimeOptions, base: Ru
   // Calls gateways settled and spooled but no daemon read (a gateway killed -9, a daemon that stopped): audited now, once.
   const spool = new AuditSpoolReader({ append: (record) => audit.append(record), flushed: () => audit.durable(), principal: ctx.principal, now: () => clock.now(), logger: ctx.logger.child({ component: 'audit-spool' }) });
   spool.ingestDir(spoolDirOf(ctx.paths.home));
+  // A hook that found no daemon (or was refused by this one before it decided) spooled its refusal: read within half a minute.
+  const sweep = setInterval(() => spool.ingestDir(spoolDirOf(ctx.paths.home)), SPOOL_SWEEP_MS);
+  sweep.unref();
   // Lines written while this host was away from the database (or before it joined the team) are copied first.
   const catchUp = async (): Promise<void> => {
     if (mirror !== undefined) mirror.add(readAuditLines(ctx.paths.auditDir, await store.lastAuditSeq()));
   };
   const close = async (): Promise<void> => {
+    clearInterval(sweep);
     await audit.close();
     await exports.exporter.close();
     unwatchMirror?.();

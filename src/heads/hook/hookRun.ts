@@ -328,7 +328,14 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
       if (answer.decision !== 'allow' && deniesWithExit2(agent)) return { stdout: `${text}\n`, stderr: `${oneLine(answer.message)}\n`, exitCode: 2 };
       return { stdout: text === '' ? '' : `${text}\n`, exitCode: 0 };
     } catch (error) {
-      return failClosed(agent, failureReason(subject, error));
+      const refused = failClosed(agent, failureReason(subject, error));
+      // No daemon decided it: the refusal is spooled for the next daemon to audit (R-AUD-1).
+      if (error instanceof AssentError && error.type === 'unavailable') {
+        const { spoolRefusal } = await import('./hookSpool.js');
+        const why = spoolRefusal(paths.home, parsed.action, 'unavailable');
+        if (why !== undefined) refused.stderr = `${refused.stderr ?? ''}${oneLine(`assent: this refusal could not be spooled for the audit (${why}).`)}\n`;
+      }
+      return refused;
     } finally {
       wait.clear();
     }
