@@ -2,9 +2,10 @@
 // (observed with Droid 0.225.1, docs/agents.md): it reads an event's hooks from
 // hooks.json when that file lists the event and from settings.json's "hooks"
 // otherwise, reads the older hooks/hooks.json only while hooks.json is absent,
-// and runs no hook at all while a "hooksDisabled" it reads is true — in the
-// user's files, in the project's .factory/ of the working directory, or in the
-// machine's managed settings, where "allowManagedHooksOnly" also drops them.
+// and runs no hook at all while "hooksDisabled" is true — as the first of the
+// machine's managed settings, the project's .factory/ of the working directory
+// and the user's files that states it says; "allowManagedHooksOnly" in the
+// managed settings drops every other hook.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AssentError } from '../../core/base/errors.js';
@@ -63,16 +64,16 @@ export function checkDroidInstall(target: AgentTarget, hooksFile: string): void 
   }
 }
 
-/** One Droid file that switches hooks off, and what it says. */
+/** The `hooksDisabled` one Droid file states, and where. */
 interface Switch {
   file: string;
   key: string;
+  value: boolean;
 }
 
-function hooksDisabledIn(file: string, atRoot: boolean): Switch | undefined {
-  const settings = readObject(file);
-  const holder = atRoot ? settings : hooksOf(settings);
-  return holder?.['hooksDisabled'] === true ? { file, key: atRoot ? '"hooksDisabled": true' : '"hooks": {"hooksDisabled": true}' } : undefined;
+function statedIn(file: string, atRoot: boolean, settings = readObject(file)): Switch | undefined {
+  const value = (atRoot ? settings : hooksOf(settings))?.['hooksDisabled'];
+  return typeof value === 'boolean' ? { file, key: atRoot ? `"hooksDisabled": ${String(value)}` : `"hooks": {"hooksDisabled": ${String(value)}}`, value } : undefined;
 }
 
 /** The hooks file Droid reads in a .factory dir: hooks.json, else the older hooks/hooks.json. */
@@ -82,36 +83,43 @@ function activeHooksFile(dir: string): string {
   return !fs.existsSync(current) && fs.existsSync(legacy) ? legacy : current;
 }
 
+/** What one level (a .factory dir) states: its hooks file wins over its settings.json's "hooks" (as Droid merges them). */
+function levelSwitch(dir: string, hooksFile = activeHooksFile(dir), hooksJson?: JsonObject): Switch | undefined {
+  return statedIn(hooksFile, true, hooksJson ?? readObject(hooksFile)) ?? statedIn(path.join(dir, 'settings.json'), false);
+}
+
 export interface DroidFindings {
   problems: string[];
   notes: string[];
 }
 
+const GATES_NOTHING = "Droid gates nothing while hooksDisabled is true (it runs no hook, assent's neither)";
+
 /**
- * What keeps Droid from running assent's hooks in this scope: `hooksDisabled`
- * in the scope's hooks file or settings.json, in the project's .factory/ of the
- * working directory (a repository can switch the person's hooks off), in the
- * managed settings (`managedFile`, read as Droid reads it); a
- * `commandRegex` on assent's group, which limits it to some shell commands.
+ * What keeps Droid from running assent's hooks in this scope. `hooksDisabled`
+ * is decided by the first level that states it, hooks file before
+ * settings.json within a level (observed with 0.225.1): the managed settings
+ * (`managedFile`), then the project's .factory/ of the working directory (so a
+ * repository can switch the person's hooks off, or back on), then the scope's
+ * own files. `allowManagedHooksOnly` in the managed settings drops every other
+ * hook; a `commandRegex` on assent's group limits it to some shell commands.
  */
 export function droidFindings(target: AgentTarget, hooksFile: string, hooksJson: JsonObject, cwd: string, managedFile = DROID_MANAGED_SETTINGS): DroidFindings {
   const problems: string[] = [];
-  const dirs = [path.dirname(hooksFile)];
-  const project = path.join(cwd, '.factory');
-  if (target.scope === 'user' && path.resolve(project) !== path.resolve(dirs[0] as string)) dirs.push(project);
-  const switches: Switch[] = [];
-  const own = hooksJson['hooksDisabled'] === true ? { file: hooksFile, key: '"hooksDisabled": true' } : undefined;
-  if (own !== undefined) switches.push(own);
-  for (const dir of dirs) {
-    const hooks = dir === dirs[0] ? undefined : hooksDisabledIn(activeHooksFile(dir), true);
-    const settings = hooksDisabledIn(path.join(dir, 'settings.json'), false);
-    for (const found of [hooks, settings]) if (found !== undefined) switches.push(found);
-  }
+  const dir = path.dirname(hooksFile);
+  const projectDir = path.join(cwd, '.factory');
   const managed = readObject(managedFile);
-  const managedSwitch = hooksDisabledIn(managedFile, false);
-  if (managedSwitch !== undefined) switches.push(managedSwitch);
-  for (const found of switches) {
-    problems.push(`${found.key} in ${found.file}: Droid gates nothing while hooksDisabled is true (it runs no hook, assent's neither); remove it, or switch hooks on again in droid's /hooks`);
+  const decided = statedIn(managedFile, false, managed);
+  const project = target.scope === 'user' && path.resolve(projectDir) !== path.resolve(dir) ? levelSwitch(projectDir) : undefined;
+  const own = levelSwitch(dir, hooksFile, hooksJson);
+  if (decided !== undefined) {
+    if (decided.value) problems.push(`${decided.key} in ${decided.file}, the managed settings that decide it before any other file: ${GATES_NOTHING}; ask whoever manages this machine`);
+  } else {
+    if (project?.value === true) problems.push(`${project.key} in ${project.file}: in this folder ${GATES_NOTHING}; remove it there`);
+    if (own?.value === true) {
+      const here = project?.value === false ? ` (here ${project.file} says false, which wins in this folder only)` : '';
+      problems.push(`${own.key} in ${own.file}: ${GATES_NOTHING} in every folder whose own .factory/ does not say otherwise${here}; remove it, or switch hooks on again in droid's /hooks`);
+    }
   }
   if (managed?.['allowManagedHooksOnly'] === true) {
     problems.push(`"allowManagedHooksOnly": true in ${managedFile}: Droid runs only the hooks of the managed settings, so it gates nothing through ${hooksFile}; ask whoever manages this machine to add assent's hook there`);

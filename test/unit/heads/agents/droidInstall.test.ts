@@ -80,25 +80,32 @@ describe('R-HOOK-7 doctor\'s Droid checks', () => {
     expect(findings({})).toBe('');
   });
 
-  it('"hooksDisabled": true in hooks.json, in settings.json\'s "hooks", in the project\'s .factory/ of the cwd, or in the managed settings: Droid gates nothing', () => {
+  it('"hooksDisabled" as Droid decides it: the first of the managed settings, the project\'s .factory/ of the cwd and the user\'s files that states it, hooks file before settings.json', () => {
     expect(findings({ hooksDisabled: true })).toMatch(/"hooksDisabled": true in .*\.factory\/hooks\.json: Droid gates nothing while hooksDisabled is true/);
     writeFileSync(join(root, '.factory', 'settings.json'), '{ "hooks": { "hooksDisabled": true } }');
     expect(findings({})).toMatch(/"hooks": \{"hooksDisabled": true\} in .*\/\.factory\/settings\.json: Droid gates nothing/);
-    rmSync(join(root, '.factory', 'settings.json'));
+    // Within a level hooks.json wins: its false leaves the hooks on.
+    expect(findings({ hooksDisabled: false })).toBe('');
     // A top-level "hooksDisabled" in settings.json is not what Droid reads.
     writeFileSync(join(root, '.factory', 'settings.json'), '{ "hooksDisabled": true }');
     expect(findings({})).toBe('');
+    rmSync(join(root, '.factory', 'settings.json'));
     mkdirSync(join(root, 'work', '.factory'));
     writeFileSync(join(root, 'work', '.factory', 'hooks.json'), '{ "hooksDisabled": true }');
-    expect(findings({})).toMatch(/work\/\.factory\/hooks\.json: Droid gates nothing/);
+    expect(findings({})).toMatch(/work\/\.factory\/hooks\.json: in this folder Droid gates nothing/);
     rmSync(join(root, 'work', '.factory', 'hooks.json'));
     writeFileSync(join(root, 'work', '.factory', 'settings.json'), '// project\n{ "hooks": { "hooksDisabled": true } }');
-    expect(findings({})).toMatch(/work\/\.factory\/settings\.json: Droid gates nothing/);
-    rmSync(join(root, 'work', '.factory', 'settings.json'));
+    expect(findings({})).toMatch(/work\/\.factory\/settings\.json: in this folder Droid gates nothing/);
+    // The project's level comes before the user's: its false wins here, the user's true still holds elsewhere.
+    writeFileSync(join(root, 'work', '.factory', 'settings.json'), '{ "hooks": { "hooksDisabled": false } }');
+    expect(findings({ hooksDisabled: true })).toMatch(/in every folder whose own \.factory\/ does not say otherwise \(here .*work\/\.factory\/settings\.json says false/);
     writeFileSync(join(root, 'managed.json'), '{ "allowManagedHooksOnly": true, "hooks": { "hooksDisabled": true } }');
     const managed = findings({});
-    expect(managed).toMatch(/managed\.json: Droid gates nothing/);
+    expect(managed).toMatch(/managed\.json, the managed settings that decide it before any other file: Droid gates nothing/);
     expect(managed).toMatch(/"allowManagedHooksOnly": true in .*managed\.json: Droid runs only the hooks of the managed settings/);
+    // A managed false decides for every level below it.
+    writeFileSync(join(root, 'managed.json'), '{ "hooks": { "hooksDisabled": false } }');
+    expect(findings({ hooksDisabled: true })).toBe('');
   });
 
   it('a commandRegex on assent\'s group limits it to some commands: reported', () => {
