@@ -23,8 +23,20 @@ interface Hint {
 }
 
 const CHUNK = 256 * 1024;
+/**
+ * How much of a file one read takes: a sink that is far behind (a receiver down for
+ * an hour) reads its backlog a window at a time, not the whole rest of the file for
+ * every batch, which made catching up quadratic and held the event loop and the heap
+ * for the size of the backlog (issue 35's soak: 170 ms per batch of 100 lines with
+ * 100,000 lines behind).
+ */
+const WINDOW = 256 * 1024;
 
-async function readFrom(file: string, offset: number): Promise<{ text: string; ino: number } | undefined> {
+/**
+ * The whole lines of `file` from byte `offset`: at most `maxBytes` of them, or the
+ * first line alone when it is longer; '' when no newline follows `offset` yet.
+ */
+async function readFrom(file: string, offset: number, maxBytes: number): Promise<{ text: string; ino: number } | undefined> {
   let handle: fs.promises.FileHandle;
   try {
     handle = await fs.promises.open(file, 'r');
@@ -34,17 +46,49 @@ async function readFrom(file: string, offset: number): Promise<{ text: string; i
   try {
     const stat = await handle.stat();
     if (stat.size <= offset) return { text: '', ino: stat.ino };
-    const length = stat.size - offset;
-    const buffer = Buffer.allocUnsafe(length);
-    let read = 0;
-    while (read < length) {
-      const { bytesRead } = await handle.read(buffer, read, Math.min(CHUNK, length - read), offset + read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
+    for (let window = maxBytes; ; window *= 2) {
+      const length = Math.min(stat.size - offset, window);
+      const buffer = Buffer.allocUnsafe(length);
+      let read = 0;
+      while (read < length) {
+        const { bytesRead } = await handle.read(buffer, read, Math.min(CHUNK, length - read), offset + read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      // Only whole lines: the bytes after the last newline may be a write still in progress.
+      const end = buffer.subarray(0, read).lastIndexOf(0x0a);
+      if (end === -1 && read === window) continue; // a line longer than the window: read more of it
+      return { text: end === -1 ? '' : buffer.subarray(0, end + 1).toString('utf8'), ino: stat.ino };
     }
-    // Only whole lines: the bytes after the last newline may be a write still in progress.
-    const end = buffer.subarray(0, read).lastIndexOf(0x0a);
-    return { text: end === -1 ? '' : buffer.subarray(0, end + 1).toString('utf8'), ino: stat.ino };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** The seq of the last complete line of `file` that has one, read from the end in growing chunks (a day file can be large). */
+async function lastSeqOfFile(file: string): Promise<number | undefined> {
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const { size } = await handle.stat();
+    for (let length = Math.min(size, WINDOW); length > 0; length = Math.min(size, length * 2)) {
+      const buffer = Buffer.allocUnsafe(length);
+      const { bytesRead } = await handle.read(buffer, 0, length, size - length);
+      const text = buffer.subarray(0, bytesRead).toString('utf8');
+      // Complete lines end with a newline; the chunk's first line may be cut short unless the chunk starts the file.
+      const lines = text.slice(0, text.lastIndexOf('\n') + 1).split('\n');
+      const first = length >= size ? 0 : 1;
+      for (let i = lines.length - 1; i >= first; i -= 1) {
+        const seq = seqOf(lines[i] ?? '');
+        if (seq !== undefined) return seq;
+      }
+      if (length >= size) return undefined;
+    }
+    return undefined;
   } finally {
     await handle.close().catch(() => undefined);
   }
@@ -98,27 +142,31 @@ export class AuditTail {
       const name = files[index] ?? '';
       const file = path.join(this.dir, name);
       const from = index === startIndex ? offset : 0;
-      const chunk = await readFrom(file, from);
-      if (chunk === undefined) continue;
-      if (index === startIndex && hint !== undefined && from > 0 && chunk.ino !== hint.ino) {
-        // The file was replaced since the hint: start over by seq.
-        this.hint = undefined;
-        return this.linesAfter(afterSeq, limit);
-      }
       let position = from;
-      for (const line of chunk.text.split('\n')) {
-        if (out.length >= limit) break;
-        const bytes = Buffer.byteLength(line, 'utf8') + 1;
-        if (line === '') {
-          position += bytes - 1;
-          continue;
+      // A window at a time, until the batch is full or the file has no more whole lines.
+      while (out.length < limit) {
+        const chunk = await readFrom(file, position, WINDOW);
+        if (chunk === undefined) break;
+        if (position === from && index === startIndex && hint !== undefined && from > 0 && chunk.ino !== hint.ino) {
+          // The file was replaced since the hint: start over by seq.
+          this.hint = undefined;
+          return this.linesAfter(afterSeq, limit);
         }
-        position += bytes;
-        const seq = seqOf(line);
-        if (seq === undefined || seq <= afterSeq) continue;
-        if (seq > upTo) return out;
-        out.push({ seq, line, digest: lineDigest(line), file: name });
-        this.hint = { file: name, ino: chunk.ino, offset: position, seq };
+        if (chunk.text === '') break;
+        for (const line of chunk.text.split('\n')) {
+          if (out.length >= limit) break;
+          const bytes = Buffer.byteLength(line, 'utf8') + 1;
+          if (line === '') {
+            position += bytes - 1;
+            continue;
+          }
+          position += bytes;
+          const seq = seqOf(line);
+          if (seq === undefined || seq <= afterSeq) continue;
+          if (seq > upTo) return out;
+          out.push({ seq, line, digest: lineDigest(line), file: name });
+          this.hint = { file: name, ino: chunk.ino, offset: position, seq };
+        }
       }
     }
     return out;
@@ -169,12 +217,8 @@ export class AuditTail {
       return 0;
     }
     for (let index = files.length - 1; index >= 0; index -= 1) {
-      const chunk = await readFrom(path.join(this.dir, files[index] ?? ''), 0);
-      const lines = chunk?.text.split('\n').filter((line) => line !== '') ?? [];
-      for (let i = lines.length - 1; i >= 0; i -= 1) {
-        const seq = seqOf(lines[i] ?? '');
-        if (seq !== undefined) return seq;
-      }
+      const seq = await lastSeqOfFile(path.join(this.dir, files[index] ?? ''));
+      if (seq !== undefined) return seq;
     }
     return 0;
   }
