@@ -37,21 +37,22 @@ export function wireStorage(ctx: DaemonContext, base: { journal: Journal; clock:
     },
     heldAuditRecords: () => audit().held,
   });
-  /** Said once per spell of failures, not at every retry. */
-  let told = false;
+  /** What was said last in this spell of failures: each retry's same failure is not said again, anything new is (records lost). */
+  let told: string | undefined;
   return {
     guard,
     auditFailed(error) {
       const fault = guard.noteFailure('audit', error);
-      if (told) return;
-      told = true;
+      const text = error instanceof Error ? error.message : String(error);
+      if (told === text) return;
+      told = text;
       logger.warn(
         fault === undefined ? 'audit write failed; the records are held and written again' : 'audit write failed: the disk takes none; the records are held in memory and written once it does',
         { error, held: audit().held, failures: audit().failures },
       );
     },
     auditRecovered(info) {
-      told = false;
+      told = undefined;
       logger.info('the audit records held while writes failed are on disk; the chain continues without a gap', info);
       guard.noteRecovered('audit');
     },
