@@ -27,9 +27,11 @@ import { connectGateway, driveGateway, IN_FLIGHT } from './soak/gateway.mjs';
 import { CLI_ENTRY, SoakHome, auditLines, runCli, sleep, soakConfig, ROOT } from './soak/home.mjs';
 import { driveHooks, runHook, shellEvent } from './soak/hooks.mjs';
 import { makeLoopbackCertificate, startWebhookReceiver } from './soak/receiver.mjs';
-import { judgeApprovals, judgeExports, judgeGateway, judgeHooks, rssGrowth } from './soak/verdicts.mjs';
+import { judgeApprovals, judgeExports, judgeGateway, judgeHooks, KILL_WINDOW_MS, rssGrowth } from './soak/verdicts.mjs';
 
 export const TARGETS = { rssGrowth: 0.1, eventLoopP99Ms: 50 };
+/** The daemon's event-loop window (daemon.status eventLoop.windowMs). */
+const EVENT_LOOP_WINDOW_MS = 10_000;
 /** Long enough that the receiver has closed its idle keep-alive connections (after 1 s): the idle descriptor count is comparable. */
 const IDLE_SETTLE_MS = 3000;
 
@@ -129,7 +131,7 @@ export async function runSoak(options = {}) {
   try {
     const beginLifetime = async () => {
       const started = await home.startDaemon();
-      lifetimes.push({ index: lifetimes.length, pid: started.pid, startedAtS: now(), startedAtEpoch: Date.now() });
+      lifetimes.push({ index: lifetimes.length, pid: started.pid, startedAtS: now() });
     };
     await beginLifetime();
     const token = await mintToken(home.env, home.root);
@@ -179,7 +181,8 @@ export async function runSoak(options = {}) {
       try {
         const { eventLoop } = await daemon.status();
         lifetime.eventLoop = eventLoop?.sinceStart;
-        if (eventLoop !== undefined) lifetime.lastCurrent = { ...eventLoop.current, endedAt: Date.now() };
+        // The window under way, numbered after the last whole one.
+        if (eventLoop !== undefined) lifetime.lastCurrent = { ...eventLoop.current, index: (eventLoop.lastWindow?.index ?? 0) + 1, partial: true };
       } catch {
         lifetime.eventLoop = undefined;
       }
@@ -190,10 +193,11 @@ export async function runSoak(options = {}) {
       const at = now();
       await endLifetime(kind);
       daemon.close();
+      const stoppedAt = performance.now();
       const exit = kind === 'graceful' ? await home.stopDaemonGracefully() : await home.killDaemon();
       await sleep(500);
       await beginLifetime();
-      restarts.push({ atS: at, kind, exit, downS: Math.round((now() - at) * 10) / 10 });
+      restarts.push({ atS: at, stoppedAt, kind, exit, downS: Math.round((now() - at) * 10) / 10 });
       log(`soak: ${now()} s restart (${kind}) → daemon ${home.daemon.pid}`);
     };
     let restartCount = 0;
@@ -273,7 +277,7 @@ export async function runSoak(options = {}) {
       baseline,
       final,
       verified,
-      hooks: judgeHooks({ calls: hooks.calls, effectsFile, audit, decisions: approver.decisions, digestOf }),
+      hooks: judgeHooks({ calls: hooks.calls, effectsFile, audit, decisions: approver.decisions, digestOf, kills: restarts.filter((restart) => restart.kind === 'kill -9').map((restart) => restart.stoppedAt) }),
       gateway: { ...judgeGateway({ calls: calls.calls, upstreamLog, audit, digestOf }), bursts: calls.bursts(), inFlight: IN_FLIGHT },
       approvals: judgeApprovals({ decisions: approver.decisions, audit, hookCalls: hooks.calls, digestOf }),
       exports: judgeExports({ audit, receiver, hostId }),
@@ -294,15 +298,19 @@ export async function runSoak(options = {}) {
   }
 }
 
-/** Each event-loop window of a daemon's life (10 s, the last one partial), from the samples, with whether it ended after the warm-up. */
+/**
+ * Each event-loop window of a daemon's life (10 s each, the last one partial), from the samples, by its number
+ * since the daemon started (the daemon's monotonic timer: the wall clock may jump), with whether it began after
+ * the warm-up.
+ */
 function eventLoopWindows(lifetime, samples, warmupMs) {
   const windows = new Map();
   for (const sample of samples) {
     const window = sample.pid === lifetime.pid ? sample.eventLoop?.lastWindow : undefined;
-    if (window !== undefined) windows.set(window.endedAt, window);
+    if (window !== undefined) windows.set(window.index, window);
   }
-  if (lifetime.lastCurrent !== undefined && lifetime.lastCurrent.samples > 0) windows.set(lifetime.lastCurrent.endedAt, lifetime.lastCurrent);
-  return [...windows.values()].map((window) => ({ ...window, afterWarmup: window.endedAt - 10_000 >= lifetime.startedAtEpoch + warmupMs }));
+  if (lifetime.lastCurrent !== undefined && lifetime.lastCurrent.samples > 0) windows.set(lifetime.lastCurrent.index, lifetime.lastCurrent);
+  return [...windows.values()].sort((a, b) => a.index - b.index).map((window) => ({ ...window, afterWarmup: (window.index - 1) * EVENT_LOOP_WINDOW_MS >= warmupMs }));
 }
 
 function buildReport({ plan, samples, lifetimes, restarts, outages, baseline, final, verified, hooks, gateway, approvals, exports, elapsedS, loadStartS }) {
@@ -331,6 +339,7 @@ function buildReport({ plan, samples, lifetimes, restarts, outages, baseline, fi
   const verdicts = [
     { name: 'audit gaps (assent audit verify)', value: audit?.ok === true ? 0 : 1, target: '0', ok: audit?.ok === true, correctness: true },
     { name: 'lost, doubled, unaudited or wrongly run effects (hook + gateway)', value: lostOrDoubled, target: '0', ok: lostOrDoubled === 0, correctness: true },
+    { name: `allowed hook calls run whose audit line a kill -9 lost (answered ≤ ${KILL_WINDOW_MS} ms before it)`, value: hooks.lostAtKill.count, target: '0 (a known gap: not asserted)', ok: hooks.lostAtKill.count === 0, correctness: false },
     { name: 'decisions not audited as made', value: approvals.violations.mismatched + approvals.violations.unaudited, target: '0', ok: approvals.violations.mismatched + approvals.violations.unaudited === 0, correctness: true },
     { name: 'exported (hostId, seq) not delivered', value: exports.missing, target: '0', ok: exports.missing === 0 && exports.auditLines > 0, correctness: true },
     { name: 'daemon descriptors after settle over baseline', value: final.daemonFds - baseline.daemonFds, target: '≤ 0', ok: final.daemonFds <= baseline.daemonFds, correctness: true },

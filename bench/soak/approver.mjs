@@ -3,13 +3,15 @@
 // CLI and from the web API in turn: `assent approve ID` in a real terminal with
 // the typed code, or `assent deny ID`; or POST /api/v1/approvals.decide with a
 // bearer token. A decision that fails (the call was withdrawn, the daemon was
-// restarting) is recorded as such. At most CONCURRENT decisions at once.
+// restarting) is recorded as such, and tried again while the approval is still
+// pending. At most CONCURRENT decisions at once.
 /* global fetch, AbortSignal */
 import { join } from 'node:path';
 import { runCli, runInTerminal, sleep } from './home.mjs';
 
 const POLL_MS = 250;
 const CONCURRENT = 2;
+const MAX_ATTEMPTS = 5;
 
 /** allow or deny, as the call's arguments ask; unexpected for a call the soak never asks about. */
 export function wantedBehavior(approval) {
@@ -27,6 +29,7 @@ export function wantedBehavior(approval) {
 export function runApprover({ env, dir, token, daemonClient, webUrl, signal }) {
   const decisions = [];
   const handled = new Set();
+  const attempts = new Map();
   let busy = 0;
   let turn = 0;
   const decide = async (approval) => {
@@ -57,6 +60,9 @@ export function runApprover({ env, dir, token, daemonClient, webUrl, signal }) {
       record.error = error instanceof Error ? error.message : String(error);
     }
     record.ms = Math.round(performance.now() - record.at);
+    // A decision that failed (the daemon restarting under it) is tried again while the approval is pending, at most MAX_ATTEMPTS times.
+    attempts.set(approval.id, (attempts.get(approval.id) ?? 0) + 1);
+    if (!record.ok && (attempts.get(approval.id) ?? 0) < MAX_ATTEMPTS) setTimeout(() => handled.delete(approval.id), 1000);
   };
   const done = (async () => {
     for (;;) {

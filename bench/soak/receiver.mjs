@@ -17,8 +17,9 @@ export async function makeLoopbackCertificate() {
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: '03',
     name: [{ CN: ['localhost'] }],
-    notBefore: new Date(Date.now() - 60_000),
-    notAfter: new Date(Date.now() + 2 * 86_400_000),
+    // Valid well before and after the soak: the machine's clock may be set back or forward meanwhile.
+    notBefore: new Date(Date.now() - 30 * 86_400_000),
+    notAfter: new Date(Date.now() + 30 * 86_400_000),
     signingAlgorithm: algorithm,
     keys,
     extensions: [

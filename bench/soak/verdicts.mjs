@@ -36,16 +36,26 @@ function byDigest(lines) {
 const tally = (into, key) => (into[key] = (into[key] ?? 0) + 1);
 
 /**
+ * An agent action's `started` line is queued when the daemon answers allow, and written a moment later
+ * (R-AUD-3: audit writes never hold up a call; agent actions are not journaled either). A kill -9 inside
+ * that moment loses the line of a call the agent runs. Such a call, answered at most this long before a
+ * kill -9 (SPEC §14's budget for a gateway killed -9), is counted apart as `lostAtKill`; any other
+ * effect without its line is a violation.
+ */
+export const KILL_WINDOW_MS = 100;
+
+/**
  * Every hook call against the effects file (the agent ran it: `K`) and its audit lines.
  * Violations: an effect run twice, run although denied (by policy or a person) or without
- * an approval, run without an audit line saying it was allowed, allowed twice in the audit,
- * or an allowed call refused for any reason but the daemon being away (a restart).
+ * an approval, run without an audit line saying it was allowed (but see KILL_WINDOW_MS),
+ * allowed twice in the audit, or an allowed call refused for any reason but the daemon being
+ * away (a restart). `kills` are the performance.now() times of the kill -9s.
  */
-export function judgeHooks({ calls, effectsFile, audit, decisions, digestOf }) {
+export function judgeHooks({ calls, effectsFile, audit, decisions, digestOf, kills = [] }) {
   const markers = countLines(effectsFile, (line) => Number(line));
   const lines = byDigest(audit.filter((line) => typeof line.agent === 'string'));
   const approvedDigests = new Set(decisions.filter((d) => d.ok && d.behavior === 'allow').map((d) => d.argsSha256));
-  const result = { calls: calls.length, ran: 0, answers: {}, otherTexts: [], refusedInRestartGap: 0, auditedNotRun: 0, violations: { doubledEffects: 0, deniedRan: 0, ranWithoutApproval: 0, unauditedEffects: 0, doubledDecisions: 0, allowedRefused: 0 }, examples: [] };
+  const result = { calls: calls.length, ran: 0, answers: {}, otherTexts: [], refusedInRestartGap: 0, auditedNotRun: 0, lostAtKill: { count: 0, msBeforeKill: [] }, violations: { doubledEffects: 0, deniedRan: 0, ranWithoutApproval: 0, unauditedEffects: 0, doubledDecisions: 0, allowedRefused: 0 }, examples: [] };
   const flag = (kind, call, extra = {}) => {
     result.violations[kind] += 1;
     if (result.examples.length < 20) result.examples.push({ violation: kind, k: call.k, agent: call.agent, kind: call.kind, decision: call.decision, reason: call.reason, text: call.text, code: call.code, ...extra });
@@ -62,7 +72,13 @@ export function judgeHooks({ calls, effectsFile, audit, decisions, digestOf }) {
     if (effects > 1) flag('doubledEffects', call, { effects });
     if (effects > 0 && (call.kind === 'deny' || call.kind === 'ask-no')) flag('deniedRan', call);
     if (effects > 0 && call.kind === 'ask-yes' && !approvedDigests.has(digest)) flag('ranWithoutApproval', call);
-    if (effects > 0 && started.length === 0) flag('unauditedEffects', call, { audit: own.map((line) => line.outcome) });
+    if (effects > 0 && started.length === 0) {
+      const before = kills.map((at) => at - call.endedAt).filter((ms) => ms >= 0 && ms <= KILL_WINDOW_MS);
+      if (own.length === 0 && before.length > 0) {
+        result.lostAtKill.count += 1;
+        result.lostAtKill.msBeforeKill.push(Math.round(Math.min(...before)));
+      } else flag('unauditedEffects', call, { audit: own.map((line) => line.outcome), msBeforeKills: kills.map((at) => Math.round(at - call.endedAt)) });
+    }
     if (started.length > 1) flag('doubledDecisions', call, { started: started.length });
     if (call.kind === 'allow' && !call.ran) {
       if (call.reason === 'unavailable') result.refusedInRestartGap += 1;
@@ -166,14 +182,15 @@ const median = (values) => {
 };
 
 /**
- * Growth of resident memory (or of `key`, e.g. the heap) over one process's life after its warm-up: the median of its
- * last samples over the median of its first ones after the warm-up (3 each, fewer in a short
- * life), minus 1. Undefined with fewer than 3 samples after the warm-up.
+ * Growth of resident memory (or of `key`, e.g. the heap) over one process's life after its warm-up: the
+ * median of the last third of its samples after the warm-up over the median of the first third, minus 1
+ * (medians of many samples: a busy process's RSS swings with its garbage collections). Undefined with
+ * fewer than 3 samples after the warm-up.
  */
 export function rssGrowth(samples, startS, warmupS, key = 'rssMb') {
   const after = samples.filter((sample) => sample.t - startS >= warmupS && Number.isFinite(sample[key]));
   if (after.length < 3) return undefined;
-  const k = Math.min(3, Math.floor(after.length / 3));
+  const k = Math.floor(after.length / 3);
   const first = median(after.slice(0, k).map((sample) => sample[key]));
   const last = median(after.slice(-k).map((sample) => sample[key]));
   return { afterWarmupMb: first, endMb: last, growth: Math.round((last / first - 1) * 1000) / 1000, samples: after.length };

@@ -35,8 +35,8 @@ export interface EventLoopDelayStatus {
   windowMs: number;
   /** The window under way. */
   current: EventLoopDelaySummary;
-  /** The last whole window and when it ended (epoch ms); absent before the first one ends. */
-  lastWindow?: EventLoopDelaySummary & { endedAt: number };
+  /** The last whole window: its number (1 for the first since the start) and when it ended (epoch ms); absent before the first one ends. */
+  lastWindow?: EventLoopDelaySummary & { index: number; endedAt: number };
   /** Since the start: every window's samples, the largest delay and the worst window's p99 (≥ the lifetime's p99). */
   sinceStart: { windows: number; samples: number; maxMs: number; worstWindowP99Ms: number };
 }
@@ -51,7 +51,8 @@ function summarize(histogram: IntervalHistogram): EventLoopDelaySummary {
 
 export class EventLoopDelay {
   private readonly monitor = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-  private lastWindow: (EventLoopDelaySummary & { endedAt: number }) | undefined;
+  private lastWindow: (EventLoopDelaySummary & { index: number; endedAt: number }) | undefined;
+  private rolled = 0;
   private readonly lifetime = { windows: 0, samples: 0, maxMs: 0, worstWindowP99Ms: 0 };
   private timer: ReturnType<typeof setInterval> | undefined;
 
@@ -99,6 +100,7 @@ export class EventLoopDelay {
     const window = summarize(this.monitor);
     this.monitor.reset();
     Object.assign(this.lifetime, this.withWindow(window));
-    this.lastWindow = { ...window, endedAt: this.now() };
+    this.rolled += 1;
+    this.lastWindow = { ...window, index: this.rolled, endedAt: this.now() };
   }
 }

@@ -47,6 +47,7 @@ describe('EventLoopDelay', () => {
     await expect.poll(() => monitor.status().lastWindow, { timeout: 5000, interval: 50 }).toBeDefined();
     const first = monitor.status();
     expect(first.lastWindow).toMatchObject({ endedAt: 1234 });
+    expect(first.lastWindow?.index).toBeGreaterThanOrEqual(1);
     expect(first.lastWindow?.maxMs).toBeGreaterThanOrEqual(100);
     expect(first.sinceStart.maxMs).toBeGreaterThanOrEqual(100);
     expect(first.sinceStart.worstWindowP99Ms).toBeGreaterThanOrEqual(first.lastWindow?.p99Ms ?? Infinity);
@@ -57,6 +58,7 @@ describe('EventLoopDelay', () => {
     expect(later.sinceStart.windows).toBeGreaterThan(first.sinceStart.windows);
     expect(later.sinceStart.samples).toBeGreaterThan(first.sinceStart.samples);
     expect(later.sinceStart.maxMs).toBeGreaterThanOrEqual(first.sinceStart.maxMs);
+    expect(later.lastWindow?.index).toBeGreaterThan(first.lastWindow?.index ?? Infinity);
   });
 
   it('stop() ends the counting', async () => {
