@@ -254,8 +254,11 @@ describe.skipIf(!available)('R-HOOK-14 Factory Droid gated by assent', () => {
       expect(existsSync(join(work, 'nodaemon.marker'))).toBe(false);
       expect(resultFor(model, COMMANDS.noDaemon)).toContain('unavailable');
 
-      // R-HOOK-10: one decision line per call the daemon decided, naming droid, by the digest of the exact input;
-      // the allowed and the approved call also have the after-event's line; the unsafe and no-daemon calls none.
+      // R-HOOK-10: one decision line per call, naming droid, by the digest of the exact input; the allowed and
+      // the approved call also have the after-event's line. The no-daemon call's refusal was spooled by the hook
+      // and comes in when a daemon starts again; the unsafe call's hook trusted nothing in the open state dir.
+      await home.startDaemon();
+      await expect.poll(() => auditLines(home).some((line) => line['deniedReason'] === 'unavailable'), { timeout: 15_000 }).toBe(true);
       const lines = auditLines(home);
       for (const line of lines) expect(line, JSON.stringify(line)).toMatchObject({ agent: 'droid', server: 'droid', tool: 'Execute', argsSha256: expect.stringMatching(/^v1:sha256:[0-9a-f]{64}$/) });
       const outcomes = (name: (typeof ORDER)[number]): unknown[] => lines.filter((line) => line['argsSha256'] === nativeDigestOf(execute(COMMANDS[name]))).map((line) => line['outcome']);
@@ -266,8 +269,9 @@ describe.skipIf(!available)('R-HOOK-14 Factory Droid gated by assent', () => {
       expect(outcomes('refused')).toEqual(['consent_denied']);
       expect(outcomes('unanswered')).toEqual(['consent_timeout']);
       expect(outcomes('unsafe')).toEqual([]);
-      expect(outcomes('noDaemon')).toEqual([]);
-      expect(lines).toHaveLength(8);
+      expect(outcomes('noDaemon')).toEqual(['denied']);
+      expect(lines.find((line) => line['argsSha256'] === nativeDigestOf(execute(COMMANDS.noDaemon)))).toMatchObject({ deniedReason: 'unavailable' });
+      expect(lines).toHaveLength(9);
       const allowedLine = lines.find((line) => line['argsSha256'] === nativeDigestOf(execute(COMMANDS.allowed)));
       expect(allowedLine?.['approvalId']).toBeUndefined();
       const audit = JSON.stringify(lines);
