@@ -1,6 +1,6 @@
 // The real agent CLIs (Claude Code, Codex, Gemini CLI; OpenCode, Kilo Code,
 // Copilot CLI and Qwen Code through agentClisMore.ts, Factory Droid through
-// agentClisDroid.ts) from test/agents, run
+// agentClisDroid.ts, Auggie through agentClisAuggie.ts) from test/agents, run
 // headless and offline: a fresh temp HOME per run, a fake model on 127.0.0.1,
 // the given hooks and MCP servers, no other connection, a bounded lifetime.
 import { spawn, spawnSync } from 'node:child_process';
@@ -12,23 +12,34 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { processesWithEnv, REPO_ROOT } from './daemon.js';
-import type { FakeModel, ModelWire, RecordedRequest } from './fakeModels.js';
+import type { AnyModelWire, FakeModel, RecordedRequest } from './fakeModels.js';
 import { MORE_AGENT_NAMES, moreInstalls, prepareMore, type MoreAgentName } from './agentClisMore.js';
 import { droidInstall, prepareDroid } from './agentClisDroid.js';
+import { auggieInstall, prepareAuggie } from './agentClisAuggie.js';
 
 export type AgentName = 'claude' | 'codex' | 'gemini';
 
 export const AGENT_NAMES: readonly AgentName[] = ['claude', 'codex', 'gemini'];
 
-/** Every CLI the harness runs: the three above and the five Chat Completions ones. */
-export type AnyAgentName = AgentName | MoreAgentName | 'droid';
+/** Every CLI the harness runs: the three above, the five Chat Completions ones, and Auggie (Augment's own API). */
+export type AnyAgentName = AgentName | MoreAgentName | 'droid' | 'auggie';
 
 export const AGENTS_DIR = join(REPO_ROOT, 'test', 'agents');
 
 export const AGENT_CLIS_SKIP_REASON = 'test/agents not installed: run scripts/installAgentClis.sh';
 
 /** The wire each CLI speaks to its model. */
-export const AGENT_WIRE: Record<AnyAgentName, ModelWire> = { claude: 'anthropic', codex: 'openai', gemini: 'gemini', opencode: 'chat', kilo: 'chat', copilot: 'chat', qwen: 'chat', droid: 'chat' };
+export const AGENT_WIRE = {
+  claude: 'anthropic',
+  codex: 'openai',
+  gemini: 'gemini',
+  opencode: 'chat',
+  kilo: 'chat',
+  copilot: 'chat',
+  qwen: 'chat',
+  droid: 'chat',
+  auggie: 'augment',
+} as const satisfies Record<AnyAgentName, AnyModelWire>;
 
 /** The before-tool and after-tool hook events of each CLI. */
 export const AGENT_EVENTS: Record<AgentName, { before: string; after: string }> = {
@@ -55,6 +66,7 @@ const CODEX_VENDOR = join(modules, '@openai', 'codex-linux-x64', 'vendor', 'x86_
 const INSTALLS: Record<AnyAgentName, CliInstall> = {
   ...moreInstalls(modules),
   droid: droidInstall(modules),
+  auggie: auggieInstall(modules),
   claude: {
     packageName: '@anthropic-ai/claude-code',
     lockedPackages: ['@anthropic-ai/claude-code', '@anthropic-ai/claude-code-linux-x64'],
@@ -332,6 +344,7 @@ const PREPARE: Record<AnyAgentName, (home: string, options: AgentRunOptions, pro
   codex: prepareCodex,
   gemini: prepareGemini,
   droid: (home, options, prompt) => prepareDroid(INSTALLS.droid, home, options, prompt),
+  auggie: (home, options, prompt) => prepareAuggie(INSTALLS.auggie, home, options, prompt),
   ...(Object.fromEntries(MORE_AGENT_NAMES.map((agent) => [agent, (home: string, options: AgentRunOptions, prompt: string) => prepareMore(agent, INSTALLS[agent], home, options, prompt)])) as Record<
     MoreAgentName,
     (home: string, options: AgentRunOptions, prompt: string) => Launch

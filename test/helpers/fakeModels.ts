@@ -10,6 +10,9 @@ import type { AddressInfo } from 'node:net';
 /** Which wire a fake model speaks: Claude Code, Codex, Gemini CLI, and the Chat Completions CLIs respectively. */
 export type ModelWire = 'anthropic' | 'openai' | 'gemini' | 'chat';
 
+/** Every wire a fake model of the harness speaks: the four above, and Augment's tenant API for Auggie (fakeAugment.ts). */
+export type AnyModelWire = ModelWire | 'augment';
+
 /** A model turn that calls one tool. `namespace` is the Responses API namespace Codex offers MCP tools in (`mcp__<server>`). */
 export interface ToolCallStep {
   tool: string;
@@ -49,7 +52,7 @@ export interface ToolResult {
 }
 
 export interface FakeModel {
-  readonly wire: ModelWire;
+  readonly wire: AnyModelWire;
   readonly port: number;
   /** `http://127.0.0.1:PORT`, without the API path (each CLI adds its own). */
   readonly baseUrl: string;

@@ -4,7 +4,7 @@
 // client can load it without the rest of the core.
 
 /** The agents assent hooks into, by their hook name (R-SH-0). */
-export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid'] as const;
+export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 /** The short alias of each agent: the first half of its tool ids (`claude/Bash`) and the `server` of its calls. */
@@ -17,6 +17,7 @@ export const AGENT_ALIAS: Readonly<Record<AgentName, string>> = Object.freeze({
   copilot: 'copilot',
   qwen: 'qwen',
   droid: 'droid',
+  auggie: 'auggie',
 });
 
 /** What an agent action does, as far as its tool name says (R-HOOK-2). */
@@ -42,11 +43,12 @@ export const CANARY_REASON = 'assent doctor canary: this synthetic call is alway
  * form (R-SH-14), each seen doing so with its real CLI (docs/agents.md): Claude
  * Code's and Codex's `updatedInput`, Gemini CLI's `hookSpecificOutput.tool_input`,
  * Copilot CLI's `modifiedArgs`, and assent's own OpenCode/Kilo plugin, which
- * writes the rewritten input into the call's `output.args`, and Factory Droid's
- * `updatedInput` (merged into the input). Qwen Code's hook cannot: there a
- * command that could run confined keeps asking.
+ * writes the rewritten input into the call's `output.args`, Factory Droid's
+ * `updatedInput` (merged into the input) and Auggie's `updatedInput` (which
+ * replaces the input). Qwen Code's hook cannot: there a command that could run
+ * confined keeps asking.
  */
-export const REWRITING_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'droid'] as const satisfies readonly AgentName[];
+export const REWRITING_AGENTS = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'droid', 'auggie'] as const satisfies readonly AgentName[];
 export type RewritingAgent = (typeof REWRITING_AGENTS)[number];
 
 export function isRewritingAgent(agent: AgentName): agent is RewritingAgent {
@@ -139,6 +141,17 @@ const KINDS: Readonly<Record<AgentName, Readonly<Record<string, AgentActionKind>
     ApplyPatch: 'write',
     FetchUrl: 'fetch',
   },
+  // Auggie's local tools (0.36.0). `write-process` types into a running process and `kill-process` ends one, so they
+  // are `other`, as are `codebase-retrieval` (a search Augment's server runs) and `view-session` (past sessions).
+  auggie: {
+    'launch-process': 'shell',
+    view: 'read',
+    'save-file': 'write',
+    'str-replace-editor': 'write',
+    'remove-files': 'write',
+    apply_patch: 'write',
+    'web-fetch': 'fetch',
+  },
 });
 
 /**
@@ -159,6 +172,8 @@ const BOOKKEEPING: Readonly<Record<AgentName, readonly string[]>> = Object.freez
   qwen: ['todo_write', 'exit_plan_mode', 'tool_search', 'get_goal', 'update_goal', 'list_agents'],
   // A subagent (`Task`) sends its own tool calls through the hook again, under its own session id (observed with 0.225.1).
   droid: ['TodoWrite', 'Task', 'TaskOutput', 'TaskStop', 'ToolSearch', 'AskUser', 'ExitSpecMode'],
+  // Its task list, the output of the processes it launched, and the untruncated text of a tool result it already got.
+  auggie: ['view_tasklist', 'reorganize_tasklist', 'update_tasks', 'add_tasks', 'read-process', 'list-processes', 'view-range-untruncated', 'search-untruncated'],
 });
 
 /** Whether `toolName` is one of `agent`'s bookkeeping tools. */
@@ -183,6 +198,8 @@ interface McpNaming {
   separator: string;
   /** The agent's built-in tools carry no prefix either, so only a server the agent (or its plugin) reported makes a name an MCP tool. */
   needsReportedServer: boolean;
+  /** The server comes last: `<tool><separator><server>` (Auggie). */
+  serverLast?: true;
 }
 
 function mcpNaming(agent: AgentName): McpNaming {
@@ -198,6 +215,9 @@ function mcpNaming(agent: AgentName): McpNaming {
     case 'droid':
       // Droid names an MCP tool `<server>___<tool>` (three underscores); its built-in tools have none.
       return { prefix: '', separator: '___', needsReportedServer: false };
+    case 'auggie':
+      // Auggie names one `<tool>_<server>` (both with [^A-Za-z0-9_-] made `_`, cut at 64 characters); its hook reports the server.
+      return { prefix: '', separator: '_', needsReportedServer: true, serverLast: true };
     default:
       return { prefix: 'mcp__', separator: '__', needsReportedServer: false };
   }
@@ -207,12 +227,20 @@ function mcpNaming(agent: AgentName): McpNaming {
  * Splits an agent's MCP tool name: `mcp__<server>__<tool>` (Claude Code, Codex,
  * Qwen Code), `mcp_<server>_<tool>` (Gemini CLI), `<server>-<tool>` (Copilot
  * CLI), `<server>___<tool>` (Factory Droid), `<server>_<tool>` (OpenCode, Kilo: only with the server their plugin
- * reported, since built-in names have no prefix). A separator may also occur
+ * reported, since built-in names have no prefix), `<tool>_<server>` (Auggie:
+ * only with the server its hook reported; a name Auggie cut at 64 characters
+ * is the tool as it stands). A separator may also occur
  * inside a server name, so the server the agent reported beside the name is
  * used when it fits the name; otherwise the name is split at the first separator.
  */
 export function mcpToolOf(agent: AgentName, toolName: string, reportedServer?: string): McpToolRef | undefined {
-  const { prefix, separator, needsReportedServer } = mcpNaming(agent);
+  const { prefix, separator, needsReportedServer, serverLast } = mcpNaming(agent);
+  if (serverLast === true) {
+    if (reportedServer === undefined || reportedServer === '' || toolName === '') return undefined;
+    const suffix = `${separator}${reportedServer}`;
+    const tool = toolName.endsWith(suffix) && toolName.length > suffix.length ? toolName.slice(0, -suffix.length) : toolName;
+    return { server: reportedServer, tool };
+  }
   if (!toolName.startsWith(prefix)) return undefined;
   const rest = toolName.slice(prefix.length);
   if (needsReportedServer && (reportedServer === undefined || !rest.startsWith(`${reportedServer}${separator}`))) return undefined;
@@ -237,6 +265,10 @@ export function gatewayToolCandidate(agent: AgentName, toolName: string, reporte
   if (reportedServer !== undefined && reportedServer !== '' && reportedServer !== GATEWAY_SERVER_NAME) return undefined;
   const naming = mcpNaming(agent);
   if (naming.needsReportedServer && reportedServer !== GATEWAY_SERVER_NAME) return undefined;
+  if (naming.serverLast === true) {
+    const suffix = `${naming.separator}${GATEWAY_SERVER_NAME}`;
+    return toolName.endsWith(suffix) && toolName.length > suffix.length ? toolName.slice(0, -suffix.length) : undefined;
+  }
   const prefix = `${naming.prefix}${GATEWAY_SERVER_NAME}${naming.separator}`;
   if (!toolName.startsWith(prefix) || toolName.length === prefix.length) return undefined;
   return toolName.slice(prefix.length);
@@ -269,7 +301,7 @@ export interface AgentAction {
   kind: AgentActionKind;
   /** The exact `tool_input`; the approval is bound to its digest. */
   input: Record<string, unknown>;
-  /** The agent's id of this tool call (Claude Code, Codex); Gemini CLI, Copilot CLI and Factory Droid send none. */
+  /** The agent's id of this tool call (Claude Code, Codex); Gemini CLI, Copilot CLI, Factory Droid and Auggie send none. */
   toolUseId?: string;
   /** For `mcp` actions: the server the agent reported beside the tool name, if any. */
   mcpServer?: string;

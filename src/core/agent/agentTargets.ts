@@ -60,6 +60,16 @@ const PATH_FIELDS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   'droid/LS': ['directory_path'],
   'droid/Glob': ['folder'],
   'droid/Grep': ['path'],
+  // Auggie's paths are relative to its workspace root, which its hook reports as the cwd.
+  'auggie/view': ['path'],
+  'auggie/save-file': ['path'],
+  'auggie/str-replace-editor': ['path'],
+  'auggie/remove-files': [],
+});
+
+/** Fields that hold a list of paths, per agent tool (besides the `paths` every tool may carry). */
+const PATH_LIST_FIELDS: Readonly<Record<string, string>> = Object.freeze({
+  'auggie/remove-files': 'file_paths',
 });
 
 const ANY_PATH_FIELDS = ['file_path', 'absolute_path', 'notebook_path', 'path', 'dir_path', 'filePath'];
@@ -87,6 +97,7 @@ const SEARCHES_CWD = new Set([
   'droid/LS',
   'droid/Glob',
   'droid/Grep',
+  'auggie/view',
 ]);
 
 /** Tools that read the contents of every file beneath the directory they search (R-SH-10): judged by what lies beneath. */
@@ -153,8 +164,8 @@ function patchText(input: Record<string, unknown>): string | undefined {
 export function actionPaths(action: Pick<AgentAction, 'agent' | 'tool' | 'input'>): ActionPaths {
   const key = `${action.agent}/${action.tool}`;
   const input = action.input;
-  // Droid's ApplyPatch takes the same patch text as Codex's apply_patch, in `input`.
-  if (key === 'codex/apply_patch' || key === 'droid/ApplyPatch') {
+  // Droid's ApplyPatch and Auggie's apply_patch take the same patch text as Codex's apply_patch, in `input`.
+  if (key === 'codex/apply_patch' || key === 'droid/ApplyPatch' || key === 'auggie/apply_patch') {
     const patch = patchText(input);
     if (patch === undefined) return { paths: [], unknown: 'the patch text was not found in the input' };
     const paths = patchPaths(patch);
@@ -165,10 +176,12 @@ export function actionPaths(action: Pick<AgentAction, 'agent' | 'tool' | 'input'
     const value = input[field];
     if (typeof value === 'string' && value !== '') paths.push(value);
   }
-  const many = input['paths'];
-  if (Array.isArray(many)) {
+  const listField = PATH_LIST_FIELDS[key];
+  for (const field of listField === undefined ? ['paths'] : ['paths', listField]) {
+    const many = input[field];
+    if (!Array.isArray(many)) continue;
     for (const value of many) {
-      if (typeof value !== 'string') return { paths, unknown: 'an entry of "paths" is not a string' };
+      if (typeof value !== 'string') return { paths, unknown: `an entry of "${field}" is not a string` };
       paths.push(value);
     }
   }

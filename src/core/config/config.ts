@@ -232,7 +232,7 @@ function editDistance(a: string, b: string): number {
  * Agent tool ids `<agent>/<tool>` (SPEC §17) are valid `policy.tools` keys
  * without a server of that name: the hook heads decide them by these aliases.
  */
-export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid']);
+export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie']);
 
 /**
  * Why an unknown key at this path is an error, or undefined where it is a

@@ -104,6 +104,10 @@ const AGENT_SETTINGS = [
   '${cwd}/.factory/hooks.json',
   '${cwd}/.factory/hooks/**',
   '${cwd}/.factory/settings*.json',
+  // Auggie reads hooks from settings.json (and a project's settings.local.json) and from its plugins.
+  '~/.augment/settings*.json',
+  '~/.augment/plugins/**',
+  '${cwd}/.augment/settings*.json',
 ];
 
 /**
@@ -130,6 +134,7 @@ export const GATE_FILE_GLOBS: readonly string[] = Object.freeze([
   '**/.kilo/**',
   '**/.qwen/**',
   '**/.factory/**',
+  '**/.augment/**',
   '**/.github/hooks/**',
   '**/.envrc',
   // Editors and tools run these on their own when a person opens or uses the project: a VS Code task with

@@ -1,16 +1,17 @@
 // Where each agent CLI reads its hooks and MCP servers, and the shape and units
 // of its hook entries (SPEC §17, docs/agents-testing.md: observed with Claude
 // Code 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, OpenCode 1.18.33, Kilo Code
-// 7.7.7, Copilot CLI 1.0.102, Qwen Code 0.24.4, Factory Droid 0.225.1).
+// 7.7.7, Copilot CLI 1.0.102, Qwen Code 0.24.4, Factory Droid 0.225.1, Auggie 0.36.0).
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AssentError } from '../../core/base/errors.js';
 import type { JsonDialect } from './settingsFiles.js';
 
-export type AgentId = 'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen' | 'droid';
+export type AgentId = 'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen' | 'droid' | 'auggie';
 export type InstallScope = 'user' | 'project';
 
-export const AGENT_IDS: readonly AgentId[] = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid'];
+export const AGENT_IDS: readonly AgentId[] = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie'];
 
 /** Names of the agent as people see them in messages. */
 export const AGENT_TITLES: Record<AgentId, string> = {
@@ -22,10 +23,11 @@ export const AGENT_TITLES: Record<AgentId, string> = {
   copilot: 'Copilot CLI',
   qwen: 'Qwen Code',
   droid: 'Factory Droid',
+  auggie: 'Auggie',
 };
 
 /** The agents' names as `install`, `uninstall` and `hook` take them, for help and messages. */
-export const AGENT_LIST_TEXT = 'claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen or droid';
+export const AGENT_LIST_TEXT = 'claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid or auggie';
 
 /**
  * Agents assent does not gate yet, and why, as observed with each real CLI
@@ -33,7 +35,6 @@ export const AGENT_LIST_TEXT = 'claude-code (or claude), codex, gemini, opencode
  */
 const NOT_SUPPORTED: Readonly<Record<string, string>> = {
   crush: "Crush's npm package downloads its binary from outside the registry at install, so its hooks could not be observed here",
-  auggie: "Auggie runs its hooks only when Augment's server turns the enable_hooks feature flag on, so a hook assent installs may silently never run; not supported yet",
   cline: 'Cline CLI blocks a call only with {"cancel":true}, which ends the whole task, and runs the call on every other answer (a deny, exit 2); not supported yet',
   continue: "Continue CLI (cn) ships a hook system that nothing calls in 1.5.47: a real run's deny hook never ran and the command did; its tool permissions take no external program",
   cn: "Continue CLI (cn) ships a hook system that nothing calls in 1.5.47: a real run's deny hook never ran and the command did; its tool permissions take no external program",
@@ -69,6 +70,8 @@ export interface AgentTarget {
   hooksFile: string;
   /** The file's top level is the `hooks` object itself (Factory Droid's hooks.json: `{"PreToolUse":[…]}`). */
   hooksAtRoot?: true;
+  /** Written into assent's groups beside `matcher` and `hooks` (Auggie's `metadata`, which makes it report an MCP call's server). */
+  groupMetadata?: Readonly<Record<string, boolean>>;
   /**
    * How entries sit in an event's list: `grouped` `{matcher, hooks:[{type, command, timeout}]}`
    * (Claude Code's shape), or `flat` `{type, bash, timeoutSec}` (Copilot CLI's own).
@@ -248,6 +251,35 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         jsonDialect: 'comments',
       };
     }
+    case 'auggie': {
+      // Auggie 0.36.0 merges the hooks of /etc/augment/settings.json, ~/.augment/settings.json and the workspace
+      // root's .augment/settings.local.json and .augment/settings.json; MCP servers sit in the same file.
+      const settings = scope === 'user' ? path.join(where.homedir, '.augment', 'settings.json') : path.join(auggieWorkspaceRoot(project), '.augment', 'settings.json');
+      return {
+        agent,
+        scope,
+        hooksFile: settings,
+        entryStyle: 'grouped',
+        events: { before: 'PreToolUse', after: 'PostToolUse' },
+        matcher: '.*',
+        // Auggie reads a missing or empty matcher as ".*"; it is a regular expression.
+        allToolsMatchers: ['.*', ''],
+        groupMetadata: { includeMCPMetadata: true },
+        timeoutUnit: 'milliseconds',
+        defaultTimeoutSeconds: 60,
+        mcp: { format: 'json', file: settings },
+        // Auggie reads comments (and trailing commas) in settings.json; it rewrites the file itself, without them, when it saves a setting.
+        jsonDialect: 'comments',
+      };
+    }
+  }
+}
+
+/** Auggie's workspace root for a folder: the git repository's root above it (what Auggie picks), else the folder itself. */
+export function auggieWorkspaceRoot(cwd: string): string {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, '.git'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(cwd);
   }
 }
 
@@ -262,7 +294,7 @@ export const PLUGIN_FILE_NAME = 'assent.js';
 
 /** Agents whose `--mcp` entry assent does not write: their MCP settings take another shape (docs/agents.md says how to add it by hand). */
 export function supportsMcpInstall(agent: AgentId): boolean {
-  return agent === 'claude-code' || agent === 'codex' || agent === 'gemini' || agent === 'qwen';
+  return agent === 'claude-code' || agent === 'codex' || agent === 'gemini' || agent === 'qwen' || agent === 'auggie';
 }
 
 /** What a person should know after installing into this target: the agent's own switches that keep hooks from running. */
@@ -292,6 +324,11 @@ export function installNotes(target: AgentTarget, mcp: boolean): string[] {
       return [
         'Factory Droid runs the call when a hook times out, exits 1 or prints nothing; assent\'s hook answers deny with exit 2 before its timeout, which also wins over another hook\'s allow.',
         `"hooksDisabled": true (Droid's /hooks toggle, in ${droidFiles(target).settings} under "hooks", or in a project's .factory/settings.json or .factory/hooks.json) switches off every hook: then Droid gates nothing. \`assent doctor\` checks for it.`,
+      ];
+    case 'auggie':
+      return [
+        "Auggie runs hooks only while Augment's server switches them on for your account (the enable_hooks feature flag); while it is off Auggie runs every call without asking assent and says nothing. To check: start auggie and type /hooks (Auggie offers that command only while hooks are on); `assent doctor` reads what Auggie's own log says of its last start.",
+        "Auggie runs the call when a hook times out, exits 1 or prints nothing; assent's hook answers deny (exit 2) before its timeout on every failure.",
       ];
   }
 }

@@ -25,12 +25,13 @@ export interface HookEntry {
 }
 
 /**
- * What assent appends to an event's list: a group `{matcher, hooks:[entry]}`,
- * or for Copilot CLI's own style the entry itself, spelled `{type, bash, timeoutSec}`.
+ * What assent appends to an event's list: a group `{matcher, hooks:[entry]}`
+ * (with Auggie's `metadata`), or for Copilot CLI's own style the entry itself,
+ * spelled `{type, bash, timeoutSec}`.
  */
-export function hookElement(target: Pick<AgentTarget, 'entryStyle' | 'matcher'>, entry: HookEntry): JsonObject {
+export function hookElement(target: Pick<AgentTarget, 'entryStyle' | 'matcher' | 'groupMetadata'>, entry: HookEntry): JsonObject {
   if (target.entryStyle === 'flat') return { type: entry.type, bash: entry.command, timeoutSec: entry.timeout };
-  return { matcher: target.matcher, hooks: [{ ...entry }] };
+  return { matcher: target.matcher, hooks: [{ ...entry }], ...(target.groupMetadata === undefined ? {} : { metadata: { ...target.groupMetadata } }) };
 }
 
 /** The command of an entry: `command`, or Copilot's `bash`. */
@@ -191,6 +192,7 @@ function hasExactly(groups: unknown[], target: AgentTarget, entry: HookEntry): b
     return (
       entries !== undefined &&
       (group as JsonObject)['matcher'] === matcher &&
+      JSON.stringify((group as JsonObject)['metadata']) === JSON.stringify(target.groupMetadata) &&
       entries.some(
         (e) =>
           isJsonObject(e) &&

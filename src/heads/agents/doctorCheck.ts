@@ -31,6 +31,8 @@ export interface AgentReport {
   notes: string[];
   /** Codex only: what its config.toml records about a person's /hooks trust of assent's before-tool hook. */
   codexTrust?: 'missing' | 'disabled' | 'recorded' | 'unreadable';
+  /** Auggie only: whether Augment's server had its hooks on at Auggie's last start, as its log says (auggieSettings.ts). */
+  auggieHooks?: 'on' | 'off' | 'unknown';
 }
 
 export interface DoctorDependencies {

@@ -11,6 +11,7 @@ import { AGENT_TITLES, agentTarget, isPluginAgent, type AgentId, type AgentTarge
 import { asHooksSettings, findAssentHooks, findAssentMcpServer, isAssentEntry, type FoundHook } from './assentEntries.js';
 import { codexHookTrust, codexTrustKeys, readCodexHookStates } from './codexHookTrust.js';
 import { findCodexMcpBlock } from './codexToml.js';
+import { auggieFindings } from './auggieSettings.js';
 import { droidFindings } from './droidSettings.js';
 import { agentTimeoutSuffices, HOOK_SPAWN_ALLOWANCE_SECONDS, hookMarginSeconds, requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
 import { parseHookCommand, type AssentInstallation } from './hookCommand.js';
@@ -87,6 +88,8 @@ export function canaryEvent(agent: AgentId, cwd: string, now: Date): JsonObject 
       return { sessionId: 'assent-doctor', timestamp: now.getTime(), cwd, toolName: CANARY_TOOL, toolArgs: {} };
     case 'droid':
       return { ...common, permission_mode: 'auto-high', hook_event_name: 'PreToolUse', tool_name: CANARY_TOOL, tool_input: {} };
+    case 'auggie':
+      return { hook_event_name: 'PreToolUse', conversation_id: 'assent-doctor', workspace_roots: [cwd], tool_name: CANARY_TOOL, tool_input: {}, tool_output: '[undefined]', tool_error: null, is_mcp_tool: false };
     case 'opencode':
     case 'kilo':
       return { hook_event_name: 'tool.execute.before', session_id: 'assent-doctor', cwd, tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
@@ -144,6 +147,9 @@ export function judgeCanaryAnswer(agent: AgentId, run: ShellRun): CanaryVerdict 
 
 /** The caveat doctor's summary carries whenever Codex is installed: what doctor cannot see. */
 export const CODEX_TRUST_CAVEAT = "Codex: hooks must be trusted in Codex's /hooks review; doctor cannot check this";
+
+/** The caveat doctor's summary carries whenever Auggie is installed. */
+export const AUGGIE_SWITCH_CAVEAT = "Auggie: hooks run only while Augment's server switches them on; doctor reads only what Auggie's log says of its last start (in auggie, /hooks is offered only while they are on)";
 
 function isExecutable(file: string): boolean {
   try {
@@ -313,6 +319,12 @@ export async function checkAgent(agent: AgentId, scope: InstallScope, deps: Doct
     const droid = droidFindings(target, file, settings, deps.where.cwd);
     report.problems.push(...droid.problems);
     report.notes.push(...droid.notes);
+  }
+  if (agent === 'auggie') {
+    const auggie = auggieFindings(deps.where);
+    report.auggieHooks = auggie.state;
+    report.problems.push(...auggie.problems);
+    report.notes.push(...auggie.notes);
   }
   report.notes.push(...notesFor(target, deps.where.cwd));
   report.command = before[0]?.command ?? null;

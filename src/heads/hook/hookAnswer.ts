@@ -28,7 +28,9 @@ export function oneLine(text: string): string {
  * `confine`, which a plugin from before confinement treats as a refusal.
  * Factory Droid merges `updatedInput` into the input; it is sent without a
  * permissionDecision, since Droid's "allow" would also skip Droid's own
- * autonomy check (as an allow does, see beforeAnswer).
+ * autonomy check (as an allow does, see beforeAnswer). Auggie replaces the
+ * whole input with `updatedInput` (the full input is sent) beside an allow,
+ * which does not lift its own tool permissions.
  */
 const CONFINED_FORM: Readonly<Record<RewritingAgent, (reason: string, updatedInput: Record<string, unknown>) => unknown>> = {
   'claude-code': (reason, updatedInput) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: reason, updatedInput } }),
@@ -38,6 +40,7 @@ const CONFINED_FORM: Readonly<Record<RewritingAgent, (reason: string, updatedInp
   opencode: (reason, updatedInput) => ({ decision: 'confine', reason, updatedInput }),
   kilo: (reason, updatedInput) => ({ decision: 'confine', reason, updatedInput }),
   droid: (_reason, updatedInput) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', updatedInput } }),
+  auggie: (reason, updatedInput) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: reason, updatedInput } }),
 };
 
 /**
@@ -52,7 +55,16 @@ export function deniesWithExit2(agent: AgentName): boolean {
 }
 
 /**
- * The before-tool answer. Claude Code, Codex, Qwen Code and Factory Droid:
+ * Agents that show the person a hook's stderr, not the JSON reason, when it
+ * blocks a call: Auggie prints "Blocked by hook" unless the hook wrote to
+ * stderr (its model reads the JSON reason either way; observed with 0.36.0).
+ */
+export function deniesWithStderr(agent: AgentName): boolean {
+  return agent === 'auggie';
+}
+
+/**
+ * The before-tool answer. Claude Code, Codex, Qwen Code, Factory Droid and Auggie:
  * `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,"permissionDecisionReason":…}}`;
  * Gemini CLI and assent's OpenCode/Kilo plugin: `{"decision":…,"reason":…}`;
  * Copilot CLI: `{"permissionDecision":…,"permissionDecisionReason":…}` (its

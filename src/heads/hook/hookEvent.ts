@@ -22,6 +22,7 @@ export const HOOK_EVENTS: Readonly<Record<AgentName, { before: readonly string[]
   copilot: { before: ['preToolUse'], after: ['postToolUse'] },
   qwen: { before: ['PreToolUse'], after: ['PostToolUse', 'PostToolUseFailure'] },
   droid: { before: ['PreToolUse'], after: ['PostToolUse'] },
+  auggie: { before: ['PreToolUse'], after: ['PostToolUse'] },
 });
 
 /**
@@ -42,6 +43,35 @@ export function copilotEventFields(value: Record<string, unknown>, mode: HookMod
   }
   const fields: Record<string, unknown> = { hook_event_name: HOOK_EVENTS.copilot[mode][0], session_id: value['sessionId'], cwd: value['cwd'], tool_name: value['toolName'], tool_input: input };
   if (value['toolResult'] !== undefined) fields['tool_response'] = value['toolResult'];
+  return fields;
+}
+
+/**
+ * Auggie's hook input (0.36.0: `{hook_event_name, conversation_id,
+ * workspace_roots, tool_name, tool_input, tool_output, tool_error,
+ * is_mcp_tool, mcp_metadata?}`, docs/agents.md) in the field names the other
+ * agents use: the conversation is the session; the cwd is the workspace root
+ * (where Auggie resolves the tools' relative paths), and for `launch-process`
+ * the `cwd` of its input resolved against that root, where the command runs;
+ * `mcp_metadata.mcpExecutedToolServerName` (sent with the group's
+ * `includeMCPMetadata`) is the MCP server; `tool_error` a failure.
+ */
+export function auggieEventFields(value: Record<string, unknown>): Record<string, unknown> {
+  if (!('conversation_id' in value) || 'session_id' in value) return value;
+  const fields: Record<string, unknown> = { ...value, session_id: value['conversation_id'] };
+  const roots = value['workspace_roots'];
+  const root = Array.isArray(roots) && typeof roots[0] === 'string' ? roots[0] : undefined;
+  const input = value['tool_input'];
+  const runsIn = value['tool_name'] === 'launch-process' && isObject(input) && typeof input['cwd'] === 'string' && input['cwd'] !== '' ? input['cwd'] : undefined;
+  // Refused below unless absolute: a relative root would make the paths of the call mean other files.
+  // Joined, not normalized (the hook loads no path module, R-HOOK-8): the daemon resolves the call's paths against it.
+  if (root !== undefined) fields['cwd'] = runsIn === undefined || !root.startsWith('/') ? root : runsIn.startsWith('/') ? runsIn : `${root.replace(/\/+$/, '')}/${runsIn}`;
+  const metadata = value['mcp_metadata'];
+  if (value['is_mcp_tool'] === true && isObject(metadata) && typeof metadata['mcpExecutedToolServerName'] === 'string') fields['mcp_server'] = { name: metadata['mcpExecutedToolServerName'] };
+  if (value['hook_event_name'] === 'PostToolUse') {
+    const error = value['tool_error'];
+    fields['tool_response'] = error === undefined || error === null || error === '' ? { output: value['tool_output'] } : { error };
+  }
   return fields;
 }
 
@@ -135,7 +165,7 @@ export function parseHookEvent(agent: AgentName, mode: HookMode, text: string, f
     return { ok: false, problem: text.trim() === '' ? 'the hook event on stdin was empty' : 'the hook event on stdin is not valid JSON' };
   }
   if (!isObject(raw)) return { ok: false, problem: 'the hook event on stdin is not a JSON object' };
-  const value = agent === 'copilot' ? copilotEventFields(raw, mode) : raw;
+  const value = agent === 'copilot' ? copilotEventFields(raw, mode) : agent === 'auggie' ? auggieEventFields(raw) : raw;
   const eventName = typeof value['hook_event_name'] === 'string' ? value['hook_event_name'] : undefined;
   const tool = shortString(value['tool_name']);
   const known = HOOK_EVENTS[agent];

@@ -6,7 +6,7 @@ import { agentToolId, parseAgentName, type AgentName } from '../../core/agent/ag
 import { AssentError } from '../../core/base/errors.js';
 import { AGENT_DEFAULT_TIMEOUT_SECONDS, hookDeadlineMs, MAX_AGENT_TIMEOUT_SECONDS } from '../../core/agent/hookDeadline.js';
 import { checkPrivateDir, resolveStatePaths, type StatePaths } from '../../state/statePaths.js';
-import { afterAnswer, beforeAnswer, deniesWithExit2, dialogAnswer, oneLine } from './hookAnswer.js';
+import { afterAnswer, beforeAnswer, deniesWithExit2, deniesWithStderr, dialogAnswer, oneLine } from './hookAnswer.js';
 import { isNotRunning, requestOnce } from './hookClient.js';
 import { MAX_EVENT_BYTES, parseHookEvent, type DialogEvent, type HookMode } from './hookEvent.js';
 
@@ -42,7 +42,7 @@ export interface HookDeps {
 }
 
 export const USAGE =
-  'usage: assent hook claude-code|codex|gemini|opencode|kilo|copilot|qwen|droid [--after] [--timeout SECONDS]   (reads one hook event on stdin; see docs/agents.md)';
+  'usage: assent hook claude-code|codex|gemini|opencode|kilo|copilot|qwen|droid|auggie [--after] [--timeout SECONDS]   (reads one hook event on stdin; see docs/agents.md)';
 
 const DEFAULT_FIRST_ANSWER_MS = 20_000;
 const DEFAULT_EXPIRY_GRACE_MS = 5_000;
@@ -63,7 +63,7 @@ function parseTimeoutValue(text: string | undefined): number | undefined {
   return seconds <= MAX_AGENT_TIMEOUT_SECONDS ? seconds : undefined;
 }
 
-/** `claude-code|claude|codex|gemini|opencode|kilo|copilot|qwen|droid`, an optional `--after` and `--timeout SECONDS`; anything else is a problem, named. */
+/** `claude-code|claude|codex|gemini|opencode|kilo|copilot|qwen|droid|auggie`, an optional `--after` and `--timeout SECONDS`; anything else is a problem, named. */
 export function parseHookArgs(argv: readonly string[]): HookArgs | { problem: string; agent?: AgentName } {
   const positional: string[] = [];
   const flags: string[] = [];
@@ -326,6 +326,8 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
       const text = beforeAnswer(agent, answer.decision, answer.message, updatedInput);
       // Droid lets another hook's earlier allow win over a JSON deny, never over exit 2 (deniesWithExit2).
       if (answer.decision !== 'allow' && deniesWithExit2(agent)) return { stdout: `${text}\n`, stderr: `${oneLine(answer.message)}\n`, exitCode: 2 };
+      // Auggie shows the person a blocking hook's stderr, else only "Blocked by hook".
+      if (answer.decision !== 'allow' && deniesWithStderr(agent)) return { stdout: `${text}\n`, stderr: `${oneLine(answer.message)}\n`, exitCode: 0 };
       return { stdout: text === '' ? '' : `${text}\n`, exitCode: 0 };
     } catch (error) {
       const refused = failClosed(agent, failureReason(subject, error));

@@ -1,7 +1,7 @@
 // R-HOOK-14 with R-HOOK-7's standard: `assent install`, `doctor` and
-// `uninstall` for OpenCode, Kilo Code, Copilot CLI, Qwen Code and Factory Droid with the built
+// `uninstall` for OpenCode, Kilo Code, Copilot CLI, Qwen Code, Factory Droid and Auggie with the built
 // binary and a real daemon in a temp HOME (the agents' own CLIs are not needed:
-// moreAgentHooks.test.ts and droidHooks.test.ts run them against what install writes).
+// moreAgentHooks.test.ts, droidHooks.test.ts and auggieHooks.test.ts run them against what install writes).
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,8 +13,8 @@ import { runInTerminal } from '../../helpers/pty.js';
 
 const cleanups = cleanupsAfterEach();
 
-type Agent = 'opencode' | 'kilo' | 'copilot' | 'qwen' | 'droid';
-const AGENTS: readonly Agent[] = ['opencode', 'kilo', 'copilot', 'qwen', 'droid'];
+type Agent = 'opencode' | 'kilo' | 'copilot' | 'qwen' | 'droid' | 'auggie';
+const AGENTS: readonly Agent[] = ['opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie'];
 
 /** A settings file each agent already had, hand-formatted, with a hook of the user's own for Copilot, Qwen and Droid. */
 const BEFORE: Record<Agent, { file: string; text: string }> = {
@@ -30,6 +30,7 @@ const BEFORE: Record<Agent, { file: string; text: string }> = {
   },
   // Droid's hooks.json is the hooks object itself; Droid reads comments in it.
   droid: { file: '.factory/hooks.json', text: '// mine\n{\n  "PreToolUse": [ { "matcher": "Read", "hooks": [ { "type": "command", "command": "/usr/bin/true" } ] } ]\n}\n' },
+  auggie: { file: '.augment/settings.json', text: '{\n  "model": "m",\n  "hooks": { "PreToolUse": [ { "matcher": "view", "hooks": [ { "type": "command", "command": "/usr/bin/true" } ] } ] }\n}\n' },
 };
 
 /** Where install puts the hooks: the plugin file, or the settings file itself. */
@@ -39,6 +40,7 @@ const HOOKS_FILE: Record<Agent, string> = {
   copilot: '.copilot/settings.json',
   qwen: '.qwen/settings.json',
   droid: '.factory/hooks.json',
+  auggie: '.augment/settings.json',
 };
 
 interface Report {
@@ -56,7 +58,9 @@ async function setup(agent: Agent): Promise<{ state: TempHome; home: string; env
   await state.startDaemon();
   const home = mkdtempSync(join(tmpdir(), `assent-more-install-${agent}-`));
   cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-  const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ASSENT_HOME: state.home };
+  // TMPDIR: doctor reads Auggie's log (augment-log.txt) there; none here, so it reports the server switch as unknown.
+  mkdirSync(join(home, 'tmp'));
+  const env = { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ASSENT_HOME: state.home, TMPDIR: join(home, 'tmp') };
   const settings = join(home, BEFORE[agent].file);
   mkdirSync(dirname(settings), { recursive: true });
   writeFileSync(settings, BEFORE[agent].text);
@@ -69,7 +73,7 @@ function reportOf(result: CliResult, agent: Agent): Report {
   return report as Report;
 }
 
-describe('R-HOOK-14 R-HOOK-7 install, doctor and uninstall for OpenCode, Kilo Code, Copilot CLI, Qwen Code and Factory Droid', () => {
+describe('R-HOOK-14 R-HOOK-7 install, doctor and uninstall for OpenCode, Kilo Code, Copilot CLI, Qwen Code, Factory Droid and Auggie', () => {
   for (const agent of AGENTS) {
     it(
       `${agent}: doctor --json reports it ok after install and not ok after the hook is removed by hand; install is idempotent; uninstall behind a typed code restores the settings byte for byte`,

@@ -9,7 +9,7 @@ import { confinementStatus, sandboxStatus, type ConfinementStatus } from '../../
 import { resolveStatePaths } from '../../../state/statePaths.js';
 import { AGENT_IDS, AGENT_TITLES, currentEnvironment } from '../../agents/agentTargets.js';
 import type { AgentReport } from '../../agents/doctorCheck.js';
-import { checkAgent, CODEX_TRUST_CAVEAT, reportIsFine, runThroughShell, scopesToCheck } from '../../agents/hookDoctor.js';
+import { AUGGIE_SWITCH_CAVEAT, checkAgent, CODEX_TRUST_CAVEAT, reportIsFine, runThroughShell, scopesToCheck } from '../../agents/hookDoctor.js';
 import { thisInstallation } from '../../agents/hookCommand.js';
 import { DEFAULT_HOOK_TIMEOUT_SECONDS, pinnedHookTimeout, unconfirmedTimeoutNote, type PinnedHookTimeout } from '../../agents/hookTimeout.js';
 import { inspectStateFiles, type StateDamage } from '../../../journal/stateDamage.js';
@@ -41,10 +41,13 @@ function confinementLine(status: ConfinementStatus): string {
   return `Confined runs (R-SH-14): off, so ${status.effect}: ${escapeText(status.reason)}. The daemon's own view: \`assent daemon status\`.`;
 }
 
-/** The all-fine summary: it never claims what doctor cannot see (Codex's /hooks trust). */
+/** The all-fine summary: it never claims what doctor cannot see (Codex's /hooks trust, Auggie's server switch). */
 function summaryLine(reports: AgentReport[]): string {
-  const codex = reports.some((report) => report.agent === 'codex' && report.installed);
-  return codex ? `All installed agents are gated by this assent, as far as doctor can see. ${CODEX_TRUST_CAVEAT}.` : 'All installed agents are gated by this assent.';
+  const caveats = [
+    ...(reports.some((report) => report.agent === 'codex' && report.installed) ? [CODEX_TRUST_CAVEAT] : []),
+    ...(reports.some((report) => report.agent === 'auggie' && report.installed) ? [AUGGIE_SWITCH_CAVEAT] : []),
+  ];
+  return caveats.length > 0 ? `All installed agents are gated by this assent, as far as doctor can see. ${caveats.map((caveat) => `${caveat}.`).join(' ')}` : 'All installed agents are gated by this assent.';
 }
 
 /** The state files' lines: each damaged one with what it does and its fix, or that all are sound. */

@@ -60,8 +60,9 @@ describe('R-HOOK-14 install plans', () => {
 });
 
 describe('agents assent does not gate yet (issue 36)', () => {
-  it('install of Crush, Auggie, Cline or Continue says it is not supported and why, never "unknown agent"', () => {
-    for (const [name, why] of [['crush', /outside the registry/], ['auggie', /enable_hooks feature flag/], ['cline', /"cancel":true/], ['continue', /nothing calls/], ['cn', /nothing calls/]] as const) {
+  it('install of Crush, Cline or Continue says it is not supported and why, never "unknown agent"; Auggie is an agent now', () => {
+    expect(parseAgent('auggie')).toBe('auggie');
+    for (const [name, why] of [['crush', /outside the registry/], ['cline', /"cancel":true/], ['continue', /nothing calls/], ['cn', /nothing calls/]] as const) {
       expect(() => parseAgent(name)).toThrow(expect.objectContaining({ type: 'usage', message: expect.stringMatching(why) }));
       expect(() => parseAgent(name)).toThrow(/is not supported: .*docs\/agents\.md/);
     }
