@@ -1,8 +1,9 @@
 // R-SH-14 with the real agents: Claude Code and Codex (the hook's
 // updatedInput), Gemini CLI (hookSpecificOutput.tool_input), Copilot CLI
 // (modifiedArgs), OpenCode and Kilo Code (assent's plugin writing the
-// rewritten input into output.args) and Factory Droid (updatedInput without a
-// permissionDecision, merged into the input), each offline against a fake model, run `npm test` in a git project. The
+// rewritten input into output.args), Factory Droid (updatedInput without a
+// permissionDecision, merged into the input) and Auggie (updatedInput beside an
+// allow, replacing the input), each offline against a fake model, run `npm test` in a git project. The
 // command runs confined with no approval filed, its output reaches the model,
 // and the test script's write to .git/hooks/pre-commit fails while its project
 // write lands. The daemon shares the agent's HOME: the sandbox profile is built
@@ -16,10 +17,11 @@ import { decidedHowOf } from '../../../src/core/audit/auditExportRecord.js';
 import { sandboxStatus } from '../../../src/exec/confine/sandboxRun.js';
 import { AGENT_CLIS_SKIP_REASON, AGENT_WIRE, agentClisAvailable, runAgent, type AgentRun } from '../../helpers/agentClis.js';
 import { auditLines, makeTempHome, type TempHome } from '../../helpers/daemon.js';
-import { startFakeModel, type ModelStep } from '../../helpers/fakeModels.js';
+import { startFakeAugment } from '../../helpers/fakeAugment.js';
+import { startFakeModel, type FakeModel, type ModelStep } from '../../helpers/fakeModels.js';
 import { cleanupsAfterEach } from '../../helpers/cleanups.js';
 
-const AGENTS = ['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'droid'] as const;
+const AGENTS = ['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'droid', 'auggie'] as const;
 type Agent = (typeof AGENTS)[number];
 const available = agentClisAvailable(AGENTS);
 const SANDBOX = sandboxStatus();
@@ -37,7 +39,14 @@ const INSTALL: Record<Agent, { name: string; tool: string; step: (command: strin
   opencode: { name: 'opencode', tool: 'bash', step: (command) => ({ tool: 'bash', input: { command, description: 'run the tests' } }) },
   kilo: { name: 'kilo', tool: 'bash', step: (command) => ({ tool: 'bash', input: { command, description: 'run the tests' } }) },
   droid: { name: 'droid', tool: 'Execute', step: (command) => ({ tool: 'Execute', input: { command, summary: 'run the tests', riskLevel: 'low', riskLevelReason: 'runs the project tests' } }) },
+  // `cwd` is relative to Auggie's workspace root, the project's git root here.
+  auggie: { name: 'auggie', tool: 'launch-process', step: (command) => ({ tool: 'launch-process', input: { command, wait: true, max_wait_seconds: 60, cwd: '.' } }) },
 };
+
+/** The fake model each agent talks to; Auggie's is a fake Augment tenant that switches its hooks on. */
+function fakeModelFor(agent: Agent, script: ModelStep[]): Promise<FakeModel> {
+  return agent === 'auggie' ? startFakeAugment(script, { enableHooks: true }) : startFakeModel(AGENT_WIRE[agent], script);
+}
 
 /** A git project whose test script writes a project file, tries a gate file, and reports both. */
 function makeProject(work: string): void {
@@ -76,7 +85,7 @@ describe.skipIf(!available || !SANDBOX.available)('R-SH-14 npm test runs confine
       cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
       const work = join(dir, 'work');
       makeProject(work);
-      const model = await startFakeModel(AGENT_WIRE[agent], [INSTALL[agent].step('npm test'), { text: 'done' }]);
+      const model = await fakeModelFor(agent, [INSTALL[agent].step('npm test'), { text: 'done' }]);
       cleanups.push(() => model.close());
       let pendingDuringRun: unknown[] | undefined;
       const run = await runAgent(agent, {
