@@ -329,6 +329,9 @@ export function installNotes(target: AgentTarget, mcp: boolean): string[] {
       return [
         "Auggie runs hooks only while Augment's server switches them on for your account (the enable_hooks feature flag); while it is off Auggie runs every call without asking assent and says nothing. To check: start auggie and type /hooks (Auggie offers that command only while hooks are on); `assent doctor` reads what Auggie's own log says of its last start.",
         "Auggie runs the call when a hook times out, exits 1 or prints nothing; assent's hook answers deny (exit 2) before its timeout on every failure.",
+        ...(mcp
+          ? [`Auggie starts MCP servers with only HOME, LOGNAME, PATH, SHELL, TERM and USER of its environment: if you set ASSENT_HOME, add it under "env" of the "assent" entry in ${target.mcp.file}.`]
+          : []),
       ];
   }
 }

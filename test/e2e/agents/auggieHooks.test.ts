@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nativeDigestOf } from '../../../src/journal/nativeHash.js';
 import { AGENT_CLIS_SKIP_REASON, agentClisAvailable, runAgent, straceTestsRun, type AgentRun } from '../../helpers/agentClis.js';
-import { auditLines, makeTempHome, REPO_ROOT, type TempHome } from '../../helpers/daemon.js';
+import { auditLines, CLI_ENTRY, makeTempHome, REPO_ROOT, type TempHome } from '../../helpers/daemon.js';
 import { augmentStepIndex, augmentToolInput, startFakeAugment } from '../../helpers/fakeAugment.js';
 import type { FakeModel, ModelStep } from '../../helpers/fakeModels.js';
 import { PtySession, runInTerminal } from '../../helpers/pty.js';
@@ -83,18 +83,18 @@ interface Pending {
   caller: Record<string, unknown>;
 }
 
-/** The pending approval for `command`; fails at once when the run ends first. */
-async function waitForPending(home: TempHome, command: string, run: Promise<AgentRun>): Promise<Pending> {
+/** The pending approval whose args hold `value` under `key` (the command, by default); fails at once when the run ends first. */
+async function waitForPending(home: TempHome, value: string, run: Promise<AgentRun>, key = 'command'): Promise<Pending> {
   let ended: AgentRun | undefined;
   void run.then((finished) => (ended = finished));
   for (let i = 0; i < 1200; i += 1) {
-    if (ended !== undefined) throw new Error(`the run ended before ${command} was filed: ${describeRun(ended)}`);
+    if (ended !== undefined) throw new Error(`the run ended before ${value} was filed: ${describeRun(ended)}`);
     const list = (JSON.parse((await home.runCli(['pending', '--json'])).stdout) as { data: Pending[] }).data;
-    const found = list.find((p) => p.args['command'] === command);
+    const found = list.find((p) => p.args[key] === value);
     if (found !== undefined) return found;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`no approval was filed for ${command}`);
+  throw new Error(`no approval was filed for ${value}`);
 }
 
 async function decideInTerminal(home: TempHome, id: string, behavior: 'approve' | 'deny'): Promise<void> {
@@ -291,6 +291,64 @@ describe.skipIf(!available)('R-HOOK-14 Auggie gated by assent', () => {
     },
     200_000,
   );
+
+  it('R-HOOK-14 R-HOOK-5 auggie: an MCP tool of its own server (<tool>_<server>) is gated by the hook under that server\'s name; one reached through `assent install --mcp`\'s entry (<tool>_assent) is approved once, at the gateway, not again by the hook', async () => {
+    const everything = join(REPO_ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+    const home = await stateHome({ servers: { everything: { command: process.execPath, args: [everything, 'stdio'] } }, policy: { default: 'allow', tools: { 'everything/echo': 'prompt' } } });
+    await home.startDaemon();
+    const dir = mkdtempSync(join(tmpdir(), 'assent-auggie-mcp-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    // Auggie waits for its MCP servers to start before its first model request, so the gateway's tools are offered from the first turn.
+    const model = await startFakeAugment([
+      { tool: 'echo_assent', input: { message: 'through the gateway' } },
+      { tool: 'echo_everything', input: { message: 'straight to the server' } },
+      { text: 'done' },
+    ]);
+    cleanups.push(() => model.close());
+    const run = runAgent('auggie', {
+      model,
+      cwd: dir,
+      env: { ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' },
+      mcpServers: { everything: { command: process.execPath, args: [everything, 'stdio'] } },
+      timeoutMs: 90_000,
+      prepareHome: async (agentHome) => {
+        const installed = await home.runCli(['install', 'auggie', '--mcp'], { env: { HOME: agentHome } });
+        expect(installed.code, installed.stderr).toBe(0);
+        // The gateway entry install wrote runs this assent's CLI.
+        const file = join(agentHome, '.augment', 'settings.json');
+        const settings = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, { command: string; args: string[]; env?: Record<string, string> }> };
+        expect(settings.mcpServers['assent']).toEqual({ command: process.execPath, args: [CLI_ENTRY, 'mcp'] });
+        expect(Object.keys(settings.mcpServers).sort()).toEqual(['assent', 'everything']);
+        // Auggie starts MCP servers with only PATH, HOME, USER, SHELL, TERM and LOGNAME of its environment (its hooks get
+        // all of it): this daemon's ASSENT_HOME, not the default ~/.assent, has to be written into the entry.
+        settings.mcpServers['assent'] = { command: process.execPath, args: [CLI_ENTRY, 'mcp'], env: { ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' } };
+        writeFileSync(file, JSON.stringify(settings, null, 2));
+      },
+    });
+    const gateway = await waitForPending(home, 'through the gateway', run, 'message');
+    expect(gateway).toMatchObject({ server: 'everything', tool: 'echo' });
+    expect(gateway.caller['head']).not.toBe('hook');
+    await decideInTerminal(home, gateway.id, 'approve');
+    const direct = await waitForPending(home, 'straight to the server', run, 'message');
+    expect(direct).toMatchObject({ tool: 'echo_everything', caller: { head: 'hook', agent: 'auggie', kind: 'mcp' } });
+    await decideInTerminal(home, direct.id, 'approve');
+    const finished = await run;
+    expect(finished.exitCode, describeRun(finished)).toBe(0);
+    const results = model.toolResults().map((result) => result.output);
+    expect(results.some((output) => output.includes('Echo: through the gateway')), JSON.stringify(results)).toBe(true);
+    expect(results.some((output) => output.includes('Echo: straight to the server')), JSON.stringify(results)).toBe(true);
+    // Two approvals, one each: the gateway's (server everything) and the hook's (its started and ok lines); the
+    // hook's answer for the gateway's own tool filed and audited nothing.
+    const approvals = auditLines(home).filter((line) => line['approvalId'] !== undefined);
+    expect(new Set(approvals.map((line) => line['approvalId'])).size).toBe(2);
+    expect(approvals.map((line) => [line['server'], line['tool'], line['outcome']])).toEqual([
+      ['everything', 'echo', 'ok'],
+      ['auggie', 'echo_everything', 'started'],
+      ['auggie', 'echo_everything', 'ok'],
+    ]);
+    expect(auditLines(home).filter((line) => line['agent'] === 'auggie').map((line) => line['tool'])).toEqual(['echo_everything', 'echo_everything']);
+    expect(model.turns()[0]?.body).toMatchObject({ tool_definitions: expect.arrayContaining([expect.objectContaining({ name: 'echo_assent' })]) });
+  }, 120_000);
 
   it("R-HOOK-14 auggie: while Augment's server leaves enable_hooks off, Auggie runs no hook: a command the policy denies runs, nothing is audited, and doctor says Auggie's last start had hooks off and how to check", async () => {
     const home = await stateHome({ policy: POLICY });

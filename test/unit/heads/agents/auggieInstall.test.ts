@@ -77,6 +77,8 @@ describe('R-HOOK-14 Auggie install', () => {
 
   it('the install note says hooks depend on Augment\'s server and how to check', () => {
     expect(installNotes(agentTarget('auggie', 'user', where()), false).join('\n')).toMatch(/only while Augment's server switches them on.*type \/hooks/s);
+    expect(installNotes(agentTarget('auggie', 'user', where()), false).join('\n')).not.toContain('ASSENT_HOME');
+    expect(installNotes(agentTarget('auggie', 'user', where()), true).join('\n')).toMatch(/MCP servers with only HOME, LOGNAME, PATH, SHELL, TERM and USER .*ASSENT_HOME/);
   });
 });
 
