@@ -332,7 +332,7 @@ describe('R-HOOK-7 assent doctor', () => {
       ['claude-code', 'user', true, true, true, []],
       ['codex', 'user', true, true, true, []],
       ['gemini', 'user', true, true, true, []],
-      ...['opencode', 'kilo', 'copilot', 'qwen'].map((agent) => [agent, 'user', false, false, false, []]),
+      ...['opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie'].map((agent) => [agent, 'user', false, false, false, []]),
     ]);
     expect(doc.data.agents[1]).toMatchObject({ settingsPath: join(home, '.codex', 'hooks.json'), command: `"${process.execPath}" "${copy.hookEntry}" codex --timeout 136` });
 
@@ -368,6 +368,8 @@ describe('R-HOOK-7 assent doctor', () => {
       ['kilo', false],
       ['copilot', false],
       ['qwen', false],
+      ['droid', false],
+      ['auggie', false],
     ]);
   });
 

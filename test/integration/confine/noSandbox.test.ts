@@ -103,8 +103,8 @@ describe('R-SH-14 no sandbox, no allow', () => {
     cleanups.push(() => rmSync(base, { recursive: true, force: true }));
     const { home, env } = await daemonWith(process.env['PATH'] ?? '/usr/bin:/bin', base);
     const status = await home.runCli(['daemon', 'status', '--json'], { env });
-    expect((JSON.parse(status.stdout) as { data: { confinement: unknown } }).data.confinement).toMatchObject({ available: true, agents: ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot'] });
+    expect((JSON.parse(status.stdout) as { data: { confinement: unknown } }).data.confinement).toMatchObject({ available: true, agents: ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'droid', 'auggie'] });
     const doctorText = await home.runCli(['doctor'], { env: { ...env, HOME: base } });
-    expect(doctorText.stdout).toMatch(/Confined runs \(R-SH-14\): on, bwrap \d+\.\d+\.\d+ at .*bwrap; project code runs in the sandbox without a person for Claude Code, Codex, Gemini CLI, OpenCode, Kilo Code, Copilot CLI\./);
+    expect(doctorText.stdout).toMatch(/Confined runs \(R-SH-14\): on, bwrap \d+\.\d+\.\d+ at .*bwrap; project code runs in the sandbox without a person for Claude Code, Codex, Gemini CLI, OpenCode, Kilo Code, Copilot CLI, Factory Droid, Auggie\./);
   }, 60_000);
 });
