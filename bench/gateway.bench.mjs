@@ -82,7 +82,10 @@ async function throughput(client, total) {
 }
 
 async function startDaemon(home) {
-  const daemon = spawn(process.execPath, [assentBin, 'daemon', 'run'], { env: { ...process.env, ASSENT_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // BENCH_DAEMON_CPU_PROF=<dir>: a CPU profile of the daemon, which shares the cores with the gateway.
+  const profile = process.env.BENCH_DAEMON_CPU_PROF;
+  const profiling = profile === undefined || profile === '' ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(profile)];
+  const daemon = spawn(process.execPath, [...profiling, assentBin, 'daemon', 'run'], { env: { ...process.env, ASSENT_HOME: home }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   daemon.stderr.on('data', (d) => (stderr += d));
   for (let i = 0; i < 500 && !stderr.includes('listening on'); i += 1) await new Promise((r) => setTimeout(r, 20));

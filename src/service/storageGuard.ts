@@ -12,7 +12,7 @@ import type { Timers } from '../core/base/timers.js';
 import {
   DISK_RESERVE_BYTES,
   describeStorageFault,
-  freeSpaceFault,
+  FreeSpaceProbe,
   storageFaultOf,
   storageReasonOf,
   storageRefusalHint,
@@ -56,16 +56,20 @@ export class StorageGuard {
   private timer: unknown;
   private probing = false;
 
-  constructor(private readonly options: StorageGuardOptions) {}
+  private readonly freeSpace: FreeSpaceProbe;
+
+  constructor(private readonly options: StorageGuardOptions) {
+    this.freeSpace = new FreeSpaceProbe(options.home, options.reserveBytes ?? DISK_RESERVE_BYTES, options.statfs);
+  }
 
   /**
    * Why no call may run now, or undefined. A recorded write failure first, then
-   * the device's free space (one statfs, about a microsecond): checked on every
+   * the device's free space (FreeSpaceProbe: one statfs, reused briefly while roomy): checked on every
    * call path before anything is allowed or filed.
    */
   fault(): StorageFault | undefined {
     const held = this.failed.values().next();
-    const fault = held.done === true ? freeSpaceFault(this.options.home, this.options.reserveBytes ?? DISK_RESERVE_BYTES, this.options.statfs) : held.value.fault;
+    const fault = held.done === true ? this.freeSpace.fault() : held.value.fault;
     if (fault !== undefined && this.spell === undefined) this.begin(fault);
     else if (fault === undefined && this.spell !== undefined) this.end();
     return fault;

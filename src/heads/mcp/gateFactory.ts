@@ -8,7 +8,7 @@
 // Either way it keeps trying to attach to a daemon in the background (the
 // reconnect loop of the daemon gate) and switches to the daemon gate once one runs.
 import { AssentError } from '../../core/base/errors.js';
-import { freeSpaceRefusal } from '../../state/diskSpace.js';
+import { FreeSpaceProbe, freeSpaceRefusal } from '../../state/diskSpace.js';
 import { autoSpawnDisabled, connectForCli } from '../daemon/clientConnection.js';
 import { openAuditSpool } from './auditSpool.js';
 import { connectDaemonGate } from './daemonGate.js';
@@ -23,12 +23,13 @@ export async function createGateForCli(context: GateFactoryContext): Promise<Gat
   let refusedBy: string | undefined;
   // Settled calls are written here within milliseconds, so a gateway killed -9 loses next to none of their audit.
   const spool = openAuditSpool(context.paths.home, context.logger);
+  const freeSpace = new FreeSpaceProbe(context.paths.home);
   const common = {
     ...(spool === undefined ? {} : { spool }),
     sessionId: context.sessionId,
     logger: context.logger,
     // Issue 35: no call is allowed while the device holding ASSENT_HOME (journal, audit, spool) has no room for its record.
-    storage: () => freeSpaceRefusal(context.paths.home),
+    storage: () => freeSpaceRefusal(freeSpace),
     reconnect: () => connectForCli({ env: context.env }),
     ...(autoSpawnDisabled(context.env)
       ? { reconnectHint: 'ASSENT_NO_AUTOSPAWN=1 keeps it from starting a daemon; the operator can start one with `assent daemon run`' }
