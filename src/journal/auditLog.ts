@@ -79,6 +79,8 @@ interface PreparedBatch {
   /** Where the chain stands once it is on disk. */
   end: ChainState;
   written: WrittenLine[] | undefined;
+  /** The count of records appended when this batch was taken: every one up to it is in this batch, an earlier one, or lost. */
+  through: number;
   /** Set while a failed attempt may have left part of it in a day file: that file, and the size to cut it back to. */
   cutBack?: { day: string; size: number };
 }
@@ -146,6 +148,9 @@ export class AuditLog {
   private appendedCount = 0;
   private settledCount = 0;
   private durableWaiters: { target: number; resolve: () => void }[] = [];
+  /** Records appended up to which a write was made or tried: what `written()` waits on. */
+  private attemptedThrough = 0;
+  private writtenWaiters: { target: number; resolve: () => void }[] = [];
   private currentDay = '';
   /** The open day file, kept between batches; replaced on a new day or when its path no longer names it. */
   private file: { day: string; handle: AuditFile } | undefined;
@@ -223,6 +228,21 @@ export class AuditLog {
     const target = this.appendedCount;
     if (this.settledCount >= target) return Promise.resolve();
     return new Promise((resolve) => this.durableWaiters.push({ target, resolve }));
+  }
+
+  /**
+   * Resolves once every record appended so far was handed to its file by
+   * write(2), before the fsync that follows: in the kernel's page cache a line
+   * survives a kill -9 of this process (not a power cut). Also resolves when
+   * that write failed (the records are then held, see `held`) and, at once,
+   * while held records wait for the retry. What answers a caller that runs the
+   * call at once, unjournaled (an agent's hook, R-HOOK-10), waits on this, so
+   * no such call starts without its line on the way to disk.
+   */
+  written(): Promise<void> {
+    const target = this.appendedCount;
+    if (this.attemptedThrough >= target || this.settledCount >= target || this.retryTimer !== undefined) return Promise.resolve();
+    return new Promise((resolve) => this.writtenWaiters.push({ target, resolve }));
   }
 
   /** Tries the held records now (as the retry timer would); resolves when that attempt ended. */
@@ -304,9 +324,26 @@ export class AuditLog {
     this.settle(records);
   }
 
+  /** Records up to `through` reached write(2), or their write failed: wakes whoever waits for that. */
+  private attempted(through: number): void {
+    if (through > this.attemptedThrough) this.attemptedThrough = through;
+    this.wakeWritten();
+  }
+
+  private wakeWritten(): void {
+    if (this.writtenWaiters.length === 0) return;
+    const still: { target: number; resolve: () => void }[] = [];
+    for (const waiter of this.writtenWaiters) {
+      if (waiter.target <= this.attemptedThrough || waiter.target <= this.settledCount) waiter.resolve();
+      else still.push(waiter);
+    }
+    this.writtenWaiters = still;
+  }
+
   /** `records` more are on disk or lost: wakes whoever waits for them. */
   private settle(records: number): void {
     this.settledCount += records;
+    this.wakeWritten();
     if (this.durableWaiters.length === 0) return;
     const still: { target: number; resolve: () => void }[] = [];
     for (const waiter of this.durableWaiters) {
@@ -343,7 +380,7 @@ export class AuditLog {
           const records = this.queue;
           this.queue = [];
           try {
-            batch = this.prepare(records);
+            batch = this.prepare(records, this.appendedCount);
           } catch (error) {
             // The directory could not even be read or made: the records wait, unnumbered, for the next try.
             this.queue = records.concat(this.queue);
@@ -366,6 +403,8 @@ export class AuditLog {
       }
     } catch (error) {
       this.failedAttempts += 1;
+      // Tried and held: whoever waits for the write is told now, not after the disk has room.
+      this.attempted(this.appendedCount);
       this.fail(error, 0);
       await this.closeFile();
       this.scheduleRetry();
@@ -375,7 +414,7 @@ export class AuditLog {
   }
 
   /** Numbers a batch after the chain as it stands on disk and serializes it, once: a retry writes the very same bytes. */
-  private prepare(batch: readonly PendingLine[]): PreparedBatch {
+  private prepare(batch: readonly PendingLine[], through: number): PreparedBatch {
     const start = this.init();
     let { seq, prev } = start;
     const lines: string[] = [];
@@ -400,7 +439,7 @@ export class AuditLog {
       bytes[length++] = NEWLINE;
     }
     bytes[0] = NEWLINE;
-    return { bytes: bytes.subarray(0, length), count: batch.length, end: { seq, prev }, written };
+    return { bytes: bytes.subarray(0, length), count: batch.length, end: { seq, prev }, written, through };
   }
 
   /** Writes a prepared batch whole and syncs it; on failure cuts the file back to where it was and rethrows. */
@@ -420,8 +459,11 @@ export class AuditLog {
     const newline = this.needsNewline && day === this.currentDay;
     try {
       await file.write(newline ? batch.bytes : batch.bytes.subarray(1));
+      this.attempted(batch.through);
       await file.sync();
     } catch (error) {
+      // Tried: whoever waits for the write goes on now, its line held for the retry.
+      this.attempted(batch.through);
       // Whatever part reached the file goes: the chain on disk ends where it ended, and the retry writes it all.
       try {
         await file.truncate(size);

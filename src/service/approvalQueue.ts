@@ -59,12 +59,15 @@ export class ApprovalQueue {
   private readonly pending = new Map<string, PendingApproval>();
   private readonly deadlines: Deadlines;
   private readonly reattachGraceMs: number;
+  /** When this daemon's queue was made: approvals filed before it are a previous run's. */
+  private readonly createdAt: number;
 
   constructor(
     private readonly ctx: ServiceContext,
     options: ApprovalQueueOptions = {},
   ) {
     this.reattachGraceMs = options.reattachGraceMs ?? 5_000;
+    this.createdAt = ctx.clock.now();
     this.deadlines = new Deadlines(ctx.timers, ctx.clock, (id) => this.expire(id));
   }
 
@@ -420,6 +423,26 @@ export class ApprovalQueue {
     let denied = 0;
     for (const entry of doomed) {
       if (await this.resolve(entry.id, { state: 'denied', reason: 'session_ended', decidedAt: this.ctx.clock.now() })) denied += 1;
+    }
+    return denied;
+  }
+
+  /**
+   * At daemon start only (not when a shared store comes back): approvals that
+   * an agent's hook waited on when this host's previous daemon ended without
+   * settling them (kill -9, a crash, a power cut). That hook answered deny the
+   * moment its connection dropped and audited it (its spool line), and a hook
+   * never re-attaches, so approving one would run nothing: each is denied as
+   * `shutdown`, and no one is asked to decide a call that can no longer run.
+   */
+  async denyOrphanedHookApprovals(): Promise<number> {
+    let denied = 0;
+    for (const record of await this.ctx.store.listApprovals({ state: 'pending' })) {
+      if (record.caller['head'] !== 'hook') continue;
+      if (record.hostId !== undefined && this.ctx.hostId !== undefined && record.hostId !== this.ctx.hostId) continue;
+      // Filed by this run (a hook that came in meanwhile waits on it) is not an orphan.
+      if (record.requestedAt >= this.createdAt || this.pending.get(record.id)?.waitedOn === true) continue;
+      if (await this.resolve(record.id, { state: 'denied', reason: 'shutdown', decidedAt: this.ctx.clock.now() })) denied += 1;
     }
     return denied;
   }

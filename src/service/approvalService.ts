@@ -121,7 +121,8 @@ export class ApprovalService {
 
   /**
    * Loads the rules, re-arms deadlines of approvals that survived a restart and
-   * expires the stale ones (R-D-7), and audits every call a previous run
+   * expires the stale ones (R-D-7), denies those an agent's hook waited on (no
+   * hook re-attaches), and audits every call a previous run
    * admitted but never saw finish as `uncertain` (R-J-5 for calls): it may or
    * may not have run. In a shared store it then follows the other hosts.
    */
@@ -129,6 +130,8 @@ export class ApprovalService {
     if (this.ctx.store.shared) this.unwatch = this.ctx.store.watch((change) => this.onStoreChange(change));
     await this.recompile();
     await this.queue.restore();
+    const orphans = await this.queue.denyOrphanedHookApprovals();
+    if (orphans > 0) this.ctx.logger.warn('approvals an agent hook waited on when the previous daemon ended are denied: their hooks answered deny then', { count: orphans });
     await this.calls.reconcileCallsInProgress();
   }
 

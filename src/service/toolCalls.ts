@@ -348,7 +348,7 @@ export class ToolCalls {
     if (effectId !== undefined) call.effectId = effectId;
     else if (base.agent !== undefined) {
       // R-HOOK-10: an agent action's start is its own audit line; its end comes, if ever,
-      // from the after-event. Not journaled: a lost after-event leaves it `started`, never invented.
+      // from the after-event. Not journaled (the line is its record): a lost after-event leaves it `started`, never invented.
       const started: Omit<AuditRecord, 'ts' | 'principal'> = { ...base, callId, outcome: 'started', waitedForConsentMs: waited };
       if (consent !== undefined) {
         started.channel = consent.channel as NonNullable<AuditRecord['channel']>;
@@ -357,6 +357,9 @@ export class ToolCalls {
       }
       recordDecidedBy(started, decidedBy);
       writeAudit(ctx, started);
+      // The agent runs it the moment the hook answers: the answer waits for the line's write(2),
+      // so a kill -9 of the daemon right after cannot take the call's only record with it.
+      await ctx.audit.written();
     } else {
       // Durable before the caller may run it: a crash before its end is recorded leaves it
       // here, and the next start audits it as uncertain (R-J-5 for calls). A handoff retry

@@ -425,4 +425,72 @@ describe('R-AUD-1..3 audit log', () => {
     await next.close();
     expect(verifyAudit(dir)).toEqual({ ok: true, lines: 41 });
   });
+
+  it('R-AUD-1 written() resolves once the line reached write(2), before its fsync; at once when that write failed; durable() still waits for the fsync', async () => {
+    let releaseSync: (() => void) | undefined;
+    let syncs = 0;
+    let failWrite = false;
+    let holdSyncs = true;
+    const openFile = async (file: string): Promise<AuditFile> => {
+      const real = await openAuditFile(file);
+      return {
+        write: async (bytes) => {
+          if (failWrite) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+          return real.write(bytes);
+        },
+        // Every fsync waits for the test: what written() promises must not need it.
+        sync: async () => {
+          syncs += 1;
+          if (holdSyncs) await new Promise<void>((resolve) => (releaseSync = resolve));
+          return real.sync();
+        },
+        size: () => real.size(),
+        truncate: (size) => real.truncate(size),
+        isCurrent: () => real.isCurrent(),
+        close: () => real.close(),
+      };
+    };
+    const log = new AuditLog({ dir, clock, openFile, retryMs: 60_000 });
+    log.append(record({ outcome: 'started' }));
+    let durable = false;
+    void log.durable().then(() => (durable = true));
+    await log.written();
+    // In the file (the page cache) though its fsync has not returned: a kill -9 now would not lose it.
+    const file = path.join(dir, '2026-01-01.jsonl');
+    expect(readLines(file).map((line) => JSON.parse(line).outcome)).toEqual(['started']);
+    expect(syncs).toBe(1);
+    expect(durable).toBe(false);
+    releaseSync?.();
+    await log.flush();
+    expect(durable).toBe(true);
+
+    // A second record behind a batch in flight waits for its own write, not the first's.
+    log.append(record({ outcome: 'started' }));
+    const second = log.written();
+    let secondDone = false;
+    void second.then(() => (secondDone = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(secondDone).toBe(true);
+    expect(readLines(file)).toHaveLength(2);
+    holdSyncs = false;
+    releaseSync?.();
+    await log.flush();
+
+    // A write that fails: written() is told (the line is held), never left waiting for room.
+    failWrite = true;
+    log.append(record({ outcome: 'denied' }));
+    await log.written();
+    await log.flush();
+    expect(log.held).toBe(1);
+    expect(readLines(file)).toHaveLength(2);
+    // While held records wait for the retry, a new record does not wait either.
+    log.append(record({ outcome: 'denied' }));
+    await log.written();
+    failWrite = false;
+    await log.retry();
+    await log.flush();
+    expect(log.held).toBe(0);
+    expect(readLines(file)).toHaveLength(4);
+    expect(verifyAudit(dir)).toEqual({ ok: true, lines: 4 });
+  });
 });
