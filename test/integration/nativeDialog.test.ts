@@ -98,7 +98,8 @@ describe('R-HOOK-9 approving in the agent\'s own dialog (hooks.claudeNativePromp
     const answer = await dialog.done;
     expect(answer.code).toBe(0);
     expect(JSON.parse(answer.stdout)).toMatchObject({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny' } } });
-    expect(linesOf(home, id).map((line) => [line['outcome'], line['channel']])).toEqual([['consent_denied', 'cli']]);
+    // The decision's line is written in the audit's next batch, which may follow the hook's answer.
+    await expect.poll(() => linesOf(home, id).map((line) => [line['outcome'], line['channel']]), { timeout: 10_000 }).toEqual([['consent_denied', 'cli']]);
   });
 
   it('R-HOOK-9 the PermissionRequest hook ending before a decision (the dialog\'s "no" sends it SIGTERM) denies the approval, channel agent', async () => {
