@@ -22,6 +22,7 @@ export const PolicySnapshotDataSchema = z.object({
     destructive: z.enum(['allow', 'deny', 'prompt']),
     tools: z.record(z.string(), z.enum(['allow', 'deny', 'prompt'])),
     consentTimeoutSeconds: z.number(),
+    toolRisk: z.record(z.string(), z.enum(['low', 'elevated', 'high'])).optional(),
   }),
   rules: z.array(RuleSchema),
 });

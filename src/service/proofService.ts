@@ -9,6 +9,7 @@ import type { Clock } from '../core/base/clock.js';
 import { AssentError } from '../core/base/errors.js';
 import type { RandomBytes } from '../core/base/ids.js';
 import { newEffectId, newProof, newProofId, proofHash } from '../core/approval/proof.js';
+import { keptRiskLevel } from '../core/approval/approvalRisk.js';
 import type { EffectRecord, ProofAudience, ProofRecord } from '../core/approval/proof.js';
 import type { AuditLog } from '../journal/auditLog.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
@@ -247,6 +248,8 @@ export class ProofService {
       principal: this.options.principal,
       argsSha256: approval?.argsSha256 ?? effect.actionDigest,
       approvalId: effect.approvalId,
+      // The approval's risk is the effect's: every record carries a level (R-POL-10).
+      risk: keptRiskLevel(approval?.caller),
       ...extra,
     };
     if (approval !== undefined) {

@@ -2,12 +2,12 @@
 // (R-D-5): policy, rules and session grants decide; `prompt` files an approval
 // and the call waits for it; an admitted call is durable until its end is
 // reported, and every outcome is one audit line (R-AUD-1).
-import { readApprovalRisk, toolCallRisk } from '../core/approval/approvalRisk.js';
+import { keptRiskLevel, readApprovalRisk } from '../core/approval/approvalRisk.js';
 import { nativeDigestOf } from '../journal/nativeHash.js';
 import { AssentError } from '../core/base/errors.js';
 import { presenceFor } from '../core/policy/presencePolicy.js';
 import { decidingPolicyKey } from '../core/policy/policyKey.js';
-import { evaluateToolPolicy, isDestructive } from '../core/policy/toolPolicy.js';
+import { evaluateToolPolicy, gatewayCallRisk } from '../core/policy/toolPolicy.js';
 import type { AuditRecord } from '../journal/auditRecords.js';
 import type { CallInProgressRecord } from '../journal/journal.js';
 import type { ApprovalProofs } from './approvalProofs.js';
@@ -147,7 +147,8 @@ export class ToolCalls {
           : { server: params.server, tool: params.tool, args: params.args, annotations: params.annotations },
         ctx.clock.now(),
       );
-    const risk = agent !== undefined ? readApprovalRisk(caller['risk'])?.level : toolCallRisk(isDestructive(params.annotations)).level;
+    const toolRisk = agent === undefined ? gatewayCallRisk(ctx.snapshot(), `${params.server}/${params.tool}`, params.annotations) : undefined;
+    const risk = agent !== undefined ? readApprovalRisk(caller['risk'])?.level : toolRisk?.level;
     const base = callBase(params.sessionId, params.server, params.tool, argsSha256, agent?.auditCaller ?? caller, agent?.agent, risk);
     if (agent?.confined !== undefined && evaluation.decision === 'allow') base.confined = agent.confined;
 
@@ -176,7 +177,7 @@ export class ToolCalls {
     // client put in its caller, and not audited (the audit keeps the caller as the client gave it).
     const filedCaller: Record<string, unknown> =
       agent === undefined
-        ? { ...caller, policy: { decision: 'prompt', key: evaluation.key ?? 'policy.default' }, risk: toolCallRisk(isDestructive(params.annotations)) }
+        ? { ...caller, policy: { decision: 'prompt', key: evaluation.key ?? 'policy.default' }, risk: toolRisk }
         : caller;
     const grantKey = sessionGrantKey(base, agent?.sessionGrant);
     const grantedBy = needsPresence ? undefined : this.sessions.grantedBy(params.sessionId, grantKey);
@@ -480,6 +481,7 @@ export class ToolCalls {
         outcome: 'uncertain',
         waitedForConsentMs: call.waitedForConsentMs,
         caller: call.caller,
+        risk: keptRiskLevel(call.caller),
       };
       if (call.channel !== undefined) record.channel = call.channel as NonNullable<AuditRecord['channel']>;
       if (call.approvalId !== undefined) record.approvalId = call.approvalId;

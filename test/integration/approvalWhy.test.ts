@@ -43,7 +43,7 @@ async function pending(home: TempHome, count: number): Promise<Listed[]> {
 }
 
 describe('R-REM-5 why an approval asks and how risky it is (remote 5)', () => {
-  it('R-REM-5 a gateway call names the policy key and a destructive tool (by its annotations) says so; a forged caller.policy or caller.risk is replaced; the audit keeps the caller as given', async () => {
+  it('R-REM-5 R-POL-10 a gateway call names the policy key, a tool that writes is elevated and one its server calls destructive is high; a forged caller.policy or caller.risk is replaced; the audit keeps the caller as given', async () => {
     const { home, client } = await setup();
     const forged = { client: 'e2e', policy: { decision: 'allow', key: 'nothing to see' }, risk: [] };
     const write = client.call('calls.authorize', { sessionId: 's', server: 'fs', tool: 'write_file', args: { path: '/x' }, annotations: { destructiveHint: false }, caller: forged }).catch(() => undefined);
@@ -52,11 +52,11 @@ describe('R-REM-5 why an approval asks and how risky it is (remote 5)', () => {
       .catch(() => undefined);
     const listed = await pending(home, 2);
     const byTool = new Map(listed.map((approval) => [approval.tool, approval]));
-    expect(byTool.get('write_file')?.caller).toEqual({ client: 'e2e', policy: { decision: 'prompt', key: 'policy.tools.fs/write_file' }, risk: { level: 'low', reasons: [], flags: [] } });
+    expect(byTool.get('write_file')?.caller).toEqual({ client: 'e2e', policy: { decision: 'prompt', key: 'policy.tools.fs/write_file' }, risk: { level: 'elevated', reasons: ['not read-only (MCP annotations)'], flags: ['not read-only'] } });
     expect(byTool.get('delete_file')?.caller).toEqual({
       client: 'e2e',
       policy: { decision: 'prompt', key: 'policy.destructive' },
-      risk: { level: 'elevated', reasons: ['destructive (MCP annotations)'], flags: ['destructive'] },
+      risk: { level: 'high', reasons: ['destructive (destructiveHint)'], flags: ['destructive'] },
     });
     for (const approval of listed) await home.runCli(['deny', approval.id]);
     await Promise.all([write, remove]);

@@ -72,6 +72,8 @@ describe('R-J-5 calls admitted before a crash are audited uncertain (hardening 4
       ]),
     );
     expect(auditLines(home).filter((l) => l['tool'] === 'list')).toHaveLength(1);
+    // R-POL-10: a reconciled line carries a level too; its rating was not kept, so it is elevated, never missing.
+    expect(uncertain.map((line) => line['risk'])).toEqual(['elevated', 'elevated']);
 
     // Recorded once: a further restart writes nothing new.
     const restarted = await connect(home);

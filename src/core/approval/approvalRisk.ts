@@ -28,7 +28,8 @@ export type RiskFlag =
   | 'force push'
   | 'remote history rewrite'
   | 'recursive delete outside cwd'
-  | 'gate file write';
+  | 'gate file write'
+  | 'not read-only';
 
 /**
  * The flag for network data piped or substituted into a shell or interpreter
@@ -53,6 +54,8 @@ const FLAG_LEVEL: Readonly<Record<RiskFlag, RiskLevel>> = {
   'remote history rewrite': 'high',
   'recursive delete outside cwd': 'high',
   'gate file write': 'high',
+  // An MCP tool whose server says it changes things but destroys nothing (`destructiveHint: false`).
+  'not read-only': 'elevated',
 };
 
 /** The order flags are shown in: the page's four first, as before, then the rest. */
@@ -70,6 +73,7 @@ export const RISK_ORDER: readonly RiskFlag[] = [
   'remote history rewrite',
   'recursive delete outside cwd',
   'gate file write',
+  'not read-only',
 ];
 
 /**
@@ -134,9 +138,33 @@ export function agentActionRisk(kind: string, found: readonly RiskSignal[] = [])
   return riskLevel(signals);
 }
 
-/** The risk of a gateway call (R-POL-3): a tool its annotations call destructive (or that has none) is elevated. */
-export function toolCallRisk(destructive: boolean): ApprovalRisk {
-  return riskLevel(destructive ? [{ flag: 'destructive', detail: 'MCP annotations' }] : []);
+/** What a gateway call's risk reads: the server's annotations (hints, R-POL-3). */
+export interface ToolAnnotationHints {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+}
+
+/**
+ * The risk of a gateway call (R-POL-10): `low` for a tool its server marks
+ * `readOnlyHint: true`, `high` for one it marks `destructiveHint: true`, and
+ * `elevated` for every other (no annotations, or a write the server calls not
+ * destructive). A level the operator set for the tool (`policy.toolRisk`,
+ * named by `setBy`) replaces the annotations' level; their findings stay as
+ * the reasons beside it.
+ */
+export function toolCallRisk(annotations: ToolAnnotationHints | undefined, configured?: { level: RiskLevel; setBy: string }): ApprovalRisk {
+  const readOnly = annotations?.readOnlyHint === true;
+  const declared = !readOnly && annotations?.destructiveHint === true;
+  const signals: RiskSignal[] = [];
+  if (declared) signals.push({ flag: 'destructive', detail: 'destructiveHint' });
+  else if (annotations === undefined) signals.push({ flag: 'destructive', detail: 'no MCP annotations' });
+  else if (!readOnly && annotations.destructiveHint === false) signals.push({ flag: 'not read-only', detail: 'MCP annotations' });
+  else if (!readOnly) signals.push({ flag: 'destructive', detail: 'MCP defaults' });
+  const found = riskLevel(signals);
+  // The flag is elevated on its own; a tool its server itself calls destructive is the high case of R-POL-10's table.
+  const level: RiskLevel = declared ? 'high' : found.level;
+  if (configured === undefined) return { ...found, level };
+  return { level: configured.level, reasons: [`set by ${configured.setBy}`, ...found.reasons], flags: found.flags };
 }
 
 /** Files a shell start reads: a write there is code that runs later (R-POL-8). */
@@ -214,6 +242,16 @@ export function deleteRisks(deletes: readonly PlannedDelete[], resolved: readonl
 }
 
 const isFlag = (value: unknown): value is RiskFlag => typeof value === 'string' && (RISK_ORDER as readonly string[]).includes(value);
+
+/**
+ * The level a record carries whose rating was not kept (a call reconciled
+ * after a restart, an effect run under a proof): the caller's own risk when it
+ * has one, else `elevated` — a record without a level would read as "unrated"
+ * downstream, and `low` would understate a call nobody rated (R-POL-10).
+ */
+export function keptRiskLevel(caller: Record<string, unknown> | undefined): RiskLevel {
+  return readApprovalRisk(caller?.['risk'])?.level ?? 'elevated';
+}
 
 /**
  * The risk an approval recorded in `caller.risk`, for the views: the

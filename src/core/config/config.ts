@@ -79,6 +79,13 @@ export const PolicySchema = z.object(
       .superRefine(checkToolIdKeys),
     consentTimeoutSeconds: intRange(1, MAX_CONSENT_TIMEOUT_SECONDS).default(90),
     quorum: QuorumSchema.default({}),
+    /** The risk level a gateway call of the tool carries (R-POL-10), instead of the one its annotations give; a hint, never a decision. */
+    toolRisk: z
+      .record(z.string(), z.enum(['low', 'elevated', 'high'], { error: '"low", "elevated" or "high"' }), {
+        error: 'an object mapping "<server>/<tool>" to "low", "elevated" or "high"',
+      })
+      .default({})
+      .superRefine(checkToolIdKeys),
     /** Agent actions (SPEC §18) that no `policy.tools` entry or kind rule decides. */
     agents: z
       .object(
@@ -97,7 +104,7 @@ export const PolicySchema = z.object(
     /** Actions whose approval counts only with an enrolled passkey's assertion (R-REM-6). */
     presence: PresenceSchema.default({}),
   },
-  { error: 'an object with "default", "destructive", "tools", "consentTimeoutSeconds", "quorum", "agents", "commands", "paths", "urls" and "presence"' },
+  { error: 'an object with "default", "destructive", "tools", "consentTimeoutSeconds", "quorum", "toolRisk", "agents", "commands", "paths", "urls" and "presence"' },
 );
 export type Policy = z.infer<typeof PolicySchema>;
 
@@ -325,13 +332,13 @@ function plainObject(value: unknown): Record<string, unknown> | undefined {
 }
 
 /**
- * R-CFG-1: a `policy.tools` (or `policy.quorum`) id whose alias names no configured server (nor an
+ * R-CFG-1: a `policy.tools` (or `policy.quorum`, `policy.toolRisk`) id whose alias names no configured server (nor an
  * agent, §17) can never match a call, so the operator's intended `deny` or
  * `prompt` does nothing; that is an error, and so is a `policy.presence` key
  * naming one (its passkey would never be asked for). Judged on the raw document so it is
  * reported beside every other problem, even when a server entry is invalid.
  */
-function unknownToolAliases(value: unknown, section: 'tools' | 'quorum' = 'tools'): ConfigProblem[] {
+function unknownToolAliases(value: unknown, section: 'tools' | 'quorum' | 'toolRisk' = 'tools'): ConfigProblem[] {
   const root = plainObject(value);
   const tools = plainObject(plainObject(root?.['policy'])?.[section]);
   const aliases = Object.keys(plainObject(root?.['servers']) ?? {});
@@ -382,7 +389,7 @@ function withoutSchemaKey(value: unknown): { value: unknown; problems: ConfigPro
  */
 export function validateConfig(input: unknown): { config: Config | undefined; problems: ConfigProblem[] } {
   const { value, problems: schemaKeyProblems } = withoutSchemaKey(input);
-  const problems: ConfigProblem[] = [...schemaKeyProblems, ...unknownToolAliases(value), ...unknownToolAliases(value, 'quorum')];
+  const problems: ConfigProblem[] = [...schemaKeyProblems, ...unknownToolAliases(value), ...unknownToolAliases(value, 'quorum'), ...unknownToolAliases(value, 'toolRisk')];
   const result = ConfigSchema.safeParse(value);
   if (!result.success) {
     for (const issue of result.error.issues) {

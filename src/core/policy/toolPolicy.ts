@@ -3,6 +3,7 @@
 import type { AgentName } from '../agent/agentAction.js';
 import type { PolicyValue } from './policyValue.js';
 import { AssentError } from '../base/errors.js';
+import { toolCallRisk, type ApprovalRisk, type RiskLevel } from '../approval/approvalRisk.js';
 
 export type ToolDecision = PolicyValue;
 
@@ -103,6 +104,8 @@ export interface PolicySnapshot {
   readonly ruleIndex: ReadonlyMap<string, ToolRuleIndex>;
   /** The `command`, `path` and `url` rules, oldest first; the kind's rules of an agent action apply them (R-POL-6). */
   readonly agentRules: readonly Rule[];
+  /** `policy.toolRisk`: the risk level a gateway call of the tool carries, instead of its annotations' (R-POL-10). */
+  readonly toolRisk: ReadonlyMap<string, RiskLevel>;
 }
 
 const RULE_ARG_SYNTAX = 'expected "/pointer:prefix=VALUE", "/pointer:equals=VALUE" or "/pointer=VALUE", e.g. "/path:prefix=/srv/data/"';
@@ -167,6 +170,7 @@ export interface ToolPolicySettings {
   default: PolicyValue;
   destructive: PolicyValue;
   tools: Readonly<Record<string, PolicyValue>>;
+  toolRisk?: Readonly<Record<string, RiskLevel>>;
 }
 
 /** Prepares config policy and rules for evaluation: tool entries and rules are indexed by tool id. */
@@ -193,7 +197,8 @@ export function compilePolicy(config: ToolPolicySettings, rules: readonly Rule[]
   }
   const ruleIndex = new Map<string, ToolRuleIndex>();
   for (const [tool, list] of rulesByTool) ruleIndex.set(tool, indexRules(list));
-  return { default: config.default, destructive: config.destructive, tools, rulesByTool, ruleIndex, agentRules };
+  const toolRisk = new Map<string, RiskLevel>(Object.entries(config.toolRisk ?? {}));
+  return { default: config.default, destructive: config.destructive, tools, rulesByTool, ruleIndex, agentRules, toolRisk };
 }
 
 function pushTo<K>(map: Map<K, CompiledRule[]>, key: K, rule: CompiledRule): void {
@@ -232,6 +237,12 @@ function indexRules(rules: readonly CompiledRule[]): ToolRuleIndex {
   }
   for (const entry of index.byPointer) entry.lengths.sort((a, b) => a - b);
   return index;
+}
+
+/** The risk a gateway call of `toolId` carries (R-POL-10): the operator's `policy.toolRisk` level, else its annotations'. */
+export function gatewayCallRisk(snapshot: Pick<PolicySnapshot, 'toolRisk'> | undefined, toolId: string, annotations: ToolCall['annotations']): ApprovalRisk {
+  const level = snapshot?.toolRisk.get(toolId);
+  return toolCallRisk(annotations, level === undefined ? undefined : { level, setBy: `policy.toolRisk[${JSON.stringify(toolId)}]` });
 }
 
 /** Destructive unless the server says readOnlyHint: true or destructiveHint: false (R-POL-3, MCP defaults). */

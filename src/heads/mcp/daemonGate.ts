@@ -12,8 +12,7 @@
 // (daemonAttachment.ts), the audit queue (auditQueue.ts), the approval channels (approvalChannels.ts).
 import { AssentError, errorText } from '../../core/base/errors.js';
 import { decidingPolicyKey } from '../../core/policy/policyKey.js';
-import { evaluateToolPolicy, isDestructive } from '../../core/policy/toolPolicy.js';
-import { toolCallRisk } from '../../core/approval/approvalRisk.js';
+import { evaluateToolPolicy, gatewayCallRisk, type PolicySnapshot } from '../../core/policy/toolPolicy.js';
 import type { Logger } from '../../service/logger.js';
 import { realTimers, type Timers } from '../../core/base/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
@@ -95,13 +94,12 @@ export interface DaemonGate extends CallGate {
   readonly openCalls: number;
 }
 
-/** The risk level a gateway call's record carries (R-POL-10), as the daemon rates the calls it decides; levelled once, not per call. */
-const DESTRUCTIVE_RISK = toolCallRisk(true).level;
-const HARMLESS_RISK = toolCallRisk(false).level;
-
-/** A call as its audit record keeps it until it is sent. */
-function settledCall(call: GateCall, sessionId: string): SettledCall {
-  const risk = isDestructive(call.annotations) ? DESTRUCTIVE_RISK : HARMLESS_RISK;
+/**
+ * A call as its audit record keeps it until it is sent, with the risk level every record carries (R-POL-10), rated
+ * as the daemon rates the calls it decides: from the latest policy the gate held, even in a gap.
+ */
+function settledCall(call: GateCall, sessionId: string, policy: Pick<PolicySnapshot, 'toolRisk'>): SettledCall {
+  const risk = gatewayCallRisk(policy, `${call.server}/${call.tool}`, call.annotations).level;
   const local: SettledCall = { sessionId: call.sessionId || sessionId, server: call.server, tool: call.tool, args: call.args, caller: call.caller, risk };
   if (call.argsSize !== undefined) local.argsSize = call.argsSize;
   return local;
@@ -155,7 +153,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
    * gated call): spooled with the time it was refused, read in by the next daemon, `decidedHow` `unavailable`.
    */
   const auditRefusal = (call: GateCall, reason: 'unavailable' | 'no_consent_channel'): void => {
-    const local = settledCall(call, sessionId);
+    const local = settledCall(call, sessionId, attachments.current?.snapshot ?? heldPolicy);
     local.deniedReason = reason;
     audit.record(local, 'denied');
   };
@@ -246,7 +244,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     const decision = await detached.fallback.authorize(call);
     // Cancelled while the fallback decided: nothing is settled for a call that will not run.
     if (call.signal.aborted) return cancelled;
-    const local = settledCall(call, sessionId);
+    const local = settledCall(call, sessionId, heldPolicy);
     if (decision.allowed) {
       counter += 1;
       const callId = `g${counter.toString(36)}`;
@@ -275,7 +273,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       now(),
     );
     if (verdict.decision === 'prompt') return undefined;
-    const local = settledCall(call, sessionId);
+    const local = settledCall(call, sessionId, attached.snapshot);
     if (verdict.ruleId !== undefined) local.ruleId = verdict.ruleId;
     const policyKey = decidingPolicyKey(verdict);
     if (policyKey !== undefined) local.policyKey = policyKey;
@@ -293,6 +291,10 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
     };
   };
 
+  /** The last policy the gate held: a refusal in a gap is rated by it, as the daemon would have rated the call. */
+  let heldPolicy: Pick<PolicySnapshot, 'toolRisk'> = {
+    toolRisk: new Map(Object.entries(options.detached?.started.config.policy.toolRisk ?? {})),
+  };
   let pinned: PinnedConfigData;
   if (options.client !== undefined) {
     const initial = await attachments.attach(options.client);
@@ -333,7 +335,8 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
         if (call.signal.aborted) return cancelled;
         if (attached === undefined) return refuseInGap(call);
       }
-      return settleFromSnapshot(call, attached) ?? authorizeWithDaemon(call, attached, settledCall(call, sessionId));
+      heldPolicy = attached.snapshot;
+      return settleFromSnapshot(call, attached) ?? authorizeWithDaemon(call, attached, settledCall(call, sessionId, attached.snapshot));
     },
     finish(callId, outcome) {
       const local = settled.get(callId);

@@ -61,6 +61,9 @@ const invalid: Array<[string, Record<string, unknown>, string, RegExp]> = [
   ['policy.quorum fractional (R-TEAM-3)', withValue(['policy', 'quorum'], { 'fs/write_file': 1.5 }), 'policy.quorum.fs/write_file', /number 1.5/],
   ['policy.quorum a string count (R-TEAM-3)', withValue(['policy', 'quorum'], { 'fs/write_file': '2' }), 'policy.quorum.fs/write_file', /string \("2"\)/],
   ['policy.quorum key without slash (R-TEAM-3)', withValue(['policy', 'quorum'], { write_file: 2 }), 'policy.quorum.write_file', /"<server alias>\/<tool name>"/],
+  ['policy.toolRisk an unknown level (R-POL-10)', withValue(['policy', 'toolRisk'], { 'fs/write_file': 'extreme' }), 'policy.toolRisk.fs/write_file', /"low", "elevated" or "high"/],
+  ['policy.toolRisk key without slash (R-POL-10)', withValue(['policy', 'toolRisk'], { write_file: 'high' }), 'policy.toolRisk.write_file', /"<server alias>\/<tool name>"/],
+  ['policy.toolRisk an alias of no server (R-POL-10)', withValue(['policy', 'toolRisk'], { 'fss/write_file': 'high' }), 'policy.toolRisk.fss/write_file', /"fss" is not a server alias/],
   ['policy.quorum an array (R-TEAM-3)', withValue(['policy', 'quorum'], [2]), 'policy.quorum', /an array of 1 item/],
 ];
 
@@ -79,7 +82,7 @@ describe('R-CFG-1..3 config validation', () => {
   it('R-CFG-3 defaults consentTimeoutSeconds to 90 and the rest to the documented values', () => {
     expect(DEFAULT_CONFIG).toEqual({
       servers: {},
-      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, quorum: {}, agents: { default: 'prompt', bookkeeping: 'allow' }, ...defaultAgentPolicyDocument(), presence: {} },
+      policy: { default: 'allow', destructive: 'prompt', tools: {}, consentTimeoutSeconds: 90, quorum: {}, toolRisk: {}, agents: { default: 'prompt', bookkeeping: 'allow' }, ...defaultAgentPolicyDocument(), presence: {} },
       channels: { elicitation: false, tty: false },
       approvals: { handoff: false, proofTtlSeconds: 300, fourEyes: false },
       hooks: { timeoutSeconds: 110, claudeNativePrompt: false },

@@ -177,8 +177,27 @@ describe('R-POL-10 the risk of other actions', () => {
   it('a fetch is an elevated network read; an MCP tool, seen by a hook without annotations or called as destructive through the gateway, is elevated', () => {
     expect(agentActionRisk('fetch')).toEqual({ level: 'elevated', reasons: ['network (fetch)'], flags: ['network'] });
     expect(agentActionRisk('mcp')).toEqual({ level: 'elevated', reasons: ['destructive (an MCP tool without annotations)'], flags: ['destructive'] });
-    expect(toolCallRisk(true)).toEqual({ level: 'elevated', reasons: ['destructive (MCP annotations)'], flags: ['destructive'] });
-    expect(toolCallRisk(false)).toEqual({ level: 'low', reasons: [], flags: [] });
+    expect(toolCallRisk(undefined)).toEqual({ level: 'elevated', reasons: ['destructive (no MCP annotations)'], flags: ['destructive'] });
+    expect(toolCallRisk({})).toEqual({ level: 'elevated', reasons: ['destructive (MCP defaults)'], flags: ['destructive'] });
+    expect(toolCallRisk({ destructiveHint: false })).toEqual({ level: 'elevated', reasons: ['not read-only (MCP annotations)'], flags: ['not read-only'] });
+    expect(toolCallRisk({ readOnlyHint: true })).toEqual({ level: 'low', reasons: [], flags: [] });
+    // readOnlyHint wins: MCP says destructiveHint means nothing for a read-only tool.
+    expect(toolCallRisk({ readOnlyHint: true, destructiveHint: true })).toEqual({ level: 'low', reasons: [], flags: [] });
+  });
+
+  it('R-POL-10 a tool its server calls destructive is high; a level set in policy.toolRisk replaces the annotations\' and says so first', () => {
+    expect(toolCallRisk({ destructiveHint: true })).toEqual({ level: 'high', reasons: ['destructive (destructiveHint)'], flags: ['destructive'] });
+    expect(toolCallRisk({ readOnlyHint: false, destructiveHint: true })).toMatchObject({ level: 'high' });
+    expect(toolCallRisk({ destructiveHint: true }, { level: 'low', setBy: 'policy.toolRisk["fs/rm"]' })).toEqual({
+      level: 'low',
+      reasons: ['set by policy.toolRisk["fs/rm"]', 'destructive (destructiveHint)'],
+      flags: ['destructive'],
+    });
+    expect(toolCallRisk({ readOnlyHint: true }, { level: 'high', setBy: 'policy.toolRisk["db/query"]' })).toEqual({
+      level: 'high',
+      reasons: ['set by policy.toolRisk["db/query"]'],
+      flags: [],
+    });
   });
 });
 

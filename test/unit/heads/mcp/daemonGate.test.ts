@@ -87,8 +87,8 @@ class FakeConnection {
 /** A handler answer that never comes: a daemon that is frozen or has died without closing yet. */
 const NEVER = Symbol('never');
 
-function daemon(policy: { default?: string; tools?: Record<string, string> } = {}, extra: Record<string, Handler> = {}): FakeConnection {
-  const fullPolicy = { default: policy.default ?? 'allow', destructive: 'allow', tools: policy.tools ?? {}, consentTimeoutSeconds: 90 };
+function daemon(policy: { default?: string; tools?: Record<string, string>; toolRisk?: Record<string, string> } = {}, extra: Record<string, Handler> = {}): FakeConnection {
+  const fullPolicy = { default: policy.default ?? 'allow', destructive: 'allow', tools: policy.tools ?? {}, consentTimeoutSeconds: 90, ...(policy.toolRisk ? { toolRisk: policy.toolRisk } : {}) };
   return new FakeConnection({
     'config.get': () => ({ revision: 'v1:sha256:r', path: '/home/me/.assent/config.json', config: { servers: {}, policy: fullPolicy, channels: { elicitation: false, tty: false } } }),
     'policy.get': () => ({ revision: 'v1:sha256:r', path: '/home/me/.assent/config.json', policy: fullPolicy, rules: [] }),
@@ -519,5 +519,26 @@ describe('R-POL-10 R-AUD-4 calls the gateway settles carry a risk level, as the 
       const line = toAuditRecord(CallsRecordParamsSchema.parse({ records: [record] }).records[0]!, '2026-03-01T10:00:00.000Z', 'me@laptop');
       expect(line.risk).toBe(record['risk']);
     }
+  });
+
+  it('a tool its server calls destructive is high, one that writes without destroying elevated, and policy.toolRisk replaces either', async () => {
+    const conn = daemon({ default: 'allow', toolRisk: { 'fs/query': 'high', 'fs/remove': 'low' } });
+    const gate = await gateOn(conn);
+    const run = async (tool: string, annotations: GateCall['annotations']): Promise<void> => {
+      const decision = await gate.authorize({ ...call(tool), annotations } as GateCall);
+      expect(decision.allowed).toBe(true);
+      if (decision.allowed && decision.callId !== undefined) gate.finish?.(decision.callId, { ok: true, durationMs: 1 });
+    };
+    await run('delete', { destructiveHint: true });
+    await run('append', { destructiveHint: false });
+    await run('query', { readOnlyHint: true });
+    await run('remove', { destructiveHint: true });
+    await expect.poll(() => conn.records().length, { timeout: 2000 }).toBe(4);
+    expect(conn.records().map((r) => [r['tool'], r['risk']])).toEqual([
+      ['delete', 'high'],
+      ['append', 'elevated'],
+      ['query', 'high'],
+      ['remove', 'low'],
+    ]);
   });
 });
