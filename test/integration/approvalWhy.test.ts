@@ -96,7 +96,8 @@ describe('R-REM-5 why an approval asks and how risky it is (remote 5)', () => {
     await Promise.all([sudo, push]);
     // The audit log keeps the risk level only (R-AUD-4 exports it); like the parts, its reasons quote the command and stay out.
     await waitForAudit(home, (record) => record['sessionId'] === 'risk-push' && record['outcome'] === 'consent_denied');
-    expect(auditLines(home).map((record) => record['risk'])).toEqual(['high', 'high']);
+    // Both denies' lines: each is written in an audit batch of its own, which may follow the other's.
+    await expect.poll(() => auditLines(home).map((record) => record['risk'])).toEqual(['high', 'high']);
     const audited = JSON.stringify(auditLines(home));
     for (const text of ['privilege escalation', 'force push', 'apt install', 'reasons']) expect(audited).not.toContain(text);
   });

@@ -94,10 +94,7 @@ export interface DaemonGate extends CallGate {
   readonly openCalls: number;
 }
 
-/**
- * A call as its audit record keeps it until it is sent, with the risk level every record carries (R-POL-10), rated
- * as the daemon rates the calls it decides: from the latest policy the gate held, even in a gap.
- */
+/** A call as its audit record keeps it until it is sent, rated as the daemon rates the calls it decides (R-POL-10). */
 function settledCall(call: GateCall, sessionId: string, policy: Pick<PolicySnapshot, 'toolRisk'>): SettledCall {
   const risk = gatewayCallRisk(policy, `${call.server}/${call.tool}`, call.annotations).level;
   const local: SettledCall = { sessionId: call.sessionId || sessionId, server: call.server, tool: call.tool, args: call.args, caller: call.caller, risk };
@@ -292,9 +289,7 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
   };
 
   /** The last policy the gate held: a refusal in a gap is rated by it, as the daemon would have rated the call. */
-  let heldPolicy: Pick<PolicySnapshot, 'toolRisk'> = {
-    toolRisk: new Map(Object.entries(options.detached?.started.config.policy.toolRisk ?? {})),
-  };
+  let heldPolicy: Pick<PolicySnapshot, 'toolRisk'> = { toolRisk: new Map(Object.entries(options.detached?.started.config.policy.toolRisk ?? {})) };
   let pinned: PinnedConfigData;
   if (options.client !== undefined) {
     const initial = await attachments.attach(options.client);
