@@ -245,6 +245,20 @@ export function gatewayCallRisk(snapshot: Pick<PolicySnapshot, 'toolRisk'> | und
   return toolCallRisk(annotations, level === undefined ? undefined : { level, setBy: `policy.toolRisk[${JSON.stringify(toolId)}]` });
 }
 
+/**
+ * Only the level of {@link gatewayCallRisk}, for the gateway's settled calls:
+ * with no `policy.toolRisk` entry it is read off the annotations directly, so
+ * the per-call cost is a map probe at most (the same table as toolCallRisk).
+ */
+export function gatewayCallLevel(snapshot: Pick<PolicySnapshot, 'toolRisk'> | undefined, server: string, tool: string, annotations: ToolCall['annotations']): RiskLevel {
+  if (snapshot !== undefined && snapshot.toolRisk.size > 0) {
+    const level = snapshot.toolRisk.get(`${server}/${tool}`);
+    if (level !== undefined) return level;
+  }
+  if (annotations?.readOnlyHint === true) return 'low';
+  return annotations?.destructiveHint === true ? 'high' : 'elevated';
+}
+
 /** Destructive unless the server says readOnlyHint: true or destructiveHint: false (R-POL-3, MCP defaults). */
 export function isDestructive(annotations: ToolCall['annotations']): boolean {
   if (annotations === undefined) return true;

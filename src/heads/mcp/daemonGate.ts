@@ -12,7 +12,7 @@
 // (daemonAttachment.ts), the audit queue (auditQueue.ts), the approval channels (approvalChannels.ts).
 import { AssentError, errorText } from '../../core/base/errors.js';
 import { decidingPolicyKey } from '../../core/policy/policyKey.js';
-import { evaluateToolPolicy, gatewayCallRisk, type PolicySnapshot } from '../../core/policy/toolPolicy.js';
+import { evaluateToolPolicy, gatewayCallLevel, type PolicySnapshot } from '../../core/policy/toolPolicy.js';
 import type { Logger } from '../../service/logger.js';
 import { realTimers, type Timers } from '../../core/base/timers.js';
 import type { DaemonClient } from '../daemon/rpcClient.js';
@@ -96,7 +96,7 @@ export interface DaemonGate extends CallGate {
 
 /** A call as its audit record keeps it until it is sent, rated as the daemon rates the calls it decides (R-POL-10). */
 function settledCall(call: GateCall, sessionId: string, policy: Pick<PolicySnapshot, 'toolRisk'>): SettledCall {
-  const risk = gatewayCallRisk(policy, `${call.server}/${call.tool}`, call.annotations).level;
+  const risk = gatewayCallLevel(policy, call.server, call.tool, call.annotations);
   const local: SettledCall = { sessionId: call.sessionId || sessionId, server: call.server, tool: call.tool, args: call.args, caller: call.caller, risk };
   if (call.argsSize !== undefined) local.argsSize = call.argsSize;
   return local;

@@ -1,9 +1,11 @@
 // The risk of an approval (R-POL-10, R-REM-5): a level — low, elevated, high —
 // and its reasons, judged on the parsed command words and on where the paths
 // land, beside the policy decision and never changing it.
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decidePlan } from '../../../src/core/policy/actionPlan.js';
-import { agentActionRisk, describeRisk, pushRisk, readApprovalRisk, riskLevel, toolCallRisk, type ApprovalRisk } from '../../../src/core/approval/approvalRisk.js';
+import { agentActionRisk, describeRisk, pushRisk, readApprovalRisk, riskLevel, toolCallRisk, type ApprovalRisk, type RiskLevel } from '../../../src/core/approval/approvalRisk.js';
+import { gatewayCallLevel, gatewayCallRisk } from '../../../src/core/policy/toolPolicy.js';
 import { lineRisks } from '../../../src/core/policy/commandRisks.js';
 import { type AgentPolicySnapshot } from '../../../src/core/policy/agentPolicyConfig.js';
 import { DEFAULT_CONFIG } from '../../../src/core/config/config.js';
@@ -183,6 +185,21 @@ describe('R-POL-10 the risk of other actions', () => {
     expect(toolCallRisk({ readOnlyHint: true })).toEqual({ level: 'low', reasons: [], flags: [] });
     // readOnlyHint wins: MCP says destructiveHint means nothing for a read-only tool.
     expect(toolCallRisk({ readOnlyHint: true, destructiveHint: true })).toEqual({ level: 'low', reasons: [], flags: [] });
+  });
+
+  it('R-POL-10 the gateway\'s fast level for settled calls equals the full rating, for any annotations and any policy.toolRisk', () => {
+    const hint = fc.option(fc.boolean(), { nil: undefined });
+    const annotations = fc.option(fc.record({ readOnlyHint: hint, destructiveHint: hint, idempotentHint: hint }, { requiredKeys: [] }), { nil: undefined });
+    const level = fc.constantFrom<RiskLevel>('low', 'elevated', 'high');
+    const entries = fc.dictionary(fc.constantFrom('fs/rm', 'fs/read', 'db/query'), level);
+    fc.assert(
+      fc.property(annotations, entries, fc.constantFrom('fs', 'db'), fc.constantFrom('rm', 'read', 'query'), (given, toolRisk, server, tool) => {
+        const snapshot = { toolRisk: new Map(Object.entries(toolRisk)) };
+        expect(gatewayCallLevel(snapshot, server, tool, given)).toBe(gatewayCallRisk(snapshot, `${server}/${tool}`, given).level);
+        expect(gatewayCallLevel(undefined, server, tool, given)).toBe(toolCallRisk(given).level);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('R-POL-10 a tool its server calls destructive is high; a level set in policy.toolRisk replaces the annotations\' and says so first', () => {
