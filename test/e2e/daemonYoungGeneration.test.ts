@@ -1,6 +1,6 @@
 // SPEC §14: ten thousand waiting calls within 120 MB. The built daemon holds V8's
 // young generation at the size its start-up reached once it listens
-// (src/heads/daemon/youngGeneration.ts): a burst of calls that all wait for a
+// (src/service/youngGeneration.ts): a burst of calls that all wait for a
 // person, each of which survives V8's scavenges, leaves it as it was. The same
 // burst against a daemon left to V8's default (ASSENT_YOUNG_GENERATION=grow)
 // grows it, so the check can fail.

@@ -14,7 +14,7 @@ import { isProcessAlive, readPidFile } from './autoSpawn.js';
 import { startMemoryWatch, type MemoryWatch } from './memoryWatch.js';
 import { DaemonClient } from './rpcClient.js';
 import { startRpcServer } from './rpcServer.js';
-import { youngGenerationBytes } from './youngGeneration.js';
+import { youngGenerationBytes } from '../../service/youngGeneration.js';
 import type { RpcServer } from './rpcServer.js';
 
 export type { DaemonContext };

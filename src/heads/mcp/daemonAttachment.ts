@@ -39,6 +39,8 @@ export interface AttachmentLoopOptions {
   onPolicyUpdated: () => void;
   /** An attachment became current, after the calls waiting for one were woken. */
   onAdopted: () => void;
+  /** The current attachment's connection closed (the daemon stopped or was killed). */
+  onLost?: () => void;
 }
 
 export interface AttachmentLoop {
@@ -130,6 +132,7 @@ export function createAttachmentLoop(options: AttachmentLoopOptions): Attachment
     current = undefined;
     notifyAttachmentWaiters();
     if (closed) return;
+    options.onLost?.();
     logger.warn(
       options.reconnect === undefined
         ? 'lost the connection to the assent daemon; every call is refused from now on (restart the MCP client)'

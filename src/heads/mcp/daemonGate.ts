@@ -131,6 +131,8 @@ export async function connectDaemonGate(options: DaemonGateOptions): Promise<Dae
       checks.check();
       void audit.flush();
     },
+    // What a gap keeps (refusals, the audit backlog) survives V8's scavenges, which then grow the young generation for good.
+    onLost: () => void import('../../service/youngGeneration.js').then((young) => young.holdYoungGeneration()),
   });
   const audit = createAuditQueue({
     logger,

@@ -124,7 +124,7 @@ async function runCommand(options: JsonFlag): Promise<void> {
   const [{ runDaemon }, { allOperations }, { holdYoungGeneration }] = await Promise.all([
     import('../../daemon/daemonMain.js'),
     import('../../daemon/daemonRuntime.js'),
-    import('../../daemon/youngGeneration.js'),
+    import('../../../service/youngGeneration.js'),
   ]);
   const paths = resolveStatePaths(process.env);
   const stop = new AbortController();
