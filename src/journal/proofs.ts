@@ -1,13 +1,16 @@
 // Proof and effect records in journal.db (R-J-2..6): the SQLite engine of the
 // concern written once in proofEffects.ts. The store keeps its own connection
-// to the same WAL database and creates its two tables idempotently, so it needs
-// nothing from the Journal class; every write is synchronous=FULL. Each
-// operation's steps run synchronously, the consuming and reconciling ones in
-// one BEGIN IMMEDIATE transaction: racing processes serialize on the write lock.
+// to the same WAL database and creates its two tables idempotently; only
+// proof_monotonic, this engine's alone, comes from the journal's migrations
+// (sql/migrations.ts), which run when the Journal opens the file first. Every
+// write is synchronous=FULL. Each operation's steps run synchronously, the
+// consuming and reconciling ones in one BEGIN IMMEDIATE transaction: racing
+// processes serialize on the write lock.
 import Database from 'better-sqlite3';
 import { AssentError } from '../core/base/errors.js';
 import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/approval/proof.js';
 import * as ops from './proofEffects.js';
+import type { ProofMonotonicExpiry } from './store.js';
 import { isSqliteConstraint, SqliteSteps } from './sql/sqliteSteps.js';
 
 export { rowToEffect, rowToProof, type ConsumptionOutcome, type EffectRow, type ProofRow } from './proofEffects.js';
@@ -26,6 +29,8 @@ export interface ProofStoreOptions {
   hostId?: string;
 }
 
+type MonotonicRow = ProofMonotonicExpiry & { wallExpiresAt: number };
+
 /** The tables in SQLite, and `host_id` added to tables created before it was recorded (those rows keep NULL). */
 function createTables(db: Database.Database): void {
   const { tables, indexes } = ops.PROOF_TABLES.sqlite;
@@ -40,6 +45,8 @@ function createTables(db: Database.Database): void {
 export class ProofStore {
   private readonly ctx: ops.ProofContext;
   private readonly steps: SqliteSteps;
+  /** proof_monotonic's statements, prepared on first use. */
+  private monotonicStatements?: { prune: Database.Statement<[string]>; insert: Database.Statement<[string, string, number]>; get: Database.Statement<[string], MonotonicRow> };
 
   private constructor(
     private readonly db: Database.Database,
@@ -79,9 +86,41 @@ export class ProofStore {
     if (this.db.open) this.db.close();
   }
 
-  /** Stores a newly issued proof. One approval yields at most one proof (`conflict` otherwise). */
-  insertProof(proof: ProofRecord): void {
-    this.run(ops.insertProof(this.ctx, proof));
+  /**
+   * Stores a newly issued proof. One approval yields at most one proof
+   * (`conflict` otherwise). With `monotonic`, its expiry on the machine's
+   * monotonic clock is kept beside it in the same transaction (proof_monotonic,
+   * which the journal's migrations create), and the rows of earlier boots, which
+   * no longer mean anything, are dropped.
+   */
+  insertProof(proof: ProofRecord, monotonic?: ProofMonotonicExpiry): void {
+    if (monotonic === undefined) {
+      this.run(ops.insertProof(this.ctx, proof));
+      return;
+    }
+    const statements = this.monotonic();
+    this.db
+      .transaction(() => {
+        this.run(ops.insertProof(this.ctx, proof));
+        statements.prune.run(monotonic.bootId);
+        // Whole milliseconds, rounded down: a proof may expire up to 1 ms early, never late.
+        statements.insert.run(proof.hash, monotonic.bootId, Math.floor(monotonic.at));
+      })
+      .immediate();
+  }
+
+  /** The monotonic expiry kept with a proof, and its wall expiry; undefined when none was kept (issued by an older assent, or with no boot id). */
+  monotonicExpiry(hash: string): MonotonicRow | undefined {
+    return this.monotonic().get.get(hash);
+  }
+
+  private monotonic(): NonNullable<ProofStore['monotonicStatements']> {
+    this.monotonicStatements ??= {
+      prune: this.db.prepare('DELETE FROM proof_monotonic WHERE boot_id <> ?'),
+      insert: this.db.prepare('INSERT INTO proof_monotonic (proof_hash, boot_id, expires_ms) VALUES (?, ?, ?)'),
+      get: this.db.prepare('SELECT m.boot_id AS bootId, m.expires_ms AS at, p.expires_at AS wallExpiresAt FROM proof_monotonic m JOIN proofs p ON p.hash = m.proof_hash WHERE m.proof_hash = ?'),
+    };
+    return this.monotonicStatements;
   }
 
   getProofByHash(hash: string): ProofRecord | undefined {

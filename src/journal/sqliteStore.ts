@@ -93,7 +93,8 @@ function sqliteTokens(journal: Journal): TokenStore {
 
 function sqliteProofs(proofs: ProofStore, hostId: string): ProofEffectStore {
   return {
-    insertProof: (proof) => settle(() => proofs.insertProof(proof)),
+    insertProof: (proof, monotonic) => settle(() => proofs.insertProof(proof, monotonic)),
+    proofMonotonicExpiry: (hash) => settle(() => proofs.monotonicExpiry(hash)),
     getProofByHash: (hash) => settle(() => proofs.getProofByHash(hash)),
     getProof: (id) => settle(() => proofs.getProof(id)),
     getProofForApproval: (approvalId) => settle(() => proofs.getProofForApproval(approvalId)),

@@ -131,10 +131,26 @@ export interface EventStore {
   eventsSince(cursor: number, limit: number): Promise<EventRecord[]>;
 }
 
+/**
+ * A proof's expiry on the machine's monotonic clock (`Clock.monotonic`, ms),
+ * which means something only in the boot it names: after a reboot that clock
+ * starts again.
+ */
+export interface ProofMonotonicExpiry {
+  bootId: string;
+  at: number;
+}
+
 /** Approval proofs and the effects their consumption records (R-J-2..6). */
 export interface ProofEffectStore {
-  /** One approval yields at most one proof (`conflict` otherwise). */
-  insertProof(proof: ProofRecord): Promise<void>;
+  /**
+   * One approval yields at most one proof (`conflict` otherwise). The embedded
+   * journal keeps `monotonic` with it, in the same transaction; the team store
+   * keeps none, since the database server's clock judges a team proof's expiry.
+   */
+  insertProof(proof: ProofRecord, monotonic?: ProofMonotonicExpiry): Promise<void>;
+  /** The monotonic expiry kept with the proof of this hash, with the proof's wall expiry; undefined when none was kept. */
+  proofMonotonicExpiry(hash: string): Promise<(ProofMonotonicExpiry & { wallExpiresAt: number }) | undefined>;
   getProofByHash(hash: string): Promise<ProofRecord | undefined>;
   getProof(id: string): Promise<ProofRecord | undefined>;
   getProofForApproval(approvalId: string): Promise<ProofRecord | undefined>;

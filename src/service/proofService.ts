@@ -22,7 +22,7 @@ import type { Logger } from './logger.js';
 
 export interface ProofServiceOptions {
   /** Proofs and effects, the approvals they come from (and their votes), and this host. */
-  store: ProofEffectStore & Pick<ApprovalStore, 'getApproval' | 'listApprovalVotes'> & Pick<StoreInfo, 'hostId'>;
+  store: ProofEffectStore & Pick<ApprovalStore, 'getApproval' | 'listApprovalVotes'> & Pick<StoreInfo, 'hostId' | 'shared'>;
   audit: AuditLog;
   bus: EventBus;
   clock: Clock;
@@ -53,10 +53,14 @@ export interface IssuedProof {
 export class ProofService {
   private readonly proofPrincipal: string;
   /**
-   * The proofs this process issued, by hash: their expiry on the monotonic
-   * clock beside the wall time they record. Setting the wall clock back does
-   * not revive one (sudo keeps its timestamps the same way); a proof issued
-   * before a restart, or by another host, has only its recorded wall time.
+   * Proofs by hash: their expiry on the monotonic clock beside the wall time
+   * they record. A proof is expired once either has passed, so setting the wall
+   * clock back does not revive one (sudo keeps its timestamps the same way).
+   * Those this process issued are here from the start; where the clock names
+   * its boot, the embedded journal keeps the monotonic expiry too, so a daemon
+   * restarted in the same boot reads it back (and keeps it here). After a
+   * reboot, or for a team proof (the server's clock judges it), only the
+   * recorded wall time is left.
    */
   private readonly monotonicExpiry = new Map<string, { at: number; wallExpiresAt: number }>();
 
@@ -117,8 +121,10 @@ export class ProofService {
       expiresAt: issuedAt + this.options.ttlSeconds() * 1000,
       state: 'issued',
     };
-    await store.insertProof(record);
-    this.rememberExpiry(record.hash, record.expiresAt);
+    // The embedded journal keeps the monotonic expiry where the clock names its boot; a team's proofs are judged by the server's clock.
+    const bootId = store.shared ? undefined : clock.bootId?.();
+    const monotonicAt = this.rememberExpiry(record.hash, record.expiresAt, bootId !== undefined);
+    await store.insertProof(record, bootId === undefined ? undefined : { bootId, at: monotonicAt });
     void bus.publish('proof_issued', { proofId: record.id, approvalId: approval.id, audience: record.audience, expiresAt: record.expiresAt }, approval.sessionId);
     return { proof, view: toProofView(record) };
   }
@@ -128,18 +134,38 @@ export class ProofService {
     return this.consumeHash(proofHash(params.proof), params);
   }
 
-  /** Keeps the monotonic expiry of a proof issued here, and forgets those long past. */
-  private rememberExpiry(hash: string, wallExpiresAt: number): void {
+  /**
+   * Keeps the monotonic expiry of a proof issued here, and returns it. Those
+   * already past are forgotten only when the journal keeps them (`kept`):
+   * otherwise this map is their one record, and dropping one would let a wall
+   * clock set back revive its proof.
+   */
+  private rememberExpiry(hash: string, wallExpiresAt: number, kept: boolean): number {
     const { clock } = this.options;
     const now = clock.monotonic();
-    for (const [known, expiry] of this.monotonicExpiry) if (expiry.at <= now) this.monotonicExpiry.delete(known);
-    this.monotonicExpiry.set(hash, { at: now + (wallExpiresAt - clock.now()), wallExpiresAt });
+    if (kept) for (const [known, expiry] of this.monotonicExpiry) if (expiry.at <= now) this.monotonicExpiry.delete(known);
+    const at = now + (wallExpiresAt - clock.now());
+    this.monotonicExpiry.set(hash, { at, wallExpiresAt });
+    return at;
+  }
+
+  /** A proof's monotonic expiry: this process's, or the one the journal kept in this boot (not one of an earlier boot). */
+  private async expiryOf(hash: string): Promise<{ at: number; wallExpiresAt: number } | undefined> {
+    const known = this.monotonicExpiry.get(hash);
+    if (known !== undefined) return known;
+    const bootId = this.options.clock.bootId?.();
+    if (bootId === undefined) return undefined;
+    const kept = await this.options.store.proofMonotonicExpiry(hash);
+    if (kept === undefined || kept.bootId !== bootId) return undefined;
+    const expiry = { at: kept.at, wallExpiresAt: kept.wallExpiresAt };
+    if (expiry.at > this.options.clock.monotonic()) this.monotonicExpiry.set(hash, expiry);
+    return expiry;
   }
 
   /** The time a consumption is judged at: the wall time, or the recorded expiry once the monotonic clock says the proof has expired. */
-  private judgedNow(hash: string): number {
+  private async judgedNow(hash: string): Promise<number> {
     const { clock } = this.options;
-    const expiry = this.monotonicExpiry.get(hash);
+    const expiry = await this.expiryOf(hash);
     const now = clock.now();
     return expiry !== undefined && clock.monotonic() >= expiry.at ? Math.max(now, expiry.wallExpiresAt) : now;
   }
@@ -152,7 +178,7 @@ export class ProofService {
         audience: params.audience,
         actionDigest: params.actionDigest,
         revision: params.revision,
-        now: this.judgedNow(hash),
+        now: await this.judgedNow(hash),
       },
       newEffectId(this.options.random),
     );
@@ -224,10 +250,15 @@ export class ProofService {
     return effect;
   }
 
-  /** Proofs newest first; an issued proof past its deadline is shown as `expired` (it authorizes nothing). */
+  /** Proofs newest first; an issued proof past its deadline, by the wall or the monotonic clock, is shown as `expired` (it authorizes nothing). */
   async list(limit?: number): Promise<ProofView[]> {
     const now = this.options.clock.now();
-    return (await this.options.store.listProofs(limit)).map((proof) => toProofView(proof.state === 'issued' && proof.expiresAt <= now ? { ...proof, state: 'expired' } : proof));
+    const views: ProofView[] = [];
+    for (const proof of await this.options.store.listProofs(limit)) {
+      const expired = proof.state === 'issued' && (proof.expiresAt <= now || proof.expiresAt <= (await this.judgedNow(proof.hash)));
+      views.push(toProofView(expired ? { ...proof, state: 'expired' } : proof));
+    }
+    return views;
   }
 
   /** Revokes a proof by its id, or the proof an approval produced (by approval id) (R-J-6). */

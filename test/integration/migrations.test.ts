@@ -113,10 +113,15 @@ describe.each(STORE_KINDS)('migrations on %s', (kind) => {
       schemas.set(`${kind} empty`, await db.tables());
       await db.store.insertApproval({ id: 'fresh', sessionId: 's', kind: 'tool', argsSha256: 'd', requestedAt: 1, expiresAt: 9e12, caller: {}, handoff: true, state: 'pending' });
       expect((await db.store.getApproval('fresh'))?.handoff).toBe(true);
-      await db.store.insertProof({
-        id: 'p', hash: 'h', approvalId: 'fresh', principal: 'me', sessionId: 's', actionKind: 'tool', actionDigest: 'dg', revision: 'r',
-        decision: 'allow', channel: 'cli', audience: 'mcp', issuedAt: 1, expiresAt: 9e12, state: 'issued',
-      });
+      await db.store.insertProof(
+        {
+          id: 'p', hash: 'h', approvalId: 'fresh', principal: 'me', sessionId: 's', actionKind: 'tool', actionDigest: 'dg', revision: 'r',
+          decision: 'allow', channel: 'cli', audience: 'mcp', issuedAt: 1, expiresAt: 9e12, state: 'issued',
+        },
+        { bootId: 'boot-1', at: 300_000 },
+      );
+      // The monotonic expiry is the embedded journal's alone (proof_monotonic); the team database judges by its server's clock.
+      expect(await db.store.proofMonotonicExpiry('h')).toEqual(kind === 'sqlite' ? { bootId: 'boot-1', at: 300_000, wallExpiresAt: 9e12 } : undefined);
       const consumed = await db.store.consume('h', { principal: 'me', audience: 'mcp', actionDigest: 'dg', revision: 'r', now: 5 }, 'e');
       expect(consumed.kind).toBe('consumed');
       expect((await db.store.getProof('p'))?.hostId).toBe(HOST_A);
@@ -149,6 +154,8 @@ describe.each(STORE_KINDS)('migrations on %s', (kind) => {
 
       // The issued proof is still consumable, and the consumption records this host.
       expect(await store.getProof('prf1')).toMatchObject({ state: 'issued', approvalId: 'bbbbb' });
+      // Issued before the monotonic expiry was kept: judged by its wall time alone.
+      expect(await store.proofMonotonicExpiry('hash1')).toBeUndefined();
       const outcome = await store.consume('hash1', { principal: 'alice@box', audience: 'mcp', actionDigest: 'dig1', revision: 'rev1', now: 2000 }, 'eff1');
       expect(outcome.kind).toBe('consumed');
       const replay = await store.consume('hash2', { principal: 'alice@box', audience: 'mcp', actionDigest: 'dig2', revision: 'rev1', now: 2000 }, 'other');

@@ -4,7 +4,6 @@
 // assembles anything. Everything with a lifetime is closed by a shutdown hook.
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { Clock } from '../../core/base/clock.js';
 import type { Config } from '../../core/config/config.js';
 import { AssentError } from '../../core/base/errors.js';
 import { loadConfigFile } from '../../journal/configFile.js';
@@ -36,6 +35,7 @@ import { AgentActionService } from '../../service/agentActions.js';
 import { ApprovalService, realTimers, type PinnedConfig } from '../../service/approvalService.js';
 import { AuditMirror } from '../../service/auditMirror.js';
 import { ProofService } from '../../service/proofService.js';
+import { systemClock } from '../../service/systemClock.js';
 import type { StorageGuard } from '../../service/storageGuard.js';
 import { AuditLog, type WrittenLine } from '../../journal/auditLog.js';
 import { readAuditLines } from '../../journal/auditReaders.js';
@@ -61,9 +61,6 @@ export type { ApprovalRuntimeOptions } from './runtimeWiring.js';
 
 /** The approval page's static files: web/ at the package root, three levels above src/heads/daemon or dist/heads/daemon. */
 export const WEB_ROOT = fileURLToPath(new URL('../../../web/', import.meta.url));
-
-const systemClock: Clock = { now: () => Date.now(), monotonic: () => performance.now() };
-
 
 /** Records the configuration the operator confirmed, so a restart runs it again (R-CFG-4). */
 export function storePinnedConfig(journal: Journal, pin: StoredPin): void {

@@ -38,7 +38,9 @@ export function postgresProofs(db: PgContext, teamClock?: () => number): ProofEf
   const serverNow = (query: PgQuery): Promise<number> => (teamClock === undefined ? serverClock(query) : Promise.resolve(teamClock()));
   const steps = <T>(operation: ops.Steps<T>): Promise<T> => runPgSteps(db.query, operation);
   return {
+    // A monotonic expiry is one host's and the team's clock is the server's: none is kept (the row is bounded by the server instead).
     insertProof: async (proof) => steps(ops.insertProof(ctx, boundedByServer(proof, await serverNow(db.query)))),
+    proofMonotonicExpiry: () => Promise.resolve(undefined),
     getProofByHash: (hash) => steps(ops.proofBy(ctx, 'hash', hash)),
     getProof: (id) => steps(ops.proofBy(ctx, 'id', id)),
     getProofForApproval: (approvalId) => steps(ops.proofBy(ctx, 'approval_id', approvalId)),

@@ -13,7 +13,7 @@ export const POSTGRES_SCHEMA_VERSION = SCHEMA_VERSION;
 /**
  * A team database from before the one list counted its own versions 1–3, the
  * first holding the embedded steps 1–7 and the team step at once; its number is
- * told apart by `team_meta`, which the one list creates at its last step only.
+ * told apart by `team_meta`, which the one list creates at its tenth step only.
  * From there the remaining steps run (the team step is idempotent).
  */
 const LEGACY_OFFSET = 6;

@@ -193,6 +193,12 @@ CREATE TRIGGER events_notify AFTER INSERT ON events FOR EACH ROW EXECUTE FUNCTIO
       },
     ],
   },
+  {
+    // A table of its own: the proof tables are the same compiled DDL on both engines (proofEffects.ts), and the team database needs none of this.
+    why: "a solo host's proofs' expiry on the machine's monotonic clock (CLOCK_MONOTONIC, ms since boot) and the boot it counts from: a daemon restarted in the same boot still refuses a proof past it, whatever the wall clock says; team proofs are judged by the database server's clock",
+    only: 'sqlite',
+    ops: [{ table: 'proof_monotonic', key: ['proof_hash'], columns: [text('proof_hash'), text('boot_id', req), int('expires_ms', req)] }],
+  },
 ];
 
 /** The schema version this assent writes, on either engine. */

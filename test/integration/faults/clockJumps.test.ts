@@ -3,7 +3,9 @@
 // re-read at every call; the monotonic clock left alone, as a real clock jump
 // leaves it). Back: the wait still ends at its consent timeout, and the expired
 // approval cannot be approved afterwards. Forward: approving it is refused as
-// expired and the call is not allowed. The audit chain verifies after both.
+// expired and the call is not allowed. Back after a restart: a proof that
+// expired before the daemon stopped stays expired in the next one (its
+// monotonic expiry is in the journal). The audit chain verifies after each.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,18 +18,48 @@ if (FAKETIME_LIB === undefined) process.stderr.write('skipping the clock-jump te
 
 const cleanups = cleanupsAfterEach();
 
-async function daemonWithMovableClock(): Promise<{ client: DaemonClient; setOffset: (offset: string) => void; verify: () => Promise<number | null> }> {
+interface MovableDaemon {
+  client: DaemonClient;
+  setOffset: (offset: string) => void;
+  verify: () => Promise<number | null>;
+  /** Stops the daemon (SIGTERM, as `daemon stop` does) and starts it again on the same home and clock; the new client. */
+  restart: () => Promise<DaemonClient>;
+}
+
+async function daemonWithMovableClock(config: Record<string, unknown> = {}): Promise<MovableDaemon> {
   const home = makeTempHome();
   cleanups.push(() => home.cleanup());
   mkdirSync(home.home, { recursive: true, mode: 0o700 });
-  writeFileSync(home.paths.config, JSON.stringify({ notifications: false, servers: { fs: { command: 'true' } }, policy: { default: 'prompt', consentTimeoutSeconds: 3 } }), { mode: 0o600 });
+  writeFileSync(home.paths.config, JSON.stringify({ notifications: false, servers: { fs: { command: 'true' } }, policy: { default: 'prompt', consentTimeoutSeconds: 3 }, ...config }), { mode: 0o600 });
   const offsetFile = join(home.home, 'faketime.rc');
   const setOffset = (offset: string): void => writeFileSync(offsetFile, `${offset}\n`);
   setOffset('+0');
-  await home.startDaemon({ LD_PRELOAD: FAKETIME_LIB, FAKETIME_TIMESTAMP_FILE: offsetFile, FAKETIME_NO_CACHE: '1', FAKETIME_DONT_FAKE_MONOTONIC: '1' });
-  const client = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
-  cleanups.push(() => client.close());
-  return { client, setOffset, verify: async () => (await home.runCli(['audit', 'verify'])).code };
+  const env = { LD_PRELOAD: FAKETIME_LIB, FAKETIME_TIMESTAMP_FILE: offsetFile, FAKETIME_NO_CACHE: '1', FAKETIME_DONT_FAKE_MONOTONIC: '1' };
+  let daemon = await home.startDaemon(env);
+  const connect = async (): Promise<DaemonClient> => {
+    const client = await DaemonClient.connect({ socketPath: home.paths.socket, autoSpawn: false });
+    cleanups.push(() => client.close());
+    return client;
+  };
+  const restart = async (): Promise<DaemonClient> => {
+    const exited = new Promise((resolve) => daemon.once('exit', resolve));
+    daemon.kill('SIGTERM');
+    await exited;
+    daemon = await home.startDaemon(env);
+    return connect();
+  };
+  return { client: await connect(), setOffset, verify: async () => (await home.runCli(['audit', 'verify'])).code, restart };
+}
+
+/** `calls.authorize` for a write, as a gateway sends it: allowed, or refused with its reason and approval. */
+async function authorize(client: DaemonClient, path: string): Promise<{ allowed: true } | { allowed: false; reason: string; approvalId?: string }> {
+  try {
+    await client.call('calls.authorize', { sessionId: 's', server: 'fs', tool: 'write_file', args: { path } });
+    return { allowed: true };
+  } catch (error) {
+    const details = (error as { details?: { reason?: string; approvalId?: string } }).details ?? {};
+    return { allowed: false, reason: details.reason ?? (error as Error).message, ...(details.approvalId === undefined ? {} : { approvalId: details.approvalId }) };
+  }
 }
 
 async function pendingId(client: DaemonClient): Promise<string> {
@@ -69,6 +101,29 @@ describe.skipIf(FAKETIME_LIB === undefined)('clock jumps under libfaketime', () 
     );
     expect(decided).toMatch(/expired/);
     expect(await call).not.toBe('allowed');
+    expect(await verify()).toBe(0);
+  }, 40_000);
+
+  it('a proof that expired before a daemon restart stays refused by the next daemon with the wall clock set back 1 h', async () => {
+    const ttlSeconds = 2;
+    const { client, setOffset, verify, restart } = await daemonWithMovableClock({ approvals: { handoff: true, proofTtlSeconds: ttlSeconds } });
+    // A handoff call files its approval; approving it issues the proof its identical retry would consume.
+    const filed = await authorize(client, '/z');
+    expect(filed).toMatchObject({ allowed: false, reason: 'approval_pending' });
+    const approvalId = (filed as { approvalId: string }).approvalId;
+    await client.call('approvals.decide', { id: approvalId, behavior: 'allow' });
+    const proofState = async (on: DaemonClient): Promise<string | undefined> =>
+      (await on.call<{ approvalId: string; state: string }[]>('proofs.list', {})).find((proof) => proof.approvalId === approvalId)?.state;
+    expect(await proofState(client)).toBe('issued');
+    await new Promise((resolve) => setTimeout(resolve, ttlSeconds * 1000 + 500));
+    const next = await restart();
+    setOffset('-1h');
+    // By its recorded wall time the proof has almost an hour left; its monotonic expiry, kept in the journal, has passed.
+    const retry = await authorize(next, '/z');
+    expect(retry, 'the restarted daemon let an expired proof through after the clock was set back').toMatchObject({ allowed: false, reason: 'approval_pending' });
+    // The person decides again: the refused retry filed a new approval; the proof is listed as expired.
+    expect((retry as { approvalId?: string }).approvalId).not.toBe(approvalId);
+    expect(await proofState(next)).toBe('expired');
     expect(await verify()).toBe(0);
   }, 40_000);
 });

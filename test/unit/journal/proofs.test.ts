@@ -141,6 +141,19 @@ describe.each(STORE_KINDS)('proofs and effects in the journal (%s)', (kind) => {
     expect((await present(unaffected)).kind).toBe('consumed');
   });
 
+  it('a proof issued after another expired does not make the expired one forget its monotonic expiry: set the wall clock back, it stays expired', async () => {
+    // Once with the clock that names its boot (the journal keeps the expiry), once with one that does not (only this process knows it).
+    for (const [first, second, useClock] of [['cccca', 'ccccb', clock], ['ccccc', 'ccccd', { now: () => clock.now(), monotonic: () => clock.monotonic() }]] as const) {
+      service = new ProofService({ store, audit: { append: () => undefined } as unknown as AuditLog, bus, clock: useClock, random, logger: silentLogger, principal: 'owner', ttlSeconds: () => 300 });
+      const expired = await issue(first);
+      clock.advance(301_000);
+      await issue(second);
+      clock.jumpWall(-3_600_000);
+      expect(await refusalOf(present(expired))).toBe('expired');
+      clock.jumpWall(3_600_000);
+    }
+  });
+
   it('R-J-4 each refusal has its own reason and records no effect', async () => {
     expect(await refusalOf(present(newProof(random)))).toBe('unknown');
 
@@ -247,5 +260,80 @@ describe.each(STORE_KINDS)('proofs and effects in the journal (%s)', (kind) => {
     } else {
       expect((await store.reconcileIntents(clock.now())).map((effect) => effect.id)).toEqual([a.effect.id]);
     }
+  });
+});
+
+// The gap docs/SECURITY.md used to list: a proof issued before a daemon restart
+// had only its recorded wall time. The embedded journal now keeps its expiry on
+// the machine's monotonic clock with the boot id, so a daemon reopened in the
+// same boot refuses it however far the wall clock is set back. A team proof is
+// judged by the database server's clock instead (test/e2e/teamClockSkew.test.ts),
+// so this is the SQLite store's alone.
+describe('a solo proof across a daemon restart (sqlite)', () => {
+  let clock: FakeClock;
+  let fixture: StoreFixture;
+
+  const daemon = (store: Store): ProofService =>
+    new ProofService({ store, audit: { append: () => undefined } as unknown as AuditLog, bus: new EventBus(store, () => clock.now()), clock, random, logger: silentLogger, principal: 'owner', ttlSeconds: () => 300 });
+
+  /** Files an approved action and issues its proof on a daemon; returns the token. */
+  async function issueOn(store: Store, service: ProofService, id: string): Promise<string> {
+    const approval = execApproval(id);
+    await store.insertApproval(approval);
+    return (await service.issue(approval, { audience: 'cli', revision: 'rev1', channel: 'cli' })).proof;
+  }
+
+  async function presentOn(service: ProofService, proof: string): Promise<string> {
+    try {
+      return (await service.consume({ proof, audience: 'cli', actionDigest: digestOf(ACTION), revision: 'rev1' })).kind;
+    } catch (error) {
+      expect((error as AssentError).type).toBe('proof_invalid');
+      return `refused: ${String((error as AssentError).details?.['reason'])}`;
+    }
+  }
+
+  /** The daemon stopped and started again: a new store on the same journal.db and a new proof service, nothing kept in memory. */
+  async function restart(): Promise<{ store: Store; service: ProofService }> {
+    const store = await fixture.openAnother(HOST_A);
+    return { store, service: daemon(store) };
+  }
+
+  beforeEach(async () => {
+    clock = new FakeClock();
+    fixture = await openStoreFixture('sqlite', clock);
+  });
+
+  afterEach(async () => {
+    await fixture.close();
+  });
+
+  it('restarted in the same boot, a proof past its expiry stays refused with the wall clock set back 1 h; one within its lifetime still runs', async () => {
+    const first = daemon(fixture.store);
+    const expiring = await issueOn(fixture.store, first, 'ddddd');
+    clock.advance(240_000);
+    const fresh = await issueOn(fixture.store, first, 'dddde');
+    clock.advance(61_000);
+    const { store, service } = await restart();
+    clock.jumpWall(-3_600_000);
+    // By its recorded wall time it would be valid for almost another hour: its monotonic expiry, kept in the journal, has passed.
+    expect(await presentOn(service, expiring)).toBe('refused: expired');
+    expect((await service.list()).find((proof) => proof.approvalId === 'ddddd')?.state).toBe('expired');
+    expect(await presentOn(service, fresh)).toBe('consumed');
+    // Never longer than its wall time either: a proof issued at the set-back time, read by a daemon restarted once more, expires at once when the clock is set right.
+    const late = await issueOn(store, first, 'ddddf');
+    const again = await restart();
+    clock.jumpWall(3_600_000);
+    expect(await presentOn(again.service, late)).toBe('refused: expired');
+  });
+
+  it('after a reboot (another boot id) only the wall time is left: set back 1 h, a proof past its expiry runs again (docs/SECURITY.md, "Not covered")', async () => {
+    const expiring = await issueOn(fixture.store, daemon(fixture.store), 'eeeee');
+    clock.advance(301_000);
+    clock.reboot();
+    // The new boot's monotonic clock is past the reading kept in the old one, which means nothing now.
+    clock.advance(400_000);
+    const { service } = await restart();
+    clock.jumpWall(-3_600_000);
+    expect(await presentOn(service, expiring)).toBe('consumed');
   });
 });
