@@ -8,9 +8,8 @@
 // processes serialize on the write lock.
 import Database from 'better-sqlite3';
 import { AssentError } from '../core/base/errors.js';
-import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/approval/proof.js';
+import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofMonotonicExpiry, ProofRecord } from '../core/approval/proof.js';
 import * as ops from './proofEffects.js';
-import type { ProofMonotonicExpiry } from './store.js';
 import { isSqliteConstraint, SqliteSteps } from './sql/sqliteSteps.js';
 
 export { rowToEffect, rowToProof, type ConsumptionOutcome, type EffectRow, type ProofRow } from './proofEffects.js';

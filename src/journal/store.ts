@@ -8,7 +8,7 @@
 // `composeStore` in the composition root. Every shared method is asynchronous
 // because a database server answers over a socket; the SQLite one runs its
 // statement before returning an already settled promise.
-import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofRecord } from '../core/approval/proof.js';
+import type { ConsumptionRequest, EffectRecord, ProofAudience, ProofMonotonicExpiry, ProofRecord } from '../core/approval/proof.js';
 import type { Rule } from '../core/policy/toolPolicy.js';
 import type { ApprovalRecord, ApprovalResolution, ApprovalState, ApprovalVote, CallInProgressRecord, EventRecord, TokenRecord, WebDeviceRecord } from './journalRecords.js';
 import type { PasskeyRecord } from './passkeyRecords.js';
@@ -131,15 +131,6 @@ export interface EventStore {
   eventsSince(cursor: number, limit: number): Promise<EventRecord[]>;
 }
 
-/**
- * A proof's expiry on the machine's monotonic clock (`Clock.monotonic`, ms),
- * which means something only in the boot it names: after a reboot that clock
- * starts again.
- */
-export interface ProofMonotonicExpiry {
-  bootId: string;
-  at: number;
-}
 
 /** Approval proofs and the effects their consumption records (R-J-2..6). */
 export interface ProofEffectStore {

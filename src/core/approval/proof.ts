@@ -149,3 +149,13 @@ export const PROOF_REFUSAL_HELP: Record<ProofRefusal, string> = {
   'other-audience': 'the proof was issued for a different head (audience); present it where it was meant to be used',
   'revision-changed': 'the policy or configuration changed since the approval; review and approve the action again',
 };
+
+/**
+ * A proof's expiry on the machine's monotonic clock (`Clock.monotonic`, ms),
+ * which means something only in the boot it names: after a reboot that clock
+ * starts again.
+ */
+export interface ProofMonotonicExpiry {
+  bootId: string;
+  at: number;
+}
