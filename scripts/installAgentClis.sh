@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real agent CLIs the agent-hook end-to-end tests drive (test/agents:
 # Claude Code, Codex, Gemini CLI, OpenCode, Kilo Code, Copilot CLI, Qwen Code,
-# Factory Droid and Auggie, ~2 GB with native binaries) at the versions
+# Factory Droid, Auggie and Cline, ~2 GB with native binaries) at the versions
 # test/agents/package-lock.json pins, and strace for the no-outbound-connection
 # test. Idempotent: does nothing when both are already there.
 set -euo pipefail
@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 dir=test/agents
 
 # Every package of the lockfile that is on disk must be at its locked version,
-# and the nine entry points the tests run must exist (test/helpers/agentClis.ts
+# and the ten entry points the tests run must exist (test/helpers/agentClis.ts
 # checks the same before running anything).
 installed() {
   node -e '
@@ -38,6 +38,7 @@ installed() {
       "node_modules/@qwen-code/qwen-code/cli.js",
       "node_modules/@factory/cli-linux-x64/bin/droid",
       "node_modules/@augmentcode/auggie/augment.mjs",
+      "node_modules/@cline/cli-linux-x64/bin/cline",
     ]) if (!fs.existsSync(path.join(dir, entry))) { console.error(`missing: ${entry}`); ok = false; }
     process.exit(ok ? 0 : 1);
   ' "$dir" 2>/dev/null
@@ -53,7 +54,8 @@ else
   # its shim, or fetch it itself when the platform package is missing; that
   # package is pinned beside it, at 0.225.2, since its 0.225.1 is not on the
   # registry). Auggie is one JS bundle; its optional node-pty is not built and
-  # not needed for `auggie -p`.
+  # not needed for `auggie -p`. Cline's binary is run from its platform package
+  # too (its postinstall would only hard-link it beside the resolver shim).
   # `npm install --no-save` rather than `npm ci`: some of these CLIs list
   # platform packages that the registry does not carry (OpenCode's and Kilo's
   # macOS and Windows builds), so the lockfile cannot name them and `npm ci`

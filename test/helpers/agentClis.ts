@@ -1,6 +1,7 @@
 // The real agent CLIs (Claude Code, Codex, Gemini CLI; OpenCode, Kilo Code,
 // Copilot CLI and Qwen Code through agentClisMore.ts, Factory Droid through
-// agentClisDroid.ts, Auggie through agentClisAuggie.ts) from test/agents, run
+// agentClisDroid.ts, Auggie through agentClisAuggie.ts, Cline through
+// agentClisCline.ts) from test/agents, run
 // headless and offline: a fresh temp HOME per run, a fake model on 127.0.0.1,
 // the given hooks and MCP servers, no other connection, a bounded lifetime.
 import { spawn, spawnSync } from 'node:child_process';
@@ -16,13 +17,14 @@ import type { AnyModelWire, FakeModel, RecordedRequest } from './fakeModels.js';
 import { MORE_AGENT_NAMES, moreInstalls, prepareMore, type MoreAgentName } from './agentClisMore.js';
 import { droidInstall, prepareDroid } from './agentClisDroid.js';
 import { auggieInstall, prepareAuggie } from './agentClisAuggie.js';
+import { clineInstall, prepareCline } from './agentClisCline.js';
 
 export type AgentName = 'claude' | 'codex' | 'gemini';
 
 export const AGENT_NAMES: readonly AgentName[] = ['claude', 'codex', 'gemini'];
 
-/** Every CLI the harness runs: the three above, the five Chat Completions ones, and Auggie (Augment's own API). */
-export type AnyAgentName = AgentName | MoreAgentName | 'droid' | 'auggie';
+/** Every CLI the harness runs: the three above, the six Chat Completions ones, and Auggie (Augment's own API). */
+export type AnyAgentName = AgentName | MoreAgentName | 'droid' | 'auggie' | 'cline';
 
 export const AGENTS_DIR = join(REPO_ROOT, 'test', 'agents');
 
@@ -39,6 +41,7 @@ export const AGENT_WIRE = {
   qwen: 'chat',
   droid: 'chat',
   auggie: 'augment',
+  cline: 'chat',
 } as const satisfies Record<AnyAgentName, AnyModelWire>;
 
 /** The before-tool and after-tool hook events of each CLI. */
@@ -67,6 +70,7 @@ const INSTALLS: Record<AnyAgentName, CliInstall> = {
   ...moreInstalls(modules),
   droid: droidInstall(modules),
   auggie: auggieInstall(modules),
+  cline: clineInstall(modules),
   claude: {
     packageName: '@anthropic-ai/claude-code',
     lockedPackages: ['@anthropic-ai/claude-code', '@anthropic-ai/claude-code-linux-x64'],
@@ -345,6 +349,7 @@ const PREPARE: Record<AnyAgentName, (home: string, options: AgentRunOptions, pro
   gemini: prepareGemini,
   droid: (home, options, prompt) => prepareDroid(INSTALLS.droid, home, options, prompt),
   auggie: (home, options, prompt) => prepareAuggie(INSTALLS.auggie, home, options, prompt),
+  cline: (home, options, prompt) => prepareCline(INSTALLS.cline, home, options, prompt),
   ...(Object.fromEntries(MORE_AGENT_NAMES.map((agent) => [agent, (home: string, options: AgentRunOptions, prompt: string) => prepareMore(agent, INSTALLS[agent], home, options, prompt)])) as Record<
     MoreAgentName,
     (home: string, options: AgentRunOptions, prompt: string) => Launch
