@@ -341,7 +341,7 @@ export class AgentActionService {
     // R-SH-14: the sandbox for this cwd, built now; its digest is audited and the rewritten command names it.
     let confined: { command: string; digest: string } | undefined;
     if (evaluation.confined === true) {
-      const command = actionCommand(action.input);
+      const command = actionCommand(action.input, action.agent);
       const prepared = command === undefined || this.confiner === undefined ? { why: 'the input has no command to confine' } : this.confiner.prepare(action.cwd, command);
       if ('why' in prepared) {
         const { confined: _dropped, ...rest } = evaluation;

@@ -75,7 +75,7 @@ export class AgentJudge {
     const auto = this.autoApprovals(rules, action.agent);
     switch (action.kind) {
       case 'shell': {
-        const command = actionCommand(action.input);
+        const command = actionCommand(action.input, action.agent);
         if (command === undefined) {
           return { decision: 'prompt', parts: [{ kind: 'error', text: '(no command)', decision: 'prompt', rule: 'policy.commands', reason: 'the input has no "command" string' }] };
         }

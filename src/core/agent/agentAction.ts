@@ -4,7 +4,7 @@
 // client can load it without the rest of the core.
 
 /** The agents assent hooks into, by their hook name (R-SH-0). */
-export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie'] as const;
+export const AGENT_NAMES = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie', 'cline'] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
 /** The short alias of each agent: the first half of its tool ids (`claude/Bash`) and the `server` of its calls. */
@@ -18,6 +18,7 @@ export const AGENT_ALIAS: Readonly<Record<AgentName, string>> = Object.freeze({
   qwen: 'qwen',
   droid: 'droid',
   auggie: 'auggie',
+  cline: 'cline',
 });
 
 /** What an agent action does, as far as its tool name says (R-HOOK-2). */
@@ -152,6 +153,16 @@ const KINDS: Readonly<Record<AgentName, Readonly<Record<string, AgentActionKind>
     apply_patch: 'write',
     'web-fetch': 'fetch',
   },
+  // Cline CLI's tools (3.0.65): `run_commands` runs each of its commands from the workspace root, `search_codebase`
+  // searches the contents of the workspace by regex; `skills` and the team tools start work of their own, so they are `other`.
+  cline: {
+    run_commands: 'shell',
+    read_files: 'read',
+    search_codebase: 'read',
+    editor: 'write',
+    apply_patch: 'write',
+    fetch_web_content: 'fetch',
+  },
 });
 
 /**
@@ -174,6 +185,8 @@ const BOOKKEEPING: Readonly<Record<AgentName, readonly string[]>> = Object.freez
   droid: ['TodoWrite', 'Task', 'TaskOutput', 'TaskStop', 'ToolSearch', 'AskUser', 'ExitSpecMode'],
   // Its task list, the output of the processes it launched, and the untruncated text of a tool result it already got.
   auggie: ['view_tasklist', 'reorganize_tasklist', 'update_tasks', 'add_tasks', 'read-process', 'list-processes', 'view-range-untruncated', 'search-untruncated'],
+  // A question to the person at the terminal, and the run's final answer.
+  cline: ['ask_question', 'submit_and_exit'],
 });
 
 /** Whether `toolName` is one of `agent`'s bookkeeping tools. */

@@ -65,6 +65,11 @@ const PATH_FIELDS: Readonly<Record<string, readonly string[]>> = Object.freeze({
   'auggie/save-file': ['path'],
   'auggie/str-replace-editor': ['path'],
   'auggie/remove-files': [],
+  'cline/editor': ['path'],
+  // read_files names its files in `files` (entries `{path}` or strings), `file_paths` or `paths`: read by clineReadPaths.
+  'cline/read_files': [],
+  // search_codebase takes only `queries`: it searches the workspace root, the cwd Cline's plugin reports.
+  'cline/search_codebase': [],
 });
 
 /** Fields that hold a list of paths, per agent tool (besides the `paths` every tool may carry). */
@@ -98,10 +103,11 @@ const SEARCHES_CWD = new Set([
   'droid/Glob',
   'droid/Grep',
   'auggie/view',
+  'cline/search_codebase',
 ]);
 
 /** Tools that read the contents of every file beneath the directory they search (R-SH-10): judged by what lies beneath. */
-const SEARCHES_CONTENT = new Set(['claude-code/Grep', 'gemini/search_file_content', 'gemini/grep_search', 'opencode/grep', 'kilo/grep', 'copilot/grep', 'qwen/grep_search', 'droid/Grep']);
+const SEARCHES_CONTENT = new Set(['claude-code/Grep', 'gemini/search_file_content', 'gemini/grep_search', 'opencode/grep', 'kilo/grep', 'copilot/grep', 'qwen/grep_search', 'droid/Grep', 'cline/search_codebase']);
 
 /** Fields that hold a file glob (or, Droid's Glob `patterns`, a list of them) read beside the searched directory: Claude Code Glob's `pattern`, Grep's `glob`. */
 const GLOB_FIELDS: Readonly<Record<string, string>> = Object.freeze({
@@ -164,8 +170,9 @@ function patchText(input: Record<string, unknown>): string | undefined {
 export function actionPaths(action: Pick<AgentAction, 'agent' | 'tool' | 'input'>): ActionPaths {
   const key = `${action.agent}/${action.tool}`;
   const input = action.input;
-  // Droid's ApplyPatch and Auggie's apply_patch take the same patch text as Codex's apply_patch, in `input`.
-  if (key === 'codex/apply_patch' || key === 'droid/ApplyPatch' || key === 'auggie/apply_patch') {
+  // Droid's ApplyPatch, Auggie's and Cline's apply_patch take the same patch text as Codex's apply_patch, in `input`.
+  if (key === 'cline/read_files') return clineReadPaths(input);
+  if (key === 'codex/apply_patch' || key === 'droid/ApplyPatch' || key === 'auggie/apply_patch' || key === 'cline/apply_patch') {
     const patch = patchText(input);
     if (patch === undefined) return { paths: [], unknown: 'the patch text was not found in the input' };
     const paths = patchPaths(patch);
@@ -201,17 +208,56 @@ export function actionPaths(action: Pick<AgentAction, 'agent' | 'tool' | 'input'
   return SEARCHES_CONTENT.has(key) ? { paths, recursive: true } : { paths };
 }
 
-/** A shell action's command text, or undefined when the input has none. */
-export function actionCommand(input: Record<string, unknown>): string | undefined {
+/**
+ * The files of a Cline `read_files` call: its `files` (`{path, start_line?,
+ * end_line?}` entries or strings), `file_paths` or `paths`. Any other key or
+ * entry is a form Cline may read otherwise, so it makes the paths unknown.
+ */
+function clineReadPaths(input: Record<string, unknown>): ActionPaths {
+  const paths: string[] = [];
+  for (const [field, value] of Object.entries(input)) {
+    if (field !== 'files' && field !== 'file_paths' && field !== 'paths') return { paths, unknown: `read_files has a field "${field}" assent does not read` };
+    for (const entry of Array.isArray(value) ? value : [value]) {
+      const path = typeof entry === 'string' ? entry : isEntry(entry) ? entry['path'] : undefined;
+      if (typeof path !== 'string' || path === '') return { paths, unknown: `an entry of "${field}" is not a path or {path}` };
+      paths.push(path);
+    }
+  }
+  return paths.length === 0 ? { paths, unknown: 'read_files names no file' } : { paths };
+}
+
+function isEntry(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return Object.keys(value).every((key) => key === 'path' || key === 'start_line' || key === 'end_line');
+}
+
+/**
+ * A shell action's command text, or undefined when the input has none. Cline's
+ * `run_commands` runs each of its `commands` in its own shell, and runs an
+ * entry `{command, args}` as a program without one: only a single command
+ * string, alone in the input, is judged; any other form has no command (it asks).
+ */
+export function actionCommand(input: Record<string, unknown>, agent?: AgentAction['agent']): string | undefined {
+  if (agent === 'cline') {
+    const keys = Object.keys(input);
+    if (keys.length !== 1) return undefined;
+    const value = input['commands'] ?? input['command'];
+    const only = Array.isArray(value) && value.length === 1 ? value[0] : value;
+    return typeof only === 'string' ? only : undefined;
+  }
   const command = input['command'] ?? input['cmd'];
   if (typeof command === 'string') return command;
   return undefined;
 }
 
-/** A fetch action's URL, or undefined when the input has none. */
+/** A fetch action's URL, or undefined when the input has none; Cline's `fetch_web_content` names it in its one request. */
 export function actionUrl(input: Record<string, unknown>): string | undefined {
   const url = input['url'];
-  return typeof url === 'string' ? url : undefined;
+  if (typeof url === 'string') return url;
+  const requests = input['requests'];
+  if (!Array.isArray(requests) || requests.length !== 1) return undefined;
+  const only: unknown = requests[0];
+  return typeof only === 'object' && only !== null && typeof (only as Record<string, unknown>)['url'] === 'string' ? ((only as Record<string, unknown>)['url'] as string) : undefined;
 }
 
 /** What "approve for session" remembers of an agent action (R-POL-7), and how the preview says it. */
@@ -229,7 +275,7 @@ export interface SessionGrantSubject {
  */
 export function sessionGrantSubject(action: Pick<AgentAction, 'agent' | 'tool' | 'kind' | 'input' | 'cwd'>): SessionGrantSubject | undefined {
   if (action.kind === 'shell') {
-    const command = actionCommand(action.input);
+    const command = actionCommand(action.input, action.agent);
     if (command === undefined) return undefined;
     return { subject: { command }, label: `the exact command text ${JSON.stringify(command)}, for this agent session` };
   }

@@ -47,7 +47,7 @@ export function requiredAgentTimeoutSeconds(hookTimeoutSeconds: number): number 
  * the deadline of a hook whose command line carries no `--timeout` (written by
  * an older `install`; doctor asks for a new install).
  */
-export const AGENT_DEFAULT_TIMEOUT_SECONDS: Readonly<Record<'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen' | 'droid' | 'auggie', number>> = Object.freeze({
+export const AGENT_DEFAULT_TIMEOUT_SECONDS: Readonly<Record<'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen' | 'droid' | 'auggie' | 'cline', number>> = Object.freeze({
   'claude-code': 600,
   codex: 600,
   gemini: 60,
@@ -58,4 +58,6 @@ export const AGENT_DEFAULT_TIMEOUT_SECONDS: Readonly<Record<'claude-code' | 'cod
   qwen: 60,
   droid: 60,
   auggie: 60,
+  // Cline runs assent's plugin in-process and waits for it without a timeout; the plugin always passes --timeout.
+  cline: 600,
 });

@@ -175,7 +175,7 @@ const GATE_NAMES: ReadonlySet<string> = new Set([
   ...['lefthook', '.lefthook', 'lefthook-local', '.lefthook-local'].flatMap((base) => ['yml', 'yaml', 'json', 'toml'].map((ext) => `${base}.${ext}`)),
 ]);
 /** Directories of agent and tool configuration: anything beneath is a gate file (R-SH-9, R-POL-8). */
-const GATE_DIRS: ReadonlySet<string> = new Set(['.claude', '.gemini', '.codex', '.cursor', '.opencode', '.kilo', '.qwen', '.factory', '.augment', '.devcontainer', '.idea', '.husky', '.lefthook']);
+const GATE_DIRS: ReadonlySet<string> = new Set(['.claude', '.gemini', '.codex', '.cursor', '.opencode', '.kilo', '.qwen', '.factory', '.augment', '.cline', '.clinerules', '.devcontainer', '.idea', '.husky', '.lefthook']);
 /** Files of `.vscode` that VS Code runs from on its own (a task on folder open, a terminal profile, a debug launch). */
 const VSCODE_GATES: ReadonlySet<string> = new Set(['tasks.json', 'settings.json', 'launch.json']);
 /** Under `.git`: configuration and hooks (R-SH-9), and submodules' and worktrees' own (R-SH-12). */

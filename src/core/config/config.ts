@@ -239,7 +239,7 @@ function editDistance(a: string, b: string): number {
  * Agent tool ids `<agent>/<tool>` (SPEC §17) are valid `policy.tools` keys
  * without a server of that name: the hook heads decide them by these aliases.
  */
-export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie']);
+export const AGENT_TOOL_ALIASES: readonly string[] = Object.freeze(['claude', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie', 'cline']);
 
 /**
  * Why an unknown key at this path is an error, or undefined where it is a

@@ -108,6 +108,14 @@ const AGENT_SETTINGS = [
   '~/.augment/settings*.json',
   '~/.augment/plugins/**',
   '${cwd}/.augment/settings*.json',
+  // Cline CLI loads plugins and runs hook files from these folders, and starts the MCP servers its data/settings name.
+  '~/.cline/plugins/**',
+  '~/.cline/hooks/**',
+  '~/.cline/data/settings/**',
+  '~/Documents/Cline/Plugins/**',
+  '~/Documents/Cline/Hooks/**',
+  '${cwd}/.cline/**',
+  '${cwd}/.clinerules/hooks/**',
 ];
 
 /**
@@ -135,6 +143,8 @@ export const GATE_FILE_GLOBS: readonly string[] = Object.freeze([
   '**/.qwen/**',
   '**/.factory/**',
   '**/.augment/**',
+  '**/.cline/**',
+  '**/.clinerules/**',
   '**/.github/hooks/**',
   '**/.envrc',
   // Editors and tools run these on their own when a person opens or uses the project: a VS Code task with

@@ -83,7 +83,7 @@ export function checkAutoRule(rule: { command?: string | undefined; path?: strin
   else compileUrlPattern(pattern);
   if (rule.agent === undefined) return undefined;
   const agent = parseAgentName(rule.agent);
-  if (agent === undefined) throw new AssentError('invalid_params', `unknown agent ${JSON.stringify(rule.agent)}; use claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid or auggie`);
+  if (agent === undefined) throw new AssentError('invalid_params', `unknown agent ${JSON.stringify(rule.agent)}; use claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid, auggie or cline`);
   return agent;
 }
 

@@ -1,17 +1,17 @@
 // Where each agent CLI reads its hooks and MCP servers, and the shape and units
 // of its hook entries (SPEC §17, docs/agents-testing.md: observed with Claude
 // Code 2.1.328, Codex 0.169.0, Gemini CLI 0.61.0, OpenCode 1.18.33, Kilo Code
-// 7.7.7, Copilot CLI 1.0.102, Qwen Code 0.24.4, Factory Droid 0.225.1, Auggie 0.36.0).
+// 7.7.7, Copilot CLI 1.0.102, Qwen Code 0.24.4, Factory Droid 0.225.1, Auggie 0.36.0, Cline CLI 3.0.65).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AssentError } from '../../core/base/errors.js';
 import type { JsonDialect } from './settingsFiles.js';
 
-export type AgentId = 'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen' | 'droid' | 'auggie';
+export type AgentId = 'claude-code' | 'codex' | 'gemini' | 'opencode' | 'kilo' | 'copilot' | 'qwen' | 'droid' | 'auggie' | 'cline';
 export type InstallScope = 'user' | 'project';
 
-export const AGENT_IDS: readonly AgentId[] = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie'];
+export const AGENT_IDS: readonly AgentId[] = ['claude-code', 'codex', 'gemini', 'opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie', 'cline'];
 
 /** Names of the agent as people see them in messages. */
 export const AGENT_TITLES: Record<AgentId, string> = {
@@ -24,10 +24,11 @@ export const AGENT_TITLES: Record<AgentId, string> = {
   qwen: 'Qwen Code',
   droid: 'Factory Droid',
   auggie: 'Auggie',
+  cline: 'Cline CLI',
 };
 
 /** The agents' names as `install`, `uninstall` and `hook` take them, for help and messages. */
-export const AGENT_LIST_TEXT = 'claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid or auggie';
+export const AGENT_LIST_TEXT = 'claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid, auggie or cline';
 
 /**
  * Agents assent does not gate yet, and why, as observed with each real CLI
@@ -35,7 +36,6 @@ export const AGENT_LIST_TEXT = 'claude-code (or claude), codex, gemini, opencode
  */
 const NOT_SUPPORTED: Readonly<Record<string, string>> = {
   crush: "Crush's npm package downloads its binary from outside the registry at install, so its hooks could not be observed here",
-  cline: 'Cline CLI blocks a call only with {"cancel":true}, which ends the whole task, and runs the call on every other answer (a deny, exit 2); not supported yet',
   continue: "Continue CLI (cn) ships a hook system that nothing calls in 1.5.47: a real run's deny hook never ran and the command did; its tool permissions take no external program",
   cn: "Continue CLI (cn) ships a hook system that nothing calls in 1.5.47: a real run's deny hook never ran and the command did; its tool permissions take no external program",
 };
@@ -50,9 +50,12 @@ export function parseAgent(name: string): AgentId {
 }
 
 /** Agents reached through a plugin file that `install` writes (R-HOOK-14), not through hook entries in a settings file. */
-export function isPluginAgent(agent: AgentId): agent is 'opencode' | 'kilo' {
-  return agent === 'opencode' || agent === 'kilo';
+export function isPluginAgent(agent: AgentId): agent is PluginAgent {
+  return agent === 'opencode' || agent === 'kilo' || agent === 'cline';
 }
+
+/** The agents reached through assent's plugin file. */
+export type PluginAgent = 'opencode' | 'kilo' | 'cline';
 
 export function parseScope(value: string | undefined): InstallScope {
   if (value === undefined || value === 'user') return 'user';
@@ -193,6 +196,26 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
         jsonDialect: 'json',
       };
     }
+    case 'cline': {
+      // Cline CLI 3.0.65 loads every plugin in $CLINE_DIR/plugins (~/.cline/plugins), the workspace's .cline/plugins
+      // and ~/Documents/Cline/Plugins, in the process that runs the agent; its MCP servers sit in data/settings.
+      const clineDir = dirFromEnv(where, 'CLINE_DIR') ?? path.join(where.homedir, '.cline');
+      const dir = scope === 'user' ? clineDir : path.join(project, '.cline');
+      return {
+        agent,
+        scope,
+        hooksFile: path.join(dir, 'plugins', PLUGIN_FILE_NAME),
+        entryStyle: 'grouped',
+        events: { before: 'beforeTool', after: 'afterTool' },
+        matcher: '*',
+        allToolsMatchers: ['*'],
+        timeoutUnit: 'seconds',
+        // Cline awaits a plugin's hook without a timeout: the plugin brings its own (R-HOOK-14).
+        defaultTimeoutSeconds: Number.POSITIVE_INFINITY,
+        mcp: { format: 'json', file: path.join(clineDir, 'data', 'settings', 'cline_mcp_settings.json') },
+        jsonDialect: 'json',
+      };
+    }
     case 'copilot': {
       if (scope === 'project') {
         throw new AssentError(
@@ -289,7 +312,7 @@ export function droidFiles(target: Pick<AgentTarget, 'hooksFile'>): { settings: 
   return { settings: path.join(dir, 'settings.json'), legacyHooks: path.join(dir, 'hooks', 'hooks.json') };
 }
 
-/** The plugin file assent writes into OpenCode's and Kilo's plugin dirs. */
+/** The plugin file assent writes into OpenCode's, Kilo's and Cline's plugin dirs. */
 export const PLUGIN_FILE_NAME = 'assent.js';
 
 /** Agents whose `--mcp` entry assent does not write: their MCP settings take another shape (docs/agents.md says how to add it by hand). */
@@ -316,6 +339,10 @@ export function installNotes(target: AgentTarget, mcp: boolean): string[] {
         `${title} loads the plugin at its next start. It skips a plugin that fails to load without saying so, and \`--pure\` (or ${target.agent === 'opencode' ? 'OPENCODE_PURE' : 'KILO_PURE'}) runs it without plugins: then nothing is gated. \`assent doctor\` shows whether the last run loaded it.`,
       ];
     }
+    case 'cline':
+      return [
+        `Cline CLI loads the plugin at its next start, in the process that runs the agent (with its hub, in the hub's). It skips a plugin that fails to load, and \`--config\` or CLINE_DIR pointing elsewhere reads another plugins folder: then nothing is gated. \`assent doctor\` shows whether the last run loaded it.`,
+      ];
     case 'copilot':
       return ['Copilot CLI runs the call when a hook times out; the hook answers before its timeoutSec. Hooks in .github/hooks load only in a folder Copilot trusts; assent installs into ~/.copilot/settings.json, which always loads.'];
     case 'qwen':

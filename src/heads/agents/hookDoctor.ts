@@ -93,6 +93,8 @@ export function canaryEvent(agent: AgentId, cwd: string, now: Date): JsonObject 
     case 'opencode':
     case 'kilo':
       return { hook_event_name: 'tool.execute.before', session_id: 'assent-doctor', cwd, tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
+    case 'cline':
+      return { hook_event_name: 'beforeTool', session_id: 'assent-doctor', cwd, tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
   }
 }
 
@@ -126,7 +128,7 @@ export function judgeCanaryAnswer(agent: AgentId, run: ShellRun): CanaryVerdict 
   const specific = isJsonObject(json?.['hookSpecificOutput']) ? (json['hookSpecificOutput'] as JsonObject) : undefined;
   let reason: string;
   let denied: boolean;
-  if (agent === 'gemini' || agent === 'opencode' || agent === 'kilo') {
+  if (agent === 'gemini' || agent === 'opencode' || agent === 'kilo' || agent === 'cline') {
     denied = json?.['decision'] === 'deny';
     reason = typeof json?.['reason'] === 'string' ? json['reason'] : '';
   } else if (agent === 'copilot') {

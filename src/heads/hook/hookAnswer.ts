@@ -66,7 +66,7 @@ export function deniesWithStderr(agent: AgentName): boolean {
 /**
  * The before-tool answer. Claude Code, Codex, Qwen Code, Factory Droid and Auggie:
  * `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,"permissionDecisionReason":…}}`;
- * Gemini CLI and assent's OpenCode/Kilo plugin: `{"decision":…,"reason":…}`;
+ * Gemini CLI and assent's OpenCode, Kilo and Cline plugins: `{"decision":…,"reason":…}`;
  * Copilot CLI: `{"permissionDecision":…,"permissionDecisionReason":…}` (its
  * own hook style reads no `hookSpecificOutput`). Codex and Factory Droid get
  * an allow as empty output: Codex shows a JSON allow as a failed hook, and
@@ -86,6 +86,7 @@ export function beforeAnswer(agent: AgentName, asked: BeforeDecision, reason: st
     case 'gemini':
     case 'opencode':
     case 'kilo':
+    case 'cline':
       return JSON.stringify({ decision, reason: text });
     case 'codex':
     case 'droid':

@@ -23,6 +23,7 @@ export const HOOK_EVENTS: Readonly<Record<AgentName, { before: readonly string[]
   qwen: { before: ['PreToolUse'], after: ['PostToolUse', 'PostToolUseFailure'] },
   droid: { before: ['PreToolUse'], after: ['PostToolUse'] },
   auggie: { before: ['PreToolUse'], after: ['PostToolUse'] },
+  cline: { before: ['beforeTool'], after: ['afterTool'] },
 });
 
 /**

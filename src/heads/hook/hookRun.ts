@@ -42,7 +42,7 @@ export interface HookDeps {
 }
 
 export const USAGE =
-  'usage: assent hook claude-code|codex|gemini|opencode|kilo|copilot|qwen|droid|auggie [--after] [--timeout SECONDS]   (reads one hook event on stdin; see docs/agents.md)';
+  'usage: assent hook claude-code|codex|gemini|opencode|kilo|copilot|qwen|droid|auggie|cline [--after] [--timeout SECONDS]   (reads one hook event on stdin; see docs/agents.md)';
 
 const DEFAULT_FIRST_ANSWER_MS = 20_000;
 const DEFAULT_EXPIRY_GRACE_MS = 5_000;
@@ -63,7 +63,7 @@ function parseTimeoutValue(text: string | undefined): number | undefined {
   return seconds <= MAX_AGENT_TIMEOUT_SECONDS ? seconds : undefined;
 }
 
-/** `claude-code|claude|codex|gemini|opencode|kilo|copilot|qwen|droid|auggie`, an optional `--after` and `--timeout SECONDS`; anything else is a problem, named. */
+/** `claude-code|claude|codex|gemini|opencode|kilo|copilot|qwen|droid|auggie|cline`, an optional `--after` and `--timeout SECONDS`; anything else is a problem, named. */
 export function parseHookArgs(argv: readonly string[]): HookArgs | { problem: string; agent?: AgentName } {
   const positional: string[] = [];
   const flags: string[] = [];

@@ -8,7 +8,7 @@ export function registerHookCommand(program: Command): void {
   program
     .command('hook')
     .description('Agent hook: read one hook event of Claude Code, Codex, Gemini CLI, Copilot CLI, Qwen Code, Factory Droid or Auggie (or of the OpenCode and Kilo plugin) on stdin and answer it (docs/agents.md)')
-    .argument('<agent>', 'claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid or auggie')
+    .argument('<agent>', 'claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid, auggie or cline')
     .option('--after', "the agent's after-tool event (PostToolUse, AfterTool): record the call's outcome")
     // `-h` reaches the hook, which blocks on it like on any bad argument (R-HOOK-4); `assent help hook` shows this text.
     .helpOption(false)

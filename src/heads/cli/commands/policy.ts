@@ -76,7 +76,7 @@ export function registerPolicyCommands(program: Command): void {
   policy
     .command('explain')
     .description('Explain the decision for one agent action: each simple command, path or URL with the rule or default that decided it (runs nothing, files nothing)')
-    .argument('<agent>', 'claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid or auggie')
+    .argument('<agent>', 'claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid, auggie or cline')
     .argument('<tool>', "the agent's tool name, e.g. Bash, Read, apply_patch, run_shell_command")
     .requiredOption('--input <json>', 'the tool_input as JSON, e.g. \'{"command":"git status"}\'')
     .option('--cwd <dir>', "the agent's working directory (default: this one)")
@@ -85,7 +85,7 @@ export function registerPolicyCommands(program: Command): void {
       let client: DaemonClient | undefined;
       try {
         const agent = parseAgentName(agentText);
-        if (agent === undefined) throw new AssentError('invalid_params', `unknown agent ${JSON.stringify(agentText)}; use claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid or auggie`);
+        if (agent === undefined) throw new AssentError('invalid_params', `unknown agent ${JSON.stringify(agentText)}; use claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid, auggie or cline`);
         const { resolve } = await import('node:path');
         const params = { agent, tool, input: parseInput(options.input), cwd: resolve(options.cwd ?? process.cwd()) };
         client = await runningDaemon();

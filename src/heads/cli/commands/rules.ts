@@ -130,7 +130,7 @@ export function registerRuleCommands(program: Command): void {
     .option('--path <glob>', 'a path glob for the files an agent action reads or writes, e.g. "${cwd}/dist/**" or "~/notes/**"')
     .option('--access <access>', 'with --path: read, write or any (default any)')
     .option('--url <glob>', 'a URL glob for the fetches of an agent action, e.g. "https://docs.example.com/*"')
-    .option('--agent <agent>', 'with --command, --path or --url: only for claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid or auggie')
+    .option('--agent <agent>', 'with --command, --path or --url: only for claude-code (or claude), codex, gemini, opencode, kilo, copilot, qwen, droid, auggie or cline')
     .option('--ttl <duration>', 'expire after a duration such as 30m, 8h, 7d')
     .option('--json', 'print one JSON document')
     .action(async (options: RuleFlags) => {

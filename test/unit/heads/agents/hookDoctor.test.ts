@@ -54,7 +54,7 @@ process.stdin.on('data', (c) => (input += c)).on('end', () => {
   if (mode === 'exit1') process.exit(1);
   const reason = mode === 'deny' ? 'assent doctor canary: ' + (event.tool_name ?? event.toolName) + ' is always denied' : 'no daemon';
   const decision = mode === 'allow' ? 'allow' : 'deny';
-  const flat = ['gemini', 'opencode', 'kilo'].includes(agent);
+  const flat = ['gemini', 'opencode', 'kilo', 'cline'].includes(agent);
   process.stdout.write(JSON.stringify(
     agent === 'copilot' ? { permissionDecision: decision, permissionDecisionReason: reason }
       : flat ? { decision, reason } : { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } },

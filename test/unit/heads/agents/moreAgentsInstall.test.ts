@@ -60,9 +60,10 @@ describe('R-HOOK-14 install plans', () => {
 });
 
 describe('agents assent does not gate yet (issue 36)', () => {
-  it('install of Crush, Cline or Continue says it is not supported and why, never "unknown agent"; Auggie is an agent now', () => {
+  it('install of Crush or Continue says it is not supported and why, never "unknown agent"; Auggie and Cline are agents now', () => {
     expect(parseAgent('auggie')).toBe('auggie');
-    for (const [name, why] of [['crush', /outside the registry/], ['cline', /"cancel":true/], ['continue', /nothing calls/], ['cn', /nothing calls/]] as const) {
+    expect(parseAgent('cline')).toBe('cline');
+    for (const [name, why] of [['crush', /outside the registry/], ['continue', /nothing calls/], ['cn', /nothing calls/]] as const) {
       expect(() => parseAgent(name)).toThrow(expect.objectContaining({ type: 'usage', message: expect.stringMatching(why) }));
       expect(() => parseAgent(name)).toThrow(/is not supported: .*docs\/agents\.md/);
     }
