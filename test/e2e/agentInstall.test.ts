@@ -332,7 +332,7 @@ describe('R-HOOK-7 assent doctor', () => {
       ['claude-code', 'user', true, true, true, []],
       ['codex', 'user', true, true, true, []],
       ['gemini', 'user', true, true, true, []],
-      ...['opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie'].map((agent) => [agent, 'user', false, false, false, []]),
+      ...['opencode', 'kilo', 'copilot', 'qwen', 'droid', 'auggie', 'cline'].map((agent) => [agent, 'user', false, false, false, []]),
     ]);
     expect(doc.data.agents[1]).toMatchObject({ settingsPath: join(home, '.codex', 'hooks.json'), command: `"${process.execPath}" "${copy.hookEntry}" codex --timeout 136` });
 
@@ -370,6 +370,7 @@ describe('R-HOOK-7 assent doctor', () => {
       ['qwen', false],
       ['droid', false],
       ['auggie', false],
+      ['cline', false],
     ]);
   });
 

@@ -228,6 +228,9 @@ function mcpNaming(agent: AgentName): McpNaming {
     case 'droid':
       // Droid names an MCP tool `<server>___<tool>` (three underscores); its built-in tools have none.
       return { prefix: '', separator: '___', needsReportedServer: false };
+    case 'cline':
+      // Cline names one `<server>__<tool>` (both with [^a-zA-Z0-9._-] made `_`, cut at 180 characters); its built-in tools use single underscores.
+      return { prefix: '', separator: '__', needsReportedServer: false };
     case 'auggie':
       // Auggie names one `<tool>_<server>` (both with [^A-Za-z0-9_-] made `_`, cut at 64 characters); its hook reports the server.
       return { prefix: '', separator: '_', needsReportedServer: true, serverLast: true };
@@ -239,7 +242,7 @@ function mcpNaming(agent: AgentName): McpNaming {
 /**
  * Splits an agent's MCP tool name: `mcp__<server>__<tool>` (Claude Code, Codex,
  * Qwen Code), `mcp_<server>_<tool>` (Gemini CLI), `<server>-<tool>` (Copilot
- * CLI), `<server>___<tool>` (Factory Droid), `<server>_<tool>` (OpenCode, Kilo: only with the server their plugin
+ * CLI), `<server>___<tool>` (Factory Droid), `<server>__<tool>` (Cline CLI), `<server>_<tool>` (OpenCode, Kilo: only with the server their plugin
  * reported, since built-in names have no prefix), `<tool>_<server>` (Auggie:
  * only with the server its hook reported; a name Auggie cut at 64 characters
  * is the tool as it stands). A separator may also occur

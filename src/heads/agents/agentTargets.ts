@@ -51,11 +51,16 @@ export function parseAgent(name: string): AgentId {
 
 /** Agents reached through a plugin file that `install` writes (R-HOOK-14), not through hook entries in a settings file. */
 export function isPluginAgent(agent: AgentId): agent is PluginAgent {
-  return agent === 'opencode' || agent === 'kilo' || agent === 'cline';
+  return agent === 'opencode' || agent === 'kilo';
 }
 
 /** The agents reached through assent's plugin file. */
-export type PluginAgent = 'opencode' | 'kilo' | 'cline';
+export type PluginAgent = 'opencode' | 'kilo';
+
+/** Agents reached through hook files that `install` writes whole (Cline CLI's `PreToolUse.sh` and `PostToolUse.sh`), not through entries in a settings file. */
+export function isHookFileAgent(agent: AgentId): agent is 'cline' {
+  return agent === 'cline';
+}
 
 export function parseScope(value: string | undefined): InstallScope {
   if (value === undefined || value === 'user') return 'user';
@@ -197,21 +202,21 @@ export function agentTarget(agent: AgentId, scope: InstallScope, where: TargetEn
       };
     }
     case 'cline': {
-      // Cline CLI 3.0.65 loads every plugin in $CLINE_DIR/plugins (~/.cline/plugins), the workspace's .cline/plugins
-      // and ~/Documents/Cline/Plugins, in the process that runs the agent; its MCP servers sit in data/settings.
+      // Cline CLI 3.0.65 runs every file named after an event in $CLINE_DIR/hooks (~/.cline/hooks), ~/Documents/Cline/Hooks
+      // and the workspace's .clinerules/hooks and .cline/hooks; its MCP servers sit in data/settings.
       const clineDir = dirFromEnv(where, 'CLINE_DIR') ?? path.join(where.homedir, '.cline');
       const dir = scope === 'user' ? clineDir : path.join(project, '.cline');
       return {
         agent,
         scope,
-        hooksFile: path.join(dir, 'plugins', PLUGIN_FILE_NAME),
+        hooksFile: path.join(dir, 'hooks', 'PreToolUse.sh'),
         entryStyle: 'grouped',
-        events: { before: 'beforeTool', after: 'afterTool' },
+        events: { before: 'PreToolUse', after: 'PostToolUse' },
         matcher: '*',
         allToolsMatchers: ['*'],
         timeoutUnit: 'seconds',
-        // Cline awaits a plugin's hook without a timeout: the plugin brings its own (R-HOOK-14).
-        defaultTimeoutSeconds: Number.POSITIVE_INFINITY,
+        // Fixed: Cline gives every hook command 120 s, then runs the call; no setting changes it.
+        defaultTimeoutSeconds: 120,
         mcp: { format: 'json', file: path.join(clineDir, 'data', 'settings', 'cline_mcp_settings.json') },
         jsonDialect: 'json',
       };
@@ -312,7 +317,7 @@ export function droidFiles(target: Pick<AgentTarget, 'hooksFile'>): { settings: 
   return { settings: path.join(dir, 'settings.json'), legacyHooks: path.join(dir, 'hooks', 'hooks.json') };
 }
 
-/** The plugin file assent writes into OpenCode's, Kilo's and Cline's plugin dirs. */
+/** The plugin file assent writes into OpenCode's and Kilo's plugin dirs. */
 export const PLUGIN_FILE_NAME = 'assent.js';
 
 /** Agents whose `--mcp` entry assent does not write: their MCP settings take another shape (docs/agents.md says how to add it by hand). */
@@ -341,7 +346,8 @@ export function installNotes(target: AgentTarget, mcp: boolean): string[] {
     }
     case 'cline':
       return [
-        `Cline CLI loads the plugin at its next start, in the process that runs the agent (with its hub, in the hub's). It skips a plugin that fails to load, and \`--config\` or CLINE_DIR pointing elsewhere reads another plugins folder: then nothing is gated. \`assent doctor\` shows whether the last run loaded it.`,
+        "Cline CLI refuses a call only by ending the whole task ({\"cancel\":true}): every call assent refuses ends the task, and the model does not see why (the reason is in the task's log). A hook that prints nothing, or more than 120 s of waiting, runs the call; assent's hook answers before, so a person has about 96 s to decide.",
+        `\`--config\` or CLINE_DIR pointing at another folder, and \`--hooks-dir\`, make Cline read other hook files: without assent's there, nothing is gated. \`assent doctor\` checks ${path.dirname(target.hooksFile)}.`,
       ];
     case 'copilot':
       return ['Copilot CLI runs the call when a hook times out; the hook answers before its timeoutSec. Hooks in .github/hooks load only in a folder Copilot trusts; assent installs into ~/.copilot/settings.json, which always loads.'];

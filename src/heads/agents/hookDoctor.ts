@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { checkPluginAgent } from './pluginDoctor.js';
 import type { AgentReport, CommandRunner, DoctorDependencies, ShellRun } from './doctorCheck.js';
-import { AGENT_TITLES, agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
+import { checkClineAgent, clineCanaryCommand } from './clineHooks.js';
+import { AGENT_TITLES, agentTarget, isHookFileAgent, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import { asHooksSettings, findAssentHooks, findAssentMcpServer, isAssentEntry, type FoundHook } from './assentEntries.js';
 import { codexHookTrust, codexTrustKeys, readCodexHookStates } from './codexHookTrust.js';
 import { findCodexMcpBlock } from './codexToml.js';
@@ -94,7 +95,7 @@ export function canaryEvent(agent: AgentId, cwd: string, now: Date): JsonObject 
     case 'kilo':
       return { hook_event_name: 'tool.execute.before', session_id: 'assent-doctor', cwd, tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
     case 'cline':
-      return { hook_event_name: 'beforeTool', session_id: 'assent-doctor', cwd, tool_name: CANARY_TOOL, tool_input: {}, tool_use_id: 'assent-doctor-canary' };
+      return { taskId: 'assent-doctor', workspaceRoots: [cwd], hookName: 'tool_call', tool_call: { id: 'assent-doctor-canary', name: CANARY_TOOL, input: {} }, preToolUse: { toolName: CANARY_TOOL, parameters: {} } };
   }
 }
 
@@ -128,7 +129,13 @@ export function judgeCanaryAnswer(agent: AgentId, run: ShellRun): CanaryVerdict 
   const specific = isJsonObject(json?.['hookSpecificOutput']) ? (json['hookSpecificOutput'] as JsonObject) : undefined;
   let reason: string;
   let denied: boolean;
-  if (agent === 'gemini' || agent === 'opencode' || agent === 'kilo' || agent === 'cline') {
+  if (agent === 'cline') {
+    // Cline reads no exit code: only {"cancel":true} on stdout blocks.
+    const denied = json?.['cancel'] === true;
+    const said = typeof json?.['errorMessage'] === 'string' ? json['errorMessage'] : '';
+    return { blocks: !run.timedOut && denied, reason: said !== '' ? said : run.stderr.trim(), fromDaemon: denied && `${said}\n${run.stderr}`.includes(CANARY_REASON_TEXT) };
+  }
+  if (agent === 'gemini' || agent === 'opencode' || agent === 'kilo') {
     denied = json?.['decision'] === 'deny';
     reason = typeof json?.['reason'] === 'string' ? json['reason'] : '';
   } else if (agent === 'copilot') {
@@ -290,6 +297,12 @@ function notesFor(target: AgentTarget, cwd: string): string[] {
 export async function checkAgent(agent: AgentId, scope: InstallScope, deps: DoctorDependencies): Promise<AgentReport> {
   const target = agentTarget(agent, scope, deps.where);
   if (isPluginAgent(agent)) return checkPluginAgent(target, deps);
+  if (isHookFileAgent(agent)) {
+    return checkClineAgent(target, deps, async (file) => {
+      const run = await deps.run(clineCanaryCommand(file), `${JSON.stringify(canaryEvent(agent, deps.where.cwd, deps.now()))}\n`, { cwd: deps.where.cwd, env: deps.where.env, timeoutMs: CANARY_TIMEOUT_MS });
+      return judgeCanaryAnswer(agent, run);
+    });
+  }
   const file = resolveSettingsPath(target.hooksFile);
   const report: AgentReport = { agent, scope, installed: false, settingsPath: file, command: null, timeoutOk: false, blocksCanary: false, mcp: hasMcp(target), problems: [], notes: [] };
   const recorded = deps.records[file]?.kinds.includes('hooks') === true;

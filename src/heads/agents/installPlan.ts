@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { AssentError } from '../../core/base/errors.js';
 import { requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
 import type { StatePaths } from '../../state/statePaths.js';
-import { agentTarget, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
+import { agentTarget, isHookFileAgent, isPluginAgent, type AgentId, type AgentTarget, type InstallScope, type TargetEnvironment } from './agentTargets.js';
 import {
   asHooksSettings,
   findAssentHooks,
@@ -44,6 +44,7 @@ import {
 import { addAssentHooksText, removeAssentHooksText, removeAssentMcpServerText, setAssentMcpServerText } from './settingsTextEdits.js';
 import type { AgentPlan, EntryKind, FileChange, InstallRequest } from './agentPlan.js';
 import { planPluginInstall, planPluginUninstall } from './pluginPlan.js';
+import { CLINE_HOOK_TIMEOUT_SECONDS, planClineInstall, planClineUninstall } from './clineHooks.js';
 import { unifiedDiff } from './textDiff.js';
 
 /**
@@ -60,7 +61,8 @@ export const HOOK_DIALOG_STATUS_MESSAGE = 'assent: this call also waits in `asse
 export const GEMINI_HOOK_NAMES = { before: 'assent (if it waits: `assent watch` or the web page)', after: 'assent (audit)' } as const;
 
 export function desiredHooks(target: AgentTarget, installation: AssentInstallation, hookTimeoutSeconds: number, claudeNativePrompt = false): DesiredHooks {
-  const seconds = requiredAgentTimeoutSeconds(hookTimeoutSeconds);
+  // Cline's hook timeout is fixed: the hook is told the one it has.
+  const seconds = target.agent === 'cline' ? CLINE_HOOK_TIMEOUT_SECONDS : requiredAgentTimeoutSeconds(hookTimeoutSeconds);
   const timeout = target.timeoutUnit === 'milliseconds' ? seconds * 1000 : seconds;
   const before: HookEntry = { type: 'command', command: hookCommand(installation, target.agent, false, seconds), timeout };
   const after: HookEntry = { type: 'command', command: hookCommand(installation, target.agent, true, seconds), timeout };
@@ -146,6 +148,7 @@ function jsonChange(file: string, kinds: EntryKind[], dialect: JsonDialect, edit
 export function planInstall(request: InstallRequest): AgentPlan {
   const target = agentTarget(request.agent, request.scope, request.where);
   if (isPluginAgent(target.agent)) return planPluginInstall(target, request, (file, kinds, before, afterText) => change(file, kinds, before, afterText));
+  if (isHookFileAgent(target.agent)) return planClineInstall(target, request, (file, kinds, before, afterText) => change(file, kinds, before, afterText));
   const hooks = desiredHooks(target, request.installation, request.hookTimeoutSeconds, request.claudeNativePrompt === true);
   const server = mcpServerCommand(request.installation);
   const hooksFile = resolveSettingsPath(target.hooksFile);
@@ -225,6 +228,7 @@ export interface UninstallRequest {
 export function planUninstall(request: UninstallRequest): AgentPlan {
   const target = agentTarget(request.agent, request.scope, request.where);
   if (isPluginAgent(target.agent)) return planPluginUninstall(target, request.records, (file, kinds, before, afterText) => change(file, kinds, before, afterText));
+  if (isHookFileAgent(target.agent)) return planClineUninstall(target, request.records, (file, kinds, before, afterText) => change(file, kinds, before, afterText));
   const hooksFile = resolveSettingsPath(target.hooksFile);
   const mcpFile = resolveSettingsPath(target.mcp.file);
   const sameFile = target.mcp.format === 'json' && mcpFile === hooksFile;

@@ -1,4 +1,4 @@
-// `assent doctor` for OpenCode, Kilo Code and Cline CLI (R-HOOK-14): the plugin file is
+// `assent doctor` for OpenCode and Kilo Code (R-HOOK-14): the plugin file is
 // assent's, unchanged since install, points at this assent with a deadline that
 // leaves time for a person, loads, and blocks the canary when loaded the way the
 // agent loads it (in a child process, so a broken file cannot hang doctor).
@@ -40,21 +40,15 @@ try {
   const copy = join(dir, 'plugin.mjs');
   copyFileSync(process.env.ASSENT_DOCTOR_PLUGIN, copy);
   const loaded = await import(pathToFileURL(copy).href);
-  // Cline's plugin is an object whose hooks.beforeTool answers {skip, reason}; OpenCode's and Kilo's a factory whose hook throws.
-  hooks = typeof loaded.AssentPlugin === 'function' ? await loaded.AssentPlugin({ directory: process.cwd(), assentDoctor: true }) : loaded.default?.hooks;
-  if (typeof hooks?.['tool.execute.before'] !== 'function' && typeof hooks?.beforeTool !== 'function') throw new Error('it has no tool.execute.before or beforeTool hook');
+  hooks = await loaded.AssentPlugin({ directory: process.cwd(), assentDoctor: true });
+  if (typeof hooks?.['tool.execute.before'] !== 'function') throw new Error('its factory returns no tool.execute.before hook');
 } catch (error) {
   out({ loaded: false, message: String(error?.message ?? error) });
   process.exit(0);
 }
 try {
-  if (typeof hooks.beforeTool === 'function') {
-    const answer = await hooks.beforeTool({ tool: { name: ${JSON.stringify(CANARY_TOOL)} }, toolCall: { toolCallId: 'assent-doctor-canary', toolName: ${JSON.stringify(CANARY_TOOL)} }, input: {}, snapshot: { conversationId: 'assent-doctor' } });
-    out(answer?.skip === true ? { loaded: true, threw: true, message: String(answer.reason) } : { loaded: true, threw: false });
-  } else {
-    await hooks['tool.execute.before']({ tool: ${JSON.stringify(CANARY_TOOL)}, sessionID: 'assent-doctor', callID: 'assent-doctor-canary' }, { args: {} });
-    out({ loaded: true, threw: false });
-  }
+  await hooks['tool.execute.before']({ tool: ${JSON.stringify(CANARY_TOOL)}, sessionID: 'assent-doctor', callID: 'assent-doctor-canary' }, { args: {} });
+  out({ loaded: true, threw: false });
 } catch (error) {
   out({ loaded: true, threw: true, message: String(error?.message ?? error) });
 }
@@ -167,14 +161,9 @@ export async function checkPluginAgent(target: AgentTarget, deps: DoctorDependen
   const load = lastLoad(file);
   report.pluginLoadedAt = load?.loadedAt ?? null;
   const installedAt = record?.installedAt;
-  const logs = agent === 'cline' ? 'data/logs/cline.log in its config dir' : `~/.local/share/${agent}/log`;
-  if (load === undefined) report.notes.push(`${title} has not loaded this plugin since it was installed (no ${LOAD_MARKER_NAME} beside it): it has not started since, or it skipped the plugin (its log in ${logs} says why).`);
+  if (load === undefined) report.notes.push(`${title} has not loaded this plugin since it was installed (no ${LOAD_MARKER_NAME} beside it): it has not started since, or it skipped the plugin (its log in ~/.local/share/${agent}/log says why).`);
   else if (installedAt !== undefined && load.loadedAt < installedAt) report.notes.push(`${title} last loaded the plugin at ${load.loadedAt}, before it was last installed (${installedAt}): runs since then have not loaded it.`);
   else report.notes.push(`${title} last loaded this plugin at ${load.loadedAt}${load.pid === undefined ? '' : ` (process ${load.pid})`}.`);
-  report.notes.push(
-    agent === 'cline'
-      ? 'doctor cannot see a run with --config or CLINE_DIR pointing at another folder: such a run reads another plugins folder and, without assent\'s plugin there, gates nothing.'
-      : `doctor cannot see a run with --pure or ${agent === 'opencode' ? 'OPENCODE_PURE' : 'KILO_PURE'}: such a run loads no plugin and gates nothing.`,
-  );
+  report.notes.push(`doctor cannot see a run with --pure or ${agent === 'opencode' ? 'OPENCODE_PURE' : 'KILO_PURE'}: such a run loads no plugin and gates nothing.`);
   return report;
 }

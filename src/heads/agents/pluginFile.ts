@@ -8,7 +8,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AssentError } from '../../core/base/errors.js';
-import type { PluginAgent } from './agentTargets.js';
 import type { AssentInstallation } from './hookCommand.js';
 
 /** The first line of every plugin file assent writes: how assent tells its own file from anyone else's. */
@@ -18,18 +17,36 @@ export const PLUGIN_HEADER = '// assent plugin: written by `assent install`';
 export const LOAD_MARKER_NAME = 'assent.loaded.json';
 
 export interface PluginSettings {
-  agent: PluginAgent;
+  agent: 'opencode' | 'kilo';
   installation: AssentInstallation;
   /** The agent's hook timeout this plugin brings, in seconds (R-HOOK-11); the hook answers before it. */
   timeoutSeconds: number;
 }
 
-const TITLES = { opencode: 'OpenCode', kilo: 'Kilo Code', cline: 'Cline CLI' } as const;
+const TITLES = { opencode: 'OpenCode', kilo: 'Kilo Code' } as const;
 
-/** The part every plugin shares: its settings and the one way it runs the hook, with a deadline. */
-function runHookText(settings: PluginSettings): string {
+/** The plugin's whole text. Every value is written as JSON, so no path can break out of its string. */
+export function pluginText(settings: PluginSettings): string {
   const { agent, installation, timeoutSeconds } = settings;
-  return `const NODE = ${JSON.stringify(installation.node)};
+  const title = TITLES[agent];
+  return `${PLUGIN_HEADER} ${agent}; \`assent uninstall ${agent}\` removes it, \`assent doctor\` checks it.
+//
+// ${title} runs this before every tool call, a subagent's too: it hands the call
+// to assent's hook (${path.basename(installation.hookEntry)}) and lets the call run only when the hook
+// answers allow. Anything else throws, and a thrown error is ${title}'s way to
+// refuse a call: the error's message is what the model reads. So no daemon, a
+// malformed answer, a crashed hook and a passed deadline all block the call.
+// ${title} has no hook timeout of its own: DEADLINE_MS is this plugin's, and the
+// hook, told the same timeout, answers deny a margin before it (R-HOOK-11).
+// Each time ${title} loads this file it writes ${LOAD_MARKER_NAME} beside it, so that
+// \`assent doctor\` can tell whether the last run loaded it. Edits are lost at the
+// next \`assent install ${agent}\`.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const NODE = ${JSON.stringify(installation.node)};
 const HOOK = ${JSON.stringify(installation.hookEntry)};
 const AGENT = ${JSON.stringify(agent)};
 const TIMEOUT_SECONDS = ${JSON.stringify(timeoutSeconds)};
@@ -55,106 +72,7 @@ function runHook(flags, event) {
     child.stdin.end(JSON.stringify(event));
   });
 }
-`;
-}
 
-/**
- * Cline CLI's plugin (3.0.65): an object with `manifest.capabilities: ["hooks"]`
- * and `hooks.beforeTool`, which Cline awaits before each tool call. Its
- * `{skip: true, reason}` refuses that one call, and the model reads the reason;
- * the task goes on (a hook file's only block, `cancel`, ends the whole task).
- * A hook that throws is not relied on: every failure is a skip.
- */
-function clinePluginText(settings: PluginSettings): string {
-  const { installation } = settings;
-  return `${PLUGIN_HEADER} cline; \`assent uninstall cline\` removes it, \`assent doctor\` checks it.
-//
-// Cline CLI runs this before every tool call: it hands the call to assent's hook
-// (${path.basename(installation.hookEntry)}) and lets the call run only when the hook answers allow.
-// Anything else is a skip, Cline's way to refuse one call: its reason is what
-// the model reads. So no daemon, a malformed answer, a crashed hook and a passed
-// deadline all block the call. Cline waits for a plugin without a timeout of its
-// own: DEADLINE_MS is this plugin's, and the hook, told the same timeout, answers
-// deny a margin before it (R-HOOK-11). When Cline loads this file it writes
-// ${LOAD_MARKER_NAME} beside it, so that \`assent doctor\` can tell whether the last run
-// loaded it. Edits are lost at the next \`assent install cline\`.
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-${runHookText(settings)}
-try {
-  writeFileSync(MARKER, \`\${JSON.stringify({ agent: AGENT, loadedAt: new Date().toISOString(), pid: process.pid, directory: process.cwd() })}\\n\`);
-} catch {
-  // A plugin dir Cline can read but not write: the gate works, doctor only cannot see the load.
-}
-
-/** The event assent's hook reads, from Cline's hook context ({snapshot, tool, toolCall, input}); Cline runs the agent in its workspace root. */
-function eventOf(name, context) {
-  const event = { hook_event_name: name, session_id: context?.snapshot?.conversationId ?? context?.snapshot?.agentId, cwd: process.cwd(), tool_name: context?.toolCall?.toolName ?? context?.tool?.name, tool_input: context?.input };
-  if (typeof context?.toolCall?.toolCallId === 'string') event.tool_use_id = context.toolCall.toolCallId;
-  return event;
-}
-
-async function beforeTool(context) {
-  const subject = \`\${AGENT}/\${String(context?.toolCall?.toolName ?? context?.tool?.name)}\`;
-  try {
-    let run;
-    try {
-      run = await runHook([], eventOf('beforeTool', context));
-    } catch (error) {
-      return { skip: true, reason: \`assent blocked \${subject}: \${error instanceof Error ? error.message : String(error)}. The call did not run. The operator can check the plugin with \\\`assent doctor\\\`.\` };
-    }
-    let answer;
-    try {
-      answer = JSON.parse(run.stdout);
-    } catch {
-      answer = undefined;
-    }
-    if (run.code === 0 && answer?.decision === 'allow') return undefined;
-    const reason = typeof answer?.reason === 'string' && answer.reason !== '' ? answer.reason : run.stderr.trim();
-    return { skip: true, reason: reason !== '' ? reason : \`assent blocked \${subject}: the hook exited \${run.code ?? run.signal} with no answer. The call did not run.\` };
-  } catch (error) {
-    return { skip: true, reason: \`assent blocked \${subject}: \${String(error)}. The call did not run.\` };
-  }
-}
-
-async function afterTool(context) {
-  // The call already ran: recording its end never blocks anything (R-HOOK-6).
-  const event = eventOf('afterTool', context);
-  event.tool_response = { is_error: context?.result?.isError === true };
-  await runHook(['--after'], event).catch(() => undefined);
-  return undefined;
-}
-
-export default { name: 'assent', manifest: { capabilities: ['hooks'] }, hooks: { beforeTool, afterTool } };
-`;
-}
-
-/** The plugin's whole text. Every value is written as JSON, so no path can break out of its string. */
-export function pluginText(settings: PluginSettings): string {
-  if (settings.agent === 'cline') return clinePluginText(settings);
-  const { agent, installation } = settings;
-  const title = TITLES[agent];
-  return `${PLUGIN_HEADER} ${agent}; \`assent uninstall ${agent}\` removes it, \`assent doctor\` checks it.
-//
-// ${title} runs this before every tool call, a subagent's too: it hands the call
-// to assent's hook (${path.basename(installation.hookEntry)}) and lets the call run only when the hook
-// answers allow. Anything else throws, and a thrown error is ${title}'s way to
-// refuse a call: the error's message is what the model reads. So no daemon, a
-// malformed answer, a crashed hook and a passed deadline all block the call.
-// ${title} has no hook timeout of its own: DEADLINE_MS is this plugin's, and the
-// hook, told the same timeout, answers deny a margin before it (R-HOOK-11).
-// Each time ${title} loads this file it writes ${LOAD_MARKER_NAME} beside it, so that
-// \`assent doctor\` can tell whether the last run loaded it. Edits are lost at the
-// next \`assent install ${agent}\`.
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-${runHookText(settings)}
 function isObject(value) {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -249,11 +167,6 @@ export async function verifyPluginText(text: string): Promise<void> {
   try {
     fs.writeFileSync(file, text, { mode: 0o600 });
     const module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-    const cline = module['default'] as { hooks?: Record<string, unknown> } | undefined;
-    if (text.startsWith(`${PLUGIN_HEADER} cline;`)) {
-      if (typeof cline?.hooks?.['beforeTool'] !== 'function') throw new Error('its default export has no hooks.beforeTool');
-      return;
-    }
     const factory = module['AssentPlugin'];
     if (typeof factory !== 'function') throw new Error('it exports no AssentPlugin function');
     const hooks = (await (factory as (context: unknown) => Promise<unknown>)({ directory: dir, assentDoctor: true })) as Record<string, unknown> | null;

@@ -1,10 +1,10 @@
-// `assent install|uninstall opencode|kilo|cline` (R-HOOK-14): the agent is reached
+// `assent install|uninstall opencode|kilo` (R-HOOK-14): the agent is reached
 // through one plugin file in its plugin dir, which assent owns whole. Install
 // writes it (refusing a file of that name that is not assent's); uninstall
 // removes it with its load marker, so the dir is as it was before install.
 import * as path from 'node:path';
 import { AssentError } from '../../core/base/errors.js';
-import { AGENT_TITLES, isPluginAgent, type AgentTarget } from './agentTargets.js';
+import { AGENT_TITLES, type AgentTarget } from './agentTargets.js';
 import type { InstallRecords } from './installRecords.js';
 import type { AgentPlan, EntryKind, FileChange, InstallRequest } from './agentPlan.js';
 import { requiredAgentTimeoutSeconds } from '../../core/agent/hookDeadline.js';
@@ -25,7 +25,7 @@ export function planPluginInstall(target: AgentTarget, request: InstallRequest, 
   if (before.exists && !isAssentPlugin(before.text)) {
     throw new AssentError('conflict', `${file} exists and is not a plugin assent wrote; move it away (or rename it), then run this again. Nothing was changed`, { details: { path: file } });
   }
-  const agent = isPluginAgent(target.agent) ? target.agent : 'opencode';
+  const agent = target.agent === 'kilo' ? 'kilo' : 'opencode';
   const text = pluginText({ agent, installation: request.installation, timeoutSeconds: requiredAgentTimeoutSeconds(request.hookTimeoutSeconds) });
   return { target, files: [change(file, ['hooks'], before, text)] };
 }

@@ -66,7 +66,8 @@ export function deniesWithStderr(agent: AgentName): boolean {
 /**
  * The before-tool answer. Claude Code, Codex, Qwen Code, Factory Droid and Auggie:
  * `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,"permissionDecisionReason":…}}`;
- * Gemini CLI and assent's OpenCode, Kilo and Cline plugins: `{"decision":…,"reason":…}`;
+ * Gemini CLI and assent's OpenCode/Kilo plugin: `{"decision":…,"reason":…}`;
+ * Cline CLI: `{}` to run, `{"cancel":true,"errorMessage":…}` to refuse (it ends the task);
  * Copilot CLI: `{"permissionDecision":…,"permissionDecisionReason":…}` (its
  * own hook style reads no `hookSpecificOutput`). Codex and Factory Droid get
  * an allow as empty output: Codex shows a JSON allow as a failed hook, and
@@ -86,8 +87,10 @@ export function beforeAnswer(agent: AgentName, asked: BeforeDecision, reason: st
     case 'gemini':
     case 'opencode':
     case 'kilo':
-    case 'cline':
       return JSON.stringify({ decision, reason: text });
+    case 'cline':
+      // Cline CLI's only refusal is {"cancel":true}, which ends the task; anything else, {} included, runs the call.
+      return decision === 'allow' ? '{}' : JSON.stringify({ cancel: true, errorMessage: text });
     case 'codex':
     case 'droid':
       if (decision === 'allow') return '';

@@ -23,7 +23,7 @@ export const HOOK_EVENTS: Readonly<Record<AgentName, { before: readonly string[]
   qwen: { before: ['PreToolUse'], after: ['PostToolUse', 'PostToolUseFailure'] },
   droid: { before: ['PreToolUse'], after: ['PostToolUse'] },
   auggie: { before: ['PreToolUse'], after: ['PostToolUse'] },
-  cline: { before: ['beforeTool'], after: ['afterTool'] },
+  cline: { before: ['PreToolUse'], after: ['PostToolUse'] },
 });
 
 /**
@@ -72,6 +72,31 @@ export function auggieEventFields(value: Record<string, unknown>): Record<string
   if (value['hook_event_name'] === 'PostToolUse') {
     const error = value['tool_error'];
     fields['tool_response'] = error === undefined || error === null || error === '' ? { output: value['tool_output'] } : { error };
+  }
+  return fields;
+}
+
+/**
+ * Cline CLI's hook input (3.0.65: `{taskId, workspaceRoots, hookName,
+ * tool_call: {id, name, input}}` before a call, `{…, hookName: "tool_result",
+ * tool_result: {id, name, input, output, error?}}` after it) in the field
+ * names the other agents use: the task is the session, the first workspace
+ * root the cwd (run_commands runs there, and paths are resolved against it).
+ * Any other `hookName` gets no event name and is refused further on.
+ */
+export function clineEventFields(value: Record<string, unknown>): Record<string, unknown> {
+  if ('hook_event_name' in value) return value;
+  const after = value['hookName'] === 'tool_result';
+  const call = value[after ? 'tool_result' : 'tool_call'];
+  const fields: Record<string, unknown> = { session_id: value['taskId'] };
+  if (value['hookName'] === 'tool_call' || after) fields['hook_event_name'] = after ? 'PostToolUse' : 'PreToolUse';
+  const roots = value['workspaceRoots'];
+  if (Array.isArray(roots) && roots.length > 0) fields['cwd'] = roots[0];
+  if (isObject(call)) {
+    fields['tool_name'] = call['name'];
+    fields['tool_input'] = call['input'];
+    if (call['id'] !== undefined) fields['tool_use_id'] = call['id'];
+    if (after) fields['tool_response'] = { error: call['error'] ?? null };
   }
   return fields;
 }
@@ -166,7 +191,7 @@ export function parseHookEvent(agent: AgentName, mode: HookMode, text: string, f
     return { ok: false, problem: text.trim() === '' ? 'the hook event on stdin was empty' : 'the hook event on stdin is not valid JSON' };
   }
   if (!isObject(raw)) return { ok: false, problem: 'the hook event on stdin is not a JSON object' };
-  const value = agent === 'copilot' ? copilotEventFields(raw, mode) : agent === 'auggie' ? auggieEventFields(raw) : raw;
+  const value = agent === 'copilot' ? copilotEventFields(raw, mode) : agent === 'auggie' ? auggieEventFields(raw) : agent === 'cline' ? clineEventFields(raw) : raw;
   const eventName = typeof value['hook_event_name'] === 'string' ? value['hook_event_name'] : undefined;
   const tool = shortString(value['tool_name']);
   const known = HOOK_EVENTS[agent];

@@ -101,6 +101,7 @@ async function runInstall(agentName: string, options: InstallOptions): Promise<v
   const timeoutText = plan.target.timeoutUnit === 'milliseconds' ? `${hooks.before.timeout} ms` : `${hooks.before.timeout} s`;
   if (options.dryRun === true) out(`Dry run: nothing was written. \`assent install ${agent}${scope === 'project' ? ' --scope project' : ''}${options.mcp ? ' --mcp' : ''}\` would make the changes above.`);
   else if (isPluginAgent(agent)) out(`Installed assent's plugin for ${title} (its deadline ${timeoutText}). Check it with \`assent doctor\`.`);
+  else if (agent === 'cline') out(`Installed assent's hook files for ${title} (Cline's fixed hook timeout ${timeoutText}). Check them with \`assent doctor\`.`);
   else out(`Installed assent's hooks for ${title}${options.mcp ? ' and its MCP server' : ''} (hook timeout ${timeoutText}). Check it with \`assent doctor\`.`);
   for (const note of notes) out(`note: ${note}`);
 }
