@@ -346,7 +346,7 @@ export function installNotes(target: AgentTarget, mcp: boolean): string[] {
     }
     case 'cline':
       return [
-        "Cline CLI refuses a call only by ending the whole task ({\"cancel\":true}): every call assent refuses ends the task, and the model does not see why (the reason is in the task's log). A hook that prints nothing, or more than 120 s of waiting, runs the call; assent's hook answers before, so a person has about 96 s to decide.",
+        "Cline CLI's only refusal ({\"cancel\":true}) ends the whole task: assent refuses a run_commands call instead by running, in its place, a command that prints the reason (the model reads it and goes on), and cancels any other refused call. A hook that prints nothing, or more than 120 s of waiting, runs the call; assent's hook answers before, so a person has about 96 s to decide.",
         `\`--config\` or CLINE_DIR pointing at another folder, and \`--hooks-dir\`, make Cline read other hook files: without assent's there, nothing is gated. \`assent doctor\` checks ${path.dirname(target.hooksFile)}.`,
       ];
     case 'copilot':

@@ -34,7 +34,7 @@ export function clineHookFiles(target: Pick<AgentTarget, 'hooksFile'>): { before
 export function clineHookText(installation: AssentInstallation, after: boolean): string {
   const what = after
     ? 'after every tool call, to record its end in the audit (it never blocks)'
-    : 'before every tool call: only its {} runs the call, and its {"cancel":true} (which ends the task) is how every refusal and failure looks';
+    : 'before every tool call: only its {} runs the call as asked; a refusal runs a command that prints the reason in place of a run_commands call, and cancels any other (which ends the task)';
   return `#!/bin/sh
 ${HEADER}; \`assent uninstall cline\` removes it, \`assent doctor\` checks it.
 # Cline CLI runs this ${what}.
@@ -153,7 +153,7 @@ export async function checkClineAgent(target: AgentTarget, deps: DoctorDependenc
     report.notes.push(`${title} also runs the PreToolUse hooks in ${folder}: one that answers "overrideInput" replaces the input assent judged, and it runs as that hook wrote it.`);
   }
   report.notes.push(`doctor cannot see a run with --config, --hooks-dir or CLINE_DIR pointing at another folder: such a run reads other hook files and, without assent's there, gates nothing.`);
-  report.notes.push(`${title} ends the whole task on every call assent refuses ({"cancel":true} is its only refusal); the reason is in the task's log, not shown to the model.`);
+  report.notes.push(`${title} ends the whole task on every call assent refuses other than run_commands ({"cancel":true} is its only refusal); the reason is then in the task's log, not shown to the model.`);
   return report;
 }
 

@@ -43,6 +43,24 @@ const CONFINED_FORM: Readonly<Record<RewritingAgent, (reason: string, updatedInp
   auggie: (reason, updatedInput) => ({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: reason, updatedInput } }),
 };
 
+/** A shell word that is `text` exactly: single-quoted, each `'` closed, escaped and reopened. */
+function singleQuoted(text: string): string {
+  return `'${text.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * How Cline CLI (3.0.65) is told no. Its only refusal, `{"cancel":true}`, ends
+ * the whole task and the model never reads why. A `run_commands` call is
+ * refused instead by replacing its input with one fixed command that prints
+ * the reason on stderr and exits 126: the call's own command never runs, the
+ * model reads the reason as the result, and the task goes on. Any other tool,
+ * or a call whose tool is not known, is cancelled.
+ */
+function clineRefusal(text: string, tool: string | undefined): string {
+  if (tool === 'run_commands') return JSON.stringify({ overrideInput: { commands: [`printf '%s\\n' ${singleQuoted(text)} >&2; exit 126`] } });
+  return JSON.stringify({ cancel: true, errorMessage: text });
+}
+
 /**
  * Agents that are told a deny with exit 2 as well as the deny JSON (the reason
  * also on stderr). Factory Droid takes the first hook answer that carries a
@@ -79,7 +97,7 @@ export function deniesWithStderr(agent: AgentName): boolean {
  * asked of another agent's answer it is a deny, which fails closed — as is a
  * confined allow for an agent that cannot rewrite.
  */
-export function beforeAnswer(agent: AgentName, asked: BeforeDecision, reason: string, updatedInput?: Record<string, unknown>): string {
+export function beforeAnswer(agent: AgentName, asked: BeforeDecision, reason: string, updatedInput?: Record<string, unknown>, tool?: string): string {
   const text = oneLine(reason);
   if (updatedInput !== undefined && asked === 'allow' && isRewritingAgent(agent)) return JSON.stringify(CONFINED_FORM[agent](text, updatedInput));
   const decision: BeforeDecision = (asked === 'ask' && agent !== 'claude-code') || updatedInput !== undefined ? 'deny' : asked;
@@ -89,8 +107,7 @@ export function beforeAnswer(agent: AgentName, asked: BeforeDecision, reason: st
     case 'kilo':
       return JSON.stringify({ decision, reason: text });
     case 'cline':
-      // Cline CLI's only refusal is {"cancel":true}, which ends the task; anything else, {} included, runs the call.
-      return decision === 'allow' ? '{}' : JSON.stringify({ cancel: true, errorMessage: text });
+      return decision === 'allow' ? '{}' : clineRefusal(text, tool);
     case 'codex':
     case 'droid':
       if (decision === 'allow') return '';

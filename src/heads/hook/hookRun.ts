@@ -112,9 +112,9 @@ export function hookAnswerBy(args: HookArgs, startedAt: number): number {
  * (Claude Code's for an unknown agent; exit 2 blocks in every agent anyway), the
  * same reason on stderr — Codex shows the model the stderr line — and exit 2.
  */
-export function failClosed(agent: AgentName | undefined, reason: string): HookOutcome {
+export function failClosed(agent: AgentName | undefined, reason: string, tool?: string): HookOutcome {
   const line = oneLine(reason);
-  return { stdout: `${beforeAnswer(agent ?? 'claude-code', 'deny', line)}\n`, stderr: `${line}\n`, exitCode: 2 };
+  return { stdout: `${beforeAnswer(agent ?? 'claude-code', 'deny', line, undefined, tool)}\n`, stderr: `${line}\n`, exitCode: 2 };
 }
 
 /**
@@ -263,6 +263,8 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
   const startedAt = deps.startedAt ?? Date.now();
   const answerBy = hookAnswerBy(args, startedAt);
   const hardMessage = deadlineMessage(args, startedAt, answerBy);
+  // The tool the event names, once read: Cline's refusal of a run_commands call can then spare the task (beforeAnswer).
+  let tool: string | undefined;
   try {
     const stdin = await deps.readStdin();
     if (stdin.oversized) {
@@ -274,8 +276,9 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
       // An after-event never blocks: the call already ran (R-HOOK-6).
       if (mode === 'after') return notRecorded(parsed.problem);
       const subject = parsed.tool === undefined ? 'this tool call' : agentToolId(agent, parsed.tool);
-      return failClosed(agent, blocked(subject, parsed.problem, SETUP_ADVICE));
+      return failClosed(agent, blocked(subject, parsed.problem, SETUP_ADVICE), parsed.tool);
     }
+    if (parsed.mode === 'before') tool = parsed.action.tool;
     const paths = resolveStatePaths(deps.env);
     checkStateDir(paths);
     if (parsed.mode === 'after') return await reportEnd(paths, parsed.end, answerBy, hardMessage);
@@ -323,14 +326,14 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
       const confined = answer.confined;
       if (confined !== undefined && (typeof confined.command !== 'string' || answer.decision !== 'allow')) throw new AssentError('internal', 'the daemon answered a confined allow without its command');
       const updatedInput = confined === undefined ? undefined : { ...parsed.action.input, command: confined.command as string };
-      const text = beforeAnswer(agent, answer.decision, answer.message, updatedInput);
+      const text = beforeAnswer(agent, answer.decision, answer.message, updatedInput, tool);
       // Droid lets another hook's earlier allow win over a JSON deny, never over exit 2 (deniesWithExit2).
       if (answer.decision !== 'allow' && deniesWithExit2(agent)) return { stdout: `${text}\n`, stderr: `${oneLine(answer.message)}\n`, exitCode: 2 };
       // Auggie shows the person a blocking hook's stderr, else only "Blocked by hook".
       if (answer.decision !== 'allow' && deniesWithStderr(agent)) return { stdout: `${text}\n`, stderr: `${oneLine(answer.message)}\n`, exitCode: 0 };
       return { stdout: text === '' ? '' : `${text}\n`, exitCode: 0 };
     } catch (error) {
-      const refused = failClosed(agent, failureReason(subject, error));
+      const refused = failClosed(agent, failureReason(subject, error), tool);
       // No daemon decided it: the refusal is spooled for the next daemon to audit (R-AUD-1).
       if (error instanceof AssentError && error.type === 'unavailable') {
         const { spoolRefusal } = await import('./hookSpool.js');
@@ -343,7 +346,7 @@ export async function runHook(argv: readonly string[], deps: HookDeps): Promise<
     }
   } catch (error) {
     if (mode === 'after') return notRecorded(error instanceof Error ? error.message : String(error));
-    return failClosed(agent, failureReason('this tool call', error));
+    return failClosed(agent, failureReason('this tool call', error), tool);
   }
 }
 

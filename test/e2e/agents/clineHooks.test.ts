@@ -1,12 +1,13 @@
 // R-HOOK-14 end to end for Cline CLI: the real `cline --json`, offline against
 // a scripted Chat Completions model, gated by the hook files `assent install
-// cline` wrote into ~/.cline/hooks of each run's temp HOME and a real assent
-// daemon. Cline's only refusal, {"cancel":true}, ends the task, so each refusal
-// needs a run of its own: the first run carries an allowed call, one a person
-// approves in a PTY and a policy deny; the others one refusal each (a person's
-// deny, no decision in time, an unsafe state dir, no daemon). A PreToolUse hook
+// cline` wrote into ~/.cline/hooks of the run's temp HOME and a real assent
+// daemon. One run carries every acceptance check that needs the CLI: the model
+// calls run_commands seven times and the test decides, waits, breaks the state
+// dir or stops the daemon between the calls. Each refusal replaces the command
+// with one that prints the reason, so the model reads it and the task goes on
+// (Cline's cancel would end the task: clineHarness.test.ts). A PreToolUse hook
 // of the person's own in ~/Documents/Cline/Hooks answers {} to every call:
-// assent's cancel must still win.
+// assent's refusal must still win.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { nativeDigestOf } from '../../../src/journal/nativeHash.js';
 import { AGENT_CLIS_SKIP_REASON, agentClisAvailable, runAgent, straceTestsRun, type AgentRun } from '../../helpers/agentClis.js';
 import { auditLines, makeTempHome, REPO_ROOT, type TempHome } from '../../helpers/daemon.js';
-import { startFakeModel, type FakeModel, type ModelStep } from '../../helpers/fakeModels.js';
+import { startFakeModel, type FakeModel, type ModelStep, type RecordedRequest } from '../../helpers/fakeModels.js';
 import { PtySession, runInTerminal } from '../../helpers/pty.js';
 import { cleanupsAfterEach } from '../../helpers/cleanups.js';
 
@@ -37,6 +38,7 @@ const COMMANDS = {
   unsafe: 'touch late.marker',
   noDaemon: 'touch nodaemon.marker',
 };
+const ORDER = ['allowed', 'denied', 'approved', 'refused', 'unanswered', 'unsafe', 'noDaemon'] as const;
 type Name = keyof typeof COMMANDS;
 const POLICY = {
   commands: {
@@ -120,6 +122,20 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** How many model turns a Chat Completions request already holds: the index of the script step it gets. */
+/** How many model turns a Chat Completions request already holds: the index of the script step it gets. */
+function stepIndexOf(request: RecordedRequest): number | undefined {
+  const body = request.body as { tools?: unknown[]; messages?: { role?: string }[] };
+  if (!Array.isArray(body.tools) || body.tools.length === 0) return undefined;
+  return (body.messages ?? []).filter((message) => message.role === 'assistant').length;
+}
+
+/** The tool result the model got for the call whose input held `command`. */
+function resultFor(model: FakeModel, command: string): string | undefined {
+  const last = model.turns().at(-1)?.body as { messages?: { tool_calls?: { id: string; function: { arguments: string } }[] }[] } | undefined;
+  const call = (last?.messages ?? []).flatMap((m) => m.tool_calls ?? []).find((c) => c.function.arguments.includes(JSON.stringify(command).slice(1, -1)));
+  return call === undefined ? undefined : model.toolResults().find((r) => r.callId === call.id)?.output;
+}
+
 interface DoctorReport {
   agent: string;
   scope: string;
@@ -145,7 +161,7 @@ function snapshotDir(dir: string): Record<string, string> {
 
 describe.skipIf(!available)('R-HOOK-14 Cline CLI gated by assent', () => {
   it(
-    `R-HOOK-14 R-HOOK-4 cline: allowed runs with no approval; a prompt runs once when approved in a PTY; a policy deny, a person's deny, no decision in time, an unsafe state dir and a stopped daemon never run it, though the person's own hook answers {}, and each ends the task; one audit line per decision and the after-event's, naming cline; doctor is truthful; uninstall restores ~/.cline/hooks byte for byte${trace ? '; only loopback is contacted' : ''}`,
+    `R-HOOK-14 R-HOOK-4 cline: allowed runs with no approval; denied never runs, though the person's own hook answers {}, and the model reads why and goes on; a prompt runs once when approved in a PTY and never when denied; unanswered ends at hooks.timeoutSeconds; an unsafe state dir and a stopped daemon block an allowed command; one audit line per decision and the after-event's, naming cline; doctor is truthful; uninstall restores ~/.cline/hooks byte for byte${trace ? '; only loopback is contacted' : ''}`,
     async () => {
       const home = await stateHome({ hooks: { timeoutSeconds: CONSENT_TIMEOUT_S }, policy: POLICY });
       const daemon = await home.startDaemon();
@@ -154,107 +170,96 @@ describe.skipIf(!available)('R-HOOK-14 Cline CLI gated by assent', () => {
       const work = join(dir, 'work');
       mkdirSync(work, { recursive: true });
       cleanups.push(() => chmodSync(home.home, 0o700));
-      const ownCount = join(dir, 'own-hook.count');
-      const runs: AgentRun[] = [];
 
-      /** One run of Cline calling run_commands with each of `names`, in order; `during` decides while it runs. */
-      const scene = async (
-        names: readonly Name[],
-        during: (run: Promise<AgentRun>) => Promise<void> = async () => undefined,
-        after?: (agentHome: string) => Promise<void>,
-        installed?: () => void | Promise<void>,
-      ): Promise<{ run: AgentRun; model: FakeModel }> => {
-        const model = await startFakeModel('chat', [...names.map((name) => ({ tool: 'run_commands', input: runCommands(COMMANDS[name]) }) as ModelStep), { text: 'done' }]);
-        cleanups.push(() => model.close());
-        const run = runAgent('cline', {
-          model,
-          cwd: work,
-          prompt: 'Run the commands.',
-          env: { ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' },
-          timeoutMs: 120_000,
-          traceConnections: trace,
-          prepareHome: async (agentHome) => {
-            const own = join(agentHome, 'Documents', 'Cline', 'Hooks');
-            mkdirSync(own, { recursive: true });
-            writeFileSync(join(own, 'PreToolUse.sh'), ownHook(ownCount));
-            mkdirSync(join(agentHome, '.cline', 'hooks'), { recursive: true });
-            writeFileSync(join(agentHome, '.cline', 'hooks', 'TaskComplete.sh'), OWN_TASK_HOOK);
-            const result = await home.runCli(['install', 'cline', '--json'], { env: { HOME: agentHome } });
-            expect(result.code, result.stderr).toBe(0);
-            expect((JSON.parse(result.stdout) as { data: { timeout: number } }).data.timeout).toBe(INSTALLED_TIMEOUT_S);
-            await installed?.();
-          },
-          ...(after === undefined ? {} : { afterRun: after }),
-        });
-        await during(run);
-        const finished = await run;
-        runs.push(finished);
-        return { run: finished, model };
-      };
-
-      // 1: allowed, approved in a PTY, then denied by the policy, which ends the task.
-      let doctor: Awaited<ReturnType<typeof clineReport>> | undefined;
-      const first = await scene(
-        ['allowed', 'approved', 'denied', 'noDaemon'],
-        async (run) => {
-          const approved = await waitForPending(home, COMMANDS.approved, run);
-          expect(approved).toMatchObject({ tool: 'run_commands', caller: { head: 'hook', agent: 'cline', cwd: work, kind: 'shell' } });
-          expect(count(work, 'approved.count')).toBe(0);
-          await decideInTerminal(home, approved.id, 'approve');
+      let waitingSince = 0;
+      let waited = 0;
+      const model = await startFakeModel('chat', [...ORDER.map((name) => ({ tool: 'run_commands', input: runCommands(COMMANDS[name]) }) as ModelStep), { text: 'done' }], {
+        // Between the calls: the unsafe call's hook finds the state dir open to everyone; the next one finds no daemon.
+        beforeReply: async (request) => {
+          const step = stepIndexOf(request);
+          if (step === ORDER.indexOf('unsafe')) {
+            waited = performance.now() - waitingSince;
+            chmodSync(home.home, 0o777);
+          }
+          if (step === ORDER.indexOf('noDaemon')) {
+            chmodSync(home.home, 0o700);
+            await stop(daemon);
+          }
         },
-        async (agentHome) => {
-          doctor = await clineReport(home, agentHome);
-        },
-      );
-      expect(first.run.exitCode, describeRun(first.run)).toBe(0);
-      expect(existsSync(join(work, 'allowed.marker')), describeRun(first.run)).toBe(true);
-      expect(count(work, 'approved.count')).toBe(1);
-      expect(existsSync(join(work, 'denied.marker'))).toBe(false);
-      // The cancel ended the task: the model got no turn after the denied call, so the next one never came.
-      expect(first.model.turns()).toHaveLength(3);
-      expect(existsSync(join(work, 'nodaemon.marker'))).toBe(false);
-
-      // 2: a person's deny in a PTY.
-      await scene(['refused'], async (run) => {
-        const refused = await waitForPending(home, COMMANDS.refused, run);
-        await decideInTerminal(home, refused.id, 'deny');
       });
+      cleanups.push(() => model.close());
+
+      let doctor: Awaited<ReturnType<typeof clineReport>> | undefined;
+      let uninstalled: { exitCode: number; screen: string; files: Record<string, string> } | undefined;
+      const ownCount = join(dir, 'own-hook.count');
+      const run = runAgent('cline', {
+        model,
+        cwd: work,
+        prompt: 'Run the commands.',
+        env: { ASSENT_HOME: home.home, ASSENT_NO_AUTOSPAWN: '1' },
+        timeoutMs: 150_000,
+        traceConnections: trace,
+        prepareHome: async (agentHome) => {
+          const own = join(agentHome, 'Documents', 'Cline', 'Hooks');
+          mkdirSync(own, { recursive: true });
+          writeFileSync(join(own, 'PreToolUse.sh'), ownHook(ownCount));
+          mkdirSync(join(agentHome, '.cline', 'hooks'), { recursive: true });
+          writeFileSync(join(agentHome, '.cline', 'hooks', 'TaskComplete.sh'), OWN_TASK_HOOK);
+          const result = await home.runCli(['install', 'cline', '--json'], { env: { HOME: agentHome } });
+          expect(result.code, result.stderr).toBe(0);
+          expect((JSON.parse(result.stdout) as { data: { timeout: number } }).data.timeout).toBe(INSTALLED_TIMEOUT_S);
+        },
+        afterRun: async (agentHome) => {
+          chmodSync(home.home, 0o700);
+          // Doctor and uninstall against a daemon again; it also takes in the no-daemon call's spooled refusal.
+          await home.startDaemon();
+          doctor = await clineReport(home, agentHome);
+          const done = await runInTerminal(['uninstall', 'cline'], { env: { HOME: agentHome, ASSENT_HOME: home.home }, typeCode: true });
+          uninstalled = { exitCode: done.exitCode, screen: done.screen, files: snapshotDir(join(agentHome, '.cline', 'hooks')) };
+        },
+      });
+      const approved = await waitForPending(home, COMMANDS.approved, run);
+      expect(approved).toMatchObject({ tool: 'run_commands', caller: { head: 'hook', agent: 'cline', cwd: work, kind: 'shell' } });
+      expect(count(work, 'approved.count')).toBe(0);
+      await decideInTerminal(home, approved.id, 'approve');
+      const refused = await waitForPending(home, COMMANDS.refused, run);
+      await decideInTerminal(home, refused.id, 'deny');
+      await waitForPending(home, COMMANDS.unanswered, run);
+      waitingSince = performance.now();
+      const finished = await run;
+
+      expect(finished.exitCode, describeRun(finished)).toBe(0);
+      expect(existsSync(join(work, 'allowed.marker')), describeRun(finished)).toBe(true);
+      // The person's own hook saw every call and answered {}; assent's refusal still won.
+      expect(count(dir, 'own-hook.count')).toBe(ORDER.length);
+      expect(existsSync(join(work, 'denied.marker'))).toBe(false);
+      expect(resultFor(model, COMMANDS.denied)).toContain('assent refused cline/run_commands: policy');
+      expect(count(work, 'approved.count')).toBe(1);
       expect(count(work, 'refused.count')).toBe(0);
-      // 3: nobody decides: the approval expires at hooks.timeoutSeconds, well before Cline's 120 s.
-      const started = performance.now();
-      await scene(['unanswered']);
-      expect(performance.now() - started).toBeLessThan(60_000);
+      expect(resultFor(model, COMMANDS.refused)).toContain('consent_denied');
       expect(count(work, 'waited.count')).toBe(0);
-      // 4: the state dir is open to everyone.
-      await scene(['unsafe'], undefined, async () => chmodSync(home.home, 0o700), () => chmodSync(home.home, 0o777));
+      expect(resultFor(model, COMMANDS.unanswered)).toContain('consent_timeout');
+      // The approval expired at hooks.timeoutSeconds, long before Cline's own 120 s.
+      expect(waited).toBeLessThan(60_000);
+      expect(waited).toBeGreaterThan((CONSENT_TIMEOUT_S - 5) * 1000);
       expect(existsSync(join(work, 'late.marker'))).toBe(false);
-      // 5: no daemon; then uninstall, typed in a terminal.
-      let uninstalled: { exitCode: number; screen: string; before: Record<string, string>; after: Record<string, string> } | undefined;
-      await scene(['noDaemon'], undefined, async (agentHome) => {
-        await home.startDaemon();
-        const hooks = join(agentHome, '.cline', 'hooks');
-        const done = await runInTerminal(['uninstall', 'cline'], { env: { HOME: agentHome, ASSENT_HOME: home.home }, typeCode: true });
-        uninstalled = { exitCode: done.exitCode, screen: done.screen, before: { 'TaskComplete.sh': OWN_TASK_HOOK }, after: snapshotDir(hooks) };
-      }, () => stop(daemon));
+      expect(resultFor(model, COMMANDS.unsafe)).toContain('state_insecure');
       expect(existsSync(join(work, 'nodaemon.marker'))).toBe(false);
-      for (const run of runs) {
-        expect(run.exitCode, describeRun(run)).toBe(0);
-        if (trace) expect(run.outbound, JSON.stringify(run.connections)).toEqual([]);
-        expect(run.proxied).toEqual([]);
-      }
-      // The person's own hook ran for every call and answered {}; assent's cancel still won.
-      expect(count(dir, 'own-hook.count')).toBe(7);
+      expect(resultFor(model, COMMANDS.noDaemon)).toContain('unavailable');
+      // Every refusal was one call's: the model got every turn and the task completed.
+      expect(model.turns()).toHaveLength(ORDER.length + 1);
 
       // R-HOOK-10: one decision line per call, naming cline, by the digest of the exact input; the allowed and
-      // the approved call also have the after-event's line. The no-daemon call's refusal was spooled by the hook
-      // and comes in when a daemon starts again (after the last run); the unsafe call's hook trusted nothing in the open state dir.
+      // the approved call also have the after-event's line (a refused call's, of the command that replaced it, matches
+      // no call and adds none). The no-daemon call's refusal was spooled by the hook and came in with the next daemon;
+      // the unsafe call's hook trusted nothing in the open state dir.
       await expect.poll(() => auditLines(home).some((line) => line['deniedReason'] === 'unavailable'), { timeout: 15_000 }).toBe(true);
       const lines = auditLines(home);
       for (const line of lines) expect(line, JSON.stringify(line)).toMatchObject({ agent: 'cline', server: 'cline', tool: 'run_commands', argsSha256: expect.stringMatching(/^v1:sha256:[0-9a-f]{64}$/) });
       const outcomes = (name: Name): unknown[] => lines.filter((line) => line['argsSha256'] === nativeDigestOf(runCommands(COMMANDS[name]))).map((line) => line['outcome']);
       expect(outcomes('allowed')).toEqual(['started', 'ok']);
-      expect(outcomes('approved')).toEqual(['started', 'ok']);
       expect(outcomes('denied')).toEqual(['denied']);
+      expect(outcomes('approved')).toEqual(['started', 'ok']);
       expect(outcomes('refused')).toEqual(['consent_denied']);
       expect(outcomes('unanswered')).toEqual(['consent_timeout']);
       expect(outcomes('unsafe')).toEqual([]);
@@ -265,17 +270,18 @@ describe.skipIf(!available)('R-HOOK-14 Cline CLI gated by assent', () => {
       const audit = JSON.stringify(lines);
       for (const text of ['allowed.marker', 'approved.count', 'denied.marker', work]) expect(audit).not.toContain(text);
 
-      // Doctor after the first run: installed, this assent's hook, the canary blocked; the fixed timeout and the
-      // other hook folder are said, not failed (hooks.timeoutSeconds 10 fits in Cline's 120 s).
+      // Doctor after the run: installed, this assent's hook, the canary refused; the person's other hook folder is named.
       expect(doctor?.code, doctor?.stdout).toBe(0);
       expect(doctor?.report, doctor?.stdout).toMatchObject({ installed: true, timeoutOk: true, blocksCanary: true, problems: [] });
       expect(doctor?.report?.command).toContain(join(REPO_ROOT, 'dist', 'bin', 'assent-hook.js'));
       expect(doctor?.report?.notes.join('\n')).toMatch(/Documents\/Cline\/Hooks: one that answers "overrideInput"/);
-      expect(doctor?.report?.notes.join('\n')).toMatch(/ends the whole task/);
       // Uninstall gives back ~/.cline/hooks byte for byte: the person's own hook, and no file of assent's.
       expect(uninstalled?.exitCode, uninstalled?.screen).toBe(0);
-      expect(uninstalled?.after).toEqual(uninstalled?.before);
+      expect(uninstalled?.files).toEqual({ 'TaskComplete.sh': OWN_TASK_HOOK });
+
+      if (trace) expect(finished.outbound, JSON.stringify(finished.connections)).toEqual([]);
+      expect(finished.proxied).toEqual([]);
     },
-    240_000,
+    200_000,
   );
 });

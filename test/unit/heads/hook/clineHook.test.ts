@@ -3,7 +3,8 @@
 // task), and what a Cline call touches is read only from forms Cline runs as
 // assent judges them. The real CLI runs in test/e2e/agents/clineHooks.test.ts.
 import fc from 'fast-check';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import { agentActionKind, mcpToolOf } from '../../../../src/core/agent/agentActi
 import { clineHookText, isAssentClineHook } from '../../../../src/heads/agents/clineHooks.js';
 import { judgeCanaryAnswer } from '../../../../src/heads/agents/hookDoctor.js';
 import { planInstall, planUninstall } from '../../../../src/heads/agents/installPlan.js';
-import { beforeAnswer } from '../../../../src/heads/hook/hookAnswer.js';
+import { beforeAnswer, oneLine } from '../../../../src/heads/hook/hookAnswer.js';
 import { failClosed } from '../../../../src/heads/hook/hookRun.js';
 import { parseHookEvent } from '../../../../src/heads/hook/hookEvent.js';
 
@@ -35,6 +36,12 @@ const PRE = {
   preToolUse: { toolName: 'run_commands', parameters: { commands: '["touch /tmp/clh/marker"]' } },
 };
 
+let sandbox: string;
+beforeEach(() => {
+  sandbox = mkdtempSync(join(tmpdir(), 'assent-cline-refusal-'));
+});
+afterEach(() => rmSync(sandbox, { recursive: true, force: true }));
+
 describe('Cline CLI hook events and answers', () => {
   it('a tool_call is a before-event and a tool_result an after-event, with the task as the session and the first workspace root as the cwd', () => {
     expect(parseHookEvent('cline', 'before', JSON.stringify(PRE), '/elsewhere')).toEqual({
@@ -54,8 +61,26 @@ describe('Cline CLI hook events and answers', () => {
     expect(parseHookEvent('cline', 'before', JSON.stringify({ ...PRE, taskId: undefined }), '/')).toMatchObject({ ok: false, problem: expect.stringContaining('session_id') });
   });
 
-  it('an allow is {}, and every refusal, a prompt asked of Cline and a confined allow it cannot apply are {"cancel":true} with the reason', () => {
+  it('a refused run_commands call runs one fixed command in its place that prints the reason and exits 126, whatever the reason says (bash as the oracle)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', ' ', "'", '"', '\\', '$', '`', '(', ')', ';', '&', '|', '*', '%', '!', 'é', '\n', '-') }), (reason) => {
+        const answer = JSON.parse(beforeAnswer('cline', 'deny', reason, undefined, 'run_commands')) as { overrideInput: { commands: string[] } };
+        expect(Object.keys(answer)).toEqual(['overrideInput']);
+        expect(answer.overrideInput.commands).toHaveLength(1);
+        const run = spawnSync('bash', ['-c', answer.overrideInput.commands[0] as string], { cwd: sandbox, encoding: 'utf8' });
+        expect(run.status).toBe(126);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toBe(`${oneLine(reason)}\n`);
+        expect(readdirSync(sandbox)).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+    expect(JSON.parse(failClosed('cline', 'no daemon', 'run_commands').stdout)).toEqual({ overrideInput: { commands: ["printf '%s\\n' 'no daemon' >&2; exit 126"] } });
+  });
+
+  it('an allow is {}, and a refusal of any other tool or of a call whose tool is unknown, a prompt asked of Cline and a confined allow it cannot apply are {"cancel":true} with the reason', () => {
     expect(beforeAnswer('cline', 'allow', 'fine')).toBe('{}');
+    expect(JSON.parse(beforeAnswer('cline', 'deny', 'r', undefined, 'editor'))).toEqual({ cancel: true, errorMessage: 'r' });
     expect(JSON.parse(beforeAnswer('cline', 'deny', 'assent refused cline/run_commands: policy'))).toEqual({ cancel: true, errorMessage: 'assent refused cline/run_commands: policy' });
     expect(JSON.parse(beforeAnswer('cline', 'ask', 'r'))).toEqual({ cancel: true, errorMessage: 'r' });
     expect(JSON.parse(beforeAnswer('cline', 'allow', 'r', { commands: ['confined'] }))).toEqual({ cancel: true, errorMessage: 'r' });
